@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { withDb, type GlobalOptions } from '../context.js';
+import { printJson, printTable } from '../output.js';
+
+export function registerRoutes(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('routes')
+    .description('the access matrix: every route, its rule, and whether it is open without a token under the current settings')
+    .option('--json', 'print [{"method","path","rule","open"}]')
+    .action(async (opts: { json?: boolean }) => {
+      const { readSettings } = await import('../../domain/settings.js');
+      const { routeRows } = await import('../../domain/access.js');
+      const settings = await withDb(globals(), (ctx) => readSettings(ctx));
+      const rows = routeRows(settings);
+      if (opts.json) printJson(rows);
+      else {
+        process.stderr.write(`public_access ${settings.public_access ? 'on' : 'off'}, public_api ${settings.public_api ? 'on' : 'off'}\n`);
+        await printTable(['Method', 'Path', 'Rule', 'Without a token'], rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']));
+      }
+    });
+}

@@ -1,0 +1,62 @@
+// Opens the database named by the configuration. Dialect differences live here and nowhere else.
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import type { Config } from '../config.js';
+
+export type Db = Knex;
+
+interface SqliteConnection {
+  configure(option: 'busyTimeout', ms: number): void;
+  exec(sql: string, done: (err: Error | null) => void): void;
+}
+
+export async function openDatabase(database: Config['database']): Promise<Db> {
+  // knex is loaded on demand: `archivectl --help` and pure commands never pay for it.
+  const { default: knex } = await import('knex');
+  if (database.client === 'pg') {
+    return knex({
+      client: 'pg',
+      connection: database.url,
+      pool: { min: database.pool.min, max: database.pool.max },
+    });
+  }
+  const file = database.filename;
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  // The file holds token hashes and the audit log: readable by its owner only. SQLite gives
+  // the -wal and -shm files the same mode as the database file.
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  return knex({
+    client: 'sqlite3',
+    connection: { filename: file },
+    useNullAsDefault: true,
+    // One connection per process: SQLite serialises writers anyway, and a single connection
+    // means this process never contends with itself. Other processes (the CLI next to the
+    // daemon) wait on the busy timeout instead of failing with SQLITE_BUSY.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+        conn.configure('busyTimeout', database.busyTimeoutMs);
+        conn.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;', (err) => done(err, conn));
+      },
+    },
+  });
+}
+
+export function isSqlite(db: Db): boolean {
+  return db.client.config.client === 'sqlite3';
+}
+
+/**
+ * A write transaction. On SQLite a transaction that reads first and writes later can fail at
+ * once with SQLITE_BUSY when another process committed in between (the busy timeout does not
+ * apply to that upgrade). Taking the write lock with the first statement makes SQLite wait on
+ * the busy timeout instead; the no-op UPDATE does that on SQLite and costs nothing on PostgreSQL.
+ */
+export async function writeTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    if (isSqlite(db)) await trx('auth_state').where('id', -1).update({ generation: 0 });
+    return work(trx);
+  });
+}

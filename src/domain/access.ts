@@ -1,0 +1,115 @@
+// The access matrix of SPEC §4.3, as data. The HTTP middleware enforces it and
+// `archivectl routes` prints it; nobody has to read route files to learn who may do what.
+import { atLeast, type Role } from './roles.js';
+import type { Settings } from './settings.js';
+
+export type Rule =
+  /** GET /api/objects: token of any role; open (GET/HEAD) while public_api is on. */
+  | 'token_or_public_api'
+  /** Authority endpoints: open while public_access is on, or (GET/HEAD) while public_api is on. */
+  | 'authority'
+  /** Writes: a token of an editor or higher, whatever the settings. */
+  | 'editor'
+  /** A token of any role, whatever the settings. */
+  | 'token';
+
+export type Method = 'GET' | 'POST' | 'PUT';
+
+export interface RouteSpec {
+  method: Method;
+  /** Path in the router's syntax (`:id`); shown as `{id}`. */
+  path: string;
+  rule: Rule;
+  /** The rule when the query carries `ids` (TEI regeneration). */
+  ruleWithIds?: Rule;
+}
+
+const authority = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'authority' });
+const editor = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'editor' });
+
+// Order matters where paths overlap: /api/actors/reconcile is listed before /api/actors/:id.
+export const ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/api/objects', rule: 'token_or_public_api' },
+  authority('GET', '/api/actors'),
+  authority('GET', '/api/actors/reconcile'),
+  authority('POST', '/api/actors/reconcile'),
+  authority('GET', '/api/actors/:id'),
+  editor('POST', '/api/actors'),
+  editor('PUT', '/api/actors/:id'),
+  authority('GET', '/api/places'),
+  authority('GET', '/api/places/reconcile'),
+  authority('POST', '/api/places/reconcile'),
+  authority('GET', '/api/places/:id'),
+  editor('POST', '/api/places'),
+  editor('POST', '/api/places/:id'),
+  authority('GET', '/api/keywords'),
+  authority('GET', '/api/keywords/reconcile'),
+  authority('POST', '/api/keywords/reconcile'),
+  editor('POST', '/api/sips/import'),
+  editor('POST', '/api/ingest/confirm/:id'),
+  editor('POST', '/api/ingest/failed/:id'),
+  editor('POST', '/api/ai-cataloging/usage'),
+  { method: 'GET', path: '/api/tei/refresh', rule: 'token' },
+  { method: 'GET', path: '/api/tei/actors', rule: 'authority', ruleWithIds: 'token' },
+  { method: 'GET', path: '/api/tei/places', rule: 'authority', ruleWithIds: 'token' },
+  { method: 'GET', path: '/api/tei/keywords', rule: 'authority', ruleWithIds: 'token' },
+];
+
+export const RULE_TEXT: Record<Rule, string> = {
+  token_or_public_api: 'token of any role; open (GET/HEAD) while public_api is on',
+  authority: 'authority: open while public_access is on, or (GET/HEAD) while public_api is on; else token of any role',
+  editor: 'token of an editor or higher',
+  token: 'token of any role',
+};
+
+/** Whether a request without a token is served. */
+export function isOpen(rule: Rule, method: string, settings: Settings): boolean {
+  const read = method === 'GET' || method === 'HEAD';
+  switch (rule) {
+    case 'token_or_public_api':
+      return read && settings.public_api;
+    case 'authority':
+      return settings.public_access || (read && settings.public_api);
+    case 'editor':
+    case 'token':
+      return false;
+  }
+}
+
+export type Decision = 'allow' | 'unauthenticated' | 'forbidden';
+
+/** The access rule of a route for a request made with `role` (null: no token). */
+export function decide(rule: Rule, method: string, settings: Settings, role: Role | null): Decision {
+  if (role === null) return isOpen(rule, method, settings) ? 'allow' : 'unauthenticated';
+  if (role === 'blocked') return 'forbidden';
+  if (rule === 'editor') return atLeast(role, 'editor') ? 'allow' : 'forbidden';
+  return 'allow';
+}
+
+export function displayPath(path: string): string {
+  return path.replace(/:(\w+)/g, '{$1}');
+}
+
+export interface RouteRow {
+  method: Method;
+  path: string;
+  rule: string;
+  open: boolean;
+}
+
+/** The matrix under the given settings, as `archivectl routes` prints it. */
+export function routeRows(settings: Settings): RouteRow[] {
+  const rows: RouteRow[] = [];
+  for (const r of ROUTES) {
+    rows.push({ method: r.method, path: displayPath(r.path), rule: RULE_TEXT[r.rule], open: isOpen(r.rule, r.method, settings) });
+    if (r.ruleWithIds) {
+      rows.push({
+        method: r.method,
+        path: `${displayPath(r.path)}?ids=…`,
+        rule: RULE_TEXT[r.ruleWithIds],
+        open: isOpen(r.ruleWithIds, r.method, settings),
+      });
+    }
+  }
+  return rows;
+}

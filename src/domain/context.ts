@@ -1,0 +1,8 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/connect.js';
+
+/** What every domain function needs: the database and the time. */
+export interface Ctx {
+  db: Db;
+  clock: Clock;
+}

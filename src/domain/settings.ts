@@ -1,0 +1,41 @@
+// public_api and public_access (SPEC §4.2): stored in the database, both off by default.
+import { invalid } from '../errors.js';
+import { bumpGeneration } from './auth-state.js';
+import { record } from './audit.js';
+import type { Ctx } from './context.js';
+import { writeTransaction } from '../db/connect.js';
+
+export const SETTING_NAMES = ['public_api', 'public_access'] as const;
+export type SettingName = (typeof SETTING_NAMES)[number];
+export type Settings = Record<SettingName, boolean>;
+
+export async function readSettings(ctx: Pick<Ctx, 'db'>): Promise<Settings> {
+  const rows = (await ctx.db('settings').whereIn('key', SETTING_NAMES)) as { key: string; value: string }[];
+  const out: Settings = { public_api: false, public_access: false };
+  for (const row of rows) out[row.key as SettingName] = row.value === 'on';
+  return out;
+}
+
+export function parseSwitch(value: string): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw invalid(`a setting is "on" or "off", got "${value}"`);
+}
+
+export function parseSettingName(name: string): SettingName {
+  if (!(SETTING_NAMES as readonly string[]).includes(name)) {
+    throw invalid(`unknown setting "${name}" (one of ${SETTING_NAMES.join(', ')})`);
+  }
+  return name as SettingName;
+}
+
+export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, actor: string): Promise<Settings> {
+  await writeTransaction(ctx.db, async (trx) => {
+    const value = on ? 'on' : 'off';
+    const updated = await trx('settings').where('key', name).update({ value });
+    if (updated === 0) await trx('settings').insert({ key: name, value });
+    await bumpGeneration(trx);
+    await record(trx, ctx.clock.now(), actor, 'settings.set', `${name}=${value}`);
+  });
+  return readSettings(ctx);
+}

@@ -1,0 +1,91 @@
+// Token values: `arc_` + 8-char selector + 40-char secret + 6-char checksum (58 chars, SPEC §3.3).
+// Pure code, no I/O: parsing runs before any database query or KDF, so a malformed or
+// mistyped value costs a few string operations and nothing else.
+import { randomInt } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+export const PREFIX = 'arc_';
+export const SELECTOR_LENGTH = 8;
+export const SECRET_LENGTH = 40;
+export const CHECKSUM_LENGTH = 6;
+export const TOKEN_LENGTH = PREFIX.length + SELECTOR_LENGTH + SECRET_LENGTH + CHECKSUM_LENGTH;
+export const LEGACY_LENGTH = 60;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BASE62_RE = /^[0-9A-Za-z]+$/;
+const LEGACY_RE = /^[0-9A-Za-z]{60}$/;
+const NEW_RE = /^arc_[0-9A-Za-z]{54}$/;
+
+/** Base62 (alphabet 0-9A-Za-z), most significant digit first, left-padded with '0'. */
+export function base62(n: number, width: number): string {
+  let out = '';
+  let rest = n;
+  while (rest > 0) {
+    out = BASE62[rest % 62] + out;
+    rest = Math.floor(rest / 62);
+  }
+  return out.padStart(width, '0');
+}
+
+/** CRC32 (IEEE) of the ASCII selector+secret, as 6 base62 digits (62^6 > 2^32). */
+export function checksum(body: string): string {
+  return base62(crc32(body), CHECKSUM_LENGTH);
+}
+
+/** Uniform random base62 string; randomInt draws from the CSPRNG without modulo bias. */
+export function randomBase62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
+export interface MintedToken {
+  value: string;
+  selector: string;
+  secret: string;
+}
+
+export function mint(): MintedToken {
+  const selector = randomBase62(SELECTOR_LENGTH);
+  const secret = randomBase62(SECRET_LENGTH);
+  return { value: PREFIX + selector + secret + checksum(selector + secret), selector, secret };
+}
+
+export type ParsedToken =
+  | { kind: 'regular'; selector: string; secret: string }
+  | { kind: 'legacy'; selector: string; secret: string };
+
+/**
+ * Splits a presented value into selector and secret, or returns null when it cannot be a
+ * token: wrong prefix, length, alphabet or checksum. Legacy values (60 base62 characters,
+ * no checksum) use their first 8 characters as selector and the other 52 as secret.
+ */
+export function parse(value: string): ParsedToken | null {
+  if (value.length === TOKEN_LENGTH) {
+    if (!NEW_RE.test(value)) return null;
+    const body = value.slice(PREFIX.length, PREFIX.length + SELECTOR_LENGTH + SECRET_LENGTH);
+    if (checksum(body) !== value.slice(-CHECKSUM_LENGTH)) return null;
+    return {
+      kind: 'regular',
+      selector: body.slice(0, SELECTOR_LENGTH),
+      secret: body.slice(SELECTOR_LENGTH),
+    };
+  }
+  if (value.length === LEGACY_LENGTH && LEGACY_RE.test(value)) {
+    return {
+      kind: 'legacy',
+      selector: value.slice(0, SELECTOR_LENGTH),
+      secret: value.slice(SELECTOR_LENGTH),
+    };
+  }
+  return null;
+}
+
+export function isLegacyValue(value: string): boolean {
+  return LEGACY_RE.test(value);
+}
+
+/** A public token id as shown by `token list` (the selector). */
+export function isSelector(id: string): boolean {
+  return id.length === SELECTOR_LENGTH && BASE62_RE.test(id);
+}

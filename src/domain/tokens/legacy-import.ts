@@ -1,0 +1,201 @@
+// `token import-legacy`: CSV `username,token[,name]` from the one-token-per-user scheme.
+// The whole file is checked before anything is written; one bad line and nothing is imported.
+// Messages name the line, never the token (a token in an error message is a leaked token).
+import { parse } from 'csv-parse/sync';
+import { invalid } from '../../errors.js';
+import { writeTransaction } from '../../db/connect.js';
+import { record, SYSTEM } from '../audit.js';
+import type { Ctx } from '../context.js';
+import { getAccount } from '../accounts.js';
+import { isLegacyValue, LEGACY_LENGTH, SELECTOR_LENGTH } from './format.js';
+import { hashSecret, verifySecret } from './hash.js';
+import { checkTokenName, LEGACY_NAME } from './names.js';
+
+export interface LegacyLine {
+  line: number;
+  username: string;
+  selector: string;
+  secret: string;
+  name: string;
+}
+
+const COLUMNS = ['username', 'token', 'name'];
+const CHUNK = 500; // rows per IN (...) list and per INSERT: well under every dialect's limits
+
+/** Parses and checks the CSV text on its own (no database). Returns lines or error messages. */
+export function parseLegacyCsv(text: string): { lines: LegacyLine[]; errors: string[] } {
+  const errors: string[] = [];
+  let records: { record: Record<string, string>; info: { lines: number } }[];
+  try {
+    records = parse(text, {
+      columns: (header: string[]) => {
+        const names = header.map((h) => h.trim().toLowerCase());
+        const unknown = names.filter((n) => !COLUMNS.includes(n));
+        if (unknown.length > 0) throw invalid(`line 1: unknown column(s) ${unknown.map((u) => `"${u}"`).join(', ')}; expected username,token[,name]`);
+        if (!names.includes('username') || !names.includes('token')) {
+          throw invalid('line 1: the header must name the columns username,token (and optionally name)');
+        }
+        return names;
+      },
+      bom: true,
+      info: true,
+      skip_empty_lines: true,
+      trim: true,
+    }) as unknown as typeof records;
+  } catch (err) {
+    if (err instanceof Error && err.name === 'AppError') throw err;
+    // csv-parse messages may quote field content (a token): report only where and what kind.
+    const e = err as { code?: string; lines?: number };
+    throw invalid(`line ${e.lines ?? '?'}: malformed CSV (${e.code ?? 'parse error'}); nothing was imported`);
+  }
+
+  const lines: LegacyLine[] = [];
+  const seen = new Map<string, number>(); // selector -> line
+  for (const { record: rec, info } of records) {
+    const line = info.lines;
+    const username = rec.username ?? '';
+    const token = rec.token ?? '';
+    if (!username) errors.push(`line ${line}: the username is empty`);
+    if (!isLegacyValue(token)) {
+      errors.push(`line ${line}: the token is not ${LEGACY_LENGTH} characters of A-Z, a-z, 0-9`);
+      continue;
+    }
+    let name = LEGACY_NAME;
+    if (rec.name) {
+      try {
+        name = checkTokenName(rec.name);
+      } catch (err) {
+        errors.push(`line ${line}: ${(err as Error).message}`);
+      }
+    }
+    const selector = token.slice(0, SELECTOR_LENGTH);
+    const earlier = seen.get(selector);
+    if (earlier !== undefined) {
+      errors.push(`line ${line}: the token's first ${SELECTOR_LENGTH} characters (its id ${selector}) repeat line ${earlier}`);
+      continue;
+    }
+    seen.set(selector, line);
+    lines.push({ line, username, selector, secret: token.slice(SELECTOR_LENGTH), name });
+  }
+  return { lines, errors };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight (scrypt runs on libuv's pool). */
+async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
+export interface ImportProgress {
+  (phase: 'checking' | 'hashing', done: number, total: number): void;
+}
+
+export async function importLegacy(
+  ctx: Ctx,
+  text: string,
+  opts: { actor?: string | undefined; progress?: ImportProgress } = {},
+): Promise<{ imported: number; skipped: number }> {
+  const actor = opts.actor ? (await getAccount(ctx, opts.actor)).username : SYSTEM;
+  const { lines, errors } = parseLegacyCsv(text);
+
+  // Accounts must exist.
+  const usernames = [...new Set(lines.map((l) => l.username).filter(Boolean))];
+  const accounts = new Map<string, number>();
+  for (const part of chunks(usernames, CHUNK)) {
+    for (const a of (await ctx.db('accounts').whereIn('username', part).select('id', 'username')) as { id: number; username: string }[]) {
+      accounts.set(a.username, a.id);
+    }
+  }
+  for (const l of lines) if (l.username && !accounts.has(l.username)) errors.push(`line ${l.line}: no account named "${l.username}"`);
+
+  // Already imported (re-run): skipped when the stored hash matches; any other token holding
+  // the same id is a collision that cannot be imported.
+  const imported = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const part of chunks(lines.map((l) => l.selector), CHUNK)) {
+    for (const r of (await ctx.db('legacy_imports').whereIn('selector', part).select('selector', 'secret_hash')) as { selector: string; secret_hash: string }[]) {
+      imported.set(r.selector, r.secret_hash);
+    }
+    for (const r of (await ctx.db('tokens').whereIn('selector', part).select('selector')) as { selector: string }[]) taken.add(r.selector);
+  }
+  const fresh: LegacyLine[] = [];
+  let skipped = 0;
+  let checked = 0;
+  const previously = lines.filter((l) => imported.has(l.selector));
+  await mapLimit(previously, 4, async (l) => {
+    if (await verifySecret(imported.get(l.selector) as string, l.secret)) skipped++;
+    else errors.push(`line ${l.line}: another token with the same id ${l.selector} was imported before`);
+    opts.progress?.('checking', ++checked, previously.length);
+  });
+  for (const l of lines) {
+    if (imported.has(l.selector)) continue;
+    if (taken.has(l.selector)) errors.push(`line ${l.line}: the id ${l.selector} is already used by another token`);
+    else fresh.push(l);
+  }
+
+  // Names are unique among an account's non-revoked tokens, in the file and in the database.
+  const names = new Map<string, number>();
+  const freshAccounts = [...new Set(fresh.map((l) => accounts.get(l.username)).filter((id) => id !== undefined))];
+  for (const part of chunks(freshAccounts, CHUNK)) {
+    for (const r of (await ctx.db('tokens').whereIn('account_id', part).whereNull('revoked_at').select('account_id', 'name')) as { account_id: number; name: string }[]) {
+      names.set(`${r.account_id}\u0000${r.name}`, 0);
+    }
+  }
+  for (const l of fresh) {
+    const key = `${accounts.get(l.username)}\u0000${l.name}`;
+    const clash = names.get(key);
+    if (clash === 0) errors.push(`line ${l.line}: ${l.username} already has a token named "${l.name}"`);
+    else if (clash !== undefined) errors.push(`line ${l.line}: ${l.username} has a token named "${l.name}" on line ${clash} too`);
+    else names.set(key, l.line);
+  }
+
+  if (errors.length > 0) {
+    errors.sort((a, b) => Number(/\d+/.exec(a)?.[0]) - Number(/\d+/.exec(b)?.[0]));
+    throw invalid(`${errors.join('\n')}\nnothing was imported`);
+  }
+
+  let hashed = 0;
+  const hashes = await mapLimit(fresh, 4, async (l) => {
+    const h = await hashSecret(l.secret);
+    opts.progress?.('hashing', ++hashed, fresh.length);
+    return h;
+  });
+
+  const now = ctx.clock.now().toISOString();
+  await writeTransaction(ctx.db, async (trx) => {
+    const rows = fresh.map((l, i) => ({ l, hash: hashes[i] as string }));
+    for (const part of chunks(rows, 100)) {
+      await trx('tokens').insert(
+        part.map(({ l, hash }) => ({
+          selector: l.selector,
+          account_id: accounts.get(l.username),
+          name: l.name,
+          kind: 'legacy',
+          secret_hash: hash,
+          expires: null,
+          expires_at: null,
+          created_at: now,
+          last_used_at: null,
+          revoked_at: null,
+        })),
+      );
+      await trx('legacy_imports').insert(part.map(({ l, hash }) => ({ selector: l.selector, secret_hash: hash, imported_at: now })));
+    }
+    if (fresh.length > 0) await record(trx, ctx.clock.now(), actor, 'token.import-legacy', `${fresh.length} legacy tokens (${skipped} already imported)`);
+  });
+  return { imported: fresh.length, skipped };
+}

@@ -1,0 +1,88 @@
+// Reading tokens, and the one place where a stored row becomes the TOKEN shape of SPEC §6.
+import type { Ctx } from '../context.js';
+import { utcDate } from '../../clock.js';
+
+export type TokenKind = 'regular' | 'legacy' | 'handoff';
+export type TokenStatus = 'active' | 'expired' | 'revoked';
+
+export interface TokenRow {
+  id: number;
+  selector: string;
+  account_id: number;
+  username: string;
+  name: string;
+  kind: TokenKind;
+  secret_hash: string;
+  expires: string | null;
+  expires_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The TOKEN object of SPEC §6, in that key order. */
+export interface TokenView {
+  id: string;
+  account: string;
+  name: string;
+  kind: TokenKind;
+  status: TokenStatus;
+  created: string;
+  last_used: string | null;
+  expires: string | null;
+}
+
+/** A token is refused from its expiry instant on; revocation wins over expiry. */
+export function tokenStatus(row: Pick<TokenRow, 'revoked_at' | 'expires_at'>, now: Date): TokenStatus {
+  if (row.revoked_at) return 'revoked';
+  if (row.expires_at && now.toISOString() >= row.expires_at) return 'expired';
+  return 'active';
+}
+
+export function toView(row: TokenRow, now: Date): TokenView {
+  return {
+    id: row.selector,
+    account: row.username,
+    name: row.name,
+    kind: row.kind,
+    status: tokenStatus(row, now),
+    created: row.created_at,
+    last_used: row.last_used_at,
+    // Handoff tokens end at an instant; the date shown is the UTC day of that instant.
+    expires: row.expires ?? (row.expires_at ? utcDate(new Date(row.expires_at)) : null),
+  };
+}
+
+export function tokenQuery(ctx: Pick<Ctx, 'db'>) {
+  return ctx.db('tokens as t')
+    .join('accounts as a', 'a.id', 't.account_id')
+    .select(
+      't.id',
+      't.selector',
+      't.account_id',
+      'a.username',
+      't.name',
+      't.kind',
+      't.secret_hash',
+      't.expires',
+      't.expires_at',
+      't.created_at',
+      't.last_used_at',
+      't.revoked_at',
+    );
+}
+
+export async function listTokens(ctx: Ctx, opts: { accountId?: number; all: boolean }): Promise<TokenView[]> {
+  const now = ctx.clock.now();
+  const query = tokenQuery(ctx).orderBy([{ column: 'a.username' }, { column: 't.created_at' }, { column: 't.id' }]);
+  if (opts.accountId !== undefined) query.where('t.account_id', opts.accountId);
+  if (!opts.all) {
+    query.whereNull('t.revoked_at').where((q) => q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now.toISOString()));
+  }
+  const rows = (await query) as TokenRow[];
+  return rows.map((r) => toView(r, now));
+}
+
+export async function findTokenBySelector(ctx: Pick<Ctx, 'db'>, selector: string): Promise<TokenRow | undefined> {
+  return (await tokenQuery(ctx).where('t.selector', selector).first()) as TokenRow | undefined;
+}

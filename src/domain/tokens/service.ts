@@ -1,0 +1,190 @@
+// Creating, revoking, rotating, pruning and handing off tokens. The CLI calls these; the rules
+// live here once (policy.ts for who may act, expiry.ts for dates).
+import type { Knex } from 'knex';
+import { conflict, forbidden, invalid, notFound } from '../../errors.js';
+import { writeTransaction } from '../../db/connect.js';
+import { getAccount, type Account } from '../accounts.js';
+import { bumpGeneration } from '../auth-state.js';
+import { record, SYSTEM } from '../audit.js';
+import type { Ctx } from '../context.js';
+import { handoffExpiry, parseExpiry } from './expiry.js';
+import { isSelector, mint } from './format.js';
+import { hashSecret } from './hash.js';
+import { checkTokenName } from './names.js';
+import { assertMayManageTokensOf } from './policy.js';
+import { findTokenBySelector, tokenStatus, toView, type TokenKind, type TokenRow, type TokenView } from './queries.js';
+
+export interface CreatedToken {
+  token: TokenView;
+  /** The value, shown once. Never stored, logged or put in an error. */
+  value: string;
+}
+
+interface NewToken {
+  account: Account;
+  /** A name, or a function of the new token's id for names that must be unique by themselves. */
+  name: string | ((selector: string) => string);
+  kind: TokenKind;
+  expires: string | null;
+  expiresAt: string | null;
+}
+
+async function assertNameFree(trx: Knex.Transaction, account: Account, name: string): Promise<void> {
+  const clash = await trx('tokens').where({ account_id: account.id, name }).whereNull('revoked_at').first('id');
+  if (clash) throw conflict(`${account.username} already has a token named "${name}" (names are unique among non-revoked tokens)`);
+}
+
+async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Promise<CreatedToken> {
+  let minted = mint();
+  // A selector is 8 random base62 characters (2^47); a clash is next to impossible, but it
+  // would break the unique index, so draw again rather than fail.
+  while (await trx('tokens').where('selector', minted.selector).first('id')) minted = mint();
+  const name = typeof spec.name === 'string' ? spec.name : spec.name(minted.selector);
+  await assertNameFree(trx, spec.account, name);
+  const now = ctx.clock.now().toISOString();
+  const row = {
+    selector: minted.selector,
+    account_id: spec.account.id,
+    name,
+    kind: spec.kind,
+    secret_hash: await hashSecret(minted.secret),
+    expires: spec.expires,
+    expires_at: spec.expiresAt,
+    created_at: now,
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await trx('tokens').insert(row);
+  const view = toView({ id: 0, username: spec.account.username, ...row }, ctx.clock.now());
+  return { token: view, value: minted.value };
+}
+
+export interface CreateInput {
+  username: string;
+  name: string;
+  expires?: string | undefined;
+  actor: string;
+}
+
+export async function createToken(ctx: Ctx, input: CreateInput): Promise<CreatedToken> {
+  const name = checkTokenName(input.name);
+  const expiry = input.expires === undefined ? null : parseExpiry(input.expires, ctx.clock.now());
+  const actor = await getAccount(ctx, input.actor);
+  const owner = await getAccount(ctx, input.username);
+  assertMayManageTokensOf(actor, owner, 'create');
+  return writeTransaction(ctx.db, async (trx) => {
+    const created = await insertToken(ctx, trx, {
+      account: owner,
+      name,
+      kind: 'regular',
+      expires: expiry?.expires ?? null,
+      expiresAt: expiry?.expiresAt ?? null,
+    });
+    await record(trx, ctx.clock.now(), actor.username, 'token.create', `${created.token.id} "${name}" of ${owner.username}`);
+    return created;
+  });
+}
+
+async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
+  if (!isSelector(id)) throw invalid(`"${id}" is not a token id (8 letters and digits, as shown by token list)`);
+  const row = await findTokenBySelector(ctx, id);
+  if (!row) throw notFound(`no token with id ${id}`);
+  return row;
+}
+
+async function ownerOf(ctx: Ctx, row: TokenRow): Promise<Account> {
+  return getAccount(ctx, row.username);
+}
+
+export interface RevokeResult {
+  token: TokenView;
+  alreadyRevoked: boolean;
+}
+
+export async function revokeToken(ctx: Ctx, id: string, actorName: string): Promise<RevokeResult> {
+  const actor = await getAccount(ctx, actorName);
+  const row = await getToken(ctx, id);
+  assertMayManageTokensOf(actor, await ownerOf(ctx, row), 'revoke');
+  if (row.revoked_at) return { token: toView(row, ctx.clock.now()), alreadyRevoked: true };
+  const now = ctx.clock.now().toISOString();
+  await writeTransaction(ctx.db, async (trx) => {
+    await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
+    await bumpGeneration(trx);
+    await record(trx, ctx.clock.now(), actor.username, 'token.revoke', `${row.selector} "${row.name}" of ${row.username}`);
+  });
+  return { token: toView({ ...row, revoked_at: now }, ctx.clock.now()), alreadyRevoked: false };
+}
+
+/** A new value with the same name and expiry; the old token is revoked in the same transaction. */
+export async function rotateToken(ctx: Ctx, id: string, actorName: string): Promise<CreatedToken> {
+  const actor = await getAccount(ctx, actorName);
+  const row = await getToken(ctx, id);
+  const owner = await ownerOf(ctx, row);
+  assertMayManageTokensOf(actor, owner, 'rotate');
+  const status = tokenStatus(row, ctx.clock.now());
+  if (status !== 'active') throw conflict(`token ${id} is ${status}; create a new token instead`);
+  if (row.kind === 'handoff') throw conflict(`token ${id} is a 12-hour handoff token; run token handoff for a new one`);
+  const now = ctx.clock.now().toISOString();
+  return writeTransaction(ctx.db, async (trx) => {
+    const revoked = await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
+    if (revoked === 0) throw conflict(`token ${id} was revoked meanwhile`);
+    await bumpGeneration(trx);
+    // A rotated legacy token becomes a regular one: the new value has the new format.
+    const created = await insertToken(ctx, trx, {
+      account: owner,
+      name: row.name,
+      kind: 'regular',
+      expires: row.expires,
+      expiresAt: row.expires_at,
+    });
+    await record(trx, ctx.clock.now(), actor.username, 'token.rotate', `${row.selector} -> ${created.token.id} "${row.name}" of ${row.username}`);
+    return created;
+  });
+}
+
+/** Deletes expired and revoked tokens. */
+export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; actor?: string | undefined }): Promise<{ pruned: number }> {
+  const actor = opts.actor ? (await getAccount(ctx, opts.actor)).username : SYSTEM;
+  const now = ctx.clock.now().toISOString();
+  const dead = (q: Knex.QueryBuilder) => q.whereNotNull('revoked_at').orWhere('expires_at', '<=', now);
+  if (opts.dryRun) {
+    const row = (await ctx.db('tokens').where(dead).count({ n: '*' }).first()) as { n: number | string };
+    return { pruned: Number(row.n) };
+  }
+  return writeTransaction(ctx.db, async (trx) => {
+    const pruned = await trx('tokens').where(dead).delete();
+    if (pruned > 0) await record(trx, ctx.clock.now(), actor, 'token.prune', `${pruned} expired or revoked tokens`);
+    return { pruned };
+  });
+}
+
+/**
+ * A 12-hour handoff token (source document: "Open in the external viewer"). Each handoff first
+ * removes every handoff token whose 12 hours have passed. The account triggers it for itself;
+ * with --as, an admin may trigger it for an account it is allowed to manage.
+ */
+export async function handoffToken(ctx: Ctx, username: string, actorName?: string): Promise<CreatedToken> {
+  const owner = await getAccount(ctx, username);
+  if (owner.role === 'blocked') throw forbidden(`${username} is blocked`);
+  let actor = SYSTEM;
+  if (actorName !== undefined) {
+    const acting = await getAccount(ctx, actorName);
+    if (acting.username !== owner.username) assertMayManageTokensOf(acting, owner, 'hand off');
+    actor = acting.username;
+  }
+  const now = ctx.clock.now();
+  return writeTransaction(ctx.db, async (trx) => {
+    const removed = await trx('tokens').where('kind', 'handoff').where('expires_at', '<=', now.toISOString()).delete();
+    const created = await insertToken(ctx, trx, {
+      account: owner,
+      name: (selector) => `External viewer handoff ${selector}`,
+      kind: 'handoff',
+      expires: null,
+      expiresAt: handoffExpiry(now),
+    });
+    const note = removed > 0 ? ` (removed ${removed} expired handoff tokens)` : '';
+    await record(trx, now, actor, 'token.handoff', `${created.token.id} of ${owner.username}${note}`);
+    return created;
+  });
+}
+
