@@ -1,0 +1,52 @@
+// The shapes shared by the HTTP layer: what the pipeline leaves on ctx.state for handlers.
+import type { ParameterizedContext } from 'koa';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/connect.js';
+import type { RouteSpec } from '../domain/access.js';
+import type { Role } from '../domain/roles.js';
+
+/** Who is calling: the verified token and its account as of this request. */
+export interface Principal {
+  tokenId: number;
+  selector: string;
+  accountId: number;
+  username: string;
+  role: Role;
+}
+
+/** A multipart file part, already streamed to a temporary file under dataDir. */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  /** Absolute path of the temporary file; the pipeline deletes it after the response unless a handler moved it. */
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+export type ParsedBody =
+  | { kind: 'none' }
+  | { kind: 'json'; data: unknown }
+  | { kind: 'form'; data: Record<string, unknown> }
+  | { kind: 'multipart'; fields: Record<string, string>; files: UploadedFile[] }
+  /** Unreadable (malformed JSON, truncated multipart, unsupported type): answered after authentication. */
+  | { kind: 'invalid'; status: 400 | 413 | 415; message: string };
+
+export interface Deps {
+  db: Db;
+  clock: Clock;
+  config: Config;
+}
+
+export interface ApiState {
+  deps: Deps;
+  route: RouteSpec | null;
+  principal: Principal | null;
+  body: ParsedBody;
+}
+
+export type ApiContext = ParameterizedContext<ApiState> & { params: Record<string, string> };
+export type Handler = (ctx: ApiContext) => Promise<void>;
+/** Handlers of one resource, keyed `METHOD path` exactly as in ROUTES (src/domain/access.ts). */
+export type HandlerMap = Record<string, Handler>;
