@@ -9,7 +9,7 @@ import { registerAudit } from './commands/audit.js';
 // CATALOG_IMPORT
 import { registerMigrate } from './commands/migrate.js';
 import { registerRoutes } from './commands/routes.js';
-// SERVE_IMPORT
+import { registerServe } from './commands/serve.js';
 import { registerSettings } from './commands/settings.js';
 import { registerToken } from './commands/token.js';
 
@@ -34,7 +34,7 @@ Environment:
 Exit status: 0 done, 1 refused or failed, 2 usage or configuration error.`,
     );
   const globals = () => program.opts<GlobalOptions>();
-  // registerServe
+  registerServe(program, globals);
   registerMigrate(program, globals);
   registerAccount(program, globals);
   registerToken(program, globals);

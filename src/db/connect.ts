@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
+import { attachSignalFile, signalChange, signalFileFor } from './change-signal.js';
 
 export type Db = Knex;
 
@@ -26,7 +27,7 @@ export async function openDatabase(database: Config['database']): Promise<Db> {
   // The file holds token hashes and the audit log: readable by its owner only. SQLite gives
   // the -wal and -shm files the same mode as the database file.
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-  return knex({
+  const db = knex({
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
@@ -42,10 +43,19 @@ export async function openDatabase(database: Config['database']): Promise<Db> {
       },
     },
   });
+  attachSignalFile(db, signalFileFor(file));
+  return db;
 }
 
 export function isSqlite(db: Db): boolean {
   return db.client.config.client === 'sqlite3';
+}
+
+const changesAccess = new WeakSet<Knex.Transaction>();
+
+/** Marks a transaction as changing who may do what; running daemons are told after it commits. */
+export function markAccessChange(trx: Knex.Transaction): void {
+  changesAccess.add(trx);
 }
 
 /**
@@ -55,8 +65,13 @@ export function isSqlite(db: Db): boolean {
  * the busy timeout instead; the no-op UPDATE does that on SQLite and costs nothing on PostgreSQL.
  */
 export async function writeTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(async (trx) => {
+  let signal = false;
+  const result = await db.transaction(async (trx) => {
     if (isSqlite(db)) await trx('auth_state').where('id', -1).update({ generation: 0 });
-    return work(trx);
+    const value = await work(trx);
+    signal = changesAccess.has(trx);
+    return value;
   });
+  if (signal) signalChange(db);
+  return result;
 }

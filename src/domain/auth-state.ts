@@ -2,10 +2,12 @@
 // can withdraw or grant access (revocation, role change, account deletion, settings). Running
 // daemons compare it with the value their caches were built under.
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.js';
+import { markAccessChange, type Db } from '../db/connect.js';
 
-export async function bumpGeneration(trx: Knex.Transaction | Db): Promise<void> {
+/** Call inside writeTransaction: running daemons are signalled once the transaction commits. */
+export async function bumpGeneration(trx: Knex.Transaction): Promise<void> {
   await trx('auth_state').where('id', 1).increment('generation', 1);
+  markAccessChange(trx);
 }
 
 export async function readGeneration(db: Db): Promise<string> {

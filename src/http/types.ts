@@ -4,16 +4,11 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { RouteSpec } from '../domain/access.js';
-import type { Role } from '../domain/roles.js';
+import type { Settings } from '../domain/settings.js';
+import type { Principal } from '../domain/tokens/authenticate.js';
 
 /** Who is calling: the verified token and its account as of this request. */
-export interface Principal {
-  tokenId: number;
-  selector: string;
-  accountId: number;
-  username: string;
-  role: Role;
-}
+export type { Principal };
 
 /** A multipart file part, already streamed to a temporary file under dataDir. */
 export interface UploadedFile {
@@ -29,7 +24,8 @@ export type ParsedBody =
   | { kind: 'none' }
   | { kind: 'json'; data: unknown }
   | { kind: 'form'; data: Record<string, unknown> }
-  | { kind: 'multipart'; fields: Record<string, string>; files: UploadedFile[] }
+  /** `names`: every part's name, files included (kept or discarded), for the api_token rule. */
+  | { kind: 'multipart'; fields: Record<string, string>; files: UploadedFile[]; names: string[] }
   /** Unreadable (malformed JSON, truncated multipart, unsupported type): answered after authentication. */
   | { kind: 'invalid'; status: 400 | 413 | 415; message: string };
 
@@ -42,7 +38,12 @@ export interface Deps {
 export interface ApiState {
   deps: Deps;
   route: RouteSpec | null;
+  /** Methods allowed on the path when the method is not (for 405). */
+  allowed: string[];
   principal: Principal | null;
+  /** The presented token's public id, for the access log (never its value). */
+  tokenId?: string;
+  settings: Settings;
   body: ParsedBody;
 }
 

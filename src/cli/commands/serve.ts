@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { readConfig, type GlobalOptions } from '../context.js';
+import { usage } from '../../errors.js';
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw usage(`--port must be an integer from 0 to 65535, got "${value}"`);
+  return port;
+}
+
+export function registerServe(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('serve')
+    .description('run the API daemon (logs JSON lines to stdout; stops cleanly on SIGTERM)')
+    .option('--host <host>', 'listen address (overrides listen.host)')
+    .option('--port <port>', 'listen port (overrides listen.port)')
+    .option('--no-migrate', 'refuse to start when migrations are pending instead of applying them')
+    .action(async (opts: { host?: string; port?: string; migrate: boolean }) => {
+      const config = readConfig(globals());
+      const port = opts.port === undefined ? undefined : parsePort(opts.port);
+      const { startDaemon } = await import('../../http/server.js');
+      const daemon = await startDaemon(config, { migrate: opts.migrate, host: opts.host, port });
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          daemon.log.info({ signal }, 'signal received');
+          daemon.close().then(resolve, (err: unknown) => {
+            process.stderr.write(`error during shutdown: ${(err as Error).message}\n`);
+            process.exitCode = 1;
+            resolve();
+          });
+        };
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.once('SIGINT', () => stop('SIGINT'));
+      });
+    });
+}

@@ -1,0 +1,62 @@
+// The Koa application: the whole request pipeline, in order, in one place.
+import path from 'node:path';
+import Koa from 'koa';
+import type { Next } from 'koa';
+import type { Logger } from 'pino';
+import type { AccessState } from '../domain/access-state.js';
+import type { Authenticator } from '../domain/tokens/authenticate.js';
+import { authenticate, enforceAccess, refuseApiTokenInBody, refuseApiTokenInQuery } from './auth.js';
+import { readBody } from './body.js';
+import { errorHandler, HttpError } from './errors.js';
+import { accessLog } from './log.js';
+import { buildRouter, requireRoute, resolveRoute } from './router.js';
+import { HANDLERS } from './routes/index.js';
+import type { ApiContext, ApiState, Deps } from './types.js';
+
+export interface AppParts {
+  deps: Deps;
+  log: Logger;
+  access: AccessState;
+  authenticator: Authenticator;
+}
+
+/** Body problems (400/413/415) are answered only after authentication and the access rule. */
+async function rejectUnreadableBody(ctx: ApiContext, next: Next): Promise<void> {
+  const body = ctx.state.body;
+  if (body.kind === 'invalid') throw new HttpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
+  await next();
+}
+
+export function createApp({ deps, log, access, authenticator }: AppParts): Koa<ApiState> {
+  const app = new Koa<ApiState>({ proxy: deps.config.trustProxy });
+  const router = buildRouter(HANDLERS);
+  const { limits } = deps.config;
+
+  app.use(accessLog(log));
+  app.use(errorHandler(log));
+  app.use(async (ctx: ApiContext, next: Next) => {
+    ctx.state.deps = deps;
+    ctx.state.principal = null;
+    ctx.state.body = { kind: 'none' };
+    if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) throw new HttpError(404, `no such endpoint: ${ctx.path}`);
+    await next();
+  });
+  app.use(resolveRoute(router));
+  app.use(refuseApiTokenInQuery(log)); // 1. api_token in the query
+  app.use(
+    readBody({
+      jsonBytes: limits.jsonBytes,
+      formBytes: limits.formBytes,
+      uploadBytes: limits.sipUploadBytes,
+      keepFiles: (ctx) => ctx.state.route?.path === '/api/sips/import',
+      tmpDir: path.join(deps.config.dataDir, 'tmp'),
+    }),
+  );
+  app.use(refuseApiTokenInBody(log)); // 1. api_token in a form or JSON body
+  app.use(authenticate(access, authenticator)); // 2. the Authorization header
+  app.use(requireRoute); // 404 / 405, only once the header has been judged
+  app.use(enforceAccess); // 3. the route's rule
+  app.use(rejectUnreadableBody); // 4. then validation
+  app.use(router.routes());
+  return app;
+}

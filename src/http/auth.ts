@@ -1,0 +1,94 @@
+// Steps 1-3 of SPEC §4.1 as Koa middleware, in that order: api_token anywhere → 401; the
+// Authorization header → 401/403; the route's access rule → 401/403. Validation and handlers
+// come after all three.
+import type { Next } from 'koa';
+import type { Logger } from 'pino';
+import { decide } from '../domain/access.js';
+import type { AccessState } from '../domain/access-state.js';
+import type { Authenticator, Refusal } from '../domain/tokens/authenticate.js';
+import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
+import { bodyKeys } from './body.js';
+import { HttpError, unauthorized } from './errors.js';
+import type { ApiContext } from './types.js';
+
+export function refuseApiTokenInQuery(log: Logger) {
+  return async function apiTokenInQuery(ctx: ApiContext, next: Next): Promise<void> {
+    if (queryHasApiToken(ctx.querystring)) refuseApiToken(ctx, log, 'query');
+    await next();
+  };
+}
+
+export function refuseApiTokenInBody(log: Logger) {
+  return async function apiTokenInBody(ctx: ApiContext, next: Next): Promise<void> {
+    if (bodyKeys(ctx.state.body).some(isApiTokenKey)) refuseApiToken(ctx, log, 'body');
+    await next();
+  };
+}
+
+function refuseApiToken(ctx: ApiContext, log: Logger, where: 'query' | 'body'): never {
+  log.warn(
+    {
+      method: ctx.method,
+      path: ctx.querystring ? `${ctx.path}?${redactQuery(ctx.querystring)}` : ctx.path,
+      where,
+      ip: ctx.ip,
+      user_agent: ctx.get('User-Agent') || null,
+    },
+    'refused a request carrying the api_token parameter',
+  );
+  throw unauthorized(API_TOKEN_MESSAGE, true); // a token was presented, and is refused
+}
+
+const REFUSAL_TEXT: Record<Refusal, string> = {
+  malformed: 'the token is not valid',
+  unknown: 'the token is not valid',
+  mismatch: 'the token is not valid',
+  throttled: 'the token is not valid',
+  revoked: 'the token has been revoked',
+  expired: 'the token has expired',
+  blocked: 'the account is blocked',
+};
+
+/** Step 2: the Authorization header. Present but unusable → 401 (blocked account → 403), also on open endpoints. */
+export function authenticate(access: AccessState, authenticator: Authenticator) {
+  return async function authenticateHeader(ctx: ApiContext, next: Next): Promise<void> {
+    const snapshot = await access.current();
+    ctx.state.settings = snapshot.settings;
+    ctx.state.principal = null;
+    const header = ctx.req.headers.authorization;
+    if (header !== undefined) {
+      // RFC 7235: the scheme is case-insensitive; RFC 6750: exactly one token after one space run.
+      const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
+      if (!match || match[1]?.toLowerCase() !== 'bearer') {
+        throw unauthorized('only Authorization: Bearer <token> is accepted', false);
+      }
+      const value = match[2];
+      if (!value) throw unauthorized('the Authorization header carries no token', false);
+      const result = await authenticator.authenticate(value, snapshot.generation);
+      if (!result.ok) {
+        if (result.selector) ctx.state.tokenId = result.selector;
+        if (result.reason === 'blocked') throw new HttpError(403, REFUSAL_TEXT.blocked);
+        throw unauthorized(REFUSAL_TEXT[result.reason], true);
+      }
+      ctx.state.principal = result.principal;
+      ctx.state.tokenId = result.principal.selector;
+    }
+    await next();
+  };
+}
+
+/** Step 3: the route's rule from the access matrix. Runs after 404/405 are settled. */
+export async function enforceAccess(ctx: ApiContext, next: Next): Promise<void> {
+  const route = ctx.state.route;
+  if (route) {
+    const rule = route.ruleWithIds && ctx.query.ids !== undefined ? route.ruleWithIds : route.rule;
+    const decision = decide(rule, ctx.method, ctx.state.settings, ctx.state.principal?.role ?? null);
+    if (decision === 'unauthenticated') {
+      throw unauthorized('authentication required: send Authorization: Bearer <token>', false);
+    }
+    if (decision === 'forbidden') {
+      throw new HttpError(403, rule === 'editor' ? 'this endpoint needs the role editor or higher' : 'access denied');
+    }
+  }
+  await next();
+}

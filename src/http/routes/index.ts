@@ -1,0 +1,12 @@
+// Every handler of the API, keyed `METHOD path` as in the access matrix (src/domain/access.ts).
+import type { HandlerMap } from '../types.js';
+import { handlers as actors } from './actors.js';
+import { handlers as aiUsage } from './ai-usage.js';
+import { handlers as ingest } from './ingest.js';
+import { handlers as keywords } from './keywords.js';
+import { handlers as objects } from './objects.js';
+import { handlers as places } from './places.js';
+import { handlers as sips } from './sips.js';
+import { handlers as tei } from './tei.js';
+
+export const HANDLERS: HandlerMap = { ...objects, ...actors, ...places, ...keywords, ...sips, ...ingest, ...aiUsage, ...tei };

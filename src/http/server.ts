@@ -1,0 +1,145 @@
+// The daemon: opens the database, brings its schema up to date, and serves the Koa app over
+// HTTP or HTTPS with the configured limits and timeouts. `close()` is the graceful shutdown:
+// stop accepting, finish the requests in flight, flush "last used", close the database.
+import { readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { openDatabase, type Db } from '../db/connect.js';
+import { migrateLatest, pendingMigrations } from '../db/migrate.js';
+import { AccessState, generationSourceFor } from '../domain/access-state.js';
+import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
+import { LastUsedRecorder } from '../domain/tokens/last-used.js';
+import { usage } from '../errors.js';
+import { createApp } from './app.js';
+import { createLogger } from './log.js';
+
+export interface DaemonOptions {
+  migrate?: boolean;
+  host?: string;
+  port?: number;
+  clock?: Clock;
+  /** Where log lines go (default: stdout). */
+  logDestination?: NodeJS.WritableStream;
+  auth?: Partial<AuthenticatorOptions>;
+}
+
+export interface Daemon {
+  url: string;
+  server: http.Server;
+  db: Db;
+  log: Logger;
+  access: AccessState;
+  authenticator: Authenticator;
+  lastUsed: LastUsedRecorder;
+  /** Graceful shutdown; resolves when everything is closed. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request took too long']
+        : [400, 'Bad Request', 'malformed HTTP request'];
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
+  const clock = options.clock ?? systemClock;
+  const log = await createLogger(config.log.level, options.logDestination);
+  const db = await openDatabase(config.database);
+  try {
+    if (options.migrate === false) {
+      const pending = await pendingMigrations(db);
+      if (pending.length > 0) throw usage(`the database needs migrations (${pending.join(', ')}); run "archivectl migrate" or start without --no-migrate`);
+    } else {
+      const applied = await migrateLatest(db);
+      if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
+    }
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    // Uploads interrupted by a crash leave temporary files behind; nothing refers to them.
+    await rm(path.join(config.dataDir, 'tmp'), { recursive: true, force: true });
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+
+  const access = new AccessState(db, generationSourceFor(db));
+  const lastUsed = new LastUsedRecorder(db, clock);
+  lastUsed.start();
+  const authenticator = new Authenticator(db, clock, lastUsed, { ...DEFAULT_AUTH_OPTIONS, ...options.auth });
+  const app = createApp({ deps: { db, clock, config }, log, access, authenticator });
+
+  let closing = false;
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  const handle = app.callback();
+  const onRequest: http.RequestListener = (req, res) => {
+    inFlight++;
+    if (closing) res.setHeader('Connection', 'close');
+    res.on('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    void handle(req, res);
+  };
+  const serverOptions = { maxHeaderSize: config.limits.headerBytes };
+  const server = config.tls
+    ? https.createServer({ ...serverOptions, cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }, onRequest)
+    : http.createServer(serverOptions, onRequest);
+  // Slow clients cannot hold the server: headers and whole requests have deadlines.
+  server.headersTimeout = config.timeouts.headersMs;
+  server.requestTimeout = config.timeouts.requestMs;
+  server.keepAliveTimeout = config.timeouts.keepAliveMs;
+  server.on('clientError', answerClientError);
+
+  const host = options.host ?? config.listen.host;
+  const port = options.port ?? config.listen.port;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${address.port}`;
+  log.info({ url, database: config.database.client }, 'listening');
+
+  let closed: Promise<void> | null = null;
+  const close = () =>
+    (closed ??= (async () => {
+      closing = true;
+      log.info({ in_flight: inFlight }, 'shutting down: no new connections, finishing requests in flight');
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.timeouts.shutdownMs).unref());
+        await Promise.race([new Promise<void>((resolve) => (drained = resolve)), deadline]);
+      }
+      server.closeAllConnections();
+      await stopped;
+      await lastUsed.stop();
+      await access.close();
+      await db.destroy();
+      log.info('stopped');
+      log.flush();
+    })());
+
+  return { url, server, db, log, access, authenticator, lastUsed, close };
+}
