@@ -6,7 +6,7 @@ import { isAppError } from '../errors.js';
 import type { GlobalOptions } from './context.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
-// CATALOG_IMPORT
+import { registerCatalog } from './commands/catalog.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerServe } from './commands/serve.js';
@@ -41,7 +41,7 @@ Exit status: 0 done, 1 refused or failed, 2 usage or configuration error.`,
   registerSettings(program, globals);
   registerRoutes(program, globals);
   registerAudit(program, globals);
-  // registerCatalog
+  registerCatalog(program, globals);
   return program;
 }
 

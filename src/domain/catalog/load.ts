@@ -1,0 +1,137 @@
+// `archivectl catalog load <file.json>` (SPEC §6): actors, places, keywords and objects for setup,
+// demos and tests. Everything is checked first, with the same checks as the API's create
+// endpoints; then all of it is written in one transaction, so a bad file loads nothing.
+import { writeTransaction } from '../../db/connect.js';
+import { conflict, invalid } from '../../errors.js';
+import type { Ctx } from '../context.js';
+import { checkActorCreate, insertActor, type ActorInput } from './actors.js';
+import { isPlainObject, prefixErrors } from './fields.js';
+import { checkKeywordCreate, ensureKeyword, type KeywordInput } from './keywords.js';
+import { checkObjectCreate, createObject, type NewObject } from './objects.js';
+import { checkPlaceCreate, insertPlace, type PlaceInput } from './places.js';
+
+export interface LoadCounts {
+  actors: number;
+  places: number;
+  /** Keywords created; existing ones (same name, case-insensitive) are reused unchanged. */
+  keywords: number;
+  objects: number;
+}
+
+const SECTIONS = ['actors', 'places', 'keywords', 'objects'] as const;
+type Section = (typeof SECTIONS)[number];
+
+interface Checked {
+  actors: ActorInput[];
+  places: PlaceInput[];
+  keywords: KeywordInput[];
+  objects: NewObject[];
+}
+
+/** How many problems the error message spells out; `fields` carries them all (up to a bound). */
+const SHOWN = 3;
+const MAX_REPORTED = 100;
+
+function fail(errors: Record<string, string>): never {
+  const entries = Object.entries(errors);
+  const shown = entries.slice(0, SHOWN).map(([k, v]) => `${k}: ${v}`);
+  const more = entries.length > SHOWN ? ` (and ${entries.length - SHOWN} more)` : '';
+  throw invalid(`${shown.join('; ')}${more}; nothing was loaded`, Object.fromEntries(entries.slice(0, MAX_REPORTED)));
+}
+
+/** Checks the whole file; every problem is named by its place, e.g. `actors[3].name: required`. */
+export function checkCatalog(data: unknown): Checked {
+  if (!isPlainObject(data)) fail({ file: `must be a JSON object with arrays ${SECTIONS.join(', ')}` });
+  // Null prototype: a section named "__proto__" is reported like any other unknown key.
+  const errors = Object.create(null) as Record<string, string>;
+  for (const key of Object.keys(data)) {
+    if (!(SECTIONS as readonly string[]).includes(key)) errors[key.length > 64 ? `${key.slice(0, 64)}…` : key] = 'unknown section';
+  }
+  const out: Checked = { actors: [], places: [], keywords: [], objects: [] };
+  const section = (name: Section): unknown[] => {
+    const v = data[name];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) {
+      errors[name] = 'must be an array';
+      return [];
+    }
+    return v;
+  };
+  section('actors').forEach((entry, i) => {
+    const r = checkActorCreate(entry);
+    if (r.ok) out.actors.push(r.values);
+    else Object.assign(errors, prefixErrors(`actors[${i}]`, r.errors));
+  });
+  section('places').forEach((entry, i) => {
+    const r = checkPlaceCreate(entry);
+    if (r.ok) out.places.push(r.values);
+    else Object.assign(errors, prefixErrors(`places[${i}]`, r.errors));
+  });
+  section('keywords').forEach((entry, i) => {
+    if (typeof entry !== 'string' && !isPlainObject(entry)) {
+      errors[`keywords[${i}]`] = 'must be a name or an object with name, label, gnd';
+      return;
+    }
+    const r = checkKeywordCreate(entry);
+    if (r.ok) out.keywords.push(r.values);
+    else Object.assign(errors, prefixErrors(`keywords[${i}]`, r.errors));
+  });
+  const identifiers = new Map<string, number>();
+  section('objects').forEach((entry, i) => {
+    const r = checkObjectCreate(entry);
+    if (!r.ok) {
+      Object.assign(errors, prefixErrors(`objects[${i}]`, r.errors));
+      return;
+    }
+    const first = identifiers.get(r.values.identifier);
+    if (first !== undefined) errors[`objects[${i}].identifier`] = `"${r.values.identifier}" is also objects[${first}]`;
+    else identifiers.set(r.values.identifier, i);
+    out.objects.push(r.values);
+  });
+  if (Object.keys(errors).length > 0) fail(errors);
+  return out;
+}
+
+export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> {
+  const checked = checkCatalog(data);
+  const at = ctx.clock.now();
+  return writeTransaction(ctx.db, async (trx) => {
+    // Identifiers already in the database: refused, naming the entry, before anything is
+    // written (the transaction would roll back anyway; this gives the better message).
+    const taken = new Set<string>();
+    const ids = checked.objects.map((o) => o.identifier);
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = (await trx('objects').whereIn('identifier', ids.slice(i, i + 500)).select('identifier')) as { identifier: string }[];
+      for (const r of rows) taken.add(r.identifier);
+    }
+    if (taken.size > 0) {
+      const errors: Record<string, string> = {};
+      checked.objects.forEach((o, i) => {
+        if (taken.has(o.identifier)) errors[`objects[${i}].identifier`] = `"${o.identifier}" already exists`;
+      });
+      const first = Object.entries(errors)[0];
+      throw conflict(`${first ? `${first[0]}: ${first[1]}` : 'object identifiers already exist'}${taken.size > 1 ? ` (and ${taken.size - 1} more)` : ''}; nothing was loaded`);
+    }
+
+    const counts: LoadCounts = { actors: 0, places: 0, keywords: 0, objects: 0 };
+    for (const a of checked.actors) {
+      await insertActor(trx, a, at);
+      counts.actors++;
+    }
+    for (const p of checked.places) {
+      await insertPlace(trx, p, at);
+      counts.places++;
+    }
+    // Keywords named only by objects are created too, and counted.
+    const keywordsCreated = async (k: KeywordInput) => {
+      if ((await ensureKeyword(trx, k, at)).created) counts.keywords++;
+    };
+    for (const k of checked.keywords) await keywordsCreated(k);
+    for (const o of checked.objects) for (const name of o.keywords ?? []) await keywordsCreated({ name });
+    for (const o of checked.objects) {
+      await createObject(trx, o, at);
+      counts.objects++;
+    }
+    return counts;
+  });
+}

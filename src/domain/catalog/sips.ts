@@ -1,0 +1,201 @@
+// SIP submissions (SPEC §4.4). The upload is already on disk (streamed to a temporary file by
+// the HTTP layer, never held in memory); here it is checked, recorded and moved into place.
+// Fields: `file` (exactly one ZIP), optional `identifier` (default `sip-<uuid>`), `title`, and
+// `keywords` (SPEC: keywords are created by SIP imports); any other field is refused.
+//
+// Ordering, so that neither a row without its file nor a file without its row survives:
+// 1. validate everything that needs no database (fields, ZIP signature);
+// 2. in one write transaction: create the object and the submission, then move the file to its
+//    final name `sips/<id>.zip` as the last step, so a failed move rolls the rows back;
+// 3. if the transaction fails after the move (the commit itself), remove the moved file.
+// The temporary file left behind on any failure is removed by the HTTP layer.
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { writeTransaction } from '../../db/connect.js';
+import { invalid } from '../../errors.js';
+import type { Ctx } from '../context.js';
+import { insertedId } from './fields.js';
+import { checkObjectCreate, createObject } from './objects.js';
+
+/** A file part already written to disk (structurally the HTTP layer's UploadedFile). */
+export interface StagedFile {
+  field: string;
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+export interface SipUpload {
+  fields: Record<string, string>;
+  files: readonly StagedFile[];
+  /** Every part name in order, repeats included (to refuse a field given twice). */
+  names?: readonly string[];
+}
+
+export interface SipReceipt {
+  id: number;
+  status: 'received';
+  object_id: number;
+}
+
+/**
+ * Identifiers: 1-255 characters, letters, digits and `. _ - : /`, starting with a letter or a
+ * digit. Wide enough for archival signatures (`CH-001/2024.3`), narrow enough to be safe in
+ * URLs, file names of consumers and log lines (no spaces, quotes or control characters).
+ */
+export const IDENTIFIER_RE = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,254}$/;
+
+const KNOWN_FIELDS = new Set(['file', 'identifier', 'title', 'keywords']);
+
+// Local file header, or end of central directory for an empty archive (APPNOTE 4.3.7, 4.3.16).
+const ZIP_SIGNATURES = [Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from([0x50, 0x4b, 0x05, 0x06])];
+
+/** Whether the file starts with a ZIP signature. Reads 4 bytes, not the file. */
+export async function hasZipSignature(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    return bytesRead === 4 && ZIP_SIGNATURES.some((sig) => sig.equals(head));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `keywords`: a JSON array of names, or names separated by commas (blank entries ignored). */
+function splitKeywords(raw: string, problems: Map<string, string>): string[] {
+  let names: unknown = raw.split(',');
+  if (raw.trimStart().startsWith('[')) {
+    try {
+      names = JSON.parse(raw) as unknown;
+    } catch {
+      names = null;
+    }
+    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) {
+      problems.set('keywords', 'must be a JSON array of strings or a comma-separated list');
+      return [];
+    }
+  }
+  return (names as string[]).map((n) => n.trim()).filter((n) => n !== '');
+}
+
+export interface SipRequest {
+  file: StagedFile;
+  identifier: string;
+  title: string | null;
+  keywords: string[];
+}
+
+/** Checks the multipart fields and the file; throws `invalid` (422) naming every bad field. */
+export async function parseSipUpload(upload: SipUpload, newIdentifier: () => string = () => `sip-${randomUUID()}`): Promise<SipRequest> {
+  const problems = new Map<string, string>();
+  const names = upload.names ?? [...Object.keys(upload.fields), ...upload.files.map((f) => f.field)];
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (!KNOWN_FIELDS.has(name)) problems.set(name, 'unknown field');
+    else if (seen.has(name)) problems.set(name, 'given more than once');
+    seen.add(name);
+    if (problems.size >= 50) break;
+  }
+
+  const files = upload.files.filter((f) => f.field === 'file');
+  if (Object.hasOwn(upload.fields, 'file')) problems.set('file', 'must be a file part, not a text field');
+  else if (files.length === 0) problems.set('file', 'a ZIP file in the field "file" is required');
+  else if (files.length > 1) problems.set('file', 'exactly one file is accepted');
+
+  const rawIdentifier = upload.fields.identifier;
+  let identifier = '';
+  if (rawIdentifier === undefined || rawIdentifier === '') identifier = newIdentifier();
+  else if (!IDENTIFIER_RE.test(rawIdentifier)) {
+    problems.set('identifier', '1-255 letters, digits, ".", "_", "-", ":" or "/", starting with a letter or digit');
+  } else identifier = rawIdentifier;
+
+  const rawTitle = upload.fields.title;
+  let title = rawTitle === undefined || rawTitle.trim() === '' ? null : rawTitle;
+  const rawKeywords = upload.fields.keywords;
+  let keywords = rawKeywords === undefined ? [] : splitKeywords(rawKeywords, problems);
+
+  // Title and keywords obey the same rules as objects loaded any other way.
+  const checked = checkObjectCreate({ identifier: identifier || 'x', title, status: 'ingesting', keywords });
+  if (checked.ok) {
+    title = checked.values.title ?? null;
+    keywords = checked.values.keywords ?? [];
+  } else {
+    for (const [key, message] of Object.entries(checked.errors)) if (!problems.has(key)) problems.set(key, message);
+  }
+
+  const file = files[0];
+  // The signature is checked even when other fields are bad, so one 422 lists every problem.
+  if (file && files.length === 1 && !problems.has('file') && !(await hasZipSignature(file.path))) {
+    problems.set('file', 'not a ZIP archive');
+  }
+  if (problems.size > 0 || !file) {
+    throw invalid(`invalid SIP submission: ${[...problems.keys()].slice(0, 10).join(', ')}`, Object.fromEntries(problems));
+  }
+  return { file, identifier, title, keywords };
+}
+
+/** rename(2), or copy and remove when the temporary directory is on another file system. */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'EXDEV') throw err;
+    try {
+      await copyFile(from, to);
+    } catch (copyErr) {
+      await rm(to, { force: true });
+      throw copyErr;
+    }
+    await rm(from, { force: true });
+  }
+}
+
+/**
+ * Records a SIP submission: an object in status `ingesting`, a submission in status `received`,
+ * and the file at `<dataDir>/sips/<submission id>.zip`.
+ */
+export async function importSip(ctx: Ctx, dataDir: string, upload: SipUpload, tokenId: number | null): Promise<SipReceipt> {
+  const req = await parseSipUpload(upload);
+  const at = ctx.clock.now();
+  const now = at.toISOString();
+  // Written inside the transaction callback, read after it fails.
+  const state: { moved: string | null } = { moved: null };
+  try {
+    return await writeTransaction(ctx.db, async (trx) => {
+      // createObject answers 409 for an identifier in use, also when a concurrent import took it.
+      const object = await createObject(
+        trx,
+        { identifier: req.identifier, title: req.title, status: 'ingesting', keywords: req.keywords },
+        at,
+      );
+      const rows: unknown = await trx('sip_submissions')
+        .insert({
+          object_id: object.id,
+          status: 'received',
+          file: 'sips/pending', // the id is known only after the insert
+          size: req.file.size,
+          sha256: req.file.sha256,
+          reason: null,
+          token_id: tokenId,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id');
+      const id = insertedId(rows);
+      const relative = `sips/${id}.zip`;
+      await trx('sip_submissions').where('id', id).update({ file: relative });
+      // Last step inside the transaction: if the move fails, the rows are rolled back.
+      const target = path.join(dataDir, relative);
+      await mkdir(path.dirname(target), { recursive: true });
+      await moveFile(req.file.path, target);
+      state.moved = target;
+      return { id, status: 'received' as const, object_id: object.id };
+    });
+  } catch (err) {
+    // The commit failed after the move: the file must not outlive its rows.
+    if (state.moved !== null) await rm(state.moved, { force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,16 @@
+// AI-cataloging usage records (SPEC §4.4): POST a JSON object or a form, answer 201 {"id"}.
+import { recordUsage } from '../../domain/catalog/ai-usage.js';
+import type { HandlerMap } from '../types.js';
+import { bodyObject } from './input.js';
+
+export const handlers: HandlerMap = {
+  'POST /api/ai-cataloging/usage': async (ctx) => {
+    const { db, clock } = ctx.state.deps;
+    const input = bodyObject(ctx);
+    // Forms carry only strings; the domain coerces them (digits, decimals, true/false/1/0) there only.
+    const from = ctx.state.body.kind === 'json' ? 'json' : 'form';
+    const id = await recordUsage({ db, clock }, input, from);
+    ctx.status = 201;
+    ctx.body = { id };
+  },
+};

@@ -1,0 +1,163 @@
+// SPEC §6: exit status 0 done, 1 refused or failed (not found, not allowed, invalid input),
+// 2 usage or configuration error; no stack traces for user errors.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { allTokens, createAccounts, createToken, lines, REPO_ROOT, STACK_FRAME_RE, useSandbox, type CliResult } from '../helpers/cli.js';
+
+const cli = useSandbox();
+
+beforeAll(async () => {
+  await createAccounts(cli, { alice: 'admin', bob: 'user' });
+});
+
+/** A user error: the given status, nothing on stdout, no stack trace, `error:` first. */
+function expectUserError(r: CliResult, code: 1 | 2, mentions: string | RegExp, opts: { oneLine?: boolean } = {}): void {
+  expect(r.code, r.stderr).toBe(code);
+  expect(r.stdout).toBe('');
+  expect(STACK_FRAME_RE.test(r.stderr)).toBe(false);
+  expect(r.stderr).not.toMatch(/\.(js|ts):\d+/); // no source locations
+  expect(lines(r.stderr)[0]).toMatch(/^error: /);
+  if (typeof mentions === 'string') expect(r.stderr).toContain(mentions);
+  else expect(r.stderr).toMatch(mentions);
+  if (opts.oneLine !== false) expect(lines(r.stderr)).toHaveLength(1);
+}
+
+describe('exit status 0', () => {
+  it('prints the version of package.json with --version', async () => {
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const r = await cli.run(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('prints usage with --help, naming the commands', async () => {
+    const r = await cli.run(['--help']);
+    expect(r.code).toBe(0);
+    for (const cmd of ['account', 'token', 'settings', 'audit']) expect(r.stdout).toContain(cmd);
+  });
+
+  it('prints usage of a command with <command> --help', async () => {
+    const r = await cli.run(['token', 'create', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--expires');
+    expect(r.stdout).toContain('--as');
+  });
+});
+
+describe('exit status 2: usage errors', () => {
+  // commander adds a hint line "(run with --help for usage)" after its own messages.
+  it('stops on an unknown command', async () => {
+    expectUserError(await cli.run(['frobnicate']), 2, 'frobnicate', { oneLine: false });
+  });
+
+  it('stops on an unknown subcommand', async () => {
+    expectUserError(await cli.run(['token', 'frobnicate']), 2, 'frobnicate', { oneLine: false });
+  });
+
+  it('stops on an unknown option', async () => {
+    expectUserError(await cli.run(['token', 'list', '--bogus']), 2, '--bogus', { oneLine: false });
+    expectUserError(await cli.run(['--bogus', 'account', 'list']), 2, '--bogus', { oneLine: false });
+  });
+
+  it('stops on a missing argument or required option', async () => {
+    expectUserError(await cli.run(['account', 'create', 'zed']), 2, '--role', { oneLine: false });
+    expectUserError(await cli.run(['account', 'show']), 2, 'username', { oneLine: false });
+    expectUserError(await cli.run(['token', 'revoke', '--as', 'alice']), 2, 'id', { oneLine: false });
+    expectUserError(await cli.run(['token', 'create', 'bob', '--name', 'x', '--as']), 2, '--as', { oneLine: false });
+  });
+
+  it('stops on token create without --name when there is no terminal to ask', async () => {
+    const before = await allTokens(cli);
+    expectUserError(await cli.run(['token', 'create', 'bob', '--as', 'alice']), 2, '--name');
+    expect(await allTokens(cli)).toEqual(before);
+  });
+
+  it('stops on a malformed ARCHIVECTL_NOW', async () => {
+    expectUserError(await cli.run(['account', 'list'], { now: 'yesterday' }), 2, 'ARCHIVECTL_NOW');
+  });
+});
+
+describe('exit status 1: not found', () => {
+  it.each([
+    [['account', 'show', 'nobody']],
+    [['account', 'set-role', 'nobody', 'user']],
+    [['account', 'delete', 'nobody']],
+    [['token', 'list', 'nobody']],
+    [['token', 'handoff', 'nobody']],
+    [['token', 'create', 'nobody', '--name', 'x', '--as', 'alice']],
+  ])('%j names the unknown account on one line', async (args) => {
+    expectUserError(await cli.run(args), 1, 'nobody');
+  });
+
+  it.each([[['token', 'revoke', 'Zz9Zz9Zz', '--as', 'alice']], [['token', 'rotate', 'Zz9Zz9Zz', '--as', 'alice']]])(
+    '%j names the unknown token id on one line',
+    async (args) => {
+      expectUserError(await cli.run(args), 1, 'Zz9Zz9Zz');
+    },
+  );
+});
+
+describe('exit status 1: invalid input, refusals', () => {
+  it('refuses an unknown role', async () => {
+    expectUserError(await cli.run(['account', 'create', 'zed', '--role', 'king']), 1, 'king');
+    expect((await cli.json<{ username: string }[]>(['account', 'list'])).map((a) => a.username)).not.toContain('zed');
+  });
+
+  it('refuses an invalid username', async () => {
+    expectUserError(await cli.run(['account', 'create', 'bad name!', '--role', 'user']), 1, 'bad name!');
+  });
+
+  it('refuses the reserved username "system" (the audit log actor of the CLI)', async () => {
+    expectUserError(await cli.run(['account', 'create', 'system', '--role', 'user']), 1, 'system');
+  });
+
+  it('refuses an account that exists already', async () => {
+    expectUserError(await cli.run(['account', 'create', 'bob', '--role', 'admin']), 1, 'bob');
+    expect((await cli.json<{ username: string; role: string }[]>(['account', 'list'])).find((a) => a.username === 'bob')?.role).toBe('user');
+  });
+
+  it('refuses set-role with an unknown role, leaving the role unchanged', async () => {
+    expectUserError(await cli.run(['account', 'set-role', 'bob', 'king']), 1, 'king');
+    expect((await cli.json<{ role: string }>(['account', 'show', 'bob'])).role).toBe('user');
+  });
+
+  it('refuses an empty token name', async () => {
+    expectUserError(await cli.run(['token', 'create', 'bob', '--name', '   ', '--as', 'alice']), 1, /name/);
+  });
+
+  it('refuses a forbidden action on one line', async () => {
+    expectUserError(await cli.run(['token', 'create', 'alice', '--name', 'x', '--as', 'bob']), 1, 'bob');
+  });
+});
+
+describe('accounts', () => {
+  it('set-role changes the role, shown by account show and list', async () => {
+    await createAccounts(cli, { rita: 'user' });
+    await cli.json(['account', 'set-role', 'rita', 'editor']);
+    expect((await cli.json<{ role: string }>(['account', 'show', 'rita'])).role).toBe('editor');
+    // An editor still may not create tokens; an admin may, once promoted.
+    expect((await cli.run(['token', 'create', 'bob', '--name', 'by rita', '--as', 'rita'])).code).toBe(1);
+    await cli.json(['account', 'set-role', 'rita', 'admin']);
+    expect((await createToken(cli, 'bob', 'by rita', 'rita')).account).toBe('bob');
+  });
+
+  it('delete removes the account and its tokens', async () => {
+    await createAccounts(cli, { dora: 'user' });
+    const t = await createToken(cli, 'dora', 'doomed', 'alice');
+    await cli.json(['account', 'delete', 'dora']);
+    expect((await cli.json<{ username: string }[]>(['account', 'list'])).map((a) => a.username)).not.toContain('dora');
+    expect((await allTokens(cli)).map((x) => x.id)).not.toContain(t.id);
+    expect((await cli.run(['account', 'show', 'dora'])).code).toBe(1);
+  });
+
+  it('prints people-readable output without --json', async () => {
+    const list = await cli.run(['account', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('alice');
+    expect(list.stdout).toContain('admin');
+    const show = await cli.run(['account', 'show', 'bob']);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('bob');
+  });
+});

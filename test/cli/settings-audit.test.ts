@@ -1,0 +1,136 @@
+// SPEC §4.2 and §6: `settings` / `settings set <public_api|public_access> <on|off>`, and the
+// audit log of who did what (never a token value).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccounts, createToken, ISO_INSTANT_RE, lines, useSandbox, type CreatedTokenJson } from '../helpers/cli.js';
+
+interface AuditEntry {
+  at: string;
+  actor: string;
+  action: string;
+  target: string;
+}
+
+describe('settings', () => {
+  const cli = useSandbox();
+
+  it('are both off on a fresh installation', async () => {
+    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false });
+  });
+
+  it('settings set public_api on → {"public_api": true, "public_access": false}, and it stays set', async () => {
+    const out = await cli.json<Record<string, boolean>>(['settings', 'set', 'public_api', 'on']);
+    expect(Object.keys(out)).toEqual(['public_api', 'public_access']);
+    expect(out).toEqual({ public_api: true, public_access: false });
+    expect(await cli.json(['settings'])).toEqual({ public_api: true, public_access: false });
+  });
+
+  it('settings set public_access on, then off', async () => {
+    expect(await cli.json(['settings', 'set', 'public_access', 'on'])).toEqual({ public_api: true, public_access: true });
+    expect(await cli.json(['settings', 'set', 'public_access', 'off'])).toEqual({ public_api: true, public_access: false });
+  });
+
+  it('shows a table without --json', async () => {
+    const r = await cli.run(['settings']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/public_api\W+on/);
+    expect(r.stdout).toMatch(/public_access\W+off/);
+  });
+
+  it.each([
+    ['public_apis', 'on'],
+    ['debug', 'on'],
+    ['public_api', 'yes'],
+    ['public_api', 'true'],
+    ['public_access', '1'],
+    ['public_access', 'ON'],
+  ])('refuses settings set %s %s with exit 1 and changes nothing', async (name, value) => {
+    const before = await cli.json(['settings']);
+    const auditBefore = await cli.json<AuditEntry[]>(['audit']);
+    const r = await cli.run(['settings', 'set', name, value, '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(lines(r.stderr)).toHaveLength(1);
+    expect(await cli.json(['settings'])).toEqual(before);
+    expect(await cli.json<AuditEntry[]>(['audit'])).toEqual(auditBefore);
+  });
+
+  it('are reflected by routes: GET /api/objects is open while public_api is on', async () => {
+    type Row = { method: string; path: string; open: boolean };
+    const objects = (rows: Row[]) => rows.find((r) => r.method === 'GET' && r.path === '/api/objects')?.open;
+    expect(objects(await cli.json<Row[]>(['routes']))).toBe(true);
+    await cli.json(['settings', 'set', 'public_api', 'off']);
+    expect(objects(await cli.json<Row[]>(['routes']))).toBe(false);
+  });
+});
+
+describe('audit', () => {
+  const cli = useSandbox();
+  const values: string[] = [];
+  let created: CreatedTokenJson;
+  let rotated: CreatedTokenJson;
+
+  beforeAll(async () => {
+    await createAccounts(cli, { alice: 'admin', root: 'superuser', bob: 'user' });
+    created = await createToken(cli, 'bob', 'audited', 'alice');
+    const other = await createToken(cli, 'bob', 'to revoke', 'root');
+    await cli.json(['token', 'revoke', other.id, '--as', 'alice']);
+    rotated = await cli.json<CreatedTokenJson>(['token', 'rotate', created.id, '--as', 'root']);
+    const handoff = await cli.json<CreatedTokenJson>(['token', 'handoff', 'bob', '--as', 'bob']);
+    await cli.json(['settings', 'set', 'public_access', 'on']);
+    await cli.json(['account', 'set-role', 'bob', 'editor']);
+    values.push(created.token, other.token, rotated.token, handoff.token);
+  });
+
+  it('records the acting account, or system, with each action', async () => {
+    const audit = await cli.json<AuditEntry[]>(['audit']);
+    const has = (actor: string, action: string, target?: string) =>
+      audit.some((e) => e.actor === actor && e.action === action && (target === undefined || e.target.includes(target)));
+    expect(has('system', 'account.create', 'alice')).toBe(true);
+    expect(has('system', 'account.create', 'bob')).toBe(true);
+    expect(has('alice', 'token.create', created.id)).toBe(true);
+    expect(has('alice', 'token.revoke')).toBe(true);
+    expect(has('root', 'token.rotate', created.id)).toBe(true);
+    expect(has('root', 'token.rotate', rotated.id)).toBe(true);
+    expect(has('bob', 'token.handoff')).toBe(true);
+    expect(has('system', 'settings.set', 'public_access')).toBe(true);
+    expect(has('system', 'account.set-role', 'bob')).toBe(true);
+    for (const e of audit) expect(e.at).toMatch(ISO_INSTANT_RE);
+  });
+
+  it('lists entries oldest first', async () => {
+    const at = (await cli.json<AuditEntry[]>(['audit'])).map((e) => e.at);
+    expect([...at].sort()).toEqual(at);
+  });
+
+  it('never shows a token value or its secret, in JSON or in the table', async () => {
+    for (const args of [['audit', '--json'], ['audit']]) {
+      const r = await cli.run(args);
+      expect(r.code).toBe(0);
+      for (const v of values) {
+        expect(r.stdout).not.toContain(v);
+        expect(r.stdout).not.toContain(v.slice(12, 52));
+      }
+    }
+  });
+
+  it('refuses --since with a bad date (exit 1)', async () => {
+    for (const since of ['2026-02-30', 'yesterday', '2026-13-01', '20261120']) {
+      const r = await cli.run(['audit', '--since', since, '--json']);
+      expect(r.code, since).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('--since');
+      expect(lines(r.stderr)).toHaveLength(1);
+    }
+  });
+
+  it('--since keeps only entries from that UTC day on', async () => {
+    await cli.json(['settings', 'set', 'public_api', 'on'], { now: '2026-11-20T23:59:59Z' });
+    await cli.json(['settings', 'set', 'public_api', 'off'], { now: '2026-11-21T00:00:00Z' });
+    const since = await cli.json<AuditEntry[]>(['audit', '--since', '2026-11-21']);
+    expect(since.every((e) => e.at >= '2026-11-21T00:00:00.000Z')).toBe(true);
+    expect(since.some((e) => e.at === '2026-11-21T00:00:00.000Z' && e.target === 'public_api=off')).toBe(true);
+    expect(since.some((e) => e.at === '2026-11-20T23:59:59.000Z')).toBe(false);
+    const all = await cli.json<AuditEntry[]>(['audit']);
+    expect(all.some((e) => e.at === '2026-11-20T23:59:59.000Z' && e.target === 'public_api=on')).toBe(true);
+  });
+});

@@ -1,0 +1,284 @@
+// Drives the built CLI (`node bin/archivectl …`) as a child process against a throw-away
+// installation: a temporary directory holding a config.json and, on SQLite, the database.
+//
+// Usage in a test file:
+//   const cli = useSandbox();            // registers beforeAll/afterAll
+//   const r = await cli.run(['account', 'list']);          // { code, stdout, stderr }
+//   const accounts = await cli.json(['account', 'list']);  // runs with --json, asserts exit 0
+//   await cli.run(['token', 'list', '--all'], { now: '2026-11-21T00:00:00Z' }); // pinned clock
+//
+// The CLI must have been built first (`npx tsc -p .`, or `npm test`, whose pretest builds it).
+import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect } from 'vitest';
+
+/** The repository root, from this file's own location (test/helpers/cli.ts). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = path.join(REPO_ROOT, 'bin', 'archivectl');
+
+/** Inherited variables that change what the CLI does; cleared unless a test sets them. */
+export const CLEARED_ENV = ['ARCHIVECTL_AS', 'ARCHIVE_CONFIG', 'DATABASE_URL', 'ARCHIVECTL_NOW', 'ARCHIVECTL_DEBUG'] as const;
+
+/** A later change points the suite at PostgreSQL when this is set (see testDatabaseConfig). */
+export const PG_URL = process.env.ARCHIVE_TEST_PG_URL;
+export const IS_PG = Boolean(PG_URL);
+
+// Shapes of SPEC §6.
+export const TOKEN_KEYS = ['id', 'account', 'name', 'kind', 'status', 'created', 'last_used', 'expires'] as const;
+export const CREATED_TOKEN_KEYS = [...TOKEN_KEYS, 'token'] as const;
+export const TOKEN_VALUE_RE = /^arc_[0-9A-Za-z]{54}$/;
+export const TOKEN_ID_RE = /^[0-9A-Za-z]{8}$/;
+export const ISO_INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+export const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The TOKEN object of SPEC §6. */
+export interface TokenJson {
+  id: string;
+  account: string;
+  name: string;
+  kind: 'regular' | 'legacy' | 'handoff';
+  status: 'active' | 'expired' | 'revoked';
+  created: string;
+  last_used: string | null;
+  expires: string | null;
+}
+export interface CreatedTokenJson extends TokenJson {
+  token: string;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Extra environment; a value of undefined removes the variable. */
+  env?: Record<string, string | undefined>;
+  /** Written to stdin (which is a pipe, never a terminal, in any case). */
+  input?: string;
+  /** ARCHIVECTL_NOW: an ISO instant that pins the CLI's clock. */
+  now?: string;
+  /** Working directory of the CLI; the sandbox directory by default. */
+  cwd?: string;
+  /**
+   * The configuration file passed with `--config` before the command: the sandbox's by
+   * default, another path, or false for none (to exercise ARCHIVE_CONFIG and ./config.json).
+   */
+  config?: string | false;
+}
+
+export interface Sandbox {
+  /** The temporary directory (removed in afterAll). */
+  readonly dir: string;
+  readonly configFile: string;
+  /** The SQLite file the configuration names (null on PostgreSQL). */
+  readonly dbFile: string | null;
+  /** Environment every process on this installation needs (DATABASE_URL on PostgreSQL). */
+  readonly env: Record<string, string>;
+  run(args: string[], opts?: RunOptions): Promise<CliResult>;
+  /** Runs with `--json` appended, asserts exit status 0 and parses stdout. */
+  json<T = unknown>(args: string[], opts?: RunOptions): Promise<T>;
+  cleanup(): Promise<void>;
+}
+
+/** The environment for a run: inherited minus CLEARED_ENV, then the given layers in order. */
+export function childEnv(...layers: (Record<string, string | undefined> | undefined)[]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CLEARED_ENV) delete env[name];
+  for (const layer of layers) {
+    for (const [k, v] of Object.entries(layer ?? {})) {
+      if (v === undefined) delete env[k];
+      else env[k] = v;
+    }
+  }
+  return env;
+}
+
+function assertBuilt(): void {
+  if (!existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
+    throw new Error(`the CLI is not built: run "npx tsc -p ." in ${REPO_ROOT} first`);
+  }
+}
+
+/**
+ * Runs `node bin/archivectl <args>` with the given environment and cwd; no --config is added.
+ * stdin is a pipe (not a terminal), so the CLI never prompts.
+ */
+export function runRaw(
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
+  assertBuilt();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: opts.timeoutMs ?? 30_000,
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const stderr = Buffer.concat(err).toString('utf8');
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: signal ? `${stderr}[killed by ${signal}]` : stderr,
+      });
+    });
+    child.stdin.on('error', () => {}); // the CLI may exit before reading its input
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/**
+ * The one place that decides which database a sandbox uses: writes `config.json` into `dir`
+ * and returns it with any environment the CLI needs. On SQLite the file is
+ * `./archive.sqlite3`, relative to the config file. A PostgreSQL run (ARCHIVE_TEST_PG_URL)
+ * will create a fresh schema here and return DATABASE_URL pointing at it.
+ */
+export async function testDatabaseConfig(
+  dir: string,
+): Promise<{ configFile: string; dbFile: string | null; env: Record<string, string> }> {
+  const configFile = path.join(dir, 'config.json');
+  await writeFile(configFile, `${JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }, null, 2)}\n`);
+  // if (PG_URL) { … create a schema, return { configFile, dbFile: null, env: { DATABASE_URL } } }
+  return { configFile, dbFile: path.join(dir, 'archive.sqlite3'), env: {} };
+}
+
+/** A fresh installation: a temporary directory, its configuration, and the schema applied. */
+export async function createSandbox(options: { migrate?: boolean } = {}): Promise<Sandbox> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-test-'));
+  const { configFile, dbFile, env: dbEnv } = await testDatabaseConfig(dir);
+
+  const run = (args: string[], opts: RunOptions = {}): Promise<CliResult> => {
+    const config = opts.config === undefined ? configFile : opts.config;
+    return runRaw([...(config === false ? [] : ['--config', config]), ...args], {
+      cwd: opts.cwd ?? dir,
+      env: childEnv(dbEnv, opts.now === undefined ? undefined : { ARCHIVECTL_NOW: opts.now }, opts.env),
+      ...(opts.input === undefined ? {} : { input: opts.input }),
+    });
+  };
+
+  const json = async <T = unknown>(args: string[], opts?: RunOptions): Promise<T> => {
+    const r = await run([...args, '--json'], opts);
+    expect(r.code, `archivectl ${args.join(' ')} --json failed:\n${r.stderr}`).toBe(0);
+    try {
+      return JSON.parse(r.stdout) as T;
+    } catch {
+      throw new Error(`archivectl ${args.join(' ')} --json printed no JSON:\n${r.stdout}`);
+    }
+  };
+
+  const box: Sandbox = {
+    dir,
+    configFile,
+    dbFile,
+    env: dbEnv,
+    run,
+    json,
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+  if (options.migrate !== false) {
+    // The first command of a fresh installation notes the migrations it applied on stderr;
+    // apply them here so that tests see only what their own command prints.
+    const r = await run(['migrate']);
+    if (r.code !== 0) throw new Error(`archivectl migrate failed (${r.code}):\n${r.stderr}`);
+  }
+  return box;
+}
+
+/**
+ * A sandbox for the current test file (or describe block): created in beforeAll, removed in
+ * afterAll. The returned object may be captured at collection time; use it inside tests.
+ */
+export function useSandbox(options: { migrate?: boolean } = {}): Sandbox {
+  let box: Sandbox | undefined;
+  beforeAll(async () => {
+    box = await createSandbox(options);
+  });
+  afterAll(async () => {
+    await box?.cleanup();
+  });
+  const get = (): Sandbox => {
+    if (!box) throw new Error('the sandbox is only available inside tests (after beforeAll)');
+    return box;
+  };
+  return {
+    get dir() {
+      return get().dir;
+    },
+    get configFile() {
+      return get().configFile;
+    },
+    get dbFile() {
+      return get().dbFile;
+    },
+    get env() {
+      return get().env;
+    },
+    run: (args, opts) => get().run(args, opts),
+    json: (args, opts) => get().json(args, opts),
+    cleanup: () => get().cleanup(),
+  };
+}
+
+/** Creates accounts (username → role), concurrently; fails the test if one is refused. */
+export async function createAccounts(cli: Pick<Sandbox, 'run'>, accounts: Record<string, string>): Promise<void> {
+  const results = await Promise.all(
+    Object.entries(accounts).map(async ([username, role]) => ({
+      username,
+      r: await cli.run(['account', 'create', username, '--role', role]),
+    })),
+  );
+  for (const { username, r } of results) expect(r.code, `account create ${username}: ${r.stderr}`).toBe(0);
+}
+
+/** `token create` as `actor`, asserting success; returns the JSON (with the value in `token`). */
+export async function createToken(
+  cli: Pick<Sandbox, 'json'>,
+  username: string,
+  name: string,
+  actor: string,
+  extra: string[] = [],
+  opts?: RunOptions,
+): Promise<CreatedTokenJson> {
+  return cli.json<CreatedTokenJson>(['token', 'create', username, '--name', name, '--as', actor, ...extra], opts);
+}
+
+/** Every token, including expired and revoked ones (`token list --all --json`). */
+export async function allTokens(cli: Pick<Sandbox, 'json'>, opts?: RunOptions): Promise<TokenJson[]> {
+  return cli.json<TokenJson[]>(['token', 'list', '--all'], opts);
+}
+
+/** The non-empty lines of a text. */
+export function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l.length > 0);
+}
+
+/** A stack trace frame, as Node prints it (`    at fn (file:line:col)`). */
+export const STACK_FRAME_RE = /^\s+at\s/m;
+
+/** A random legacy token value (60 base62 characters). */
+export function legacyValue(): string {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  let out = '';
+  for (let i = 0; i < 60; i++) out += alphabet[randomInt(62)];
+  return out;
+}
+
+/** A username unique within the test run (accounts in a shared sandbox never collide). */
+let counter = 0;
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}${counter}`;
+}
