@@ -48,6 +48,10 @@ async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: num
     const status = statusOf(err);
     if (status === 413) return { kind: 'invalid', status: 413, message: `the request body exceeds ${limit} bytes` };
     if (status === 415) return { kind: 'invalid', status: 415, message: 'unsupported content encoding' };
+    // co-body's JSON parser (bourne) refuses prototype keys rather than letting them through.
+    if (err instanceof Error && /prototype/.test(err.message)) {
+      return { kind: 'invalid', status: 400, message: 'the JSON body contains a forbidden key (__proto__ or constructor.prototype)' };
+    }
     return { kind: 'invalid', status: 400, message: kind === 'json' ? 'malformed JSON body' : 'malformed form body' };
   }
 }
@@ -58,6 +62,7 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     const fields: Record<string, string> = Object.create(null) as Record<string, string>;
     const files: UploadedFile[] = [];
     const names: string[] = [];
+    const open: NodeJS.ReadableStream[] = [];
     const writes: Promise<void>[] = [];
     let problem: ParsedBody | null = null;
     let settled = false;
@@ -92,6 +97,10 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     bb.on('file', (name, stream, info) => {
       // The name matters everywhere (the api_token rule); the content only on upload routes.
       names.push(name);
+      // A part cut short makes its stream emit 'error'; without a listener that would crash
+      // the process, and this runs before authentication.
+      stream.on('error', () => fail(400, 'malformed or truncated multipart body'));
+      open.push(stream);
       if (!keep) {
         stream.resume();
         return;
@@ -132,7 +141,17 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
       void finish(problem as ParsedBody);
     });
     bb.on('close', () => void finish(problem ?? { kind: 'multipart', fields, files, names }));
-    ctx.req.on('aborted', () => void finish({ kind: 'invalid', status: 400, message: 'the request was aborted' }));
+    // A client that goes away mid-upload: stop parsing and end the file streams, so the
+    // pending writes settle and the partial temporary files are removed.
+    const abandon = () => {
+      if (settled || ctx.req.complete) return;
+      ctx.req.unpipe(bb);
+      for (const stream of open) (stream as unknown as { destroy(err?: Error): void }).destroy(new Error('aborted'));
+      bb.destroy();
+      void finish({ kind: 'invalid', status: 400, message: 'the request was aborted' });
+    };
+    ctx.req.on('aborted', abandon);
+    ctx.req.on('close', abandon);
     ctx.req.pipe(bb);
   });
 }

@@ -9,7 +9,8 @@ import type { ApiContext, ApiState, HandlerMap } from './types.js';
 export const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
 
 export function buildRouter(handlers: HandlerMap): Router<ApiState> {
-  const router = new Router<ApiState>();
+  // Paths are matched exactly as written in the matrix (case-sensitive).
+  const router = new Router<ApiState>({ sensitive: true });
   for (const spec of ROUTES) {
     const key = routeKey(spec);
     const handler = handlers[key];

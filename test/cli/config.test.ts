@@ -29,7 +29,7 @@ function expectConfigError(r: CliResult, file: string, key?: string): void {
   if (key) expect(r.stderr).toContain(`"${key}"`);
 }
 
-describe('bad configuration stops with exit 2 and one line naming the key and the file', () => {
+describe.concurrent('bad configuration stops with exit 2 and one line naming the key and the file', () => {
   it('an unknown key', async () => {
     const { dir, file } = await configIn({ database: { filename: './db.sqlite3' }, colour: 'blue' });
     const r = await cli.run(['account', 'list'], { config: file });
@@ -89,7 +89,7 @@ describe('bad configuration stops with exit 2 and one line naming the key and th
   });
 });
 
-describe('where the configuration comes from', () => {
+describe.concurrent('where the configuration comes from', () => {
   it('honours ARCHIVE_CONFIG when --config is not given (a bad file there stops with exit 2)', async () => {
     const { file } = await configIn({ surprise: 1 });
     const r = await cli.run(['account', 'list'], { config: false, env: { ARCHIVE_CONFIG: file } });
@@ -120,7 +120,7 @@ describe('where the configuration comes from', () => {
   });
 });
 
-describe.skipIf(IS_PG)('the SQLite database file', () => {
+describe.skipIf(IS_PG).concurrent('the SQLite database file', () => {
   it('resolves a relative database.filename against the config file directory, not the working directory', async () => {
     const { dir, file } = await configIn({ database: { filename: './sub/rel.sqlite3' }, dataDir: './data' });
     const elsewhere = path.join(cli.dir, 'elsewhere');

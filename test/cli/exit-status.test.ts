@@ -5,10 +5,11 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allTokens, createAccounts, createToken, lines, REPO_ROOT, STACK_FRAME_RE, useSandbox, type CliResult } from '../helpers/cli.js';
 
+// The tests only read, or change accounts and tokens of their own: they run concurrently.
 const cli = useSandbox();
 
 beforeAll(async () => {
-  await createAccounts(cli, { alice: 'admin', bob: 'user' });
+  await createAccounts(cli, { alice: 'admin', bob: 'user', nameless: 'user' });
 });
 
 /** A user error: the given status, nothing on stdout, no stack trace, `error:` first. */
@@ -21,9 +22,13 @@ function expectUserError(r: CliResult, code: 1 | 2, mentions: string | RegExp, o
   if (typeof mentions === 'string') expect(r.stderr).toContain(mentions);
   else expect(r.stderr).toMatch(mentions);
   if (opts.oneLine !== false) expect(lines(r.stderr)).toHaveLength(1);
+  // commander's own messages may be followed by one hint line, and nothing else.
+  else expect(lines(r.stderr).slice(1)).toEqual(lines(r.stderr).length > 1 ? [HELP_HINT] : []);
 }
 
-describe('exit status 0', () => {
+const HELP_HINT = '(run with --help for usage)';
+
+describe.concurrent('exit status 0', () => {
   it('prints the version of package.json with --version', async () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     const r = await cli.run(['--version']);
@@ -45,7 +50,7 @@ describe('exit status 0', () => {
   });
 });
 
-describe('exit status 2: usage errors', () => {
+describe.concurrent('exit status 2: usage errors', () => {
   // commander adds a hint line "(run with --help for usage)" after its own messages.
   it('stops on an unknown command', async () => {
     expectUserError(await cli.run(['frobnicate']), 2, 'frobnicate', { oneLine: false });
@@ -68,9 +73,8 @@ describe('exit status 2: usage errors', () => {
   });
 
   it('stops on token create without --name when there is no terminal to ask', async () => {
-    const before = await allTokens(cli);
-    expectUserError(await cli.run(['token', 'create', 'bob', '--as', 'alice']), 2, '--name');
-    expect(await allTokens(cli)).toEqual(before);
+    expectUserError(await cli.run(['token', 'create', 'nameless', '--as', 'alice']), 2, '--name');
+    expect(await cli.json(['token', 'list', 'nameless', '--all'])).toEqual([]);
   });
 
   it('stops on a malformed ARCHIVECTL_NOW', async () => {
@@ -78,7 +82,7 @@ describe('exit status 2: usage errors', () => {
   });
 });
 
-describe('exit status 1: not found', () => {
+describe.concurrent('exit status 1: not found', () => {
   it.each([
     [['account', 'show', 'nobody']],
     [['account', 'set-role', 'nobody', 'user']],
@@ -98,7 +102,7 @@ describe('exit status 1: not found', () => {
   );
 });
 
-describe('exit status 1: invalid input, refusals', () => {
+describe.concurrent('exit status 1: invalid input, refusals', () => {
   it('refuses an unknown role', async () => {
     expectUserError(await cli.run(['account', 'create', 'zed', '--role', 'king']), 1, 'king');
     expect((await cli.json<{ username: string }[]>(['account', 'list'])).map((a) => a.username)).not.toContain('zed');
@@ -131,7 +135,7 @@ describe('exit status 1: invalid input, refusals', () => {
   });
 });
 
-describe('accounts', () => {
+describe.concurrent('accounts', () => {
   it('set-role changes the role, shown by account show and list', async () => {
     await createAccounts(cli, { rita: 'user' });
     await cli.json(['account', 'set-role', 'rita', 'editor']);

@@ -74,7 +74,7 @@ describe.skipIf(IS_PG)('secrets at rest (SQLite)', () => {
       ['bob', 'two'],
       ['carol', 'three'],
     ] as const) {
-      regular.push(await createToken(cli, owner, name, 'alice', ['--expires', '2037-12-31']));
+      regular.push(await createToken(cli, owner, name, 'alice', ['--expires', '2037-12-31'], { now: '2026-11-20T12:00:00Z' }));
     }
     regular.forEach((t, i) => secrets.push(arcSecret(`regular token ${i + 1}`, t.token)));
 

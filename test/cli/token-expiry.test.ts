@@ -11,7 +11,7 @@ beforeAll(async () => {
   await createAccounts(cli, { alice: 'admin', bob: 'user', carol: 'user', dave: 'user' });
 });
 
-describe('token create --expires (pinned clock 2026-11-20T12:00:00Z)', () => {
+describe.concurrent('token create --expires (pinned clock 2026-11-20T12:00:00Z)', () => {
   it.each([
     ['2038-01-18', 'the latest allowed date'],
     ['2026-11-20', 'today'],
@@ -36,15 +36,13 @@ describe('token create --expires (pinned clock 2026-11-20T12:00:00Z)', () => {
     ['2026-1-5', 'without zero padding'],
     ['20261121', 'without dashes'],
   ])('refuses %s (%s) with exit 1 and creates nothing', async (date) => {
-    const before = await allTokens(cli, { now: NOW });
     const r = await cli.run(['token', 'create', 'carol', '--name', `bad ${date}`, '--expires', date, '--as', 'alice'], { now: NOW });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('--expires');
     expect(lines(r.stderr)).toHaveLength(1);
-    const after = await allTokens(cli, { now: NOW });
-    expect(after).toEqual(before);
-    expect(after.some((t) => t.account === 'carol')).toBe(false);
+    // carol only ever receives refused tokens in this file: she must have none at all.
+    expect(await cli.json(['token', 'list', 'carol', '--all'], { now: NOW })).toEqual([]);
   });
 
   it('takes "today" from the pinned clock: 2026-11-20 is refused once it is 2026-11-21', async () => {
@@ -66,7 +64,7 @@ describe('token create --expires (pinned clock 2026-11-20T12:00:00Z)', () => {
   });
 });
 
-describe('status of a token expiring 2026-11-20', () => {
+describe.concurrent('status of a token expiring 2026-11-20', () => {
   let token: TokenJson;
 
   beforeAll(async () => {

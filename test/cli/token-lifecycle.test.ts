@@ -1,4 +1,6 @@
 // SPEC §3.1, §3.4 and §6: token names, listing, revoke, rotate and prune.
+// Each block has its own installation; within a block, tests that only touch their own tokens
+// (distinct names) or only read run concurrently. Pruning is sequential by nature.
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   allTokens,
@@ -16,7 +18,7 @@ import {
 const NOW = '2026-11-20T12:00:00Z';
 const LATER = '2026-11-22T12:00:00Z'; // a token expiring 2026-11-20 is expired by then
 
-describe('token names', () => {
+describe.concurrent('token names', () => {
   const cli = useSandbox();
 
   beforeAll(async () => {
@@ -24,14 +26,14 @@ describe('token names', () => {
   });
 
   it('refuses a second token with the same name on the same account (exit 1), creating nothing', async () => {
-    await createToken(cli, 'bob', 'nightly ingest', 'alice');
-    const before = await allTokens(cli);
+    const first = await createToken(cli, 'bob', 'nightly ingest', 'alice');
     const r = await cli.run(['token', 'create', 'bob', '--name', 'nightly ingest', '--as', 'alice']);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('nightly ingest');
     expect(lines(r.stderr)).toHaveLength(1);
-    expect(await allTokens(cli)).toEqual(before);
+    const named = (await allTokens(cli)).filter((t) => t.account === 'bob' && t.name === 'nightly ingest');
+    expect(named.map((t) => t.id)).toEqual([first.id]);
   });
 
   it('allows the same name on another account', async () => {
@@ -62,7 +64,7 @@ describe('token names', () => {
   });
 });
 
-describe('token list', () => {
+describe.concurrent('token list', () => {
   const cli = useSandbox();
   const made: Record<string, CreatedTokenJson> = {};
   const ids = (list: TokenJson[]) => list.map((t) => t.id).sort();
@@ -156,7 +158,7 @@ describe('token list', () => {
   });
 });
 
-describe('token revoke', () => {
+describe.concurrent('token revoke', () => {
   const cli = useSandbox();
 
   beforeAll(async () => {
@@ -195,6 +197,25 @@ describe('token revoke', () => {
     expect(STACK_FRAME_RE.test(r.stderr)).toBe(false);
   });
 
+  it('refuses a token value given in place of its id without echoing the value (SPEC §7)', async () => {
+    // An operator holding a leaked value may well paste it: the error must not repeat it.
+    const t = await createToken(cli, 'bob', 'pasted', 'alice');
+    const legacy = 'Q'.repeat(60);
+    for (const [cmd, value] of [
+      ['revoke', t.token],
+      ['rotate', t.token],
+      ['revoke', legacy],
+    ] as const) {
+      const r = await cli.run(['token', cmd, value, '--as', 'alice']);
+      expect(r.code, `${cmd}: ${r.stderr}`).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr, cmd).not.toContain(value);
+      expect(r.stderr, cmd).not.toContain(value.slice(12, 52));
+      expect(STACK_FRAME_RE.test(r.stderr)).toBe(false);
+    }
+    expect((await allTokens(cli)).find((x) => x.id === t.id)?.status).toBe('active');
+  });
+
   it('refuses a malformed token id (exit 1)', async () => {
     const r = await cli.run(['token', 'revoke', 'not-an-id', '--as', 'alice']);
     expect(r.code).toBe(1);
@@ -202,7 +223,7 @@ describe('token revoke', () => {
   });
 });
 
-describe('token rotate', () => {
+describe.concurrent('token rotate', () => {
   const cli = useSandbox();
 
   beforeAll(async () => {
@@ -239,11 +260,11 @@ describe('token rotate', () => {
   it('refuses rotating a revoked token (exit 1) and creates nothing', async () => {
     const old = await createToken(cli, 'bob', 'rotate revoked', 'alice');
     await cli.json(['token', 'revoke', old.id, '--as', 'alice']);
-    const before = await allTokens(cli);
     const r = await cli.run(['token', 'rotate', old.id, '--as', 'alice']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(await allTokens(cli)).toEqual(before);
+    const named = (await allTokens(cli)).filter((t) => t.name === 'rotate revoked');
+    expect(named.map((t) => [t.id, t.status])).toEqual([[old.id, 'revoked']]);
   });
 
   it('refuses an unknown token id (exit 1)', async () => {

@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allTokens, createAccounts, createToken, lines, STACK_FRAME_RE, TOKEN_VALUE_RE, useSandbox, type TokenJson } from '../helpers/cli.js';
 
+// Every test works on its own tokens (distinct names), so the tests of a block run concurrently.
 const cli = useSandbox();
 
 beforeAll(async () => {
@@ -27,15 +28,21 @@ function expectRefused(r: { code: number; stdout: string; stderr: string }, ment
   if (mentions) expect(r.stderr).toMatch(mentions);
 }
 
-async function tokenCount(): Promise<number> {
-  return (await allTokens(cli)).length;
+/** The tokens of `owner` named `name`, revoked and expired ones included. */
+async function tokensNamed(owner: string, name: string): Promise<TokenJson[]> {
+  return (await allTokens(cli)).filter((t) => t.account === owner && t.name === name);
+}
+
+/** Nothing was created: no token of `owner` carries the name the refused command gave. */
+async function expectNoToken(owner: string, name: string): Promise<void> {
+  expect(await tokensNamed(owner, name)).toEqual([]);
 }
 
 async function tokenById(id: string): Promise<TokenJson | undefined> {
   return (await allTokens(cli)).find((t) => t.id === id);
 }
 
-describe('token create: who may create whose tokens', () => {
+describe.concurrent('token create: who may create whose tokens', () => {
   it('lets an admin create a token for a user', async () => {
     const t = await createToken(cli, 'bob', 'admin-made', 'alice');
     expect(t.account).toBe('bob');
@@ -49,10 +56,9 @@ describe('token create: who may create whose tokens', () => {
   });
 
   it('refuses an admin creating a token for a superuser, and creates nothing', async () => {
-    const before = await tokenCount();
     const r = await cli.run(['token', 'create', 'root', '--name', 'nope', '--as', 'alice']);
     expectRefused(r, /superuser/);
-    expect(await tokenCount()).toBe(before);
+    await expectNoToken('root', 'nope');
   });
 
   it('lets a superuser create a token for another superuser', async () => {
@@ -67,15 +73,13 @@ describe('token create: who may create whose tokens', () => {
   });
 
   it('refuses an admin creating a token for itself', async () => {
-    const before = await tokenCount();
     expectRefused(await cli.run(['token', 'create', 'alice', '--name', 'mine', '--as', 'alice']), /own/);
-    expect(await tokenCount()).toBe(before);
+    await expectNoToken('alice', 'mine');
   });
 
   it('refuses a superuser creating a token for itself', async () => {
-    const before = await tokenCount();
     expectRefused(await cli.run(['token', 'create', 'root', '--name', 'mine', '--as', 'root']), /own/);
-    expect(await tokenCount()).toBe(before);
+    await expectNoToken('root', 'mine');
   });
 
   it.each([
@@ -86,34 +90,30 @@ describe('token create: who may create whose tokens', () => {
     { actor: 'lena', role: 'loan_admin', owner: 'bob' },
     { actor: 'bert', role: 'blocked', owner: 'bob' },
   ])('refuses $actor ($role) creating a token for $owner, and creates nothing', async ({ actor, owner }) => {
-    const before = await tokenCount();
     const r = await cli.run(['token', 'create', owner, '--name', `by ${actor}`, '--as', actor]);
     expectRefused(r, new RegExp(actor));
-    expect(await tokenCount()).toBe(before);
+    await expectNoToken(owner, `by ${actor}`);
   });
 
   it('refuses an unknown --as account with exit 1, and creates nothing', async () => {
-    const before = await tokenCount();
     expectRefused(await cli.run(['token', 'create', 'bob', '--name', 'ghost', '--as', 'nobody']), /nobody/);
-    expect(await tokenCount()).toBe(before);
+    await expectNoToken('bob', 'ghost');
   });
 
   it('refuses a token for an unknown account with exit 1', async () => {
-    const before = await tokenCount();
     expectRefused(await cli.run(['token', 'create', 'nobody', '--name', 'x', '--as', 'alice']), /nobody/);
-    expect(await tokenCount()).toBe(before);
+    expect((await allTokens(cli)).some((t) => t.name === 'x')).toBe(false);
   });
 });
 
-describe('the acting account (--as, ARCHIVECTL_AS)', () => {
+describe.concurrent('the acting account (--as, ARCHIVECTL_AS)', () => {
   it('stops with exit 2 and a message naming --as when --as is missing without a terminal', async () => {
-    const before = await tokenCount();
     const r = await cli.run(['token', 'create', 'bob', '--name', 'no actor']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('--as');
     expect(lines(r.stderr)).toHaveLength(1);
-    expect(await tokenCount()).toBe(before);
+    await expectNoToken('bob', 'no actor');
   });
 
   it('stops with exit 2 naming --as for revoke and rotate without --as', async () => {
@@ -136,19 +136,19 @@ describe('the acting account (--as, ARCHIVECTL_AS)', () => {
   });
 
   it('applies the rules to the ARCHIVECTL_AS account too', async () => {
-    const before = await tokenCount();
     const r = await cli.run(['token', 'create', 'root', '--name', 'via env', '--json'], { env: { ARCHIVECTL_AS: 'alice' } });
     expectRefused(r);
-    expect(await tokenCount()).toBe(before);
+    await expectNoToken('root', 'via env');
   });
 
   it('prefers --as over ARCHIVECTL_AS', async () => {
     const r = await cli.run(['token', 'create', 'bob', '--name', 'flag wins', '--as', 'ursula'], { env: { ARCHIVECTL_AS: 'alice' } });
     expectRefused(r, /ursula/);
+    await expectNoToken('bob', 'flag wins');
   });
 });
 
-describe('token revoke: who may revoke whose tokens', () => {
+describe.concurrent('token revoke: who may revoke whose tokens', () => {
   it('refuses an admin revoking a superuser token, which stays active', async () => {
     const t = await createToken(cli, 'sam', 'keep me', 'root');
     expectRefused(await cli.run(['token', 'revoke', t.id, '--as', 'alice']), /superuser/);
@@ -198,19 +198,16 @@ describe('token revoke: who may revoke whose tokens', () => {
   });
 });
 
-describe('token rotate: the same rules as create and revoke', () => {
+describe.concurrent('token rotate: the same rules as create and revoke', () => {
   it('refuses an admin rotating a superuser token', async () => {
     const t = await createToken(cli, 'sam', 'rotate refused', 'root');
-    const before = await tokenCount();
     expectRefused(await cli.run(['token', 'rotate', t.id, '--as', 'alice']));
-    expect((await tokenById(t.id))?.status).toBe('active');
-    expect(await tokenCount()).toBe(before);
+    expect((await tokensNamed('sam', 'rotate refused')).map((x) => [x.id, x.status])).toEqual([[t.id, 'active']]);
   });
 
   it('refuses a user rotating its own token', async () => {
     const t = await createToken(cli, 'bob', 'rotate own', 'alice');
-    const before = await tokenCount();
     expectRefused(await cli.run(['token', 'rotate', t.id, '--as', 'bob']));
-    expect(await tokenCount()).toBe(before);
+    expect((await tokensNamed('bob', 'rotate own')).map((x) => [x.id, x.status])).toEqual([[t.id, 'active']]);
   });
 });

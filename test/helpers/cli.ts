@@ -192,7 +192,10 @@ export async function createSandbox(options: { migrate?: boolean } = {}): Promis
     // The first command of a fresh installation notes the migrations it applied on stderr;
     // apply them here so that tests see only what their own command prints.
     const r = await run(['migrate']);
-    if (r.code !== 0) throw new Error(`archivectl migrate failed (${r.code}):\n${r.stderr}`);
+    if (r.code !== 0) {
+      await box.cleanup();
+      throw new Error(`archivectl migrate failed (${r.code}):\n${r.stderr}`);
+    }
   }
   return box;
 }
@@ -274,11 +277,4 @@ export function legacyValue(): string {
   let out = '';
   for (let i = 0; i < 60; i++) out += alphabet[randomInt(62)];
   return out;
-}
-
-/** A username unique within the test run (accounts in a shared sandbox never collide). */
-let counter = 0;
-export function uniqueName(prefix: string): string {
-  counter += 1;
-  return `${prefix}${counter}`;
 }

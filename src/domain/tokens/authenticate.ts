@@ -139,14 +139,15 @@ export class Authenticator {
       return { ok: false, reason: 'throttled', selector: parsed.selector };
     }
     const hash = row.secret_hash;
+    // Counted as a failure before the KDF runs and refunded on success, so that many forged
+    // values arriving at once cannot all slip under the budget while the first ones verify.
+    this.recordFailure(parsed.selector);
     const ok = await this.kdf.run(async () => {
       this.stats.kdfRuns++;
       return verifySecret(hash, parsed.secret);
     });
-    if (!ok) {
-      this.recordFailure(parsed.selector);
-      return { ok: false, reason: 'mismatch', selector: parsed.selector };
-    }
+    if (!ok) return { ok: false, reason: 'mismatch', selector: parsed.selector };
+    this.refundFailure(parsed.selector);
     if (needsRehash(hash)) await this.rehash(row, parsed.secret);
     this.remember(key, { row, generation });
     return this.admit(row);
@@ -210,6 +211,11 @@ export class Authenticator {
     // most one entry per real token; the cap is a second guard.
     if (this.failures.size >= this.options.cacheSize) this.failures.clear();
     this.failures.set(selector, { count: 1, since: now });
+  }
+
+  private refundFailure(selector: string): void {
+    const entry = this.failures.get(selector);
+    if (entry && --entry.count <= 0) this.failures.delete(selector);
   }
 
   /** Stored keys made with older scrypt parameters are replaced on their next successful use. */

@@ -48,8 +48,9 @@ export function toView(row: TokenRow, now: Date): TokenView {
     status: tokenStatus(row, now),
     created: row.created_at,
     last_used: row.last_used_at,
-    // Handoff tokens end at an instant; the date shown is the UTC day of that instant.
-    expires: row.expires ?? (row.expires_at ? utcDate(new Date(row.expires_at)) : null),
+    // Handoff tokens end at an instant; the date shown is the last UTC day on which they are
+    // accepted (the day of the last millisecond before that instant), as for dated expiry.
+    expires: row.expires ?? (row.expires_at ? utcDate(new Date(Date.parse(row.expires_at) - 1)) : null),
   };
 }
 

@@ -86,7 +86,8 @@ export async function createToken(ctx: Ctx, input: CreateInput): Promise<Created
 }
 
 async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
-  if (!isSelector(id)) throw invalid(`"${id}" is not a token id (8 letters and digits, as shown by token list)`);
+  // Never echo the argument: a pasted token value would end up in the terminal and its logs.
+  if (!isSelector(id)) throw invalid('that is not a token id: give the 8-character id shown by token list, not the value');
   const row = await findTokenBySelector(ctx, id);
   if (!row) throw notFound(`no token with id ${id}`);
   return row;

@@ -1,0 +1,307 @@
+// Talking to a running daemon the way an API client does, with the checks every response owes
+// SPEC §4 whatever the test is about: never a 5xx; every error is a JSON object with a string
+// `error`; every 401 carries `WWW-Authenticate: Bearer realm="archive"`; every 405 an `Allow`.
+//
+//   const api = client(daemon);                    // daemon: () => RunningDaemon (from useDaemon)
+//   const r = await api.get('/api/actors', editor); // → { status, headers, text, body }
+//   const r = await api.post('/api/actors', { name: 'x' }, editor);
+//
+// And the things several HTTP test files need: tokens for every role, small ZIP files and
+// SIP upload forms.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { ROLES, type Role } from '../../src/domain/roles.js';
+import { createAccounts, createToken, type Sandbox } from './cli.js';
+import type { RunningDaemon } from './daemon.js';
+
+export interface Reply {
+  method: string;
+  path: string;
+  status: number;
+  headers: Headers;
+  /** The body as text ('' for HEAD). */
+  text: string;
+  /** The body parsed as JSON when it is JSON, else undefined. */
+  body: unknown;
+}
+
+export const REALM = 'Bearer realm="archive"';
+
+/** Problems of a reply with the rules every response follows (empty when it is fine). */
+export function replyProblems(r: Reply): string[] {
+  const where = `${r.method} ${r.path} → ${r.status}`;
+  const problems: string[] = [];
+  if (r.status >= 500) problems.push(`${where}: a 5xx (${r.text.slice(0, 200)})`);
+  if (r.status >= 400 && r.method !== 'HEAD') {
+    const type = r.headers.get('content-type') ?? '';
+    if (!type.startsWith('application/json')) problems.push(`${where}: error body is ${type || 'untyped'}, not JSON`);
+    const body = r.body as { error?: unknown } | undefined;
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.error !== 'string' || body.error === '') {
+      problems.push(`${where}: error body without a string "error": ${r.text.slice(0, 200)}`);
+    }
+  }
+  if (r.status === 401 && !(r.headers.get('www-authenticate') ?? '').startsWith(REALM)) {
+    problems.push(`${where}: 401 without WWW-Authenticate: ${REALM}`);
+  }
+  if (r.status === 405 && !r.headers.get('allow')) problems.push(`${where}: 405 without Allow`);
+  return problems;
+}
+
+/** Sends a request and reads the whole answer; does not judge it. */
+export async function send(d: RunningDaemon, path: string, init: RequestInit = {}): Promise<Reply> {
+  const method = (init.method ?? 'GET').toUpperCase();
+  const res = await d.fetch(path, init);
+  const text = await res.text();
+  let body: unknown;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') {
+    try {
+      body = JSON.parse(text) as unknown;
+    } catch {
+      body = undefined;
+    }
+  }
+  return { method, path, status: res.status, headers: res.headers, text, body };
+}
+
+export const bearer = (token: string | undefined): Record<string, string> => (token ? { Authorization: `Bearer ${token}` } : {});
+
+export interface Client {
+  /** Any request; asserts the universal rules (no 5xx, JSON errors, WWW-Authenticate, Allow). */
+  request(path: string, init?: RequestInit): Promise<Reply>;
+  get(path: string, token?: string): Promise<Reply>;
+  head(path: string, token?: string): Promise<Reply>;
+  /** POST with a JSON body (an object is serialised; a string is sent as is). */
+  post(path: string, body: unknown, token?: string): Promise<Reply>;
+  put(path: string, body: unknown, token?: string): Promise<Reply>;
+  /** POST a multipart form. */
+  upload(path: string, form: FormData, token?: string): Promise<Reply>;
+}
+
+export function client(daemon: () => RunningDaemon): Client {
+  const request = async (path: string, init: RequestInit = {}): Promise<Reply> => {
+    const r = await send(daemon(), path, init);
+    expect(replyProblems(r), `${r.method} ${path}`).toEqual([]);
+    return r;
+  };
+  const withJson = (method: string) => (path: string, body: unknown, token?: string) =>
+    request(path, {
+      method,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', ...bearer(token) },
+    });
+  return {
+    request,
+    get: (path, token) => request(path, { headers: bearer(token) }),
+    head: (path, token) => request(path, { method: 'HEAD', headers: bearer(token) }),
+    post: withJson('POST'),
+    put: withJson('PUT'),
+    upload: (path, form, token) => request(path, { method: 'POST', body: form, headers: bearer(token) }),
+  };
+}
+
+/** `{"data": …}` of a reply, typed for the test. */
+export function dataOf<T = Record<string, unknown>>(r: Reply): T {
+  expect(r.body, `${r.method} ${r.path}: ${r.text.slice(0, 300)}`).toHaveProperty('data');
+  return (r.body as { data: T }).data;
+}
+
+/** `fields` of a 422, asserting the status. */
+export function fieldsOf(r: Reply): Record<string, string> {
+  expect(r.status, `${r.method} ${r.path}: ${r.text.slice(0, 300)}`).toBe(422);
+  const fields = (r.body as { fields?: unknown }).fields;
+  expect(typeof fields, `${r.method} ${r.path}: 422 without "fields": ${r.text}`).toBe('object');
+  for (const v of Object.values(fields as object)) expect(typeof v).toBe('string');
+  return fields as Record<string, string>;
+}
+
+// --- tokens for every role ---------------------------------------------------------------------
+
+/** The username created for a role by roleTokens. */
+export const roleAccount = (role: Role) => `as_${role}`;
+
+/**
+ * One account per role of SPEC §2 (ROLES, so a new role is covered too) with one token each,
+ * created by a superuser `root`. The blocked account gets its token while it is a user and is
+ * blocked afterwards (a token cannot be created for a blocked account).
+ */
+export async function roleTokens(cli: Sandbox): Promise<Record<Role, string>> {
+  const accounts: Record<string, string> = { root: 'superuser' };
+  for (const role of ROLES) accounts[roleAccount(role)] = role === 'blocked' ? 'user' : role;
+  await createAccounts(cli, accounts);
+  const entries = await Promise.all(
+    ROLES.map(async (role) => [role, (await createToken(cli, roleAccount(role), 'http tests', 'root')).token] as const),
+  );
+  const r = await cli.run(['account', 'set-role', roleAccount('blocked'), 'blocked']);
+  expect(r.code, r.stderr).toBe(0);
+  return Object.fromEntries(entries) as Record<Role, string>;
+}
+
+// --- settings ----------------------------------------------------------------------------------
+
+export interface SettingsCombo {
+  public_access: boolean;
+  public_api: boolean;
+}
+
+export const SETTINGS_COMBOS: readonly SettingsCombo[] = [
+  { public_access: false, public_api: false },
+  { public_access: true, public_api: false },
+  { public_access: false, public_api: true },
+  { public_access: true, public_api: true },
+];
+
+export const comboName = (s: SettingsCombo) =>
+  `public_access ${s.public_access ? 'on' : 'off'}, public_api ${s.public_api ? 'on' : 'off'}`;
+
+/** Sets both settings with the CLI (in effect for the next request, no restart). */
+export async function applySettings(cli: Sandbox, s: SettingsCombo): Promise<void> {
+  for (const name of ['public_access', 'public_api'] as const) {
+    const r = await cli.run(['settings', 'set', name, s[name] ? 'on' : 'off']);
+    expect(r.code, r.stderr).toBe(0);
+  }
+  expect(await cli.json(['settings'])).toEqual({ public_access: s.public_access, public_api: s.public_api });
+}
+
+// --- ZIP files and SIP uploads -------------------------------------------------------------------
+
+/** The smallest valid ZIP: an end-of-central-directory record and nothing else (22 bytes). */
+export function emptyZip(): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(22);
+  b.set([0x50, 0x4b, 0x05, 0x06]);
+  return b;
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+/** CRC-32 (IEEE), as ZIP headers carry it. */
+export function crc32(data: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const byte of data) c = (CRC_TABLE[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** A valid ZIP with stored (uncompressed) entries. */
+export function storedZip(entries: Record<string, string>): Uint8Array<ArrayBuffer> {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, content] of Object.entries(entries)) {
+    const nameBytes = Buffer.from(name, 'utf8');
+    const data = Buffer.from(content, 'utf8');
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(10, 4); // version needed
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(0, 8); // stored
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(10, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, data);
+    centrals.push(central, nameBytes);
+    offset += local.length + nameBytes.length + data.length;
+  }
+  const centralSize = centrals.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  const count = Object.keys(entries).length;
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
+  end.writeUInt32LE(centralSize, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...locals, ...centrals, end]));
+}
+
+export interface SipFields {
+  /** The file's bytes; null for no file part. A small valid ZIP by default. */
+  file?: Uint8Array<ArrayBuffer> | null;
+  filename?: string;
+  identifier?: string;
+  title?: string;
+  keywords?: string;
+  /** Further text fields, as given. */
+  extra?: Record<string, string>;
+}
+
+/** The multipart form of POST /api/sips/import. */
+export function sipForm(fields: SipFields = {}): FormData {
+  const form = new FormData();
+  const file = fields.file === undefined ? storedZip({ 'manifest.txt': 'hello\n' }) : fields.file;
+  if (file !== null) form.set('file', new Blob([file], { type: 'application/zip' }), fields.filename ?? 'sip.zip');
+  if (fields.identifier !== undefined) form.set('identifier', fields.identifier);
+  if (fields.title !== undefined) form.set('title', fields.title);
+  if (fields.keywords !== undefined) form.set('keywords', fields.keywords);
+  for (const [k, v] of Object.entries(fields.extra ?? {})) form.set(k, v);
+  return form;
+}
+
+export interface SipReceipt {
+  id: number;
+  status: string;
+  object_id: number;
+}
+
+/** Imports a SIP with an editor's token and returns the receipt (asserting 202). */
+export async function importSip(api: Client, token: string, fields: SipFields = {}): Promise<SipReceipt> {
+  const r = await api.upload('/api/sips/import', sipForm(fields), token);
+  expect(r.status, r.text).toBe(202);
+  return dataOf<SipReceipt>(r);
+}
+
+// --- small utilities ---------------------------------------------------------------------------
+
+/** Runs tasks with at most `limit` in flight; results in order. */
+export async function inPool<T>(tasks: (() => Promise<T>)[], limit = 8): Promise<T[]> {
+  const results: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await (tasks[i] as () => Promise<T>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+export interface BasicTokens {
+  /** An editor's token (writes). */
+  editor: string;
+  /** A user's token (reads only). */
+  user: string;
+}
+
+/** Accounts `root` (superuser), `ed` (editor) and `reader` (user), and a token for each of the last two. */
+export async function basicTokens(cli: Sandbox): Promise<BasicTokens> {
+  await createAccounts(cli, { root: 'superuser', ed: 'editor', reader: 'user' });
+  const [editor, user] = await Promise.all([
+    createToken(cli, 'ed', 'http tests', 'root'),
+    createToken(cli, 'reader', 'http tests', 'root'),
+  ]);
+  return { editor: editor.token, user: user.token };
+}
+
+/** Writes a JSON file into the sandbox and loads it with `archivectl catalog load`; returns the counts. */
+export async function loadCatalog(cli: Sandbox, name: string, content: unknown): Promise<Record<string, number>> {
+  const file = path.join(cli.dir, name);
+  await writeFile(file, JSON.stringify(content));
+  return cli.json<Record<string, number>>(['catalog', 'load', file]);
+}
+
+export const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;

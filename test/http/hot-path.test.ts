@@ -1,0 +1,169 @@
+// The hot path (issue: near-free authentication): a daemon started in this process so that its
+// counters (KDF runs, token lookups, last-used writes) can be read, talking over real HTTP on
+// 127.0.0.1 to a sandbox that the CLI administers as a child process. Not timed: counted.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startDaemon, type Daemon } from '../../src/http/server.js';
+import { checksum, randomBase62 } from '../../src/domain/tokens/format.js';
+import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+
+let box: Sandbox;
+let daemon: Daemon;
+let now = Date.parse('2026-11-20T12:00:00.000Z');
+const clock = { now: () => new Date(now) };
+const NOW_ISO = () => new Date(now).toISOString();
+
+beforeAll(async () => {
+  box = await createSandbox();
+  await createAccounts(box, { root: 'superuser', reader: 'user', ed: 'editor' });
+  const config = loadConfig(box.configFile, { ...process.env, ...box.env });
+  daemon = await startDaemon(config, { host: '127.0.0.1', port: 0, clock, logDestination: { write: () => true } as unknown as NodeJS.WritableStream, auth: { cacheSize: 4, failureBudget: 5 } });
+});
+
+afterAll(async () => {
+  await daemon?.close();
+  await box?.cleanup();
+});
+
+const get = (token: string, path = '/api/objects') => fetch(`${daemon.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+const stats = () => ({ ...daemon.authenticator.stats });
+const token = (name: string, user = 'reader', extra: string[] = []) => createToken(box, user, name, 'root', extra, { now: NOW_ISO() });
+
+describe('verified tokens are cached', () => {
+  it('runs the KDF once per token across many requests', async () => {
+    const t = await token('many requests');
+    const before = stats();
+    for (let i = 0; i < 30; i++) expect((await get(t.token)).status).toBe(200);
+    const after = stats();
+    expect(after.kdfRuns - before.kdfRuns).toBe(1);
+    expect(after.cacheHits - before.cacheHits).toBe(29);
+  });
+
+  it('never reaches the KDF or the database with malformed values', async () => {
+    const t = await token('malformed');
+    const flipped = t.token.slice(0, -1) + (t.token.endsWith('a') ? 'b' : 'a');
+    const bad = [
+      `xyz_${t.token.slice(4)}`, // prefix
+      t.token.slice(0, -2), // length
+      `${t.token.slice(0, 20)}-${t.token.slice(21)}`, // alphabet
+      flipped, // checksum
+      'a'.repeat(59),
+      '',
+    ];
+    const before = stats();
+    for (const value of bad) expect((await get(value)).status).toBe(401);
+    const after = stats();
+    expect(after.kdfRuns).toBe(before.kdfRuns);
+    expect(after.lookups).toBe(before.lookups);
+  });
+
+  it('refuses an unknown selector after one lookup and no KDF', async () => {
+    const selector = randomBase62(8);
+    const secret = randomBase62(40);
+    const before = stats();
+    expect((await get(`arc_${selector}${secret}${checksum(selector + secret)}`)).status).toBe(401);
+    const after = stats();
+    expect(after.lookups - before.lookups).toBe(1);
+    expect(after.kdfRuns).toBe(before.kdfRuns);
+  });
+
+  it('is bounded in size', async () => {
+    for (let i = 0; i < 7; i++) {
+      const t = await token(`bounded ${i}`);
+      expect((await get(t.token)).status).toBe(200);
+      expect(daemon.authenticator.cacheSize).toBeLessThanOrEqual(4);
+    }
+    expect(daemon.authenticator.cacheSize).toBe(4);
+  });
+});
+
+describe('the cache never serves a token that lost its access', () => {
+  it('refuses a revoked token at once, and re-checks the others without the KDF', async () => {
+    const a = await token('revoked soon');
+    const b = await token('stays');
+    expect((await get(a.token)).status).toBe(200);
+    expect((await get(b.token)).status).toBe(200);
+    const before = stats();
+    expect((await box.run(['token', 'revoke', a.id, '--as', 'root'])).code).toBe(0);
+    expect((await get(a.token)).status).toBe(401);
+    expect((await get(b.token)).status).toBe(200);
+    expect(stats().kdfRuns).toBe(before.kdfRuns);
+  });
+
+  it('refuses an expired token once its day has passed', async () => {
+    const day = NOW_ISO().slice(0, 10);
+    const t = await token('expiring', 'reader', ['--expires', day]);
+    expect((await get(t.token)).status).toBe(200);
+    const saved = now;
+    now = Date.parse(`${day}T23:59:59.999Z`);
+    expect((await get(t.token)).status).toBe(200);
+    now = Date.parse(`${day}T23:59:59.999Z`) + 1;
+    const res = await get(t.token);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: string }).error).toMatch(/expired/);
+    now = saved;
+  });
+
+  it('refuses a blocked account with 403 and a deleted account with 401', async () => {
+    await createAccounts(box, { blockme: 'user', deleteme: 'user' });
+    const blocked = await token('to block', 'blockme');
+    const deleted = await token('to delete', 'deleteme');
+    expect((await get(blocked.token)).status).toBe(200);
+    expect((await get(deleted.token)).status).toBe(200);
+    await box.run(['account', 'set-role', 'blockme', 'blocked']);
+    expect((await get(blocked.token)).status).toBe(403);
+    await box.run(['account', 'delete', 'deleteme']);
+    expect((await get(deleted.token)).status).toBe(401);
+  });
+
+  it('follows role changes for writes', async () => {
+    await createAccounts(box, { climber: 'user' });
+    const t = await token('climber', 'climber');
+    const post = () => fetch(`${daemon.url}/api/actors`, { method: 'POST', headers: { Authorization: `Bearer ${t.token}`, 'Content-Type': 'application/json' }, body: '{"name":"Climber"}' });
+    expect((await post()).status).toBe(403);
+    await box.run(['account', 'set-role', 'climber', 'editor']);
+    expect((await post()).status).toBe(201);
+  });
+});
+
+describe('forged tokens with a real selector', () => {
+  it('spend at most the failure budget in KDF runs, while the verified token keeps working', async () => {
+    const t = await token('flooded');
+    expect((await get(t.token)).status).toBe(200);
+    const selector = t.id;
+    const before = stats();
+    const forged = Array.from({ length: 40 }, () => {
+      const secret = randomBase62(40);
+      return `arc_${selector}${secret}${checksum(selector + secret)}`;
+    });
+    const answers = await Promise.all(forged.map((v) => get(v)));
+    expect(answers.every((r) => r.status === 401)).toBe(true);
+    const after = stats();
+    expect(after.kdfRuns - before.kdfRuns).toBeLessThanOrEqual(5);
+    expect(after.throttled - before.throttled).toBeGreaterThanOrEqual(35);
+    expect((await get(t.token)).status).toBe(200);
+  });
+});
+
+describe('last used', () => {
+  it('is written at most once a minute per token under sustained use', async () => {
+    const t = await token('sustained');
+    await daemon.lastUsed.flush();
+    const before = daemon.lastUsed.writes;
+    const start = now;
+    // 3 simulated minutes of one request per second
+    for (let s = 0; s < 180; s++) {
+      now = start + s * 1000;
+      expect((await get(t.token)).status).toBe(200);
+      if (s % 10 === 0) await daemon.lastUsed.flush();
+    }
+    await daemon.lastUsed.flush();
+    const writes = daemon.lastUsed.writes - before;
+    expect(writes).toBeGreaterThanOrEqual(3);
+    expect(writes).toBeLessThanOrEqual(3);
+    const listed = await box.json<{ id: string; last_used: string }[]>(['token', 'list', 'reader'], { now: new Date(now).toISOString() });
+    const lastUsed = Date.parse(listed.find((x) => x.id === t.id)?.last_used ?? '');
+    expect(now - lastUsed).toBeLessThanOrEqual(60_000);
+    now = start;
+  });
+});

@@ -1,0 +1,234 @@
+// SPEC §4.4 places through a real daemon: POST /api/places creates, POST /api/places/{id}
+// changes, the location and other field checks, lists, select2 and BEACON (GND and GeoNames).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { basicTokens, client, dataOf, fieldsOf, ISO_INSTANT, type BasicTokens } from '../helpers/api.js';
+import { useDaemon } from '../helpers/daemon.js';
+
+const { cli, daemon } = useDaemon();
+const api = client(daemon);
+let t: BasicTokens;
+
+beforeAll(async () => {
+  t = await basicTokens(cli());
+});
+
+const PLACE_KEYS = [
+  'id',
+  'name',
+  'label',
+  'city',
+  'state',
+  'address',
+  'country_code',
+  'location',
+  'alternative_names',
+  'comment',
+  'gnd',
+  'geonames',
+  'created_at',
+  'updated_at',
+];
+
+interface Place {
+  id: number;
+  name: string;
+  location: string | null;
+  country_code: string | null;
+  gnd: string | null;
+  geonames: string | null;
+  comment: string | null;
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+interface List<T> {
+  data: T[];
+  meta: { page: number; perPage: number; total: number };
+}
+
+async function create(body: Record<string, unknown>): Promise<Place> {
+  const r = await api.post('/api/places', body, t.editor);
+  expect(r.status, r.text).toBe(201);
+  return dataOf<Place>(r);
+}
+
+const total = async () => ((await api.get('/api/places', t.user)).body as List<Place>).meta.total;
+
+describe('POST /api/places', () => {
+  it('creates a place with every field and answers 201 {"data": place}', async () => {
+    const body = {
+      name: 'Zürich',
+      label: { de: 'Zürich', fr: 'Zurich' },
+      city: 'Zürich',
+      state: 'Zürich',
+      address: 'Rämistrasse 71',
+      country_code: 'CH',
+      location: '47.3769 8.5417',
+      alternative_names: ['Zurich', 'Turicum'],
+      comment: 'Largest city of Switzerland',
+      gnd: '4068038-8',
+      geonames: '2657896',
+    };
+    const r = await api.post('/api/places', body, t.editor);
+    expect(r.status).toBe(201);
+    const place = dataOf<Place>(r);
+    expect(Object.keys(place).sort()).toEqual([...PLACE_KEYS].sort());
+    expect(place).toMatchObject(body);
+    expect(place.created_at).toMatch(ISO_INSTANT);
+    expect((await api.get(`/api/places/${place.id}`, t.user)).body).toEqual({ data: place });
+  });
+
+  it('takes only a name, the rest null', async () => {
+    const place = await create({ name: 'Nowhere' });
+    for (const key of PLACE_KEYS.filter((k) => !['id', 'name', 'created_at', 'updated_at'].includes(k))) {
+      expect(place[key], key).toBeNull();
+    }
+  });
+
+  it('accepts locations in decimal degrees at the edges of their ranges', async () => {
+    for (const location of ['47.37 8.54', '-33.8688 151.2093', '90 180', '-90 -180', '0 0', '47 8']) {
+      expect((await create({ name: `At ${location}`, location })).location, location).toBe(location);
+    }
+  });
+
+  it('refuses bad locations, country codes and identifiers with 422 naming the field, and creates nothing', async () => {
+    const before = await total();
+    const cases: [unknown, string][] = [
+      [{ name: 'x', location: '91 0' }, 'location'],
+      [{ name: 'x', location: '-91 0' }, 'location'],
+      [{ name: 'x', location: '0 181' }, 'location'],
+      [{ name: 'x', location: 'abc' }, 'location'],
+      [{ name: 'x', location: '47.37' }, 'location'],
+      [{ name: 'x', location: '47.37 8.54 100' }, 'location'],
+      [{ name: 'x', location: '47,37 8,54' }, 'location'],
+      [{ name: 'x', location: '' }, 'location'],
+      [{ name: 'x', location: [47.37, 8.54] }, 'location'],
+      [{ name: 'x', location: '1e1 8' }, 'location'],
+      [{ name: 'x', country_code: 'ch' }, 'country_code'],
+      [{ name: 'x', country_code: 'CHE' }, 'country_code'],
+      [{ name: 'x', country_code: 'C' }, 'country_code'],
+      [{ name: 'x', country_code: 41 }, 'country_code'],
+      [{ name: 'x', gnd: 'zürich' }, 'gnd'],
+      [{ name: 'x', geonames: 'abc' }, 'geonames'],
+      [{ name: 'x', label: 'Zürich' }, 'label'],
+      [{ name: 'x', alternative_names: 'Zurich' }, 'alternative_names'],
+      [{ name: 'x', population: 1 }, 'population'],
+      [{}, 'name'],
+      [{ name: 'x'.repeat(256) }, 'name'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await api.post('/api/places', body, t.editor);
+      expect(fieldsOf(r), JSON.stringify(body)).toHaveProperty(field);
+    }
+    const badJson = await api.post('/api/places', '{"name": "x"', t.editor);
+    expect(badJson.status).toBe(400);
+    const array = await api.post('/api/places', '[]', t.editor);
+    expect(array.status).toBe(422);
+    expect(await total()).toBe(before);
+  });
+
+  it('stores a GeoNames URI as its id', async () => {
+    expect((await create({ name: 'Bern', geonames: 'https://www.geonames.org/2661552/bern.html' })).geonames).toBe('2661552');
+  });
+});
+
+describe('POST /api/places/{id}', () => {
+  it('changes the given fields only and answers 200', async () => {
+    const created = await create({ name: 'Basel', country_code: 'CH', location: '47.5596 7.5886' });
+    await new Promise((r) => setTimeout(r, 5));
+    const r = await api.post(`/api/places/${created.id}`, { comment: 'On the Rhine', city: 'Basel' }, t.editor);
+    expect(r.status).toBe(200);
+    const changed = dataOf<Place>(r);
+    expect(changed).toEqual({ ...created, comment: 'On the Rhine', city: 'Basel', updated_at: changed.updated_at });
+    expect(changed.updated_at > created.updated_at).toBe(true);
+    expect((await api.get(`/api/places/${created.id}`, t.user)).body).toEqual({ data: changed });
+    const cleared = dataOf<Place>(await api.post(`/api/places/${created.id}`, { location: null }, t.editor));
+    expect(cleared.location).toBeNull();
+    expect(cleared.country_code).toBe('CH');
+  });
+
+  it('refuses a bad change with 422 and keeps the place as it was', async () => {
+    const created = await create({ name: 'Genève', location: '46.2044 6.1432' });
+    for (const [body, field] of [
+      [{ location: '91 0' }, 'location'],
+      [{ location: 'abc' }, 'location'],
+      [{ location: '47.37' }, 'location'],
+      [{ name: null }, 'name'],
+      [{ country_code: 'xx' }, 'country_code'],
+      [{ bogus: true }, 'bogus'],
+    ] as [unknown, string][]) {
+      const r = await api.post(`/api/places/${created.id}`, body, t.editor);
+      expect(fieldsOf(r), JSON.stringify(body)).toHaveProperty(field);
+    }
+    expect((await api.get(`/api/places/${created.id}`, t.user)).body).toEqual({ data: created });
+  });
+
+  it('answers 404 for unknown and non-integer ids', async () => {
+    for (const id of ['999999', 'abc', '0', '-1', '1.5']) {
+      expect((await api.post(`/api/places/${id}`, { comment: 'x' }, t.editor)).status, id).toBe(404);
+      expect((await api.get(`/api/places/${id}`, t.user)).status, id).toBe(404);
+    }
+  });
+});
+
+describe('GET /api/places (list, select2, BEACON)', () => {
+  let withBoth: Place;
+  let withGeonames: Place;
+  beforeAll(async () => {
+    withBoth = await create({ name: 'Placelist Luzern', gnd: '4036609-0', geonames: '2659811' });
+    withGeonames = await create({ name: 'placelist Lugano', geonames: '2659836' });
+    await create({ name: 'PLACELIST Chur' });
+  });
+
+  it('lists with search, paging and sorting', async () => {
+    const r = await api.get('/api/places?search=PlaceList&sortField=name&sortAsc=1', t.user);
+    const list = r.body as List<Place>;
+    expect(list.meta).toEqual({ page: 1, perPage: 25, total: 3 });
+    expect(list.data.map((p) => p.name)).toEqual(['PLACELIST Chur', 'placelist Lugano', 'Placelist Luzern']);
+    for (const p of list.data) expect(Object.keys(p).sort()).toEqual([...PLACE_KEYS].sort());
+    const page2 = (await api.get('/api/places?search=placelist&sortField=name&perPage=2&page=2', t.user)).body as List<Place>;
+    expect(page2.data.map((p) => p.name)).toEqual(['Placelist Luzern']);
+    expect(page2.meta).toEqual({ page: 2, perPage: 2, total: 3 });
+    for (const field of ['city', 'state', 'country_code', 'created_at', 'updated_at', 'id']) {
+      expect((await api.get(`/api/places?sortField=${field}&sortAsc=0`, t.user)).status, field).toBe(200);
+    }
+    expect(fieldsOf(await api.get('/api/places?sortField=location', t.user))).toHaveProperty('sortField');
+    expect(fieldsOf(await api.get('/api/places?perPage=101', t.user))).toHaveProperty('perPage');
+  });
+
+  it('answers format=select2', async () => {
+    const body = (await api.get('/api/places?format=select2&search=placelist&sortField=id', t.user)).body as {
+      results: { id: number; text: string }[];
+    };
+    expect(body.results.map((x) => x.text)).toEqual(['Placelist Luzern', 'placelist Lugano', 'PLACELIST Chur']);
+    expect(body.results[0]).toEqual({ id: withBoth.id, text: 'Placelist Luzern' });
+  });
+
+  it('answers BEACON for provider gnd (the default) and geonames', async () => {
+    const gnd = await api.get('/api/places?format=beacon', t.user);
+    expect(gnd.status).toBe(200);
+    expect(gnd.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(gnd.text.startsWith('#FORMAT: BEACON\n')).toBe(true);
+    expect(gnd.text).toContain('#PREFIX: https://d-nb.info/gnd/');
+    expect(gnd.text.split('\n')).toContain(`4036609-0|Placelist Luzern|${withBoth.id}`);
+    expect(gnd.text).not.toContain('Lugano');
+    expect((await api.get('/api/places?format=beacon&provider=gnd', t.user)).text).toContain(`|${withBoth.id}`);
+
+    const geo = await api.get('/api/places?format=beacon&provider=geonames', t.user);
+    expect(geo.status).toBe(200);
+    expect(geo.text.startsWith('#FORMAT: BEACON\n')).toBe(true);
+    expect(geo.text).toMatch(/#PREFIX: https?:\/\/(sws\.|www\.)?geonames\.org\//);
+    const lines = geo.text.split('\n');
+    expect(lines).toContain(`2659811|Placelist Luzern|${withBoth.id}`);
+    expect(lines).toContain(`2659836|placelist Lugano|${withGeonames.id}`);
+    expect(geo.text).not.toContain('Chur');
+  });
+
+  it('refuses an unknown BEACON provider with 422', async () => {
+    for (const provider of ['viaf', 'GND', 'wikidata']) {
+      expect(fieldsOf(await api.get(`/api/places?format=beacon&provider=${provider}`, t.user)), provider).toHaveProperty('provider');
+    }
+    expect(fieldsOf(await api.get('/api/places?format=beacon&provider=gnd&provider=geonames', t.user))).toHaveProperty('provider');
+  });
+});
