@@ -16,7 +16,7 @@ const { checksum, randomBase62 } = await import(path.join(ROOT, 'dist/domain/tok
 const { hashSecret } = await import(path.join(ROOT, 'dist/domain/tokens/hash.js'));
 
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'archivectl-bench-'));
@@ -49,7 +49,12 @@ function startDaemon() {
     proc.stdout.on('data', (c) => {
       buf += c;
       const m = /"url":"([^"]+)"/.exec(buf);
-      if (m) resolve({ proc, url: m[1] });
+      if (m) {
+        // From here on the log lines are only drained, as a log collector would.
+        proc.stdout.removeAllListeners('data');
+        proc.stdout.resume();
+        resolve({ proc, url: m[1] });
+      }
     });
     proc.on('exit', (code) => reject(new Error(`daemon exited ${code}`)));
   });
@@ -75,6 +80,8 @@ function cannon(opts) {
 }
 
 const rows = [];
+const rssOf = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+const rssSeen = [];
 const row = (figure, value, target, met) => rows.push({ figure, value, target, met: met === undefined ? '' : met ? 'yes' : 'NO' });
 
 try {
@@ -90,8 +97,12 @@ try {
   const { proc, url } = await startDaemon();
   const target = `${url}/api/actors?perPage=25`;
   await get(target, token); // warm: the token's one scrypt verification happens here
+  rssSeen.push(`idle ${rssOf(proc.pid).toFixed(0)}`);
 
-  // (1) authenticated vs anonymous throughput, alternating rounds.
+  // (1) authenticated vs anonymous throughput, alternating rounds, after one warm-up round of
+  // each (JIT, SQLite page cache) that is not counted.
+  await cannon({ url: target, duration: 2 });
+  await cannon({ url: target, duration: 2, headers: { Authorization: `Bearer ${token}` } });
   let anon = 0;
   let auth = 0;
   const rounds = [];
@@ -104,6 +115,7 @@ try {
     rounds.push(`${Math.round(a.requests.average)}/${Math.round(b.requests.average)}`);
   }
   const ratio = auth / anon;
+  rssSeen.push(`after throughput ${rssOf(proc.pid).toFixed(0)}`);
   row('GET /api/actors?perPage=25, anonymous req/s (mean of rounds)', Math.round(anon / ROUNDS), '', undefined);
   row('GET /api/actors?perPage=25, authenticated req/s', Math.round(auth / ROUNDS), '', undefined);
   row(`  rounds anon/auth (${ROUND_SECONDS}s each)`, rounds.join(' '), '', undefined);
@@ -158,6 +170,7 @@ try {
     loaded.push(r.ms);
   }
   await floodDone;
+  rssSeen.push(`after flood ${rssOf(proc.pid).toFixed(0)}`);
   const calmP99 = percentile(calm, 99);
   const loadP99 = percentile(loaded, 99);
   row('legitimate p99 calm, ms', calmP99.toFixed(2), '', undefined);
@@ -171,6 +184,7 @@ try {
   proc.kill('SIGTERM');
   await new Promise((r) => proc.on('exit', r));
   row('daemon peak RSS, MB', hwm.toFixed(1), '<= 120', hwm <= 120);
+  row('  daemon RSS by phase, MB', rssSeen.join(', '), '', undefined);
 
   // (4) CLI start-up.
   const help = timeCommand(['--help']);

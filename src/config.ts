@@ -20,6 +20,7 @@ export interface Config {
     formBytes: number;
     sipUploadBytes: number;
     headerBytes: number;
+    failedAuthDelayMs: number;
   };
   timeouts: {
     headersMs: number;
@@ -71,6 +72,7 @@ const SHAPE: Shape = {
     formBytes: int(1, MAX_BYTES),
     sipUploadBytes: int(1, MAX_BYTES),
     headerBytes: int(1024, 1_048_576),
+    failedAuthDelayMs: int(0, 10_000),
   },
   timeouts: {
     headersMs: int(100, 3_600_000),
@@ -98,6 +100,7 @@ export const DEFAULTS = {
     formBytes: 1_048_576,
     sipUploadBytes: 1_073_741_824,
     headerBytes: 16_384,
+    failedAuthDelayMs: 100,
   },
   timeouts: { headersMs: 10_000, requestMs: 300_000, keepAliveMs: 5_000, shutdownMs: 10_000 },
 };

@@ -53,7 +53,7 @@ export function createApp({ deps, log, access, authenticator }: AppParts): Koa<A
     }),
   );
   app.use(refuseApiTokenInBody(log)); // 1. api_token in a form or JSON body
-  app.use(authenticate(access, authenticator)); // 2. the Authorization header
+  app.use(authenticate(access, authenticator, deps.config.limits.failedAuthDelayMs)); // 2. the Authorization header
   app.use(requireRoute); // 404 / 405, only once the header has been judged
   app.use(enforceAccess); // 3. the route's rule
   app.use(rejectUnreadableBody); // 4. then validation

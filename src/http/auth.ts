@@ -1,6 +1,7 @@
 // Steps 1-3 of SPEC §4.1 as Koa middleware, in that order: api_token anywhere → 401; the
 // Authorization header → 401/403; the route's access rule → 401/403. Validation and handlers
 // come after all three.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import { decide } from '../domain/access.js';
@@ -50,7 +51,7 @@ const REFUSAL_TEXT: Record<Refusal, string> = {
 };
 
 /** Step 2: the Authorization header. Present but unusable → 401 (blocked account → 403), also on open endpoints. */
-export function authenticate(access: AccessState, authenticator: Authenticator) {
+export function authenticate(access: AccessState, authenticator: Authenticator, failedAuthDelayMs: number) {
   return async function authenticateHeader(ctx: ApiContext, next: Next): Promise<void> {
     const snapshot = await access.current();
     ctx.state.settings = snapshot.settings;
@@ -68,6 +69,10 @@ export function authenticate(access: AccessState, authenticator: Authenticator) 
       if (!result.ok) {
         if (result.selector) ctx.state.tokenId = result.selector;
         if (result.reason === 'blocked') throw new HttpError(403, REFUSAL_TEXT.blocked);
+        // A refused token is answered after a pause that costs no CPU: a client guessing or
+        // flooding with forged values gets one answer per connection per pause, and the event
+        // loop stays free for the requests of valid tokens.
+        if (failedAuthDelayMs > 0) await delay(failedAuthDelayMs);
         throw unauthorized(REFUSAL_TEXT[result.reason], true);
       }
       ctx.state.principal = result.principal;

@@ -132,12 +132,14 @@ export class Authenticator {
       return { ok: false, reason: 'unknown', selector: parsed.selector };
     }
 
-    row = await this.lookup(parsed.selector);
-    if (!row) return { ok: false, reason: 'unknown', selector: parsed.selector };
+    // An exhausted budget refuses before any I/O: a flood on one selector costs neither KDF
+    // runs nor database lookups that legitimate requests would queue behind.
     if (this.overBudget(parsed.selector)) {
       this.stats.throttled++;
       return { ok: false, reason: 'throttled', selector: parsed.selector };
     }
+    row = await this.lookup(parsed.selector);
+    if (!row) return { ok: false, reason: 'unknown', selector: parsed.selector };
     const hash = row.secret_hash;
     // Counted as a failure before the KDF runs and refunded on success, so that many forged
     // values arriving at once cannot all slip under the budget while the first ones verify.

@@ -1,0 +1,140 @@
+// Slow clients cannot hold the daemon (SPEC §7; src/http/server.ts: headersTimeout and
+// requestTimeout from `timeouts.*`). With short timeouts (headers 1 s, whole request 3 s):
+// - 50 connections that send part of a request line or of the headers and then stall, and
+//   10 that send complete headers and trickle the body one byte a second, are all open at once;
+// - meanwhile normal requests with an editor token are answered (each within 3 s);
+// - after the timeouts, the server closes every stalled connection (bounded wait), answering
+//   408 JSON or nothing, and it keeps serving.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+import { patchConfig } from '../helpers/config.js';
+import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { holdConnection, parseResponse, type HeldSocket } from '../helpers/raw-http.js';
+
+const HEADERS_MS = 1000;
+const REQUEST_MS = 3000;
+/** How long after the last stalled connection opened every one of them must be closed. */
+const CLOSE_WITHIN_MS = REQUEST_MS + 5000;
+
+let box: Sandbox;
+let daemon: RunningDaemon;
+let token = '';
+
+beforeAll(async () => {
+  box = await createSandbox();
+  await patchConfig(box, { timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS } });
+  await createAccounts(box, { sroot: 'superuser', sed: 'editor' });
+  token = (await createToken(box, 'sed', 'slow clients', 'sroot')).token;
+  daemon = await startDaemon(box);
+});
+
+afterAll(async () => {
+  await daemon?.stop();
+  await box?.cleanup();
+});
+
+const PARTIAL_STARTS = [
+  'G',
+  'GET /api/act',
+  'GET /api/actors HTTP/1.1',
+  'GET /api/actors HTTP/1.1\r\n',
+  'GET /api/actors HTTP/1.1\r\nHost: 127.0.0.1\r\n',
+  'GET /api/objects HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bear',
+  'POST /api/actors HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Le',
+  'POST /api/sips/import HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ',
+  'HEAD /api/places HTTP/1.1\r\nHost: 127.0.0.1\r\n\r', // one CR short of the end of the headers
+  '', // connect and send nothing at all
+];
+
+describe('slow clients', () => {
+  it('serves normal requests while 60 slow connections are open, then closes the slow ones', async () => {
+    const stalled: HeldSocket[] = [];
+    const trickling: HeldSocket[] = [];
+    const timers: NodeJS.Timeout[] = [];
+    const closedAt = new Map<HeldSocket, number>();
+    try {
+      // 50 connections that stall inside the request line or the headers.
+      for (let i = 0; i < 50; i++) {
+        const held = await holdConnection(daemon.url);
+        const start = PARTIAL_STARTS[i % PARTIAL_STARTS.length] as string;
+        if (start) held.socket.write(start);
+        stalled.push(held);
+      }
+      // 10 connections with complete headers that trickle a 200-byte body, one byte a second.
+      const body = JSON.stringify({ name: 'trickled', comment: 'x'.repeat(200) });
+      for (let i = 0; i < 10; i++) {
+        const held = await holdConnection(daemon.url);
+        held.socket.write(
+          `POST /api/actors HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+        );
+        let at = 0;
+        const timer = setInterval(() => {
+          if (held.isClosed() || at >= body.length) {
+            clearInterval(timer);
+            return;
+          }
+          held.socket.write(body[at] as string);
+          at++;
+        }, 1000);
+        timers.push(timer);
+        trickling.push(held);
+      }
+      const opened = Date.now();
+      for (const held of [...stalled, ...trickling]) void held.closed.then(() => closedAt.set(held, Date.now() - opened));
+
+      // While they are open: normal requests are answered, each within 3 s.
+      const auth = { Authorization: `Bearer ${token}` };
+      for (let i = 0; i < 10; i++) {
+        const list = await daemon.fetch('/api/actors?perPage=5', { headers: auth, signal: AbortSignal.timeout(3000) });
+        expect(list.status).toBe(200);
+        await list.arrayBuffer();
+        const created = await daemon.fetch('/api/actors', {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: `normal while slow ${i}` }),
+          signal: AbortSignal.timeout(3000),
+        });
+        expect(created.status).toBe(201);
+        await created.arrayBuffer();
+      }
+      // The slow connections were still being held while those were served (the check is real).
+      const stillOpen = [...stalled, ...trickling].filter((h) => !h.isClosed()).length;
+      expect(stillOpen, 'slow connections still open while normal requests were served').toBeGreaterThan(0);
+
+      // After the timeouts, the server closes every one of them.
+      const all = [...stalled, ...trickling];
+      await Promise.race([Promise.all(all.map((h) => h.closed)), new Promise((r) => setTimeout(r, CLOSE_WITHIN_MS - (Date.now() - opened)))]);
+      const open = all.filter((h) => !h.isClosed());
+      const stalledOpen = stalled.filter((h) => !h.isClosed()).length;
+      const tricklingOpen = trickling.filter((h) => !h.isClosed()).length;
+      console.log(
+        `[slow-clients] after ${Date.now() - opened} ms: ${stalled.length - stalledOpen}/${stalled.length} stalled and ${trickling.length - tricklingOpen}/${trickling.length} trickling connections closed by the server (headersMs ${HEADERS_MS}, requestMs ${REQUEST_MS})`,
+      );
+      expect(
+        open.length,
+        `${stalledOpen} header-stalled and ${tricklingOpen} trickling connections still open ${CLOSE_WITHIN_MS} ms after they were opened (headersMs ${HEADERS_MS}, requestMs ${REQUEST_MS})`,
+      ).toBe(0);
+
+      // What the server said before closing: nothing, or a 408/400 JSON answer, never a 5xx.
+      for (const held of all) {
+        const received = held.received();
+        if (received.length === 0) continue;
+        const res = parseResponse(received, { atEnd: true });
+        expect(res, received.toString('latin1').slice(0, 200)).not.toBeNull();
+        expect([400, 408]).toContain(res?.status);
+        expect(typeof (JSON.parse(res?.text ?? '') as { error?: unknown }).error).toBe('string');
+      }
+      // None of the trickled bodies became an actor (they never finished).
+      const list = await daemon.fetch('/api/actors?search=trickled', { headers: auth, signal: AbortSignal.timeout(3000) });
+      expect(((await list.json()) as { meta: { total: number } }).meta.total).toBe(0);
+    } finally {
+      for (const t of timers) clearInterval(t);
+      for (const h of [...stalled, ...trickling]) h.socket.destroy();
+    }
+
+    // And the daemon is still serving.
+    const res = await daemon.fetch('/api/objects', { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(3000) });
+    expect(res.status).toBe(200);
+    expect(daemon.proc.exitCode).toBeNull();
+  });
+});
