@@ -7,6 +7,7 @@ import type { GlobalOptions } from './context.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
 import { registerCatalog } from './commands/catalog.js';
+import { registerCopyDatabase } from './commands/copy-database.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerServe } from './commands/serve.js';
@@ -42,6 +43,7 @@ Exit status: 0 done, 1 refused or failed, 2 usage or configuration error.`,
   registerRoutes(program, globals);
   registerAudit(program, globals);
   registerCatalog(program, globals);
+  registerCopyDatabase(program, globals);
   return program;
 }
 

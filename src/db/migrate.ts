@@ -32,8 +32,39 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   return pending;
 }
 
-/** Applies pending migrations; returns their names. */
+// Any fixed number, the same in every process: the key of PostgreSQL's advisory lock.
+const MIGRATION_LOCK_KEY = 7_204_116_883;
+
+/**
+ * Applies pending migrations; returns their names. Safe when several daemons (and the CLI)
+ * start at the same moment: on PostgreSQL an advisory lock, held on a connection of its own,
+ * makes the others wait and then find nothing left to do; on SQLite, where knex's own lock row
+ * may be taken by the other process, the attempt is repeated until it is free.
+ */
 export async function migrateLatest(db: Db): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest(options)) as [number, string[]];
-  return applied;
+  if (db.client.config.client === 'pg') {
+    const { default: pg } = await import('pg');
+    // knex may have parsed the URL into an object; pg.Client takes either form.
+    const conn = db.client.config.connection as string | Record<string, unknown>;
+    const lock = new pg.Client(typeof conn === 'string' ? { connectionString: conn } : conn);
+    await lock.connect();
+    try {
+      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      const [, applied] = (await db.migrate.latest(options)) as [number, string[]];
+      return applied;
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      await lock.end();
+    }
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const [, applied] = (await db.migrate.latest(options)) as [number, string[]];
+      return applied;
+    } catch (err) {
+      const message = (err as Error).message ?? '';
+      if (attempt >= 100 || !/already locked|already exists|SQLITE_BUSY/.test(message)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

@@ -97,7 +97,13 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     });
     void handle(req, res);
   };
-  const serverOptions = { maxHeaderSize: config.limits.headerBytes };
+  const { headersMs, requestMs } = config.timeouts;
+  const serverOptions = {
+    maxHeaderSize: config.limits.headerBytes,
+    // Node checks the header and request deadlines only this often (30 s by default), which
+    // would let a stalled client outlive a short deadline by that much.
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(headersMs, requestMs) / 2))),
+  };
   const server = config.tls
     ? https.createServer({ ...serverOptions, cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }, onRequest)
     : http.createServer(serverOptions, onRequest);

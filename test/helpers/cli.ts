@@ -143,22 +143,45 @@ export function runRaw(
 /**
  * The one place that decides which database a sandbox uses: writes `config.json` into `dir`
  * and returns it with any environment the CLI needs. On SQLite the file is
- * `./archive.sqlite3`, relative to the config file. A PostgreSQL run (ARCHIVE_TEST_PG_URL)
- * will create a fresh schema here and return DATABASE_URL pointing at it.
+ * `./archive.sqlite3`, relative to the config file. In a PostgreSQL run (ARCHIVE_TEST_PG_URL
+ * names a database) each sandbox gets a schema of its own in that database, and DATABASE_URL
+ * points at it through the connection's search_path; `drop` removes the schema.
  */
 export async function testDatabaseConfig(
   dir: string,
-): Promise<{ configFile: string; dbFile: string | null; env: Record<string, string> }> {
+  backend: 'default' | 'sqlite' = 'default',
+): Promise<{ configFile: string; dbFile: string | null; env: Record<string, string>; drop: () => Promise<void> }> {
   const configFile = path.join(dir, 'config.json');
   await writeFile(configFile, `${JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }, null, 2)}\n`);
-  // if (PG_URL) { … create a schema, return { configFile, dbFile: null, env: { DATABASE_URL } } }
-  return { configFile, dbFile: path.join(dir, 'archive.sqlite3'), env: {} };
+  if (!PG_URL || backend === 'sqlite') return { configFile, dbFile: path.join(dir, 'archive.sqlite3'), env: {}, drop: async () => undefined };
+  const schema = `sandbox_${path.basename(dir).replace(/[^A-Za-z0-9]/g, '_').toLowerCase()}`;
+  await pgAdmin(`CREATE SCHEMA "${schema}"`);
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    configFile,
+    dbFile: null,
+    env: { DATABASE_URL: url.toString() },
+    drop: () => pgAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`),
+  };
+}
+
+/** Runs one statement on the PostgreSQL test database (schemas of sandboxes). */
+export async function pgAdmin(sql: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }
 
 /** A fresh installation: a temporary directory, its configuration, and the schema applied. */
-export async function createSandbox(options: { migrate?: boolean } = {}): Promise<Sandbox> {
+export async function createSandbox(options: { migrate?: boolean; backend?: 'default' | 'sqlite' } = {}): Promise<Sandbox> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-test-'));
-  const { configFile, dbFile, env: dbEnv } = await testDatabaseConfig(dir);
+  const { configFile, dbFile, env: dbEnv, drop } = await testDatabaseConfig(dir, options.backend);
 
   const run = (args: string[], opts: RunOptions = {}): Promise<CliResult> => {
     const config = opts.config === undefined ? configFile : opts.config;
@@ -186,7 +209,10 @@ export async function createSandbox(options: { migrate?: boolean } = {}): Promis
     env: dbEnv,
     run,
     json,
-    cleanup: () => rm(dir, { recursive: true, force: true }),
+    cleanup: async () => {
+      await drop();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
   if (options.migrate !== false) {
     // The first command of a fresh installation notes the migrations it applied on stderr;

@@ -490,8 +490,8 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
         { label: 'multipart/mixed', method: 'POST', path, headers: { 'Content-Type': 'multipart/mixed; boundary=x' }, body: raw('--x--\r\n'), expectAuthed: [415], expectAnon: [401] },
       );
     }
-    // A body on a GET is ignored or refused, never a 5xx.
-    cases.push({ label: 'GET with a text body', path: '/api/actors', headers: { 'Content-Type': 'text/plain' }, method: 'POST', body: 'x' });
+    // A body on a read route that takes none.
+    cases.push({ label: 'POST a text body to a read-only path', path: '/api/objects', headers: { 'Content-Type': 'text/plain' }, method: 'POST', body: 'x', expectAuthed: [405, 415], expectAnon: [401, 405] });
     expect(await runAll(cases)).toEqual([]);
     // GET with a body and a strange content type (fetch refuses bodies on GET: raw).
     const r = await runRaw({
@@ -701,7 +701,7 @@ describe('URLs, headers and query strings', () => {
     expect(problems).toEqual([]);
   });
 
-  it('copes with a thousand (and five thousand) query parameters', async () => {
+  it('copes with a thousand (and two thousand) query parameters', async () => {
     const many = (n: number, key: (i: number) => string) => Array.from({ length: n }, (_, i) => `${key(i)}=${i}`).join('&');
     const cases: FetchCase[] = [
       { label: '1000 distinct params', path: `/api/actors?${many(1000, (i) => `p${i}`)}`, expectAuthed: [200, 422], expectAnon: [401] },

@@ -84,10 +84,13 @@ describe('slow clients', () => {
 
       // While they are open: normal requests are answered, each within 3 s.
       const auth = { Authorization: `Bearer ${token}` };
+      const openNow = () => [...stalled, ...trickling].filter((h) => !h.isClosed()).length;
+      const openWhenAnswered: number[] = [];
       for (let i = 0; i < 10; i++) {
         const list = await daemon.fetch('/api/actors?perPage=5', { headers: auth, signal: AbortSignal.timeout(3000) });
         expect(list.status).toBe(200);
         await list.arrayBuffer();
+        openWhenAnswered.push(openNow());
         const created = await daemon.fetch('/api/actors', {
           method: 'POST',
           headers: { ...auth, 'Content-Type': 'application/json' },
@@ -96,10 +99,11 @@ describe('slow clients', () => {
         });
         expect(created.status).toBe(201);
         await created.arrayBuffer();
+        openWhenAnswered.push(openNow());
       }
-      // The slow connections were still being held while those were served (the check is real).
-      const stillOpen = [...stalled, ...trickling].filter((h) => !h.isClosed()).length;
-      expect(stillOpen, 'slow connections still open while normal requests were served').toBeGreaterThan(0);
+      // The slow connections were really being held while those were served.
+      console.log(`[slow-clients] slow connections open as each normal request was answered: ${openWhenAnswered.join(', ')}`);
+      expect(openWhenAnswered[0], 'slow connections open when the first normal request was answered').toBeGreaterThanOrEqual(10);
 
       // After the timeouts, the server closes every one of them.
       const all = [...stalled, ...trickling];

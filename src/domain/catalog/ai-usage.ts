@@ -1,5 +1,6 @@
 // AI-cataloging usage records (SPEC §4.4): one row per call a cataloguing tool made to a model,
 // for cost reporting. Every bad field is named in `fields`, so a tool author fixes all at once.
+import { hasControlChars } from './fields.js';
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 
@@ -80,6 +81,7 @@ function text(fields: Fields, name: string, value: unknown, min: number, max: nu
   const length = charLength(value);
   if (length < min || (min > 0 && value.trim() === '')) fields.add(name, 'is required and must not be blank');
   else if (length > max) fields.add(name, `must be at most ${max} characters`);
+  else if (hasControlChars(value)) fields.add(name, 'must not contain control characters');
   else return value;
   return undefined;
 }

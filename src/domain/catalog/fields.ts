@@ -23,6 +23,11 @@ const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnPrope
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
+/** True when a string holds a C0 control other than tab, LF or CR (PostgreSQL refuses NUL in text). */
+export function hasControlChars(s: string): boolean {
+  return CONTROL_RE.test(s);
+}
+
 /** A trimmed string of min..max characters (code points). */
 export function text(max: number, min = 1): Check<string> {
   return (v) => {

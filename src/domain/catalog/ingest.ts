@@ -2,6 +2,7 @@
 // A submission leaves `received` exactly once. The guarded UPDATE (… AND status = 'received')
 // makes that race-free on both dialects: of two concurrent callbacks, one changes the row and
 // the other sees 0 affected rows and gets 409, whatever the isolation level.
+import { hasControlChars } from './fields.js';
 import { writeTransaction } from '../../db/connect.js';
 import { conflict, invalid, notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';
@@ -66,6 +67,7 @@ export function parseCallbackBody(input: Record<string, unknown>, allowReason: b
     const value = input.reason;
     if (typeof value === 'string') {
       if ([...value.slice(0, 4 * MAX_REASON)].length > MAX_REASON) problems.set('reason', `must be at most ${MAX_REASON} characters`);
+      else if (hasControlChars(value)) problems.set('reason', 'must not contain control characters');
       else reason = value === '' ? null : value;
     } else if (value !== null) {
       problems.set('reason', 'must be a string');

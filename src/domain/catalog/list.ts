@@ -1,6 +1,7 @@
 // List parameters shared by every catalogue list (SPEC §4.4): search, page, perPage, sortField,
 // sortAsc, format. They arrive as Koa's parsed query string, where any parameter may be repeated
 // (an array) or absurd; each such case is a 422 naming the parameter, never a 500.
+import { hasControlChars } from './fields.js';
 import { invalid } from '../../errors.js';
 import type { Knex } from 'knex';
 
@@ -76,6 +77,7 @@ export function parseListQuery<F extends string>(query: QueryInput, options: Lis
   if (rawSearch !== undefined) {
     const s = rawSearch.trim().toLowerCase();
     if ([...s].length > searchMax) errors.search = `must be at most ${searchMax} characters`;
+    else if (hasControlChars(s)) errors.search = 'must not contain control characters';
     else if (s !== '') search = s;
   }
 

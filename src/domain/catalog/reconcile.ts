@@ -5,6 +5,7 @@
 // `match: true` only when that candidate is the one and only exact match, so OpenRefine
 // auto-matches just unambiguous names. 95 for an exact match of an alternative name (never a
 // match). Otherwise the name's similarity (at most 98), or 0.95 × an alternative name's.
+import { hasControlChars } from './fields.js';
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { ACTOR_TYPES } from './actors.js';
@@ -117,6 +118,10 @@ export function parseQueries(raw: unknown): ReconcileQuery[] {
     const query = q.query.normalize('NFKC').trim().replace(/\s+/g, ' ');
     if ([...query].length > MAX_QUERY_LENGTH) {
       errors[`${field}.query`] = `must be at most ${MAX_QUERY_LENGTH} characters`;
+      continue;
+    }
+    if (hasControlChars(query)) {
+      errors[`${field}.query`] = 'must not contain control characters';
       continue;
     }
     let limit = DEFAULT_LIMIT;

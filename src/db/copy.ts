@@ -1,0 +1,71 @@
+// Copies a whole installation from one database to another (the move from SQLite to
+// PostgreSQL): accounts, token hashes, settings, the audit log, the catalogue. Rows keep their
+// ids; the target must be freshly migrated and empty; everything is written in one
+// transaction, so a failed copy leaves the target as empty as it was.
+import type { Db } from './connect.js';
+import { migrateLatest } from './migrate.js';
+import { conflict } from '../errors.js';
+
+/** Every table, parents before children (foreign keys hold at each insert). */
+export const TABLES = [
+  'accounts',
+  'tokens',
+  'legacy_imports',
+  'settings',
+  'audit_log',
+  'auth_state',
+  'actors',
+  'places',
+  'keywords',
+  'objects',
+  'object_keywords',
+  'sip_submissions',
+  'ai_cataloging_usage',
+  'tei_exports',
+] as const;
+
+const ORDER: Partial<Record<(typeof TABLES)[number], string[]>> = {
+  legacy_imports: ['selector'],
+  settings: ['key'],
+  object_keywords: ['object_id', 'keyword_id'],
+  tei_exports: ['kind'],
+};
+
+const CHUNK = 500;
+
+export type CopyCounts = Record<(typeof TABLES)[number], number>;
+
+export async function copyDatabase(source: Db, target: Db, progress?: (table: string, rows: number) => void): Promise<CopyCounts> {
+  await migrateLatest(source);
+  await migrateLatest(target);
+  for (const table of TABLES) {
+    if (table === 'auth_state') continue; // created with its one row by the migration
+    const row = (await target(table).count({ n: '*' }).first()) as { n: number | string };
+    if (Number(row.n) > 0) throw conflict(`the target database is not empty (table ${table} has rows); copy only into a new database`);
+  }
+  const counts = {} as CopyCounts;
+  await target.transaction(async (trx) => {
+    await trx('auth_state').delete();
+    for (const table of TABLES) {
+      const order = ORDER[table] ?? ['id'];
+      let copied = 0;
+      for (let offset = 0; ; offset += CHUNK) {
+        const rows = (await source(table).select('*').orderBy(order).limit(CHUNK).offset(offset)) as Record<string, unknown>[];
+        if (rows.length === 0) break;
+        await trx(table).insert(rows);
+        copied += rows.length;
+        progress?.(table, copied);
+        if (rows.length < CHUNK) break;
+      }
+      counts[table] = copied;
+    }
+    // Explicit ids leave PostgreSQL's sequences behind; move them past the copied rows.
+    if (target.client.config.client === 'pg') {
+      for (const table of TABLES) {
+        if (ORDER[table] || table === 'auth_state') continue;
+        await trx.raw(`SELECT setval(pg_get_serial_sequence(?, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ??`, [table, table]);
+      }
+    }
+  });
+  return counts;
+}

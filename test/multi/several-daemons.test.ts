@@ -1,0 +1,106 @@
+// Several daemons on one database (SPEC §3.4, §4.2): a change made with the CLI is applied by
+// every daemon from its next request. Runs on the suite's backend: SQLite (daemons on one file,
+// told through the signal file) and, when ARCHIVE_TEST_PG_URL is set, PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccounts, createSandbox, createToken, IS_PG, type Sandbox } from '../helpers/cli.js';
+import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+
+describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () => {
+  let box: Sandbox;
+  let a: RunningDaemon;
+  let b: RunningDaemon;
+
+  beforeAll(async () => {
+    box = await createSandbox();
+    await createAccounts(box, { root: 'superuser', reader: 'user' });
+    [a, b] = await Promise.all([startDaemon(box), startDaemon(box)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await box?.cleanup();
+  });
+
+  const status = (d: RunningDaemon, path: string, token?: string) =>
+    d.fetch(path, { headers: token ? { Authorization: `Bearer ${token}` } : {} }).then((r) => r.status);
+
+  it('both refuse a token revoked with the CLI on their next request', async () => {
+    const t = await createToken(box, 'reader', 'shared', 'root');
+    expect(await status(a, '/api/objects', t.token)).toBe(200);
+    expect(await status(b, '/api/objects', t.token)).toBe(200);
+    expect((await box.run(['token', 'revoke', t.id, '--as', 'root'])).code).toBe(0);
+    expect(await status(a, '/api/objects', t.token)).toBe(401);
+    expect(await status(b, '/api/objects', t.token)).toBe(401);
+  });
+
+  it('both apply a settings change on their next request', async () => {
+    expect(await status(a, '/api/actors')).toBe(401);
+    expect(await status(b, '/api/actors')).toBe(401);
+    await box.run(['settings', 'set', 'public_access', 'on']);
+    expect(await status(a, '/api/actors')).toBe(200);
+    expect(await status(b, '/api/actors')).toBe(200);
+    await box.run(['settings', 'set', 'public_access', 'off']);
+    expect(await status(a, '/api/actors')).toBe(401);
+    expect(await status(b, '/api/actors')).toBe(401);
+  });
+
+  it('both apply role changes and account deletion on their next request', async () => {
+    await createAccounts(box, { mover: 'user' });
+    const t = await createToken(box, 'mover', 'roles', 'root');
+    expect(await status(a, '/api/objects', t.token)).toBe(200);
+    expect(await status(b, '/api/objects', t.token)).toBe(200);
+    await box.run(['account', 'set-role', 'mover', 'blocked']);
+    expect(await status(a, '/api/objects', t.token)).toBe(403);
+    expect(await status(b, '/api/objects', t.token)).toBe(403);
+    await box.run(['account', 'delete', 'mover']);
+    expect(await status(a, '/api/objects', t.token)).toBe(401);
+    expect(await status(b, '/api/objects', t.token)).toBe(401);
+  });
+
+  it('records last used once for a token used on both daemons within a minute', async () => {
+    const t = await createToken(box, 'reader', 'coalesced', 'root');
+    for (let i = 0; i < 5; i++) {
+      expect(await status(a, '/api/objects', t.token)).toBe(200);
+      expect(await status(b, '/api/objects', t.token)).toBe(200);
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    const listed = await box.json<{ id: string; last_used: string | null }[]>(['token', 'list', 'reader']);
+    expect(listed.find((x) => x.id === t.id)?.last_used).toMatch(/^\d{4}-/);
+  });
+});
+
+describe(`two daemons starting at the same moment on an empty ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () => {
+  it('both come up and every migration runs once', async () => {
+    const box = await createSandbox({ migrate: false });
+    try {
+      const [a, b] = await Promise.all([startDaemon(box), startDaemon(box)]);
+      try {
+        expect((await a.fetch('/api/objects')).status).toBe(401);
+        expect((await b.fetch('/api/objects')).status).toBe(401);
+      } finally {
+        await Promise.all([a.stop(), b.stop()]);
+      }
+      const names = await box.run(['migrate']);
+      expect(names.code).toBe(0);
+      expect(names.stderr).toMatch(/up to date/);
+      const { readdirSync } = await import('node:fs');
+      const files = readdirSync(new URL('../../migrations', import.meta.url)).filter((f) => f.endsWith('.js'));
+      const applied = await appliedMigrations(box);
+      expect(applied.sort()).toEqual(files.sort());
+    } finally {
+      await box.cleanup();
+    }
+  });
+});
+
+/** The names in knex_migrations, read with the database's own client. */
+async function appliedMigrations(box: Sandbox): Promise<string[]> {
+  const { default: knex } = await import('knex');
+  const db = box.dbFile
+    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
+    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+  try {
+    return ((await db('knex_migrations').select('name')) as { name: string }[]).map((r) => r.name);
+  } finally {
+    await db.destroy();
+  }
+}
