@@ -14,6 +14,8 @@ import { expect } from 'vitest';
 import { ROLES, type Role } from '../../src/domain/roles.js';
 import { createAccounts, createToken, type Sandbox } from './cli.js';
 import type { RunningDaemon } from './daemon.js';
+import { pool } from './pool.js';
+import { zipOf } from './upload.js';
 
 export interface Reply {
   method: string;
@@ -167,65 +169,12 @@ export async function applySettings(cli: Sandbox, s: SettingsCombo): Promise<voi
 
 /** The smallest valid ZIP: an end-of-central-directory record and nothing else (22 bytes). */
 export function emptyZip(): Uint8Array<ArrayBuffer> {
-  const b = new Uint8Array(22);
-  b.set([0x50, 0x4b, 0x05, 0x06]);
-  return b;
+  return storedZip({});
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-/** CRC-32 (IEEE), as ZIP headers carry it. */
-export function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const byte of data) c = (CRC_TABLE[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-/** A valid ZIP with stored (uncompressed) entries. */
+/** A valid ZIP with stored (uncompressed) entries, as a fetch body (see upload.ts). */
 export function storedZip(entries: Record<string, string>): Uint8Array<ArrayBuffer> {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(entries)) {
-    const nameBytes = Buffer.from(name, 'utf8');
-    const data = Buffer.from(content, 'utf8');
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(10, 4); // version needed
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(0, 8); // stored
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(10, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, data);
-    centrals.push(central, nameBytes);
-    offset += local.length + nameBytes.length + data.length;
-  }
-  const centralSize = centrals.reduce((n, b) => n + b.length, 0);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  const count = Object.keys(entries).length;
-  end.writeUInt16LE(count, 8);
-  end.writeUInt16LE(count, 10);
-  end.writeUInt32LE(centralSize, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...locals, ...centrals, end]));
+  return new Uint8Array(zipOf(entries));
 }
 
 export interface SipFields {
@@ -267,18 +216,7 @@ export async function importSip(api: Client, token: string, fields: SipFields = 
 // --- small utilities ---------------------------------------------------------------------------
 
 /** Runs tasks with at most `limit` in flight; results in order. */
-export async function inPool<T>(tasks: (() => Promise<T>)[], limit = 8): Promise<T[]> {
-  const results: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await (tasks[i] as () => Promise<T>)();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return results;
-}
+export const inPool = <T>(tasks: (() => Promise<T>)[], limit = 8): Promise<T[]> => pool(tasks, limit);
 
 export interface BasicTokens {
   /** An editor's token (writes). */
