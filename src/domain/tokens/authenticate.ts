@@ -138,12 +138,16 @@ export class Authenticator {
       this.stats.throttled++;
       return { ok: false, reason: 'throttled', selector: parsed.selector };
     }
-    row = await this.lookup(parsed.selector);
-    if (!row) return { ok: false, reason: 'unknown', selector: parsed.selector };
-    const hash = row.secret_hash;
-    // Counted as a failure before the KDF runs and refunded on success, so that many forged
-    // values arriving at once cannot all slip under the budget while the first ones verify.
+    // The attempt counts as a failure from here, before any await, and is refunded if the
+    // selector is unknown or the secret verifies: values arriving together cannot all slip
+    // under the budget while the first of them are still being looked up or verified.
     this.recordFailure(parsed.selector);
+    row = await this.lookup(parsed.selector);
+    if (!row) {
+      this.refundFailure(parsed.selector);
+      return { ok: false, reason: 'unknown', selector: parsed.selector };
+    }
+    const hash = row.secret_hash;
     const ok = await this.kdf.run(async () => {
       this.stats.kdfRuns++;
       return verifySecret(hash, parsed.secret);
