@@ -77,6 +77,14 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     const fail = (status: 400 | 413, message: string) => {
       problem ??= { kind: 'invalid', status, message };
     };
+    // Stops parsing and ends the part streams, so that pending writes settle and partial
+    // temporary files are removed.
+    const stopReading = (result: ParsedBody) => {
+      ctx.req.unpipe(bb);
+      for (const stream of open) (stream as unknown as { destroy(err?: Error): void }).destroy(new Error('stopped'));
+      bb.destroy();
+      void finish(result);
+    };
 
     let bb: Busboy.Busboy;
     try {
@@ -121,7 +129,12 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
           done(null, chunk);
         },
       });
-      stream.on('limit', () => fail(413, `the upload exceeds ${limits.uploadBytes} bytes`));
+      // Over the limit: answer 413 now instead of reading (and discarding) the rest. Busboy
+      // emits 'limit' in the middle of its own write, so it is stopped on the next turn.
+      stream.on('limit', () => {
+        fail(413, `the upload exceeds ${limits.uploadBytes} bytes`);
+        setImmediate(() => stopReading(problem as ParsedBody));
+      });
       writes.push(
         mkdir(limits.tmpDir, { recursive: true })
           .then(() => pipeline(stream, meter, createWriteStream(file.path, { mode: 0o600 })))
@@ -145,10 +158,7 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     // pending writes settle and the partial temporary files are removed.
     const abandon = () => {
       if (settled || ctx.req.complete) return;
-      ctx.req.unpipe(bb);
-      for (const stream of open) (stream as unknown as { destroy(err?: Error): void }).destroy(new Error('aborted'));
-      bb.destroy();
-      void finish({ kind: 'invalid', status: 400, message: 'the request was aborted' });
+      stopReading({ kind: 'invalid', status: 400, message: 'the request was aborted' });
     };
     ctx.req.on('aborted', abandon);
     ctx.req.on('close', abandon);

@@ -15,7 +15,7 @@ import { migrateLatest, pendingMigrations } from '../db/migrate.js';
 import { AccessState, generationSourceFor } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
-import { usage } from '../errors.js';
+import { configError, usage } from '../errors.js';
 import { createApp } from './app.js';
 import { createLogger } from './log.js';
 
@@ -58,8 +58,18 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   );
 }
 
+function readPem(file: string, key: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw configError(`config error: cannot read "${key}" ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
+  // Read before anything is opened, so a bad path stops the start cleanly.
+  const tls = config.tls ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') } : null;
   const log = await createLogger(config.log.level, options.logDestination);
   const db = await openDatabase(config.database);
   try {
@@ -105,7 +115,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(headersMs, requestMs) / 2))),
   };
   const server = config.tls
-    ? https.createServer({ ...serverOptions, cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }, onRequest)
+    ? https.createServer({ ...serverOptions, ...tls }, onRequest)
     : http.createServer(serverOptions, onRequest);
   // Slow clients cannot hold the server: headers and whole requests have deadlines.
   server.headersTimeout = config.timeouts.headersMs;
