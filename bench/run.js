@@ -135,6 +135,7 @@ try {
     const fresh = cli('token', 'create', 'bench', '--name', `fresh ${i}`).trim();
     first.push((await get(target, fresh)).ms);
   }
+  rssSeen.push(`after first use ${rssOf(proc.pid).toFixed(0)}`);
   const kdfMs = median(kdf);
   const firstMs = median(first);
   row('one scrypt hash, ms (median)', kdfMs.toFixed(2), '', undefined);
@@ -145,6 +146,7 @@ try {
   const calm = [];
   const calmEnd = Date.now() + ROUND_SECONDS * 1000;
   while (Date.now() < calmEnd) calm.push((await get(target, token)).ms);
+  rssSeen.push(`after calm ${rssOf(proc.pid).toFixed(0)}`);
   const selector = token.slice(4, 12);
   const forged = () => {
     const secret = randomBase62(40);

@@ -98,14 +98,15 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   let inFlight = 0;
   let drained: (() => void) | null = null;
   const handle = app.callback();
+  // A request counts as in flight until its handler has finished, even when its client has
+  // gone away meanwhile: shutdown must not close the database under a running handler.
   const onRequest: http.RequestListener = (req, res) => {
     inFlight++;
     if (closing) res.setHeader('Connection', 'close');
-    res.on('close', () => {
+    void handle(req, res).finally(() => {
       inFlight--;
       if (inFlight === 0) drained?.();
     });
-    void handle(req, res);
   };
   const { headersMs, requestMs } = config.timeouts;
   const serverOptions = {

@@ -167,3 +167,26 @@ describe('last used', () => {
     now = start;
   });
 });
+
+describe('stored hashes made with other scrypt parameters', () => {
+  it('are replaced with the current parameters on the next successful use', async () => {
+    const { default: knex } = await import('knex');
+    const { SCRYPT_PARAMS } = await import('../../src/domain/tokens/hash.js');
+    const scrypt = ((await import('scrypt-kdf')) as unknown as { default: { kdf(p: string, o: object): Promise<Uint8Array>; viewParams(k: Uint8Array): { logN: number } } }).default;
+    const t = await token('old parameters');
+    const db = box.dbFile
+      ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
+      : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+    try {
+      const old = Buffer.from(await scrypt.kdf(t.token.slice(12, 52), { logN: SCRYPT_PARAMS.logN - 1, r: 8, p: 1 })).toString('base64');
+      await db('tokens').where('selector', t.id).update({ secret_hash: old });
+      expect((await get(t.token)).status).toBe(200);
+      const row = (await db('tokens').where('selector', t.id).first('secret_hash')) as { secret_hash: string };
+      expect(row.secret_hash).not.toBe(old);
+      expect(scrypt.viewParams(Buffer.from(row.secret_hash, 'base64')).logN).toBe(SCRYPT_PARAMS.logN);
+      expect((await get(t.token)).status).toBe(200);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
