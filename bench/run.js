@@ -107,8 +107,18 @@ try {
   let auth = 0;
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const a = await cannon({ url: target });
-    const b = await cannon({ url: target, headers: { Authorization: `Bearer ${token}` } });
+    // ABBA order: neither kind always runs second (after the other's garbage and WAL growth).
+    const runAnon = () => cannon({ url: target });
+    const runAuth = () => cannon({ url: target, headers: { Authorization: `Bearer ${token}` } });
+    let a;
+    let b;
+    if (r % 2 === 0) {
+      a = await runAnon();
+      b = await runAuth();
+    } else {
+      b = await runAuth();
+      a = await runAnon();
+    }
     if (a.non2xx || b.non2xx || a.errors || b.errors) throw new Error('errors during the throughput rounds');
     anon += a.requests.average;
     auth += b.requests.average;
