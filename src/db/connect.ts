@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import { attachSignalFile, signalChange, signalFileFor } from './change-signal.js';
+import { isPg, notifyInTransaction, waitForAcks } from './pg-lease.js';
 
 export type Db = Knex;
 
@@ -66,12 +67,27 @@ export function markAccessChange(trx: Knex.Transaction): void {
  */
 export async function writeTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   let signal = false;
+  let generation = '';
   const result = await db.transaction(async (trx) => {
     if (isSqlite(db)) await trx('auth_state').where('id', -1).update({ generation: 0 });
     const value = await work(trx);
     signal = changesAccess.has(trx);
+    if (signal && isPg(db)) {
+      const row = (await trx('auth_state').where('id', 1).first('generation')) as { generation: string | number };
+      generation = String(row.generation);
+      await notifyInTransaction(trx, generation);
+    }
     return value;
   });
-  if (signal) signalChange(db);
+  if (signal && isPg(db)) {
+    // The change is committed; return only once every running daemon has adopted it, so that
+    // "revoked" means refused by all of them from their next request.
+    const unconfirmed = await waitForAcks(db, generation);
+    if (unconfirmed > 0) {
+      process.emitWarning(`${unconfirmed} daemon(s) did not confirm the change in time; their leases have lapsed, so they check the database on every request until they are back`);
+    }
+  } else if (signal) {
+    signalChange(db);
+  }
   return result;
 }

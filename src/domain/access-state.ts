@@ -3,6 +3,7 @@
 // generation to know when its entries need re-checking.
 import { getSignalFile, readSignal } from '../db/change-signal.js';
 import type { Db } from '../db/connect.js';
+import { isPg, startLease, type Lease } from '../db/pg-lease.js';
 import { readGeneration } from './auth-state.js';
 import { readSettings, type Settings } from './settings.js';
 
@@ -48,10 +49,26 @@ export function signalledGeneration(db: Db, file: string, now: () => number = Da
   };
 }
 
+/**
+ * PostgreSQL: while this daemon holds its lease (src/db/pg-lease.ts), the generation it was
+ * notified of is current, because the CLI waits for every leased daemon to acknowledge a
+ * change before it returns; without a valid lease, one read per request.
+ */
+export async function leasedGeneration(db: Db, onError: (err: Error) => void): Promise<GenerationSource & { lease: Lease }> {
+  const lease = await startLease(db, () => readGeneration(db), onError);
+  return {
+    lease,
+    read: async () => lease.current() ?? readGeneration(db),
+    close: () => lease.close(),
+  };
+}
+
 /** The best source for the database at hand. */
-export function generationSourceFor(db: Db): GenerationSource {
+export async function generationSourceFor(db: Db, onError: (err: Error) => void): Promise<GenerationSource> {
   const file = getSignalFile(db);
-  return file ? signalledGeneration(db, file) : pollingGeneration(db);
+  if (file) return signalledGeneration(db, file);
+  if (isPg(db)) return leasedGeneration(db, onError);
+  return pollingGeneration(db);
 }
 
 export class AccessState {
@@ -61,7 +78,7 @@ export class AccessState {
 
   constructor(
     private readonly db: Db,
-    private readonly source: GenerationSource,
+    readonly source: GenerationSource,
   ) {}
 
   async current(): Promise<AccessSnapshot> {

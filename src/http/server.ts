@@ -12,11 +12,12 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/connect.js';
 import { migrateLatest, pendingMigrations } from '../db/migrate.js';
-import { AccessState, generationSourceFor } from '../domain/access-state.js';
+import { AccessState, generationSourceFor, type GenerationSource } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
 import { configError, usage } from '../errors.js';
 import { createApp } from './app.js';
+import { scrub } from './errors.js';
 import { createLogger } from './log.js';
 
 export interface DaemonOptions {
@@ -72,6 +73,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const tls = config.tls ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') } : null;
   const log = await createLogger(config.log.level, options.logDestination);
   const db = await openDatabase(config.database);
+  let source: GenerationSource;
   try {
     if (options.migrate === false) {
       const pending = await pendingMigrations(db);
@@ -83,12 +85,13 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
     // Uploads interrupted by a crash leave temporary files behind; nothing refers to them.
     await rm(path.join(config.dataDir, 'tmp'), { recursive: true, force: true });
+    source = await generationSourceFor(db, (err) => log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'));
   } catch (err) {
     await db.destroy();
     throw err;
   }
 
-  const access = new AccessState(db, generationSourceFor(db));
+  const access = new AccessState(db, source);
   const lastUsed = new LastUsedRecorder(db, clock);
   lastUsed.start();
   const authenticator = new Authenticator(db, clock, lastUsed, { ...DEFAULT_AUTH_OPTIONS, ...options.auth });

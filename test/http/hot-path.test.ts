@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startDaemon, type Daemon } from '../../src/http/server.js';
 import { checksum, randomBase62 } from '../../src/domain/tokens/format.js';
-import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+import { createAccounts, createSandbox, createToken, IS_PG, pgAdmin, type Sandbox } from '../helpers/cli.js';
 
 let box: Sandbox;
 let daemon: Daemon;
@@ -188,5 +188,39 @@ describe('stored hashes made with other scrypt parameters', () => {
     } finally {
       await db.destroy();
     }
+  });
+});
+
+describe.skipIf(!IS_PG)('PostgreSQL: change notifications and leases', () => {
+  const lease = () => (daemon.access.source as unknown as { lease: { lapses: number; listenerPid(): number | null } }).lease;
+
+  it('serves requests without reading the generation while the lease is valid', async () => {
+    const t = await token('leased');
+    expect((await get(t.token)).status).toBe(200);
+    const before = lease().lapses;
+    for (let i = 0; i < 30; i++) expect((await get(t.token)).status).toBe(200);
+    expect(lease().lapses).toBe(before);
+  });
+
+  it('refuses a revoked token on the next request, also after its LISTEN connection was cut', async () => {
+    const a = await token('listen cut a');
+    const b = await token('listen cut b');
+    expect((await get(a.token)).status).toBe(200);
+    expect((await get(b.token)).status).toBe(200);
+    const pid = lease().listenerPid();
+    expect(pid).not.toBeNull();
+    await pgAdmin(`SELECT pg_terminate_backend(${pid})`);
+    await box.run(['token', 'revoke', a.id, '--as', 'root']);
+    expect((await get(a.token)).status).toBe(401);
+    expect((await get(b.token)).status).toBe(200);
+    // the heartbeat reconnects, and the daemon goes back to trusting its lease
+    let back = false;
+    for (let i = 0; i < 40 && !back; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      back = lease().listenerPid() !== null && lease().listenerPid() !== pid;
+    }
+    expect(back).toBe(true);
+    await box.run(['token', 'revoke', b.id, '--as', 'root']);
+    expect((await get(b.token)).status).toBe(401);
   });
 });

@@ -1,0 +1,152 @@
+// PostgreSQL: how several daemons learn about access changes without reading the database on
+// every request, and still refuse a revoked token from the very next request.
+//
+// - The CLI commits the change together with NOTIFY on a channel, then waits until every live
+//   daemon has acknowledged the new generation (waitForAcks).
+// - Each daemon LISTENs on a connection of its own, adopts a notified generation at once and
+//   acknowledges it in its row of `daemons`; a heartbeat every 500 ms re-reads the generation,
+//   acknowledges it and renews the daemon's lease.
+// - A daemon trusts what it knows only while its lease is valid: 2 s from the moment it sent
+//   its last successful heartbeat, with the LISTEN connection up. Otherwise it reads the
+//   generation per request, as without any of this.
+// - The CLI counts a daemon as live while its last heartbeat, by the database's clock, is under
+//   3 s old. A daemon the CLI stops waiting for has therefore lost its lease already (2 s < 3 s,
+//   measured from an earlier instant), so no daemon can go on trusting an old generation.
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type pg from 'pg';
+import type { Db } from './connect.js';
+
+export const CHANNEL = 'archive_access';
+export const HEARTBEAT_MS = 500;
+export const LEASE_MS = 2_000;
+export const LIVE_MS = 3_000;
+const ACK_TIMEOUT_MS = 5_000;
+const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+export function isPg(db: Db): boolean {
+  return db.client.config.client === 'pg';
+}
+
+function connectionConfig(db: Db): pg.ClientConfig {
+  const conn = db.client.config.connection as string | pg.ClientConfig;
+  return typeof conn === 'string' ? { connectionString: conn } : { ...conn };
+}
+
+export interface Lease {
+  /** The generation this daemon has adopted, while its lease is valid; null otherwise. */
+  current(): string | null;
+  /** How many times the lease was found invalid (requests that had to read the database). */
+  readonly lapses: number;
+  /** The server process id of the LISTEN connection (null while it is down), for diagnostics. */
+  listenerPid(): number | null;
+  close(): Promise<void>;
+}
+
+const newer = (a: string, b: string) => BigInt(a) > BigInt(b);
+
+export async function startLease(db: Db, readGeneration: () => Promise<string>, onError: (err: Error) => void): Promise<Lease> {
+  const { default: pgModule } = await import('pg');
+  const id = randomUUID();
+  let generation = await readGeneration();
+  let leaseUntil = 0;
+  let listening = false;
+  let closed = false;
+  let lapses = 0;
+  let listener: pg.Client | null = null;
+
+  const ack = async (gen: string) => {
+    await db('daemons')
+      .where('id', id)
+      .update({ acked_generation: db.raw('GREATEST(acked_generation, ?)', [gen]), seen_ms: db.raw(DB_NOW_MS) });
+  };
+
+  const listen = async () => {
+    const client = new pgModule.Client({ ...connectionConfig(db), application_name: 'archivectl-listen' });
+    client.on('notification', (msg) => {
+      if (msg.channel !== CHANNEL || !msg.payload || !/^\d+$/.test(msg.payload)) return;
+      if (newer(msg.payload, generation)) generation = msg.payload; // adopted before it is acknowledged
+      void ack(generation).catch(() => undefined);
+    });
+    const lost = () => {
+      listening = false;
+      leaseUntil = 0;
+      listener = null;
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    listener = client;
+    listening = true;
+  };
+
+  await db('daemons').where('seen_ms', '<', db.raw(`${DB_NOW_MS} - 86400000`)).delete(); // rows of long-gone daemons
+  await db('daemons').insert({ id, host: os.hostname().slice(0, 255), pid: process.pid, acked_generation: generation, seen_ms: db.raw(DB_NOW_MS) });
+
+  const heartbeat = async () => {
+    const sentAt = performance.now();
+    try {
+      if (!listening) await listen();
+      const fresh = await readGeneration();
+      if (newer(fresh, generation)) generation = fresh;
+      await ack(generation);
+      leaseUntil = sentAt + LEASE_MS;
+    } catch (err) {
+      leaseUntil = 0;
+      onError(err as Error);
+    }
+  };
+  await heartbeat();
+  let running = false;
+  const timer = setInterval(() => {
+    if (running || closed) return;
+    running = true;
+    void heartbeat().finally(() => (running = false));
+  }, HEARTBEAT_MS);
+  timer.unref();
+
+  return {
+    current() {
+      if (listening && performance.now() < leaseUntil) return generation;
+      lapses++;
+      return null;
+    },
+    get lapses() {
+      return lapses;
+    },
+    listenerPid() {
+      return (listener as unknown as { processID?: number } | null)?.processID ?? null;
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      leaseUntil = 0;
+      await listener?.end().catch(() => undefined);
+      await db('daemons').where('id', id).delete().catch(() => undefined);
+    },
+  };
+}
+
+/** Inside the transaction of an access change: tell listening daemons at commit. */
+export async function notifyInTransaction(trx: Db, generation: string): Promise<void> {
+  await trx.raw('SELECT pg_notify(?, ?)', [CHANNEL, generation]);
+}
+
+/**
+ * After the commit: wait until every live daemon has adopted `generation`. Returns the number
+ * of daemons that did not confirm in time (they have lost their lease by then, see above).
+ */
+export async function waitForAcks(db: Db, generation: string): Promise<number> {
+  const deadline = Date.now() + ACK_TIMEOUT_MS;
+  for (;;) {
+    const row = (await db('daemons')
+      .where('seen_ms', '>', db.raw(`${DB_NOW_MS} - ${LIVE_MS}`))
+      .where('acked_generation', '<', generation)
+      .count({ n: '*' })
+      .first()) as { n: string | number };
+    const waiting = Number(row.n);
+    if (waiting === 0 || Date.now() > deadline) return waiting;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
