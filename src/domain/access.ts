@@ -93,7 +93,8 @@ export function displayPath(path: string): string {
 export interface RouteRow {
   method: Method;
   path: string;
-  rule: string;
+  /** The rule's name (a key of RULE_TEXT): stable for scripts. */
+  rule: Rule;
   open: boolean;
 }
 
@@ -101,12 +102,12 @@ export interface RouteRow {
 export function routeRows(settings: Settings): RouteRow[] {
   const rows: RouteRow[] = [];
   for (const r of ROUTES) {
-    rows.push({ method: r.method, path: displayPath(r.path), rule: RULE_TEXT[r.rule], open: isOpen(r.rule, r.method, settings) });
+    rows.push({ method: r.method, path: displayPath(r.path), rule: r.rule, open: isOpen(r.rule, r.method, settings) });
     if (r.ruleWithIds) {
       rows.push({
         method: r.method,
         path: `${displayPath(r.path)}?ids=…`,
-        rule: RULE_TEXT[r.ruleWithIds],
+        rule: r.ruleWithIds,
         open: isOpen(r.ruleWithIds, r.method, settings),
       });
     }

@@ -341,6 +341,7 @@ for (const combo of SETTINGS_COMBOS) {
             return;
           }
           const rule = ids ? (spec.ruleWithIds ?? spec.rule) : spec.rule;
+          if (row.rule !== rule) problems.push(`${row.method} ${row.path}: routes says rule ${row.rule}, ROUTES says ${rule}`);
           if (row.open !== openWithoutToken(rule, row.method, combo)) {
             problems.push(`${row.method} ${row.path}: routes says open=${row.open}, SPEC says ${!row.open}`);
           }

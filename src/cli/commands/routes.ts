@@ -14,8 +14,10 @@ export function registerRoutes(program: Command, globals: () => GlobalOptions): 
       const rows = routeRows(settings);
       if (opts.json) printJson(rows);
       else {
-        process.stderr.write(`public_access ${settings.public_access ? 'on' : 'off'}, public_api ${settings.public_api ? 'on' : 'off'}\n`);
+        const { RULE_TEXT } = await import('../../domain/access.js');
         await printTable(['Method', 'Path', 'Rule', 'Without a token'], rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']));
+        process.stdout.write(`\nUnder public_access ${settings.public_access ? 'on' : 'off'}, public_api ${settings.public_api ? 'on' : 'off'}. Rules:\n`);
+        for (const [name, text] of Object.entries(RULE_TEXT)) process.stdout.write(`  ${name.padEnd(20)} ${text}\n`);
       }
     });
 }
