@@ -76,6 +76,11 @@ export async function startLease(db: Db, readGeneration: () => Promise<string>, 
     client.on('error', lost);
     client.on('end', lost);
     await client.connect();
+    if (closed) {
+      // close() ran while this connection was being made: it must not outlive the daemon.
+      await client.end();
+      return;
+    }
     await client.query(`LISTEN ${CHANNEL}`);
     listener = client;
     listening = true;
@@ -85,6 +90,7 @@ export async function startLease(db: Db, readGeneration: () => Promise<string>, 
   await db('daemons').insert({ id, host: os.hostname().slice(0, 255), pid: process.pid, acked_generation: generation, seen_ms: db.raw(DB_NOW_MS) });
 
   const heartbeat = async () => {
+    if (closed) return;
     const sentAt = performance.now();
     try {
       if (!listening) await listen();

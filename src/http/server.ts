@@ -148,17 +148,22 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       log.info({ in_flight: inFlight }, 'shutting down: no new connections, finishing requests in flight');
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      if (inFlight > 0) {
-        const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.timeouts.shutdownMs).unref());
+      const drain = async (ms: number) => {
+        if (inFlight === 0) return;
+        const deadline = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
         await Promise.race([new Promise<void>((resolve) => (drained = resolve)), deadline]);
-      }
+      };
+      await drain(config.timeouts.shutdownMs);
+      // Past the deadline, connections are cut; handlers still waiting on their clients then
+      // end at once (their bodies count as aborted) and remove their temporary files.
       server.closeAllConnections();
+      await drain(1_000);
       await stopped;
       await lastUsed.stop();
       await access.close();
       await db.destroy();
       log.info('stopped');
-      log.flush();
+      await new Promise<void>((resolve) => log.flush(() => resolve()));
     })());
 
   return { url, server, db, log, access, authenticator, lastUsed, close };

@@ -32,5 +32,8 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         process.once('SIGTERM', () => stop('SIGTERM'));
         process.once('SIGINT', () => stop('SIGINT'));
       });
+      // Everything is closed and flushed. A handler still waiting on its client after the
+      // shutdown deadline must not keep a stopped daemon alive: leave now.
+      setImmediate(() => process.exit());
     });
 }
