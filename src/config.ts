@@ -122,14 +122,15 @@ function validate(value: unknown, shape: Shape, prefix: string, where: string): 
   }
 }
 
-type Json = { [key: string]: unknown };
+export type Json = { [key: string]: unknown };
 
-function merge(base: Json, over: Json): Json {
+/** `over` laid on `base`, objects merged key by key (arrays and other values replaced). */
+export function merge(base: Json, over: Json): Json {
   const out: Json = { ...base };
   for (const [key, v] of Object.entries(over)) {
     const b = base[key];
     out[key] =
-      b && typeof b === 'object' && !Array.isArray(b) && v && typeof v === 'object'
+      b && typeof b === 'object' && !Array.isArray(b) && v && typeof v === 'object' && !Array.isArray(v)
         ? merge(b as Json, v as Json)
         : v;
   }

@@ -2,21 +2,8 @@
 // already names its database and data directory), so a test can start a daemon with, e.g., a
 // small SIP upload limit.
 import { readFile, writeFile } from 'node:fs/promises';
+import { merge, type Json } from '../../src/config.js';
 import type { Sandbox } from './cli.js';
-
-type Json = { [key: string]: unknown };
-
-function merge(base: Json, over: Json): Json {
-  const out: Json = { ...base };
-  for (const [key, v] of Object.entries(over)) {
-    const b = base[key];
-    out[key] =
-      b && typeof b === 'object' && !Array.isArray(b) && v && typeof v === 'object' && !Array.isArray(v)
-        ? merge(b as Json, v as Json)
-        : v;
-  }
-  return out;
-}
 
 /** Merges `patch` into the sandbox's configuration file; takes effect for processes started afterwards. */
 export async function patchConfig(box: Pick<Sandbox, 'configFile'>, patch: Json): Promise<Json> {

@@ -1,7 +1,7 @@
 // Actors: persons and organisations (SPEC §4.4). POST creates, PUT changes the fields given.
-import { writeTransaction } from '../../db/connect.js';
-import { invalid, notFound } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
+import { createRecord, getRecord, updateRecord, type RecordTable } from './records.js';
 import {
   dateBefore,
   field,
@@ -119,46 +119,28 @@ export async function insertActor(trx: Knex, v: ActorInput, at: Date): Promise<n
   return insertedId(rows);
 }
 
-async function findActor(db: Knex, id: number): Promise<Actor | undefined> {
-  const row = (await db('actors').where('id', id).first(...COLUMNS)) as ActorRow | undefined;
-  return row ? toActor(row) : undefined;
+const ACTORS: RecordTable<Actor> = { table: 'actors', what: 'actor', columns: COLUMNS, toRecord: toActor };
+
+export function getActor(ctx: Ctx, id: number): Promise<Actor> {
+  return getRecord(ctx, ACTORS, id);
 }
 
-export async function getActor(ctx: Ctx, id: number): Promise<Actor> {
-  const actor = await findActor(ctx.db, id);
-  if (!actor) throw notFound(`no actor with id ${id}`);
-  return actor;
-}
-
-export async function createActor(ctx: Ctx, input: unknown): Promise<Actor> {
-  const r = checkActorCreate(input);
-  if (!r.ok) throw invalid('validation failed', r.errors);
-  return writeTransaction(ctx.db, async (trx) => {
-    const id = await insertActor(trx, r.values, ctx.clock.now());
-    return (await findActor(trx, id)) as Actor;
-  });
+export function createActor(ctx: Ctx, input: unknown): Promise<Actor> {
+  return createRecord(ctx, ACTORS, checkActorCreate(input), insertActor);
 }
 
 /** PUT: changes the fields given, leaves the others; null clears an optional field. */
 export async function updateActor(ctx: Ctx, id: number, input: unknown): Promise<Actor> {
   const r = readFields(input, ACTOR_FIELDS, 'update');
   if (!r.ok) throw invalid('validation failed', r.errors);
-  return writeTransaction(ctx.db, async (trx) => {
-    const current = await findActor(trx, id);
-    if (!current) throw notFound(`no actor with id ${id}`);
-    const changes = columnsOf(r.values);
-    if (Object.keys(changes).length === 0) return current;
-    // The date order is a property of the merged record, not of the request alone.
-    const merged = crossCheck({
-      date_start: r.values.date_start === undefined ? current.date_start : r.values.date_start,
-      date_end: r.values.date_end === undefined ? current.date_end : r.values.date_end,
-    });
-    if (!merged.ok) throw invalid('validation failed', merged.errors);
-    await trx('actors')
-      .where('id', id)
-      .update({ ...changes, updated_at: ctx.clock.now().toISOString() });
-    return (await findActor(trx, id)) as Actor;
-  });
+  const v = r.values;
+  // The date order is a property of the merged record, not of the request alone.
+  return updateRecord(ctx, ACTORS, id, columnsOf(v), (current) =>
+    crossCheck({
+      date_start: v.date_start === undefined ? current.date_start : v.date_start,
+      date_end: v.date_end === undefined ? current.date_end : v.date_end,
+    }),
+  );
 }
 
 /** GET /api/actors: `search` is a case-insensitive substring of the name. */

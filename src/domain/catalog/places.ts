@@ -1,7 +1,7 @@
 // Places (SPEC §4.4). POST /api/places creates; POST /api/places/{id} changes the fields given.
-import { writeTransaction } from '../../db/connect.js';
-import { invalid, notFound } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
+import { createRecord, getRecord, updateRecord, type RecordTable } from './records.js';
 import {
   countryCode,
   field,
@@ -131,40 +131,21 @@ export async function insertPlace(trx: Knex, v: PlaceInput, at: Date): Promise<n
   return insertedId(rows);
 }
 
-async function findPlace(db: Knex, id: number): Promise<Place | undefined> {
-  const row = (await db('places').where('id', id).first(...COLUMNS)) as PlaceRow | undefined;
-  return row ? toPlace(row) : undefined;
+const PLACES: RecordTable<Place> = { table: 'places', what: 'place', columns: COLUMNS, toRecord: toPlace };
+
+export function getPlace(ctx: Ctx, id: number): Promise<Place> {
+  return getRecord(ctx, PLACES, id);
 }
 
-export async function getPlace(ctx: Ctx, id: number): Promise<Place> {
-  const place = await findPlace(ctx.db, id);
-  if (!place) throw notFound(`no place with id ${id}`);
-  return place;
-}
-
-export async function createPlace(ctx: Ctx, input: unknown): Promise<Place> {
-  const r = checkPlaceCreate(input);
-  if (!r.ok) throw invalid('validation failed', r.errors);
-  return writeTransaction(ctx.db, async (trx) => {
-    const id = await insertPlace(trx, r.values, ctx.clock.now());
-    return (await findPlace(trx, id)) as Place;
-  });
+export function createPlace(ctx: Ctx, input: unknown): Promise<Place> {
+  return createRecord(ctx, PLACES, checkPlaceCreate(input), insertPlace);
 }
 
 /** POST /api/places/{id}: changes the fields given, leaves the others; null clears an optional field. */
 export async function updatePlace(ctx: Ctx, id: number, input: unknown): Promise<Place> {
   const r = readFields(input, PLACE_FIELDS, 'update');
   if (!r.ok) throw invalid('validation failed', r.errors);
-  return writeTransaction(ctx.db, async (trx) => {
-    const current = await findPlace(trx, id);
-    if (!current) throw notFound(`no place with id ${id}`);
-    const changes = columnsOf(r.values);
-    if (Object.keys(changes).length === 0) return current;
-    await trx('places')
-      .where('id', id)
-      .update({ ...changes, updated_at: ctx.clock.now().toISOString() });
-    return (await findPlace(trx, id)) as Place;
-  });
+  return updateRecord(ctx, PLACES, id, columnsOf(r.values));
 }
 
 /** GET /api/places: `search` is a case-insensitive substring of the name. */
