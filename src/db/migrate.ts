@@ -1,5 +1,5 @@
 // Runs the knex migrations in ./migrations (plain ESM files, shared by SQLite and PostgreSQL).
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
@@ -37,11 +37,35 @@ const MIGRATION_LOCK_KEY = 7_204_116_883;
 
 /**
  * Applies pending migrations; returns their names. Safe when several daemons (and the CLI)
- * start at the same moment: on PostgreSQL an advisory lock, held on a connection of its own,
- * makes the others wait and then find nothing left to do; on SQLite, where knex's own lock row
- * may be taken by the other process, the attempt is repeated until it is free.
+ * start at the same moment: each process first looks (a read) and, only when something is
+ * pending, takes a lock of its own kind — PostgreSQL's advisory lock, or on SQLite a lock file
+ * beside the database — then migrates. knex's lock row is not relied upon: a process killed
+ * while migrating leaves it set, and contending for it on SQLite can leave it set too; whoever
+ * holds our lock is the only one migrating, so it clears that row first.
  */
 export async function migrateLatest(db: Db): Promise<string[]> {
+  // Listing creates knex's bookkeeping tables when they are missing; two processes doing that
+  // at once can leave two lock rows, after which knex refuses to migrate at all. So on a fresh
+  // database even the look happens under the lock.
+  if (await db.schema.hasTable(LOCK_TABLE)) {
+    // A plain read of what is applied: knex's own listing would create missing rows.
+    const applied = new Set(((await db('knex_migrations').select('name')) as { name: string }[]).map((r) => r.name));
+    const files = (await source.getMigrations([])).map((f) => source.getMigrationName(f));
+    if (files.every((f) => applied.has(f))) return [];
+  }
+  return withMigrationLock(db, async () => {
+    await db.migrate.list(options); // creates knex's tables when missing
+    // Exactly one unlocked row, whatever a crash or an older race left behind.
+    await db(LOCK_TABLE).delete();
+    await db(LOCK_TABLE).insert({ is_locked: 0 });
+    const [, applied] = (await db.migrate.latest(options)) as [number, string[]];
+    return applied;
+  });
+}
+
+const LOCK_TABLE = 'knex_migrations_lock';
+
+async function withMigrationLock<T>(db: Db, work: () => Promise<T>): Promise<T> {
   if (db.client.config.client === 'pg') {
     const { default: pg } = await import('pg');
     // knex may have parsed the URL into an object; pg.Client takes either form.
@@ -50,21 +74,51 @@ export async function migrateLatest(db: Db): Promise<string[]> {
     await lock.connect();
     try {
       await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-      const [, applied] = (await db.migrate.latest(options)) as [number, string[]];
-      return applied;
+      return await work();
     } finally {
       await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
       await lock.end();
     }
   }
-  for (let attempt = 0; ; attempt++) {
+  const { filename } = db.client.config.connection as { filename: string };
+  return withLockFile(`${filename}-migrate.lock`, work);
+}
+
+function holderAlive(file: string): boolean {
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0) return true; // being written right now
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A lock file created exclusively (O_EXCL) holding our pid; a dead holder's file is taken over. */
+async function withLockFile<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
     try {
-      const [, applied] = (await db.migrate.latest(options)) as [number, string[]];
-      return applied;
+      writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+      break;
     } catch (err) {
-      const message = (err as Error).message ?? '';
-      if (attempt >= 100 || !/already locked|already exists|SQLITE_BUSY/.test(message)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      try {
+        if (!holderAlive(file)) {
+          rmSync(file, { force: true });
+          continue;
+        }
+      } catch {
+        continue; // released between our attempt and the read
+      }
+      if (Date.now() > deadline) throw new Error(`another process has been migrating for a minute (${file}); if none is, remove that file`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(file, { force: true });
   }
 }
