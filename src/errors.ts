@@ -31,3 +31,17 @@ export const configError = (message: string) => new AppError('config', message);
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
+
+/**
+ * Text of an unexpected error as it may be shown or logged. Database errors can quote SQL with
+ * bound values; any long run of token-alphabet characters (a value, a hash) is cut out.
+ */
+export function redactSecrets(text: string): string {
+  return text.replace(/[A-Za-z0-9+/=_]{40,}/g, '[REDACTED]');
+}
+
+/** A unique-index violation (SQLite or PostgreSQL): someone else wrote the same thing first. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return e?.code === '23505' || (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(String(e.message)));
+}

@@ -2,7 +2,7 @@
 // when they run, so `archivectl --help` starts in a few tens of milliseconds.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { isAppError } from '../errors.js';
+import { isAppError, redactSecrets } from '../errors.js';
 import type { GlobalOptions } from './context.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
@@ -68,10 +68,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write('cancelled\n');
       return 1;
     }
-    const message = err instanceof Error ? err.message : String(err);
+    // Unexpected errors may quote SQL with bound values (hashes): cut those out.
+    const message = redactSecrets(err instanceof Error ? err.message : String(err));
     process.stderr.write(`${message.startsWith('config error') ? '' : 'error: '}${message}\n`);
     // A user error is one line; anything else is a bug, whose stack helps only on request.
-    if (!isAppError(err) && process.env.ARCHIVECTL_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    if (!isAppError(err) && process.env.ARCHIVECTL_DEBUG && err instanceof Error) process.stderr.write(`${redactSecrets(err.stack ?? '')}\n`);
     return code;
   }
 }

@@ -31,25 +31,39 @@ export function getSignalFile(db: Db): string | undefined {
   return signalFiles.get(db);
 }
 
-/** Tells daemons on this database to re-check; called after the change has committed. */
-export function signalChange(db: Db): void {
+/** How often a daemon checks the database even when the signal file did not move. */
+export const SIGNAL_RECHECK_MS = 1_000;
+
+/**
+ * Tells daemons on this database to re-check; called after the change has committed. The
+ * content is a random nonce, readable by all (0644): the daemon may run as another user than
+ * the CLI. When the file cannot be written, waiting out the daemons' once-a-second check keeps
+ * the promise that the change counts once the command has returned.
+ */
+export async function signalChange(db: Db): Promise<void> {
   const file = signalFiles.get(db);
-  if (!file) return; // PostgreSQL: daemons learn it from the database itself
+  if (!file) return;
   const tmp = `${file}.${process.pid}.${randomUUID()}`;
   try {
-    writeFileSync(tmp, `${Date.now()} ${randomUUID()}\n`, { mode: 0o600 });
+    writeFileSync(tmp, `${Date.now()} ${randomUUID()}\n`, { mode: 0o644 });
     renameSync(tmp, file);
   } catch (err) {
-    // The change is committed either way; daemons will see it within a second.
-    process.emitWarning(`could not signal running daemons (${(err as NodeJS.ErrnoException).code ?? 'error'}); they pick the change up within a second`);
+    process.emitWarning(`could not signal running daemons (${(err as NodeJS.ErrnoException).code ?? 'error'}); waiting for their periodic check`);
+    await new Promise((resolve) => setTimeout(resolve, SIGNAL_RECHECK_MS + 100));
   }
 }
 
-/** The file's current content ('' when absent). */
+let unreadable = 0;
+
+/**
+ * The file's current content ('' when absent). When it exists but cannot be read, a value
+ * that never repeats: the daemon then checks the database on every request rather than trust
+ * a signal it cannot see.
+ */
 export function readSignal(file: string): string {
   try {
     return readFileSync(file, 'utf8');
-  } catch {
-    return '';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? '' : `unreadable ${++unreadable}`;
   }
 }

@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
+import { conflict, isUniqueViolation } from '../errors.js';
 import { attachSignalFile, signalChange, signalFileFor } from './change-signal.js';
 import { isPg, notifyInTransaction, waitForAcks } from './pg-lease.js';
 
@@ -21,6 +22,8 @@ export async function openDatabase(database: Config['database']): Promise<Db> {
       client: 'pg',
       connection: database.url,
       pool: { min: database.pool.min, max: database.pool.max },
+      // Error messages without the SQL and its bound values (hashes among them).
+      compileSqlOnError: false,
     });
   }
   const file = database.filename;
@@ -32,6 +35,7 @@ export async function openDatabase(database: Config['database']): Promise<Db> {
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
+    compileSqlOnError: false,
     // One connection per process: SQLite serialises writers anyway, and a single connection
     // means this process never contends with itself. Other processes (the CLI next to the
     // daemon) wait on the busy timeout instead of failing with SQLITE_BUSY.
@@ -68,7 +72,7 @@ export function markAccessChange(trx: Knex.Transaction): void {
 export async function writeTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   let signal = false;
   let generation = '';
-  const result = await db.transaction(async (trx) => {
+  const result = await db.transaction(async (trx): Promise<T> => {
     if (isSqlite(db)) await trx('auth_state').where('id', -1).update({ generation: 0 });
     const value = await work(trx);
     signal = changesAccess.has(trx);
@@ -78,6 +82,11 @@ export async function writeTransaction<T>(db: Db, work: (trx: Knex.Transaction) 
       await notifyInTransaction(trx, generation);
     }
     return value;
+  }).catch((err: unknown) => {
+    // Checks run before the write; a unique index refusing it means another process wrote
+    // the same name or id in between. Nothing was changed.
+    if (isUniqueViolation(err)) throw conflict('a concurrent change conflicts with this one; nothing was changed, try again');
+    throw err;
   });
   if (signal && isPg(db)) {
     // The change is committed; return only once every running daemon has adopted it, so that
@@ -87,7 +96,7 @@ export async function writeTransaction<T>(db: Db, work: (trx: Knex.Transaction) 
       process.emitWarning(`${unconfirmed} daemon(s) did not confirm the change in time; their leases have lapsed, so they check the database on every request until they are back`);
     }
   } else if (signal) {
-    signalChange(db);
+    await signalChange(db);
   }
   return result;
 }

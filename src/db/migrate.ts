@@ -1,5 +1,5 @@
 // Runs the knex migrations in ./migrations (plain ESM files, shared by SQLite and PostgreSQL).
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
@@ -81,7 +81,13 @@ async function withMigrationLock<T>(db: Db, work: () => Promise<T>): Promise<T> 
     }
   }
   const { filename } = db.client.config.connection as { filename: string };
-  return withLockFile(`${filename}-migrate.lock`, work);
+  let real = filename;
+  try {
+    real = realpathSync(filename); // one lock per database file, whatever name reaches it
+  } catch {
+    // not created yet
+  }
+  return withLockFile(`${real}-migrate.lock`, work);
 }
 
 function holderAlive(file: string): boolean {

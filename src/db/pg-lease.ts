@@ -55,11 +55,12 @@ export async function startLease(db: Db, readGeneration: () => Promise<string>, 
   let lapses = 0;
   let listener: pg.Client | null = null;
 
-  const ack = async (gen: string) => {
-    await db('daemons')
+  const ack = (gen: string): Promise<number> =>
+    db('daemons')
       .where('id', id)
       .update({ acked_generation: db.raw('GREATEST(acked_generation, ?)', [gen]), seen_ms: db.raw(DB_NOW_MS) });
-  };
+  const register = () =>
+    db('daemons').insert({ id, host: os.hostname().slice(0, 255), pid: process.pid, acked_generation: generation, seen_ms: db.raw(DB_NOW_MS) });
 
   const listen = async () => {
     const client = new pgModule.Client({ ...connectionConfig(db), application_name: 'archivectl-listen' });
@@ -87,7 +88,7 @@ export async function startLease(db: Db, readGeneration: () => Promise<string>, 
   };
 
   await db('daemons').where('seen_ms', '<', db.raw(`${DB_NOW_MS} - 86400000`)).delete(); // rows of long-gone daemons
-  await db('daemons').insert({ id, host: os.hostname().slice(0, 255), pid: process.pid, acked_generation: generation, seen_ms: db.raw(DB_NOW_MS) });
+  await register();
 
   const heartbeat = async () => {
     if (closed) return;
@@ -96,7 +97,9 @@ export async function startLease(db: Db, readGeneration: () => Promise<string>, 
       if (!listening) await listen();
       const fresh = await readGeneration();
       if (newer(fresh, generation)) generation = fresh;
-      await ack(generation);
+      // The lease counts only while the CLI can see this daemon: a row removed meanwhile (a
+      // daemon paused for a day is taken for gone) is written again before trusting anything.
+      if ((await ack(generation)) === 0) await register();
       leaseUntil = sentAt + LEASE_MS;
     } catch (err) {
       leaseUntil = 0;

@@ -1,7 +1,7 @@
 // What a daemon must know fresh for every request: the authorisation generation and the
 // settings. Settings are re-read only when the generation moved, and the token cache uses the
 // generation to know when its entries need re-checking.
-import { getSignalFile, readSignal } from '../db/change-signal.js';
+import { getSignalFile, readSignal, SIGNAL_RECHECK_MS } from '../db/change-signal.js';
 import type { Db } from '../db/connect.js';
 import { isPg, startLease, type Lease } from '../db/pg-lease.js';
 import { readGeneration } from './auth-state.js';
@@ -23,16 +23,15 @@ export function pollingGeneration(db: Db): GenerationSource {
   return { read: () => readGeneration(db), close: async () => undefined };
 }
 
-export const SIGNAL_RECHECK_MS = 1_000;
 
 /**
  * SQLite: read the signal file the CLI replaces after each access change (src/db/change-signal.ts)
  * and query the database only when it moved, or once a second as a safety net.
  */
-export function signalledGeneration(db: Db, file: string, now: () => number = Date.now): GenerationSource {
+export function signalledGeneration(db: Db, file: string, now: () => number = () => performance.now()): GenerationSource {
   let seen: string | null = null;
   let generation = '';
-  let checkedAt = 0;
+  let checkedAt = Number.NEGATIVE_INFINITY;
   return {
     async read() {
       const content = readSignal(file);

@@ -5,7 +5,8 @@ import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator } from '../domain/tokens/authenticate.js';
-import { authenticate, enforceAccess, refuseApiTokenInBody, refuseApiTokenInQuery } from './auth.js';
+import { answerAuthorization, enforceAccess, judgeAuthorization, refuseApiTokenInBody, refuseApiTokenInQuery } from './auth.js';
+import { atLeast } from '../domain/roles.js';
 import { readBody } from './body.js';
 import { errorHandler, HttpError } from './errors.js';
 import { accessLog } from './log.js';
@@ -43,17 +44,20 @@ export function createApp({ deps, log, access, authenticator }: AppParts): Koa<A
   });
   app.use(resolveRoute(router));
   app.use(refuseApiTokenInQuery(log)); // 1. api_token in the query
+  app.use(judgeAuthorization(access, authenticator)); // 2. the Authorization header, judged
   app.use(
     readBody({
       jsonBytes: limits.jsonBytes,
       formBytes: limits.formBytes,
       uploadBytes: limits.sipUploadBytes,
-      keepFiles: (ctx) => ctx.state.route?.path === '/api/sips/import',
+      // Files are written to disk only for an editor's upload; anyone else's are discarded.
+      keepFiles: (ctx) =>
+        ctx.state.route?.path === '/api/sips/import' && ctx.state.principal !== null && atLeast(ctx.state.principal.role, 'editor'),
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
   );
   app.use(refuseApiTokenInBody(log)); // 1. api_token in a form or JSON body
-  app.use(authenticate(access, authenticator, deps.config.limits.failedAuthDelayMs)); // 2. the Authorization header
+  app.use(answerAuthorization(deps.config.limits.failedAuthDelayMs)); // 2. … and answered
   app.use(requireRoute); // 404 / 405, only once the header has been judged
   app.use(enforceAccess); // 3. the route's rule
   app.use(rejectUnreadableBody); // 4. then validation

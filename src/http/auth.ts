@@ -50,33 +50,55 @@ const REFUSAL_TEXT: Record<Refusal, string> = {
   blocked: 'the account is blocked',
 };
 
-/** Step 2: the Authorization header. Present but unusable → 401 (blocked account → 403), also on open endpoints. */
-export function authenticate(access: AccessState, authenticator: Authenticator, failedAuthDelayMs: number) {
-  return async function authenticateHeader(ctx: ApiContext, next: Next): Promise<void> {
+/**
+ * Step 2, judged before the body is read: the Authorization header. Present but unusable →
+ * 401 (blocked account → 403), also on open endpoints. The verdict is kept, not answered, so
+ * that an api_token in the body still gets its own 401 first (step 1), while the body reader
+ * already knows whether to keep uploaded files: a refused request never writes to disk.
+ */
+export function judgeAuthorization(access: AccessState, authenticator: Authenticator) {
+  return async function judgeHeader(ctx: ApiContext, next: Next): Promise<void> {
     const snapshot = await access.current();
     ctx.state.settings = snapshot.settings;
     ctx.state.principal = null;
+    ctx.state.refusal = null;
     const header = ctx.req.headers.authorization;
     if (header !== undefined) {
       // RFC 7235: the scheme is case-insensitive; RFC 6750: exactly one token after one space run.
       const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
+      const value = match?.[2];
       if (!match || match[1]?.toLowerCase() !== 'bearer') {
-        throw unauthorized('only Authorization: Bearer <token> is accepted', false);
+        ctx.state.refusal = { error: unauthorized('only Authorization: Bearer <token> is accepted', false), pause: false };
+      } else if (!value) {
+        ctx.state.refusal = { error: unauthorized('the Authorization header carries no token', false), pause: false };
+      } else {
+        const result = await authenticator.authenticate(value, snapshot.generation, ctx.ip);
+        if (result.ok) {
+          ctx.state.principal = result.principal;
+          ctx.state.tokenId = result.principal.selector;
+        } else {
+          if (result.selector) ctx.state.tokenId = result.selector;
+          ctx.state.refusal =
+            result.reason === 'blocked'
+              ? { error: new HttpError(403, REFUSAL_TEXT.blocked), pause: false }
+              : { error: unauthorized(REFUSAL_TEXT[result.reason], true), pause: true };
+        }
       }
-      const value = match[2];
-      if (!value) throw unauthorized('the Authorization header carries no token', false);
-      const result = await authenticator.authenticate(value, snapshot.generation);
-      if (!result.ok) {
-        if (result.selector) ctx.state.tokenId = result.selector;
-        if (result.reason === 'blocked') throw new HttpError(403, REFUSAL_TEXT.blocked);
-        // A refused token is answered after a pause that costs no CPU: a client guessing or
-        // flooding with forged values gets one answer per connection per pause, and the event
-        // loop stays free for the requests of valid tokens.
-        if (failedAuthDelayMs > 0) await delay(failedAuthDelayMs);
-        throw unauthorized(REFUSAL_TEXT[result.reason], true);
-      }
-      ctx.state.principal = result.principal;
-      ctx.state.tokenId = result.principal.selector;
+    }
+    await next();
+  };
+}
+
+/** Step 2, answered once step 1 has looked at the body. */
+export function answerAuthorization(failedAuthDelayMs: number) {
+  return async function answerHeader(ctx: ApiContext, next: Next): Promise<void> {
+    const refusal = ctx.state.refusal;
+    if (refusal) {
+      // A refused token is answered after a pause that costs no CPU: a client guessing or
+      // flooding with forged values gets one answer per connection per pause, and the event
+      // loop stays free for the requests of valid tokens.
+      if (refusal.pause && failedAuthDelayMs > 0) await delay(failedAuthDelayMs);
+      throw refusal.error;
     }
     await next();
   };

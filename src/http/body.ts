@@ -12,6 +12,7 @@ import { Transform } from 'node:stream';
 import Busboy from 'busboy';
 import coBody from 'co-body';
 import type { Next } from 'koa';
+import { queryHasApiToken } from './api-token.js';
 import type { ApiContext, ParsedBody, UploadedFile } from './types.js';
 
 export interface BodyLimits {
@@ -39,11 +40,13 @@ async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: num
       // strict: only an object or an array is JSON a client would send here.
       return { kind: 'json', data: await coBody.json(ctx.req, { limit, strict: true }) };
     }
-    const data = (await coBody.form(ctx.req, {
+    const { parsed, raw } = (await coBody.form(ctx.req, {
       limit,
       queryString: { parameterLimit: 1000, depth: 5, arrayLimit: 100 },
-    })) as Record<string, unknown>;
-    return { kind: 'form', data };
+      returnRawBody: true,
+    })) as unknown as { parsed: Record<string, unknown>; raw: string };
+    // The parser keeps the first 1000 parameters; the api_token rule looks at every one.
+    return { kind: 'form', data: parsed, apiToken: queryHasApiToken(raw) };
   } catch (err) {
     const status = statusOf(err);
     if (status === 413) return { kind: 'invalid', status: 413, message: `the request body exceeds ${limit} bytes` };
@@ -193,7 +196,7 @@ export function bodyKeys(body: ParsedBody): string[] {
     case 'json':
       return body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? Object.keys(body.data) : [];
     case 'form':
-      return Object.keys(body.data);
+      return body.apiToken ? [...Object.keys(body.data), 'api_token'] : Object.keys(body.data);
     case 'multipart':
       return body.names;
     default:

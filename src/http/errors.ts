@@ -2,7 +2,7 @@
 // kind decides the status. Anything else is a bug: logged, answered 500 without details.
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { isAppError, type ErrorKind } from '../errors.js';
+import { isAppError, redactSecrets, type ErrorKind } from '../errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 422,
@@ -38,7 +38,7 @@ export function unauthorized(message: string, tokenRefused: boolean): HttpError 
  */
 export function scrub(err: unknown): { type: string; code?: string; message: string; stack?: string } {
   const e = err instanceof Error ? err : new Error(String(err));
-  const cut = (text: string) => text.replace(/[A-Za-z0-9+/=_]{40,}/g, '[REDACTED]');
+  const cut = redactSecrets;
   const code = (e as { code?: unknown }).code;
   return {
     type: e.name,

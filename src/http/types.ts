@@ -23,7 +23,8 @@ export interface UploadedFile {
 export type ParsedBody =
   | { kind: 'none' }
   | { kind: 'json'; data: unknown }
-  | { kind: 'form'; data: Record<string, unknown> }
+  /** `apiToken`: the raw form names an api_token parameter (also past the parsed ones). */
+  | { kind: 'form'; data: Record<string, unknown>; apiToken: boolean }
   /** `names`: every part's name, files included (kept or discarded), for the api_token rule. */
   | { kind: 'multipart'; fields: Record<string, string>; files: UploadedFile[]; names: string[] }
   /** Unreadable (malformed JSON, truncated multipart, unsupported type): answered after authentication. */
@@ -44,6 +45,8 @@ export interface ApiState {
   /** The presented token's public id, for the access log (never its value). */
   tokenId?: string;
   settings: Settings;
+  /** The Authorization header's verdict when it refuses the request (answered after step 1). */
+  refusal: { error: Error; pause: boolean } | null;
   body: ParsedBody;
 }
 

@@ -1,6 +1,7 @@
 // The hot path (issue: near-free authentication): a daemon started in this process so that its
 // counters (KDF runs, token lookups, last-used writes) can be read, talking over real HTTP on
 // 127.0.0.1 to a sandbox that the CLI administers as a child process. Not timed: counted.
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startDaemon, type Daemon } from '../../src/http/server.js';
@@ -222,5 +223,26 @@ describe.skipIf(!IS_PG)('PostgreSQL: change notifications and leases', () => {
     expect(back).toBe(true);
     await box.run(['token', 'revoke', b.id, '--as', 'root']);
     expect((await get(b.token)).status).toBe(401);
+  });
+});
+
+describe('the failure budget', () => {
+  it('is kept per client address: forging at a token id does not lock its owner out', async () => {
+    const t = await token('budget per client');
+    const forged = Array.from({ length: 8 }, () => {
+      const secret = randomBase62(40);
+      return `arc_${t.id}${secret}${checksum(t.id + secret)}`;
+    });
+    for (const v of forged) expect((await get(v)).status).toBe(401); // from 127.0.0.1: budget (5) spent
+    const from = (address: string) =>
+      new Promise<number>((resolve, reject) => {
+        http
+          .get(`${daemon.url}/api/objects`, { localAddress: address, headers: { Authorization: `Bearer ${t.token}` } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on('error', reject);
+      });
+    expect(await from('127.0.0.2')).toBe(200); // the owner, elsewhere, is verified
   });
 });

@@ -104,47 +104,52 @@ export class Authenticator {
     return this.cache.size;
   }
 
-  async authenticate(value: string, generation: string): Promise<AuthResult> {
+  /** `client` (the caller's address) scopes the failure budget. */
+  async authenticate(value: string, generation: string, client = ''): Promise<AuthResult> {
     const parsed = parse(value);
     if (!parsed) return { ok: false, reason: 'malformed' };
     const key = createHash('sha256').update(value).digest('base64');
 
     const cached = this.cache.get(key);
-    let row: AuthRow | undefined;
     if (cached) {
-      if (cached.generation === generation) {
-        row = cached.row;
-      } else {
-        // Something that can withdraw access changed: re-read the row (no KDF). The stored hash
-        // must be the one this value was verified against, else the token was replaced.
-        const fresh = await this.lookup(parsed.selector);
-        row = fresh && fresh.secret_hash === cached.row.secret_hash ? fresh : undefined;
-        if (!row) this.cache.delete(key);
-        else cached.row = row;
+      let row: AuthRow | undefined = cached.row;
+      if (cached.generation !== generation) {
+        // Something that can withdraw access changed: re-read the row (no KDF).
+        row = await this.lookup(parsed.selector);
+        if (!row) {
+          this.cache.delete(key);
+          return { ok: false, reason: 'unknown', selector: parsed.selector };
+        }
         cached.generation = generation;
       }
-      if (row) {
+      // The stored hash must be the one this value was verified against; when it is not (the
+      // token was rotated, or re-hashed by another daemon) the value is verified afresh below.
+      if (row.secret_hash === cached.row.secret_hash) {
+        cached.row = row;
         this.stats.cacheHits++;
         this.cache.delete(key); // LRU: move to the newest position
         this.cache.set(key, cached);
         return this.admit(row);
       }
-      return { ok: false, reason: 'unknown', selector: parsed.selector };
+      this.cache.delete(key);
     }
 
+    // Failed verifications are counted per token id and client address: a client guessing at
+    // a (public) token id exhausts its own budget, not the token owner's.
+    const budgetKey = `${parsed.selector} ${client}`;
     // An exhausted budget refuses before any I/O: a flood on one selector costs neither KDF
     // runs nor database lookups that legitimate requests would queue behind.
-    if (this.overBudget(parsed.selector)) {
+    if (this.overBudget(budgetKey)) {
       this.stats.throttled++;
       return { ok: false, reason: 'throttled', selector: parsed.selector };
     }
     // The attempt counts as a failure from here, before any await, and is refunded if the
     // selector is unknown or the secret verifies: values arriving together cannot all slip
     // under the budget while the first of them are still being looked up or verified.
-    this.recordFailure(parsed.selector);
-    row = await this.lookup(parsed.selector);
+    this.recordFailure(budgetKey);
+    const row = await this.lookup(parsed.selector);
     if (!row) {
-      this.refundFailure(parsed.selector);
+      this.refundFailure(budgetKey);
       return { ok: false, reason: 'unknown', selector: parsed.selector };
     }
     const hash = row.secret_hash;
@@ -153,7 +158,7 @@ export class Authenticator {
       return verifySecret(hash, parsed.secret);
     });
     if (!ok) return { ok: false, reason: 'mismatch', selector: parsed.selector };
-    this.refundFailure(parsed.selector);
+    this.refundFailure(budgetKey);
     if (needsRehash(hash)) await this.rehash(row, parsed.secret);
     this.remember(key, { row, generation });
     return this.admit(row);
