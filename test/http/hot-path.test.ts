@@ -246,3 +246,13 @@ describe('the failure budget', () => {
     expect(await from('127.0.0.2')).toBe(200); // the owner, elsewhere, is verified
   });
 });
+
+describe('a burst of first requests with one new token', () => {
+  it('is verified once, and every request is served (the burst does not spend the failure budget)', async () => {
+    const t = await token('burst');
+    const before = stats();
+    const answers = await Promise.all(Array.from({ length: 12 }, () => get(t.token)));
+    expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
+    expect(stats().kdfRuns - before.kdfRuns).toBe(1);
+  });
+});

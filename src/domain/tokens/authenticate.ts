@@ -87,6 +87,7 @@ class Semaphore {
 
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly verifying = new Map<string, Promise<AuthResult>>();
   private readonly failures = new Map<string, { count: number; since: number }>();
   private readonly kdf: Semaphore;
   readonly stats: AuthStats = { kdfRuns: 0, lookups: 0, cacheHits: 0, throttled: 0 };
@@ -134,6 +135,21 @@ export class Authenticator {
       this.cache.delete(key);
     }
 
+    // The same value arriving on several connections at once (a client's first burst) is
+    // verified once: the others wait for that verification instead of running their own.
+    const inFlight = this.verifying.get(key);
+    if (inFlight) return inFlight;
+    const verification = this.verify(key, parsed.selector, parsed.secret, generation, client);
+    this.verifying.set(key, verification);
+    try {
+      return await verification;
+    } finally {
+      this.verifying.delete(key);
+    }
+  }
+
+  private async verify(key: string, selector: string, secret: string, generation: string, client: string): Promise<AuthResult> {
+    const parsed = { selector, secret };
     // Failed verifications are counted per token id and client address: a client guessing at
     // a (public) token id exhausts its own budget, not the token owner's.
     const budgetKey = `${parsed.selector} ${client}`;
