@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { configError } from './errors.js';
+import proxyaddr from 'proxy-addr';
 
 export interface Config {
   /** The file the configuration came from, or null for built-in defaults. */
@@ -14,13 +15,18 @@ export interface Config {
   dataDir: string;
   log: { level: LogLevel };
   tls: { cert: string; key: string } | null;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   limits: {
     jsonBytes: number;
     formBytes: number;
     sipUploadBytes: number;
     headerBytes: number;
     failedAuthDelayMs: number;
+    connections: number;
+    connectionsPerAddress: number;
+    pipelinedRequests: number;
+    kdfConcurrency: number;
+    kdfQueue: number;
   };
   timeouts: {
     headersMs: number;
@@ -30,6 +36,9 @@ export interface Config {
   };
 }
 
+/** Which peers may name the client in X-Forwarded-For: none, a hop count, or addresses/ranges. */
+export type TrustProxy = false | number | string[];
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -38,7 +47,6 @@ type Check = (value: unknown) => string | null; // an error message, or null whe
 
 const str: Check = (v) => (typeof v === 'string' && v.length > 0 ? null : 'must be a non-empty string');
 const strOrNull: Check = (v) => (v === null ? null : str(v));
-const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
 const int =
   (min: number, max: number): Check =>
   (v) =>
@@ -51,6 +59,23 @@ const oneOf =
     typeof v === 'string' && choices.includes(v) ? null : `must be one of ${choices.join(', ')}`;
 
 const MAX_BYTES = 2 ** 40;
+
+// `true` (trust whoever connects) is refused: any client could then choose its own address and
+// with it a fresh failure budget. The proxies must be named.
+const trustProxyCheck: Check = (v) => {
+  if (v === false) return null;
+  if (v === true) return 'must name the proxies: a list such as ["127.0.0.1"] or ["10.0.0.0/8"], or a hop count such as 1';
+  if (Number.isInteger(v)) return (v as number) >= 1 && (v as number) <= 16 ? null : 'as a hop count must be from 1 to 16';
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' && x.length > 0)) {
+    try {
+      proxyaddr.compile(v as string[]);
+      return null;
+    } catch (err) {
+      return `has an address or range that cannot be read (${(err as Error).message})`;
+    }
+  }
+  return 'must be false, a list of proxy addresses or CIDR ranges, or a hop count';
+};
 
 // The accepted keys. `listen.*`, `database.*`, `dataDir` and `log.level` keep their names:
 // deployment tools template them.
@@ -66,13 +91,18 @@ const SHAPE: Shape = {
   dataDir: str,
   log: { level: oneOf(...LOG_LEVELS) },
   tls: { cert: strOrNull, key: strOrNull },
-  trustProxy: bool,
+  trustProxy: trustProxyCheck,
   limits: {
     jsonBytes: int(1, MAX_BYTES),
     formBytes: int(1, MAX_BYTES),
     sipUploadBytes: int(1, MAX_BYTES),
     headerBytes: int(1024, 1_048_576),
     failedAuthDelayMs: int(0, 10_000),
+    connections: int(16, 1_000_000),
+    connectionsPerAddress: int(1, 1_000_000),
+    pipelinedRequests: int(1, 1024),
+    kdfConcurrency: int(1, 64),
+    kdfQueue: int(1, 100_000),
   },
   timeouts: {
     headersMs: int(100, 3_600_000),
@@ -101,6 +131,11 @@ export const DEFAULTS = {
     sipUploadBytes: 1_073_741_824,
     headerBytes: 16_384,
     failedAuthDelayMs: 100,
+    connections: 1024,
+    connectionsPerAddress: 64,
+    pipelinedRequests: 16,
+    kdfConcurrency: 1,
+    kdfQueue: 64,
   },
   timeouts: { headersMs: 10_000, requestMs: 300_000, keepAliveMs: 5_000, shutdownMs: 10_000 },
 };
@@ -204,7 +239,7 @@ export function loadConfig(
     dataDir: resolve(merged.dataDir),
     log: merged.log as Config['log'],
     tls: tls.cert && tls.key ? { cert: resolve(tls.cert), key: resolve(tls.key) } : null,
-    trustProxy: merged.trustProxy,
+    trustProxy: merged.trustProxy as TrustProxy,
     limits: merged.limits,
     timeouts: merged.timeouts,
   };

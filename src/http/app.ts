@@ -10,6 +10,7 @@ import { atLeast } from '../domain/roles.js';
 import { readBody } from './body.js';
 import { errorHandler, HttpError } from './errors.js';
 import { accessLog } from './log.js';
+import { budgetKey, clientAddress, compileTrust } from './client-address.js';
 import { buildRouter, requireRoute, resolveRoute } from './router.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiState, Deps } from './types.js';
@@ -29,10 +30,17 @@ async function rejectUnreadableBody(ctx: ApiContext, next: Next): Promise<void> 
 }
 
 export function createApp({ deps, log, access, authenticator }: AppParts): Koa<ApiState> {
-  const app = new Koa<ApiState>({ proxy: deps.config.trustProxy });
+  // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
+  const trust = compileTrust(deps.config.trustProxy);
+  const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   const router = buildRouter(HANDLERS);
   const { limits } = deps.config;
 
+  app.use(async (ctx: ApiContext, next: Next) => {
+    ctx.request.ip = clientAddress(ctx.req, trust);
+    ctx.state.client = budgetKey(ctx.request.ip);
+    await next();
+  });
   app.use(accessLog(log));
   app.use(errorHandler(log));
   app.use(async (ctx: ApiContext, next: Next) => {

@@ -44,20 +44,46 @@ const REFUSAL_TEXT: Record<Refusal, string> = {
   malformed: 'the token is not valid',
   unknown: 'the token is not valid',
   mismatch: 'the token is not valid',
-  throttled: 'the token is not valid',
+  throttled: 'too many failed token verifications from this address; retry later',
+  busy: 'too many token verifications at once; retry later',
   revoked: 'the token has been revoked',
   expired: 'the token has expired',
   blocked: 'the account is blocked',
 };
 
 /**
+ * How each refusal of a presented token is answered. All but a blocked account's close the
+ * connection: a client sending forged values must come back through the connection limits,
+ * and requests it pipelined behind the refused one are dropped unread.
+ */
+function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): HttpError {
+  const close = { Connection: 'close' };
+  switch (reason) {
+    case 'blocked':
+      return new HttpError(403, REFUSAL_TEXT.blocked);
+    case 'throttled':
+      return new HttpError(429, REFUSAL_TEXT.throttled, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
+    case 'busy':
+      return new HttpError(503, REFUSAL_TEXT.busy, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
+    default: {
+      const error = unauthorized(REFUSAL_TEXT[reason], true);
+      return new HttpError(error.status, error.message, { ...error.headers, ...close });
+    }
+  }
+}
+
+/**
  * Step 2, judged before the body is read: the Authorization header. Present but unusable →
- * 401 (blocked account → 403), also on open endpoints. The verdict is kept, not answered, so
- * that an api_token in the body still gets its own 401 first (step 1), while the body reader
- * already knows whether to keep uploaded files: a refused request never writes to disk.
+ * 401 (blocked account → 403; out of failure budget → 429; verification queue full → 503),
+ * also on open endpoints. The verdict is kept, not answered, so that an api_token in the body
+ * still gets its own 401 first (step 1), while the body reader already knows whether to keep
+ * uploaded files: a refused request never writes to disk.
  */
 export function judgeAuthorization(access: AccessState, authenticator: Authenticator) {
   return async function judgeHeader(ctx: ApiContext, next: Next): Promise<void> {
+    const judgedAt = performance.now();
+    // The generation is read before the token: what the token check then reads is at least as
+    // fresh as it, so a request that arrives after a revocation sees the revocation.
     const snapshot = await access.current();
     ctx.state.settings = snapshot.settings;
     ctx.state.principal = null;
@@ -68,20 +94,22 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
       const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
       const value = match?.[2];
       if (!match || match[1]?.toLowerCase() !== 'bearer') {
-        ctx.state.refusal = { error: unauthorized('only Authorization: Bearer <token> is accepted', false), pause: false };
+        ctx.state.refusal = { error: unauthorized('only Authorization: Bearer <token> is accepted', false), answerAt: 0 };
       } else if (!value) {
-        ctx.state.refusal = { error: unauthorized('the Authorization header carries no token', false), pause: false };
+        ctx.state.refusal = { error: unauthorized('the Authorization header carries no token', false), answerAt: 0 };
       } else {
-        const result = await authenticator.authenticate(value, snapshot.generation, ctx.ip);
+        const result = await authenticator.authenticate(value, snapshot.generation, ctx.state.client);
         if (result.ok) {
           ctx.state.principal = result.principal;
           ctx.state.tokenId = result.principal.selector;
         } else {
           if (result.selector) ctx.state.tokenId = result.selector;
-          ctx.state.refusal =
-            result.reason === 'blocked'
-              ? { error: new HttpError(403, REFUSAL_TEXT.blocked), pause: false }
-              : { error: unauthorized(REFUSAL_TEXT[result.reason], true), pause: true };
+          // Every refused value is answered at the same moment after the request was judged,
+          // whatever the refusal cost: the answer's timing says nothing about the id.
+          ctx.state.refusal = {
+            error: refusalFor(result.reason, result.retryAfterSeconds),
+            answerAt: result.reason === 'blocked' ? 0 : judgedAt,
+          };
         }
       }
     }
@@ -94,10 +122,13 @@ export function answerAuthorization(failedAuthDelayMs: number) {
   return async function answerHeader(ctx: ApiContext, next: Next): Promise<void> {
     const refusal = ctx.state.refusal;
     if (refusal) {
-      // A refused token is answered after a pause that costs no CPU: a client guessing or
-      // flooding with forged values gets one answer per connection per pause, and the event
-      // loop stays free for the requests of valid tokens.
-      if (refusal.pause && failedAuthDelayMs > 0) await delay(failedAuthDelayMs);
+      // A refused token is answered at a fixed deadline after it was judged, with a pause that
+      // costs no CPU: a client guessing or flooding with forged values gets one answer per
+      // connection per pause, and the event loop stays free for the requests of valid tokens.
+      if (refusal.answerAt > 0 && failedAuthDelayMs > 0) {
+        const wait = refusal.answerAt + failedAuthDelayMs - performance.now();
+        if (wait > 0) await delay(wait);
+      }
       throw refusal.error;
     }
     await next();

@@ -17,6 +17,8 @@ import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
 import { configError, usage } from '../errors.js';
 import { createApp } from './app.js';
+import { compileTrust } from './client-address.js';
+import { guardConnections, type ConnectionGuard } from './connection-limits.js';
 import { scrub } from './errors.js';
 import { createLogger } from './log.js';
 
@@ -38,6 +40,7 @@ export interface Daemon {
   access: AccessState;
   authenticator: Authenticator;
   lastUsed: LastUsedRecorder;
+  connections: ConnectionGuard['stats'];
   /** Graceful shutdown; resolves when everything is closed. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -94,16 +97,23 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const access = new AccessState(db, source);
   const lastUsed = new LastUsedRecorder(db, clock);
   lastUsed.start();
-  const authenticator = new Authenticator(db, clock, lastUsed, { ...DEFAULT_AUTH_OPTIONS, ...options.auth });
+  const { limits } = config;
+  const authenticator = new Authenticator(db, clock, lastUsed, {
+    ...DEFAULT_AUTH_OPTIONS,
+    kdf: { ...DEFAULT_AUTH_OPTIONS.kdf, concurrency: limits.kdfConcurrency, total: limits.kdfQueue },
+    ...options.auth,
+  });
   const app = createApp({ deps: { db, clock, config }, log, access, authenticator });
 
   let closing = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
   const handle = app.callback();
+  let guard: ReturnType<typeof guardConnections> | null = null;
   // A request counts as in flight until its handler has finished, even when its client has
   // gone away meanwhile: shutdown must not close the database under a running handler.
   const onRequest: http.RequestListener = (req, res) => {
+    if (guard && !guard.admit(req, res)) return;
     inFlight++;
     if (closing) res.setHeader('Connection', 'close');
     void handle(req, res).finally(() => {
@@ -126,6 +136,12 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   server.requestTimeout = config.timeouts.requestMs;
   server.keepAliveTimeout = config.timeouts.keepAliveMs;
   server.on('clientError', answerClientError);
+  const trust = compileTrust(config.trustProxy);
+  guard = guardConnections(
+    server,
+    { total: limits.connections, perAddress: limits.connectionsPerAddress, pipelined: limits.pipelinedRequests },
+    { trusted: (address) => trust(address, 0), log, secure: Boolean(config.tls) },
+  );
 
   const host = options.host ?? config.listen.host;
   const port = options.port ?? config.listen.port;
@@ -166,5 +182,5 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       await new Promise<void>((resolve) => log.flush(() => resolve()));
     })());
 
-  return { url, server, db, log, access, authenticator, lastUsed, close };
+  return { url, server, db, log, access, authenticator, lastUsed, connections: guard.stats, close };
 }

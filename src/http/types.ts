@@ -45,8 +45,13 @@ export interface ApiState {
   /** The presented token's public id, for the access log (never its value). */
   tokenId?: string;
   settings: Settings;
-  /** The Authorization header's verdict when it refuses the request (answered after step 1). */
-  refusal: { error: Error; pause: boolean } | null;
+  /**
+   * The Authorization header's verdict when it refuses the request (answered after step 1);
+   * `answerAt`: the moment (performance.now()) the pause before the answer counts from, 0 for none.
+   */
+  refusal: { error: Error; answerAt: number } | null;
+  /** The caller's budget unit (its address, an IPv6 /64), behind trusted proxies the client's. */
+  client: string;
   body: ParsedBody;
 }
 

@@ -1,19 +1,24 @@
 // Turning a presented Bearer value into a principal, cheaply and safely (SPEC §3.3, §4.1):
 // - malformed values (prefix, length, alphabet, checksum) are refused with no I/O at all;
-// - an unknown selector is refused after one indexed lookup, without running the KDF;
-// - a verified value is cached in memory (keyed by a SHA-256 of the value, never the value),
-//   so scrypt runs once per token per process; entries are re-checked against the database
+// - a verified value is cached in memory (keyed by a SHA-256 of the value, never the value), so
+//   scrypt runs once per token per process; entries are re-checked against the database
 //   (without the KDF) whenever the authorisation generation moved, so a revocation, role
 //   change, block or deletion counts from the next request;
-// - scrypt runs at most `maxConcurrentKdf` at a time (it shares libuv's pool with SQLite and
-//   file I/O), and each selector has a budget of failed verifications, so a flood of
-//   well-formed values with wrong secrets cannot monopolise the CPU.
+// - once this daemon knows a token's true value, any other value for the same id is refused
+//   without the KDF: a flood of forged values for a known id costs nothing;
+// - every other verification runs the KDF through a bounded, fair queue (kdf-queue.ts), after
+//   spending a credit of two failure budgets: the client's for that token id, and the client's
+//   overall. A client out of credit gets a few "probation" runs a second shared by everyone,
+//   and a 429 beyond them: a forger sharing the owner's address cannot lock the owner out for
+//   the price of ten values a minute, and cannot buy more than a trickle of CPU either.
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connect.js';
 import type { Role } from '../roles.js';
+import { FailureBudget } from './failure-budget.js';
 import { parse } from './format.js';
 import { hashSecret, needsRehash, verifySecret } from './hash.js';
+import { KdfBusy, KdfQueue, type KdfQueueOptions } from './kdf-queue.js';
 import type { LastUsedRecorder } from './last-used.js';
 import { tokenStatus } from './queries.js';
 
@@ -25,9 +30,12 @@ export interface Principal {
   role: Role;
 }
 
-export type Refusal = 'malformed' | 'unknown' | 'mismatch' | 'revoked' | 'expired' | 'blocked' | 'throttled';
+/** `throttled`: the client is out of failure budget (429); `busy`: the KDF queue is full (503). */
+export type Refusal = 'malformed' | 'unknown' | 'mismatch' | 'revoked' | 'expired' | 'blocked' | 'throttled' | 'busy';
 
-export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: Refusal; selector?: string };
+export type AuthResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: Refusal; selector?: string; retryAfterSeconds?: number };
 
 interface AuthRow {
   id: number;
@@ -48,17 +56,24 @@ interface CacheEntry {
 
 export interface AuthenticatorOptions {
   cacheSize: number;
-  maxConcurrentKdf: number;
-  /** Failed verifications allowed per selector per window before further ones are refused unverified. */
-  failureBudget: number;
-  failureWindowMs: number;
+  kdf: KdfQueueOptions;
+  /** Failed verifications per token id and client: burst, and credits regained a minute. */
+  perToken: { burst: number; perMinute: number };
+  /** Failed verifications per client over all token ids. */
+  perClient: { burst: number; perMinute: number };
+  /** KDF runs a second, shared by all clients out of budget. */
+  probationPerSecond: number;
+  /** Budget entries kept at most (each table). */
+  budgetKeys: number;
 }
 
 export const DEFAULT_AUTH_OPTIONS: AuthenticatorOptions = {
   cacheSize: 10_000,
-  maxConcurrentKdf: 2,
-  failureBudget: 10,
-  failureWindowMs: 60_000,
+  kdf: { concurrency: 1, perClient: 4, total: 64 },
+  perToken: { burst: 10, perMinute: 10 },
+  perClient: { burst: 60, perMinute: 60 },
+  probationPerSecond: 5,
+  budgetKeys: 100_000,
 };
 
 /** Counts of the expensive steps, for tests and the benchmark. */
@@ -66,31 +81,22 @@ export interface AuthStats {
   kdfRuns: number;
   lookups: number;
   cacheHits: number;
+  /** Values refused because this daemon knows the token's true value (no KDF). */
+  knownMismatches: number;
   throttled: number;
-}
-
-class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    try {
-      return await work();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
-    }
-  }
+  busy: number;
 }
 
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Token id → cache key of the value verified for it: the token's true value. */
+  private readonly trueValue = new Map<string, string>();
   private readonly verifying = new Map<string, Promise<AuthResult>>();
-  private readonly failures = new Map<string, { count: number; since: number }>();
-  private readonly kdf: Semaphore;
-  readonly stats: AuthStats = { kdfRuns: 0, lookups: 0, cacheHits: 0, throttled: 0 };
+  private readonly perToken: FailureBudget;
+  private readonly perClient: FailureBudget;
+  private readonly probation: FailureBudget;
+  readonly kdf: KdfQueue;
+  readonly stats: AuthStats = { kdfRuns: 0, lookups: 0, cacheHits: 0, knownMismatches: 0, throttled: 0, busy: 0 };
 
   constructor(
     private readonly db: Db,
@@ -98,14 +104,23 @@ export class Authenticator {
     private readonly lastUsed: LastUsedRecorder | null,
     private readonly options: AuthenticatorOptions = DEFAULT_AUTH_OPTIONS,
   ) {
-    this.kdf = new Semaphore(options.maxConcurrentKdf);
+    // Budgets count in real elapsed time, whatever the injected clock says about expiry.
+    const now = () => performance.now();
+    this.kdf = new KdfQueue(options.kdf);
+    this.perToken = new FailureBudget({ ...options.perToken, maxKeys: options.budgetKeys }, now);
+    this.perClient = new FailureBudget({ ...options.perClient, maxKeys: options.budgetKeys }, now);
+    const perSecond = options.probationPerSecond;
+    this.probation = new FailureBudget({ burst: Math.max(1, perSecond), perMinute: perSecond * 60, maxKeys: 1 }, now);
   }
 
   get cacheSize(): number {
     return this.cache.size;
   }
 
-  /** `client` (the caller's address) scopes the failure budget. */
+  /**
+   * `generation` must have been read before this call (the row is then at least as fresh);
+   * `client` names the caller for the failure budgets and the KDF queue's turns.
+   */
   async authenticate(value: string, generation: string, client = ''): Promise<AuthResult> {
     const parsed = parse(value);
     if (!parsed) return { ok: false, reason: 'malformed' };
@@ -118,13 +133,13 @@ export class Authenticator {
         // Something that can withdraw access changed: re-read the row (no KDF).
         row = await this.lookup(parsed.selector);
         if (!row) {
-          this.cache.delete(key);
+          this.forget(key);
           return { ok: false, reason: 'unknown', selector: parsed.selector };
         }
         cached.generation = generation;
       }
       // The stored hash must be the one this value was verified against; when it is not (the
-      // token was rotated, or re-hashed by another daemon) the value is verified afresh below.
+      // token was re-hashed by another daemon) the value is verified afresh below.
       if (row.secret_hash === cached.row.secret_hash) {
         cached.row = row;
         this.stats.cacheHits++;
@@ -132,50 +147,85 @@ export class Authenticator {
         this.cache.set(key, cached);
         return this.admit(row);
       }
-      this.cache.delete(key);
+      this.forget(key);
+    }
+
+    if (await this.knowsOtherValue(parsed.selector, key, generation)) {
+      this.stats.knownMismatches++;
+      return { ok: false, reason: 'mismatch', selector: parsed.selector };
     }
 
     // The same value arriving on several connections at once (a client's first burst) is
-    // verified once: the others wait for that verification instead of running their own.
-    const inFlight = this.verifying.get(key);
+    // verified once: the others wait for that verification instead of running their own. Only
+    // requests that saw the same generation share it: a request that arrives after a
+    // revocation must not reuse a verification that read the row before it.
+    const flight = `${key} ${generation}`;
+    const inFlight = this.verifying.get(flight);
     if (inFlight) return inFlight;
     const verification = this.verify(key, parsed.selector, parsed.secret, generation, client);
-    this.verifying.set(key, verification);
+    this.verifying.set(flight, verification);
     try {
       return await verification;
     } finally {
-      this.verifying.delete(key);
+      this.verifying.delete(flight);
     }
   }
 
+  /** True when this daemon has verified a different value for `selector`, still its true one. */
+  private async knowsOtherValue(selector: string, key: string, generation: string): Promise<boolean> {
+    const trueKey = this.trueValue.get(selector);
+    if (trueKey === undefined || trueKey === key) return false;
+    const entry = this.cache.get(trueKey);
+    if (!entry) {
+      this.trueValue.delete(selector);
+      return false;
+    }
+    if (entry.generation === generation) return true;
+    // Tokens changed since: the id still names the same row only if the row is still there.
+    // (A re-hash keeps the secret; a deleted row's id is never reused, so a new row with this
+    // selector means a new token.)
+    const row = await this.lookup(selector);
+    if (row && row.id === entry.row.id) return true;
+    this.forget(trueKey);
+    return false;
+  }
+
   private async verify(key: string, selector: string, secret: string, generation: string, client: string): Promise<AuthResult> {
-    const parsed = { selector, secret };
-    // Failed verifications are counted per token id and client address: a client guessing at
-    // a (public) token id exhausts its own budget, not the token owner's.
-    const budgetKey = `${parsed.selector} ${client}`;
-    // An exhausted budget refuses before any I/O: a flood on one selector costs neither KDF
-    // runs nor database lookups that legitimate requests would queue behind.
-    if (this.overBudget(budgetKey)) {
+    // Every attempt spends a credit before any await, so values arriving together cannot all
+    // slip under the budget; unknown ids spend too, so that budgets say nothing about which
+    // ids exist. Out of credit, a shared trickle of probation runs is all that is left.
+    const tokenKey = `${selector} ${client}`;
+    const spent = { token: this.perToken.take(tokenKey), client: this.perClient.take(client) };
+    const refund = () => {
+      if (spent.token) this.perToken.refund(tokenKey);
+      if (spent.client) this.perClient.refund(client);
+    };
+    if ((!spent.token || !spent.client) && !this.probation.take('')) {
+      refund();
       this.stats.throttled++;
-      return { ok: false, reason: 'throttled', selector: parsed.selector };
+      const retryAfterSeconds = Math.max(
+        spent.token ? 1 : this.perToken.retryAfter(tokenKey),
+        spent.client ? 1 : this.perClient.retryAfter(client),
+      );
+      return { ok: false, reason: 'throttled', selector, retryAfterSeconds };
     }
-    // The attempt counts as a failure from here, before any await, and is refunded if the
-    // selector is unknown or the secret verifies: values arriving together cannot all slip
-    // under the budget while the first of them are still being looked up or verified.
-    this.recordFailure(budgetKey);
-    const row = await this.lookup(parsed.selector);
-    if (!row) {
-      this.refundFailure(budgetKey);
-      return { ok: false, reason: 'unknown', selector: parsed.selector };
+    const row = await this.lookup(selector);
+    if (!row) return { ok: false, reason: 'unknown', selector };
+    let ok: boolean;
+    try {
+      ok = await this.kdf.run(client, async () => {
+        this.stats.kdfRuns++;
+        return verifySecret(row.secret_hash, secret);
+      });
+    } catch (err) {
+      if (!(err instanceof KdfBusy)) throw err;
+      refund(); // not an attempt: nothing was checked
+      this.stats.busy++;
+      return { ok: false, reason: 'busy', selector, retryAfterSeconds: 1 };
     }
-    const hash = row.secret_hash;
-    const ok = await this.kdf.run(async () => {
-      this.stats.kdfRuns++;
-      return verifySecret(hash, parsed.secret);
-    });
-    if (!ok) return { ok: false, reason: 'mismatch', selector: parsed.selector };
-    this.refundFailure(budgetKey);
-    if (needsRehash(hash)) await this.rehash(row, parsed.secret);
+    if (!ok) return { ok: false, reason: 'mismatch', selector };
+    refund();
+    if (needsRehash(row.secret_hash)) await this.rehash(row, secret, client);
     this.remember(key, { row, generation });
     return this.admit(row);
   }
@@ -212,43 +262,26 @@ export class Authenticator {
   private remember(key: string, entry: CacheEntry): void {
     if (this.cache.size >= this.options.cacheSize) {
       const oldest = this.cache.keys().next();
-      if (!oldest.done) this.cache.delete(oldest.value);
+      if (!oldest.done) this.forget(oldest.value);
     }
     this.cache.set(key, entry);
+    this.trueValue.set(entry.row.selector, key);
   }
 
-  private overBudget(selector: string): boolean {
-    const entry = this.failures.get(selector);
-    if (!entry) return false;
-    if (this.clock.now().getTime() - entry.since > this.options.failureWindowMs) {
-      this.failures.delete(selector);
-      return false;
-    }
-    return entry.count >= this.options.failureBudget;
-  }
-
-  private recordFailure(selector: string): void {
-    const now = this.clock.now().getTime();
-    const entry = this.failures.get(selector);
-    if (entry && now - entry.since <= this.options.failureWindowMs) {
-      entry.count++;
-      return;
-    }
-    // Bounded: forged values only reach here with a selector that exists, so this map holds at
-    // most one entry per real token; the cap is a second guard.
-    if (this.failures.size >= this.options.cacheSize) this.failures.clear();
-    this.failures.set(selector, { count: 1, since: now });
-  }
-
-  private refundFailure(selector: string): void {
-    const entry = this.failures.get(selector);
-    if (entry && --entry.count <= 0) this.failures.delete(selector);
+  private forget(key: string): void {
+    const entry = this.cache.get(key);
+    this.cache.delete(key);
+    if (entry && this.trueValue.get(entry.row.selector) === key) this.trueValue.delete(entry.row.selector);
   }
 
   /** Stored keys made with older scrypt parameters are replaced on their next successful use. */
-  private async rehash(row: AuthRow, secret: string): Promise<void> {
-    const fresh = await this.kdf.run(() => hashSecret(secret));
-    await this.db('tokens').where({ id: row.id, secret_hash: row.secret_hash }).update({ secret_hash: fresh });
-    row.secret_hash = fresh;
+  private async rehash(row: AuthRow, secret: string, client: string): Promise<void> {
+    try {
+      const fresh = await this.kdf.run(client, () => hashSecret(secret));
+      await this.db('tokens').where({ id: row.id, secret_hash: row.secret_hash }).update({ secret_hash: fresh });
+      row.secret_hash = fresh;
+    } catch (err) {
+      if (!(err instanceof KdfBusy)) throw err; // busy: re-hashed on a later use
+    }
   }
 }

@@ -1,0 +1,116 @@
+// Where scrypt runs are scheduled. A KDF run is the one expensive step a client without a valid
+// token can make the daemon take, so this queue is what stands between a flood of forged values
+// and everyone else:
+// - bounded concurrency (the runs share libuv's pool with SQLite, and each takes a core);
+// - fair: waiting runs are grouped by client (its address), and a freed slot goes to the next
+//   client in turn, so a client with one new valid token waits one round, not behind a flood;
+// - bounded: each client may have a few runs waiting and the queue a fixed total; when it is
+//   full, a newcomer from a client with nothing waiting takes the place of the newest run of the
+//   client with the most waiting. What cannot wait is refused at once (`KdfBusy`), never piled up.
+// A finished run hands its slot straight to the next one, so no newcomer can slip in between and
+// exceed the limit.
+
+export class KdfBusy extends Error {
+  constructor() {
+    super('too many token verifications are waiting');
+    this.name = 'KdfBusy';
+  }
+}
+
+export interface KdfQueueOptions {
+  concurrency: number;
+  /** Runs one client may have waiting. */
+  perClient: number;
+  /** Runs waiting in total. */
+  total: number;
+}
+
+interface Job {
+  start: () => void;
+  refuse: () => void;
+}
+
+export class KdfQueue {
+  private active = 0;
+  private waitingCount = 0;
+  /** Clients with waiting runs, in turn order (a Map keeps insertion order). */
+  private readonly waiting = new Map<string, Job[]>();
+  /** Runs started, and refused for lack of room (for tests and the benchmark). */
+  readonly stats = { runs: 0, refused: 0 };
+
+  constructor(private readonly options: KdfQueueOptions) {}
+
+  get queued(): number {
+    return this.waitingCount;
+  }
+
+  get running(): number {
+    return this.active;
+  }
+
+  run<T>(client: string, work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = {
+        start: () => {
+          this.stats.runs++;
+          work()
+            .then(resolve, reject)
+            .finally(() => this.release());
+        },
+        refuse: () => {
+          this.stats.refused++;
+          reject(new KdfBusy());
+        },
+      };
+      if (this.active < this.options.concurrency && this.waitingCount === 0) {
+        this.active++;
+        job.start();
+        return;
+      }
+      this.enqueue(client, job);
+    });
+  }
+
+  private enqueue(client: string, job: Job): void {
+    const mine = this.waiting.get(client);
+    if (mine && mine.length >= this.options.perClient) {
+      job.refuse();
+      return;
+    }
+    if (this.waitingCount >= this.options.total && !this.makeRoomFor(client)) {
+      job.refuse();
+      return;
+    }
+    if (mine) mine.push(job);
+    else this.waiting.set(client, [job]);
+    this.waitingCount++;
+  }
+
+  /** Refuses the newest run of the client with the most waiting, if it has more than `client`. */
+  private makeRoomFor(client: string): boolean {
+    const own = this.waiting.get(client)?.length ?? 0;
+    let longest: [string, Job[]] | null = null;
+    for (const entry of this.waiting) if (!longest || entry[1].length > longest[1].length) longest = entry;
+    if (!longest || longest[1].length <= own + 1) return false;
+    const evicted = longest[1].pop() as Job;
+    this.waitingCount--;
+    evicted.refuse();
+    return true;
+  }
+
+  /** A run ended: its slot goes to the first run of the next client in turn. */
+  private release(): void {
+    const next = this.waiting.entries().next();
+    if (next.done) {
+      this.active--;
+      return;
+    }
+    const [client, jobs] = next.value;
+    const job = jobs.shift() as Job;
+    this.waitingCount--;
+    // The client goes to the back of the turn order, with whatever it still has waiting.
+    this.waiting.delete(client);
+    if (jobs.length > 0) this.waiting.set(client, jobs);
+    job.start();
+  }
+}

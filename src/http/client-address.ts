@@ -1,0 +1,52 @@
+// Who is calling, for the failure budgets, the KDF queue's turns, the connection limits and the
+// logs. Behind a reverse proxy the peer is the proxy; `trustProxy` names which peers may speak
+// for the client in X-Forwarded-For (a list of addresses, CIDR ranges or proxy-addr's presets
+// "loopback", "linklocal", "uniquelocal"), or how many proxy hops stand in front. Anyone else's
+// forwarded headers are removed before anything reads them: a client cannot choose its address.
+import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
+import proxyaddr from 'proxy-addr';
+import type { TrustProxy } from '../config.js';
+
+export type TrustFn = (address: string, hop: number) => boolean;
+
+const FORWARDED = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded'] as const;
+
+/** Throws (with proxy-addr's message) on an address or range it cannot read. */
+export function compileTrust(trust: TrustProxy): TrustFn {
+  if (trust === false) return () => false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return proxyaddr.compile(trust);
+}
+
+/**
+ * The client's address for this request; strips the forwarded headers when the peer is not a
+ * trusted proxy, so the Koa context (protocol, host) cannot be steered by a client either.
+ */
+export function clientAddress(req: IncomingMessage, trust: TrustFn): string {
+  const peer = req.socket.remoteAddress ?? '';
+  if (!trust(peer, 0)) {
+    for (const name of FORWARDED) delete req.headers[name];
+    return normalise(peer);
+  }
+  return normalise(proxyaddr(req, trust));
+}
+
+function normalise(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    return (parsed as ipaddr.IPv6).toIPv4Address().toString();
+  }
+  return parsed.toString();
+}
+
+/**
+ * The unit a budget is kept for: an IPv4 address, or an IPv6 /64 — one subscriber's network,
+ * where a single host can pick any of 2^64 addresses.
+ */
+export function budgetKey(address: string): string {
+  if (!ipaddr.IPv6.isValid(address) || ipaddr.IPv4.isValid(address)) return address;
+  const parts = ipaddr.IPv6.parse(address).parts.slice(0, 4);
+  return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
+}
