@@ -195,7 +195,10 @@ export class Authenticator {
     // slip under the budget; unknown ids spend too, so that budgets say nothing about which
     // ids exist. Out of credit, a shared trickle of probation runs is all that is left.
     const tokenKey = `${selector} ${client}`;
-    const spent = { token: this.perToken.take(tokenKey), client: this.perClient.take(client) };
+    // The client's own budget first: a client out of it adds no entries to the per-id table,
+    // so flooding ids cannot push other clients' entries out of it.
+    const clientCredit = this.perClient.take(client);
+    const spent = { client: clientCredit, token: clientCredit && this.perToken.take(tokenKey) };
     const refund = () => {
       if (spent.token) this.perToken.refund(tokenKey);
       if (spent.client) this.perClient.refund(client);
@@ -203,10 +206,7 @@ export class Authenticator {
     if ((!spent.token || !spent.client) && !this.probation.take('')) {
       refund();
       this.stats.throttled++;
-      const retryAfterSeconds = Math.max(
-        spent.token ? 1 : this.perToken.retryAfter(tokenKey),
-        spent.client ? 1 : this.perClient.retryAfter(client),
-      );
+      const retryAfterSeconds = spent.client ? this.perToken.retryAfter(tokenKey) : this.perClient.retryAfter(client);
       return { ok: false, reason: 'throttled', selector, retryAfterSeconds };
     }
     const row = await this.lookup(selector);

@@ -1,0 +1,76 @@
+// The KDF queue (src/domain/tokens/kdf-queue.ts): never more runs at once than its limit, turns
+// by client, bounded waiting, and room made for a newcomer at the expense of the longest queue.
+import { describe, expect, it } from 'vitest';
+import { KdfBusy, KdfQueue } from '../../src/domain/tokens/kdf-queue.js';
+
+/** A job that ends when told to, recording how many ran at once. */
+function harness(queue: KdfQueue) {
+  let running = 0;
+  let peak = 0;
+  const order: string[] = [];
+  const gates: (() => void)[] = [];
+  const job = (client: string, label = client) =>
+    queue.run(client, async () => {
+      running++;
+      peak = Math.max(peak, running);
+      order.push(label);
+      await new Promise<void>((done) => gates.push(done));
+      running--;
+      return label;
+    });
+  const finishOne = async () => {
+    gates.shift()?.();
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  return { job, finishOne, order, peak: () => peak };
+}
+
+describe('the KDF queue', () => {
+  it('never runs more than its limit at once, also when newcomers arrive as a run ends', async () => {
+    const queue = new KdfQueue({ concurrency: 2, perClient: 100, total: 100 });
+    const h = harness(queue);
+    const all = Array.from({ length: 10 }, (_, i) => h.job(`c${i % 3}`, String(i)));
+    for (let i = 0; i < 10; i++) {
+      h.job('late', `late${i}`).catch(() => undefined); // arrives while a slot is being handed over
+      await h.finishOne();
+    }
+    for (let i = 0; i < 20; i++) await h.finishOne();
+    await Promise.all(all);
+    expect(h.peak()).toBe(2);
+    expect(queue.running).toBe(0);
+  });
+
+  it('gives each client a turn: a quiet client waits one round, not behind a flooding client\'s backlog', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 50, total: 100 });
+    const h = harness(queue);
+    const flood = Array.from({ length: 20 }, (_, i) => h.job('flood', `f${i}`));
+    const quiet = h.job('quiet', 'q');
+    await h.finishOne(); // f0 was running; f1 had queued before q: one turn each
+    await h.finishOne();
+    expect(h.order.slice(0, 3)).toEqual(['f0', 'f1', 'q']);
+    for (let i = 0; i < 25; i++) await h.finishOne();
+    await Promise.all([...flood, quiet]);
+  });
+
+  it('refuses at once beyond a client\'s share and makes room for a newcomer when full', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 3, total: 4 });
+    const h = harness(queue);
+    const settled: string[] = [];
+    const track = (p: Promise<string>, label: string) =>
+      p.then(
+        () => settled.push(`${label} ok`),
+        (err: unknown) => settled.push(`${label} ${err instanceof KdfBusy ? 'busy' : 'error'}`),
+      );
+    const runs = [track(h.job('a', 'a0'), 'a0')]; // running
+    for (let i = 1; i <= 3; i++) runs.push(track(h.job('a', `a${i}`), `a${i}`)); // a1-a3 wait
+    runs.push(track(h.job('a', 'a4'), 'a4')); // a's share is full: refused
+    runs.push(track(h.job('b', 'b0'), 'b0')); // waits (4 in total now)
+    runs.push(track(h.job('c', 'c0'), 'c0')); // full: a's newest (a3) makes room
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(settled).toEqual(['a4 busy', 'a3 busy']);
+    for (let i = 0; i < 10; i++) await h.finishOne();
+    await Promise.all(runs);
+    expect(h.order).toEqual(['a0', 'a1', 'b0', 'c0', 'a2']);
+  });
+});
