@@ -69,7 +69,7 @@ export interface AuthenticatorOptions {
 
 export const DEFAULT_AUTH_OPTIONS: AuthenticatorOptions = {
   cacheSize: 10_000,
-  kdf: { concurrency: 1, perClient: 4, total: 64 },
+  kdf: { concurrency: 1, perClient: 16, total: 64 },
   perToken: { burst: 10, perMinute: 10 },
   perClient: { burst: 60, perMinute: 60 },
   probationPerSecond: 5,
