@@ -1,26 +1,49 @@
-// The acting account for token commands: --as, else ARCHIVECTL_AS, else asked in a terminal.
-// Without a terminal a missing --as is a usage error: scripts must say who they act as.
+// Who a command acts as, and values that may be asked for in a terminal.
+// The acting account: --as, else ARCHIVECTL_AS, else asked in a terminal. Without a terminal a
+// missing --as is a usage error: scripts must say who they act as.
+import os from 'node:os';
 import { usage } from '../errors.js';
+import { io } from './io.js';
 
 export function isInteractive(): boolean {
-  return Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const { stdin, stdout } = io();
+  return Boolean(stdin.isTTY && stdout.isTTY);
+}
+
+/** The prompt streams of this run (the process's own terminal, or what a caller gave). */
+function promptContext(output = io().stdout) {
+  return { input: io().stdin, output };
 }
 
 export async function resolveActor(flag: string | undefined): Promise<string> {
-  const given = flag ?? process.env.ARCHIVECTL_AS;
+  const given = flag ?? (io().env.ARCHIVECTL_AS || undefined);
   if (given) return given;
   if (!isInteractive()) {
     throw usage('missing --as <username> (or ARCHIVECTL_AS): the account this action is done as');
   }
   const { input } = await import('@inquirer/prompts');
-  const answer = (await input({ message: 'Act as which account (--as)?' })).trim();
+  const answer = (await input({ message: 'Act as which account (--as)?' }, promptContext())).trim();
   if (!answer) throw usage('missing --as <username>');
   return answer;
 }
 
-/** The acting account when one is optional (listing, pruning, importing, handoff). */
+/** The acting account when one is optional (listing, pruning, account commands). */
 export function optionalActor(flag: string | undefined): string | undefined {
-  return flag ?? (process.env.ARCHIVECTL_AS || undefined);
+  return flag ?? (io().env.ARCHIVECTL_AS || undefined);
+}
+
+/**
+ * The operating-system user running the CLI, as the audit log names it when no account acts
+ * (`os:alice`): the sysadmin bootstrapping the first account, or pruning from cron. Usernames
+ * of accounts cannot contain ":", so it never reads as an account.
+ */
+export function osActor(): string {
+  try {
+    return `os:${os.userInfo().username}`;
+  } catch {
+    // No entry in the user database (a container running under an arbitrary uid).
+    return `os:uid=${process.getuid?.() ?? 'unknown'}`;
+  }
 }
 
 /** A value that may be asked for in a terminal; without one, its absence is a usage error. */
@@ -28,5 +51,15 @@ export async function askFor(value: string | undefined, flag: string, message: s
   if (value !== undefined) return value;
   if (!isInteractive()) throw usage(`missing ${flag}`);
   const { input } = await import('@inquirer/prompts');
-  return input({ message });
+  return input({ message }, promptContext());
+}
+
+/**
+ * A secret typed without echo, when stdin is a terminal (the prompt goes to stderr, so that
+ * stdout stays data); undefined otherwise.
+ */
+export async function askSecret(message: string): Promise<string | undefined> {
+  if (!io().stdin.isTTY) return undefined;
+  const { password } = await import('@inquirer/prompts');
+  return password({ message, mask: false }, promptContext(io().stderr));
 }

@@ -1,10 +1,12 @@
 // What a command needs to run: the configuration, an open database with its schema current,
-// and the clock. Opened per command, closed when it ends.
+// and the clock. Opened per command, closed when it ends. Environment, working directory and
+// clock are those of the run (io.ts), so an in-process run with another clock never touches
+// the process's own.
 import { loadConfig, type Config } from '../config.js';
-import { clockFromEnv } from '../clock.js';
-import { openDatabase } from '../db/connect.js';
+import { databaseFileWarning, openDatabase, type Db } from '../db/connect.js';
 import { migrateLatest } from '../db/migrate.js';
 import type { Ctx } from '../domain/context.js';
+import { io } from './io.js';
 import { note } from './output.js';
 
 export interface GlobalOptions {
@@ -12,13 +14,21 @@ export interface GlobalOptions {
 }
 
 export function readConfig(globals: GlobalOptions): Config {
-  return loadConfig(globals.config);
+  const { env, cwd } = io();
+  return loadConfig(globals.config, env, cwd);
+}
+
+/** Opens the configured database, first warning on stderr when its file is readable by others. */
+export async function openConfiguredDatabase(config: Config): Promise<Db> {
+  const warning = databaseFileWarning(config);
+  if (warning) note(warning);
+  return openDatabase(config.database);
 }
 
 export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config: Config) => Promise<T>): Promise<T> {
   const config = readConfig(globals);
-  const clock = clockFromEnv();
-  const db = await openDatabase(config.database);
+  const { clock } = io();
+  const db = await openConfiguredDatabase(config);
   try {
     // A fresh installation needs no separate step: the CLI brings the schema up to date, as
     // `serve` does.

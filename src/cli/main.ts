@@ -1,9 +1,12 @@
 // archivectl: the daemon (`serve`) and the admin CLI, one program. Commands load what they need
-// when they run, so `archivectl --help` starts in a few tens of milliseconds.
+// when they run, so `archivectl --help` starts in a few tens of milliseconds. Importing this
+// module does nothing: bin/archivectl calls main(process.argv), tests call main(argv, io).
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isAppError, redactSecrets } from '../errors.js';
+import { escapeUnsafe } from '../domain/tokens/names.js';
 import type { GlobalOptions } from './context.js';
+import { resolveIo, runWithIo, type CliIo } from './io.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
 import { registerCatalog } from './commands/catalog.js';
@@ -14,12 +17,24 @@ import { registerServe } from './commands/serve.js';
 import { registerSettings } from './commands/settings.js';
 import { registerToken } from './commands/token.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
-export function buildProgram(): Command {
+export function buildProgram(io: CliIo = resolveIo()): Command {
   const program = new Command('archivectl')
+    // Before any subcommand is added: subcommands copy the output settings when created.
+    // commander quotes arguments in its messages ("unknown command …"): escaped like notes.
+    .configureOutput({
+      writeOut: (text) => void io.stdout.write(escapeUnsafe(text, { keepNewlines: true })),
+      writeErr: (text) => void io.stderr.write(escapeUnsafe(text, { keepNewlines: true })),
+      getOutHelpWidth: () => io.stdout.columns ?? 80,
+      getErrHelpWidth: () => io.stderr.columns ?? 80,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
     .description('Archive API daemon and its admin CLI')
-    .version(pkg.version, '--version', 'print the version')
+    .version(version(), '--version', 'print the version')
     .option('--config <file>', 'configuration file (else ARCHIVE_CONFIG, else ./config.json, else defaults)')
     .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
@@ -28,9 +43,11 @@ export function buildProgram(): Command {
       'after',
       `
 Environment:
-  ARCHIVE_CONFIG   configuration file, when --config is not given
-  DATABASE_URL     postgres:// URL; overrides the configured database
-  ARCHIVECTL_AS    acting account for token commands, when --as is not given
+  ARCHIVE_CONFIG      configuration file, when --config is not given
+  DATABASE_URL        postgres:// URL; overrides the configured database
+  ARCHIVECTL_AS       acting account of token and account commands, when --as is not given
+  ARCHIVECTL_COPY_TO  target postgres:// URL of copy-database, when not given as an argument
+  ARCHIVECTL_DEBUG    1: stack traces for unexpected errors
 
 Exit status: 0 done, 1 refused or failed, 2 usage or configuration error.`,
     );
@@ -57,24 +74,32 @@ function exitCodeFor(err: unknown): number {
   return 1;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  try {
-    await buildProgram().parseAsync(argv);
-    return 0;
-  } catch (err) {
-    const code = exitCodeFor(err);
-    if (err instanceof CommanderError) return code; // commander has printed its message
-    if (err instanceof Error && err.name === 'ExitPromptError') {
-      process.stderr.write('cancelled\n');
-      return 1;
+/**
+ * Runs one command. `argv` is shaped like process.argv (the first two entries are skipped);
+ * `io` defaults to this process's streams, environment, working directory and the system
+ * clock. Returns the exit status; never exits the process (only `serve` does, once it has
+ * shut down).
+ */
+export async function main(argv: string[], given: Partial<CliIo> = {}): Promise<number> {
+  const io = resolveIo(given);
+  return runWithIo(io, async () => {
+    try {
+      await buildProgram(io).parseAsync(argv);
+      return 0;
+    } catch (err) {
+      const code = exitCodeFor(err);
+      if (err instanceof CommanderError) return code; // commander has printed its message
+      if (err instanceof Error && err.name === 'ExitPromptError') {
+        io.stderr.write('cancelled\n');
+        return 1;
+      }
+      // Unexpected errors may quote SQL with bound values (hashes): cut those out. Messages
+      // quote names and arguments, which may hold what a terminal would obey: escaped.
+      const message = escapeUnsafe(redactSecrets(err instanceof Error ? err.message : String(err)), { keepNewlines: true });
+      io.stderr.write(`${message.startsWith('config error') ? '' : 'error: '}${message}\n`);
+      // A user error is one line; anything else is a bug, whose stack helps only on request.
+      if (!isAppError(err) && io.env.ARCHIVECTL_DEBUG && err instanceof Error) io.stderr.write(`${escapeUnsafe(redactSecrets(err.stack ?? ''), { keepNewlines: true })}\n`);
+      return code;
     }
-    // Unexpected errors may quote SQL with bound values (hashes): cut those out.
-    const message = redactSecrets(err instanceof Error ? err.message : String(err));
-    process.stderr.write(`${message.startsWith('config error') ? '' : 'error: '}${message}\n`);
-    // A user error is one line; anything else is a bug, whose stack helps only on request.
-    if (!isAppError(err) && process.env.ARCHIVECTL_DEBUG && err instanceof Error) process.stderr.write(`${redactSecrets(err.stack ?? '')}\n`);
-    return code;
-  }
+  });
 }
-
-process.exitCode = await main(process.argv);

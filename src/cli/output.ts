@@ -1,22 +1,48 @@
 // Shared output: one JSON document for --json, a cli-table3 table for people. Data goes to
 // stdout; notes, warnings and progress go to stderr, so `$(archivectl …)` captures only data.
+// Everything goes to the run's io (io.ts), never straight to the process's streams.
+//
+// Text from the database (names, usernames, audit entries: rows written before names were
+// checked, or by a legacy import) may hold characters a terminal obeys instead of showing (an
+// escape sequence, a right-to-left override). People-facing output shows them escaped
+// (`\x1b`, `\u202e`); --json keeps the exact data, with those characters as JSON \u escapes.
 import type { TokenView } from '../domain/tokens/queries.js';
-import { LEGACY_NAME } from '../domain/tokens/names.js';
+import { escapeUnsafe, LEGACY_NAME } from '../domain/tokens/names.js';
+import { io } from './io.js';
 
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+// JSON.stringify escapes C0 controls but writes DEL, C1 controls and the format characters
+// as they are. They can only occur inside strings, where \uXXXX means the same character.
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+export function printJson(value: unknown): void {
+  io().stdout.write(`${toJson(value)}\n`);
+}
+
+/** Text for people, as it is: the caller has escaped what came from the database. */
+export function writeOut(text: string): void {
+  io().stdout.write(text);
+}
+
+/** One or more lines on stderr; line breaks are kept, anything else a terminal obeys is escaped. */
 export function note(message: string): void {
-  process.stderr.write(`${message}\n`);
+  io().stderr.write(`${escapeUnsafe(message, { keepNewlines: true })}\n`);
+}
+
+/** A value from the database for a single line of people-facing output. */
+export function shown(text: string): string {
+  return escapeUnsafe(text);
 }
 
 export async function printTable(head: string[], rows: (string | number)[][]): Promise<void> {
   // Loaded on demand: only commands that print a table pay for it.
   const { default: Table } = await import('cli-table3');
   const table = new Table({ head, style: { head: [], border: [] } });
-  table.push(...rows.map((r) => r.map(String)));
-  process.stdout.write(`${table.toString()}\n`);
+  table.push(...rows.map((r) => r.map((cell) => shown(String(cell)))));
+  writeOut(`${table.toString()}\n`);
 }
 
 /** `2026-11-20T22:35:06.123Z` → `2026-11-20 22:35 UTC`. */

@@ -1,5 +1,5 @@
 // Opens the database named by the configuration. Dialect differences live here and nowhere else.
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
@@ -12,6 +12,27 @@ export type Db = Knex;
 interface SqliteConnection {
   configure(option: 'busyTimeout', ms: number): void;
   exec(sql: string, done: (err: Error | null) => void): void;
+}
+
+/**
+ * A warning when the SQLite file can be read or written by its group or by others (it holds
+ * token hashes and the audit log), or null. New files are created with mode 0600; this catches
+ * one copied, restored or created by hand. The CLI prints it on stderr and the daemon logs it,
+ * each time they open the database.
+ */
+export function databaseFileWarning(config: Pick<Config, 'database'>): string | null {
+  if (config.database.client !== 'sqlite3') return null;
+  const file = config.database.filename;
+  let mode: number;
+  try {
+    mode = statSync(file).mode & 0o777;
+  } catch {
+    return null; // not there yet: it will be created with mode 0600
+  }
+  if ((mode & 0o077) === 0) return null;
+  const octal = mode.toString(8).padStart(4, '0');
+  const arg = /^[A-Za-z0-9_./@:+-]+$/.test(file) ? file : `'${file.replace(/'/g, `'\\''`)}'`;
+  return `warning: the database file ${file} has mode ${octal}: other users may read or change token hashes and the audit log; fix it with: chmod 600 ${arg} (and its -wal and -shm files)`;
 }
 
 export async function openDatabase(database: Config['database']): Promise<Db> {

@@ -1,11 +1,19 @@
 // Accounts and their roles (SPEC §2). Managed by the sysadmin; changes reach running daemons
 // on the next request through the authorisation generation.
-import { conflict, invalid, notFound } from '../errors.js';
+//
+// Who may change accounts: with an acting account (--as), only an admin or superuser, and only
+// a superuser creates a superuser, promotes to superuser, or changes or deletes a superuser.
+// Without one (the sysadmin bootstrapping the first account) the audit log names the
+// operating-system user. Whoever acts, the last superuser is never demoted or deleted: nobody
+// could then manage superusers' tokens or create another one with --as.
+import type { Knex } from 'knex';
+import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { writeTransaction } from '../db/connect.js';
 import { bumpGeneration } from './auth-state.js';
-import { record, SYSTEM } from './audit.js';
+import { record, SYSTEM, type Acting } from './audit.js';
 import type { Ctx } from './context.js';
-import { parseRole, type Role } from './roles.js';
+import { atLeast, parseRole, type Role } from './roles.js';
+import { escapeUnsafe, findUnsafe } from './tokens/names.js';
 import { listTokens, type TokenView } from './tokens/queries.js';
 
 export interface Account {
@@ -17,6 +25,10 @@ export interface Account {
 const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
 export function checkUsername(username: string): string {
+  const bad = findUnsafe(username);
+  if (bad) {
+    throw invalid(`invalid username "${escapeUnsafe(username)}": it may not contain control characters or invisible formatting characters (found ${bad})`);
+  }
   if (!USERNAME_RE.test(username)) {
     throw invalid(
       `invalid username "${username}": 1-64 characters of letters, digits, ".", "_", "@", "-", starting with a letter or digit`,
@@ -39,18 +51,62 @@ export async function getAccount(ctx: Pick<Ctx, 'db'>, username: string): Promis
   return account;
 }
 
-export async function createAccount(ctx: Ctx, username: string, roleName: string): Promise<Account> {
+async function accountIn(trx: Knex.Transaction, username: string): Promise<Account> {
+  const account = (await trx('accounts').where('username', username).first('id', 'username', 'role')) as Account | undefined;
+  if (!account) throw notFound(`no account named "${username}"`);
+  return account;
+}
+
+/** The acting account, read in the transaction that acts: it must be an admin or superuser. */
+async function actingAccount(trx: Knex.Transaction, by: Acting): Promise<Account | null> {
+  if (by.account === undefined) return null;
+  const actor = await accountIn(trx, by.account);
+  if (!atLeast(actor.role, 'admin')) {
+    throw forbidden(`${actor.username} (${actor.role}) may not change accounts: only an admin or superuser may`);
+  }
+  return actor;
+}
+
+function assertSuperuserActs(actor: Account | null, what: string): void {
+  if (actor && actor.role !== 'superuser') {
+    throw forbidden(`${actor.username} (${actor.role}) may not ${what}: only a superuser may`);
+  }
+}
+
+/**
+ * The ids of the superusers, locked until the transaction ends (FOR UPDATE on PostgreSQL;
+ * SQLite's write transaction already holds the database's write lock). Taken before the target
+ * account is read, so two demotions at the same time cannot each count the other superuser and
+ * both go through: the second waits, and then counts again.
+ */
+async function lockSuperusers(trx: Knex.Transaction): Promise<number[]> {
+  return ((await trx('accounts').where('role', 'superuser').forUpdate().select('id')) as { id: number }[]).map((r) => r.id);
+}
+
+function assertNotLastSuperuser(superusers: number[], account: Account, what: string): void {
+  if (account.role === 'superuser' && superusers.every((id) => id === account.id)) {
+    throw conflict(`${account.username} is the last superuser and may not be ${what}; make another account superuser first`);
+  }
+}
+
+function actorName(actor: Account | null, by: Acting): string {
+  return actor ? actor.username : by.otherwise;
+}
+
+export async function createAccount(ctx: Ctx, username: string, roleName: string, by: Acting): Promise<Account> {
   checkUsername(username);
   const role = parseRole(roleName);
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
+    const actor = await actingAccount(trx, by);
+    if (role === 'superuser') assertSuperuserActs(actor, 'create a superuser');
     if (await trx('accounts').where('username', username).first('id')) {
       throw conflict(`an account named "${username}" already exists`);
     }
     const [row] = (await trx('accounts')
       .insert({ username, role, created_at: now, updated_at: now })
       .returning('id')) as ({ id: number } | number)[];
-    await record(trx, ctx.clock.now(), SYSTEM, 'account.create', `${username} (${role})`);
+    await record(trx, ctx.clock.now(), actorName(actor, by), 'account.create', `${username} (${role})`);
     const id = typeof row === 'object' ? row.id : (row as number);
     return { id, username, role };
   });
@@ -84,30 +140,36 @@ export async function showAccount(ctx: Ctx, username: string): Promise<{ usernam
   return { username: account.username, role: account.role, tokens };
 }
 
-export async function setRole(ctx: Ctx, username: string, roleName: string): Promise<Account> {
+export async function setRole(ctx: Ctx, username: string, roleName: string, by: Acting): Promise<Account> {
   const role = parseRole(roleName);
   return writeTransaction(ctx.db, async (trx) => {
-    const account = (await trx('accounts').where('username', username).first('id', 'username', 'role')) as Account | undefined;
-    if (!account) throw notFound(`no account named "${username}"`);
-    if (account.role !== role) {
-      await trx('accounts').where('id', account.id).update({ role, updated_at: ctx.clock.now().toISOString() });
-      await bumpGeneration(trx);
-      await record(trx, ctx.clock.now(), SYSTEM, 'account.set-role', `${username} (${account.role} -> ${role})`);
-    }
+    const superusers = await lockSuperusers(trx);
+    const actor = await actingAccount(trx, by);
+    const account = await accountIn(trx, username);
+    if (account.role === role) return account;
+    if (account.role === 'superuser') assertSuperuserActs(actor, `change the role of the superuser ${account.username}`);
+    if (role === 'superuser') assertSuperuserActs(actor, 'make an account superuser');
+    assertNotLastSuperuser(superusers, account, `made ${role}`);
+    await trx('accounts').where('id', account.id).update({ role, updated_at: ctx.clock.now().toISOString() });
+    await bumpGeneration(trx);
+    await record(trx, ctx.clock.now(), actorName(actor, by), 'account.set-role', `${username} (${account.role} -> ${role})`);
     return { ...account, role };
   });
 }
 
-export async function deleteAccount(ctx: Ctx, username: string): Promise<{ username: string }> {
+export async function deleteAccount(ctx: Ctx, username: string, by: Acting): Promise<{ username: string }> {
   return writeTransaction(ctx.db, async (trx) => {
-    const account = (await trx('accounts').where('username', username).first('id')) as { id: number } | undefined;
-    if (!account) throw notFound(`no account named "${username}"`);
+    const superusers = await lockSuperusers(trx);
+    const actor = await actingAccount(trx, by);
+    const account = await accountIn(trx, username);
+    if (account.role === 'superuser') assertSuperuserActs(actor, `delete the superuser ${account.username}`);
+    assertNotLastSuperuser(superusers, account, 'deleted');
     // Tokens go with the account (explicitly, not only by ON DELETE CASCADE, so it holds even
     // where foreign keys are not enforced).
     await trx('tokens').where('account_id', account.id).delete();
     await trx('accounts').where('id', account.id).delete();
     await bumpGeneration(trx);
-    await record(trx, ctx.clock.now(), SYSTEM, 'account.delete', username);
+    await record(trx, ctx.clock.now(), actorName(actor, by), 'account.delete', username);
     return { username };
   });
 }

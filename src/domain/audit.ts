@@ -1,10 +1,20 @@
-// The audit log: who (an account, or `system`) did what to which target. Never a token value.
+// The audit log: who (an account, the operating-system user `os:<name>`, or `system`) did what to which target. Never a token value.
 import type { Knex } from 'knex';
 import { invalid } from '../errors.js';
 import type { Ctx } from './context.js';
 import { parseDate } from './dates.js';
 
 export const SYSTEM = 'system';
+
+/**
+ * Who runs a command whose acting account is optional (account commands, prune): an account
+ * given with --as, which the command checks, or else what the audit log records instead (the
+ * operating-system user, `os:<name>`).
+ */
+export interface Acting {
+  account?: string | undefined;
+  otherwise: string;
+}
 
 export interface AuditEntry {
   at: string;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { openDatabase, type Db } from '../db/connect.js';
+import { databaseFileWarning, openDatabase, type Db } from '../db/connect.js';
 import { migrateLatest, pendingMigrations } from '../db/migrate.js';
 import { AccessState, generationSourceFor, type GenerationSource } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
@@ -75,6 +75,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   // Read before anything is opened, so a bad path stops the start cleanly.
   const tls = config.tls ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') } : null;
   const log = await createLogger(config.log.level, options.logDestination);
+  const fileWarning = databaseFileWarning(config);
+  if (fileWarning) log.warn(fileWarning.replace(/^warning: /, ''));
   const db = await openDatabase(config.database);
   let source: GenerationSource;
   try {

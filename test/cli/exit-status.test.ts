@@ -42,6 +42,12 @@ describe.concurrent('exit status 0', () => {
     for (const cmd of ['account', 'token', 'settings', 'audit']) expect(r.stdout).toContain(cmd);
   });
 
+  it('ignores ARCHIVECTL_NOW, even a malformed one: the clock cannot be pinned from outside', async () => {
+    const r = await cli.run(['account', 'list', '--json'], { env: { ARCHIVECTL_NOW: 'yesterday' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+  });
+
   it('prints usage of a command with <command> --help', async () => {
     const r = await cli.run(['token', 'create', '--help']);
     expect(r.code).toBe(0);
@@ -76,10 +82,6 @@ describe.concurrent('exit status 2: usage errors', () => {
     expectUserError(await cli.run(['token', 'create', 'nameless', '--as', 'alice']), 2, '--name');
     expect(await cli.json(['token', 'list', 'nameless', '--all'])).toEqual([]);
   });
-
-  it('stops on a malformed ARCHIVECTL_NOW', async () => {
-    expectUserError(await cli.run(['account', 'list'], { now: 'yesterday' }), 2, 'ARCHIVECTL_NOW');
-  });
 });
 
 describe.concurrent('exit status 1: not found', () => {
@@ -88,7 +90,7 @@ describe.concurrent('exit status 1: not found', () => {
     [['account', 'set-role', 'nobody', 'user']],
     [['account', 'delete', 'nobody']],
     [['token', 'list', 'nobody']],
-    [['token', 'handoff', 'nobody']],
+    [['token', 'handoff', 'nobody', '--as', 'alice']],
     [['token', 'create', 'nobody', '--name', 'x', '--as', 'alice']],
   ])('%j names the unknown account on one line', async (args) => {
     expectUserError(await cli.run(args), 1, 'nobody');

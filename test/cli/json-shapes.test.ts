@@ -137,13 +137,13 @@ describe('--json shapes of token commands', () => {
   });
 
   it('token handoff → TOKEN plus "token", kind handoff', async () => {
-    const out = await cli.json(['token', 'handoff', 'bob'], { now: NOW });
+    const out = await cli.json(['token', 'handoff', 'bob', '--as', 'alice'], { now: NOW });
     expectToken(out, { created: true });
     expect(out).toMatchObject({ kind: 'handoff', account: 'bob', status: 'active' });
   });
 
   it('token import-legacy → {"imported": n, "skipped": n}', async () => {
-    const out = await cli.json<Record<string, unknown>>(['token', 'import-legacy', '-'], {
+    const out = await cli.json<Record<string, unknown>>(['token', 'import-legacy', '-', '--as', 'alice'], {
       input: `username,token\ncarol,${legacyValue()}\n`,
     });
     expect(Object.keys(out)).toEqual(['imported', 'skipped']);
@@ -216,7 +216,7 @@ describe('a command that creates a token', () => {
   });
 
   it('prints the value alone on stdout (token handoff)', async () => {
-    await expectValueAlone(['token', 'handoff', 'carol']);
+    await expectValueAlone(['token', 'handoff', 'carol', '--as', 'alice']);
   });
 
   it('prints a different value each time', async () => {

@@ -40,7 +40,7 @@ describe('token import-legacy with username,token', () => {
   });
 
   it('imports every line and prints {"imported": n, "skipped": 0}', async () => {
-    const r = await cli.run(['token', 'import-legacy', file, '--json']);
+    const r = await cli.run(['token', 'import-legacy', file, '--as', 'alice', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(Object.keys(result)).toEqual(['imported', 'skipped']);
@@ -72,7 +72,7 @@ describe('token import-legacy with username,token', () => {
   });
 
   it('skips every line on a re-run: {"imported": 0, "skipped": n}', async () => {
-    expect(await cli.json(['token', 'import-legacy', file])).toEqual({ imported: 0, skipped: 3 });
+    expect(await cli.json(['token', 'import-legacy', file, '--as', 'alice'])).toEqual({ imported: 0, skipped: 3 });
     const legacy = (await allTokens(cli)).filter((t) => t.kind === 'legacy');
     expect(legacy).toHaveLength(3);
   });
@@ -81,15 +81,16 @@ describe('token import-legacy with username,token', () => {
     const id = values[2]!.slice(0, 8);
     const revoked = await cli.json<TokenJson>(['token', 'revoke', id, '--as', 'alice']);
     expect(revoked).toMatchObject({ kind: 'legacy', status: 'revoked' });
-    expect(await cli.json(['token', 'import-legacy', file])).toEqual({ imported: 0, skipped: 3 });
+    expect(await cli.json(['token', 'import-legacy', file, '--as', 'alice'])).toEqual({ imported: 0, skipped: 3 });
     expect((await allTokens(cli)).filter((t) => t.id === id).map((t) => t.status)).toEqual(['revoked']);
   });
 
-  it('records the import in the audit log without any value', async () => {
+  it('records the import in the audit log, as the --as account, without any value', async () => {
     const r = await cli.run(['audit', '--json']);
     expect(r.code).toBe(0);
     const audit = JSON.parse(r.stdout) as { actor: string; action: string }[];
-    expect(audit.filter((e) => e.action === 'token.import-legacy').map((e) => e.actor)).toEqual(['system']);
+    // Re-runs that import nothing write no entry.
+    expect(audit.filter((e) => e.action === 'token.import-legacy').map((e) => e.actor)).toEqual(['alice']);
     expectNoValues(r, values);
   });
 });
@@ -99,7 +100,7 @@ describe('token import-legacy with the optional name column', () => {
 
   it('imports names, including a quoted name with a comma', async () => {
     const file = await csvFile('named.csv', `username,token,name\ndora,${values[0]},"Nightly, ingest"\ndora,${values[1]},OpenRefine\n`);
-    expect(await cli.json(['token', 'import-legacy', file])).toEqual({ imported: 2, skipped: 0 });
+    expect(await cli.json(['token', 'import-legacy', file, '--as', 'alice'])).toEqual({ imported: 2, skipped: 0 });
     const list = await cli.json<TokenJson[]>(['token', 'list', 'dora']);
     const byId = Object.fromEntries(list.map((t) => [t.id, t]));
     expect(byId[values[0]!.slice(0, 8)]).toMatchObject({ name: 'Nightly, ingest', kind: 'legacy' });
@@ -139,20 +140,20 @@ describe('token import-legacy with a bad line', () => {
     const short = legacyValue().slice(0, 59);
     const values = [legacyValue(), short, legacyValue()];
     const file = await csvFile('short.csv', `username,token,name\nbob,${values[0]},short-a\nbob,${short},short-b\ncarol,${values[2]},short-c\n`);
-    await expectNothingImported(() => cli.run(['token', 'import-legacy', file, '--json']), 3, values);
+    await expectNothingImported(() => cli.run(['token', 'import-legacy', file, '--as', 'alice', '--json']), 3, values);
   });
 
   it('refuses a token with a character outside [A-Za-z0-9]', async () => {
     const bad = `${legacyValue().slice(0, 59)}_`;
     const values = [legacyValue(), bad];
     const file = await csvFile('alphabet.csv', `username,token,name\nbob,${values[0]},alpha-a\nbob,${bad},alpha-b\n`);
-    await expectNothingImported(() => cli.run(['token', 'import-legacy', file]), 3, values);
+    await expectNothingImported(() => cli.run(['token', 'import-legacy', file, '--as', 'alice']), 3, values);
   });
 
   it('refuses an unknown account, naming its line, importing nothing', async () => {
     const values = [legacyValue(), legacyValue(), legacyValue()];
     const file = await csvFile('unknown.csv', `username,token,name\nbob,${values[0]},unk-a\ncarol,${values[1]},unk-b\nnobody,${values[2]},unk-c\n`);
-    const r = await expectNothingImported(() => cli.run(['token', 'import-legacy', file, '--json']), 4, values);
+    const r = await expectNothingImported(() => cli.run(['token', 'import-legacy', file, '--as', 'alice', '--json']), 4, values);
     expect(r.stderr).toContain('nobody');
   });
 
@@ -160,14 +161,14 @@ describe('token import-legacy with a bad line', () => {
     const values = [legacyValue()];
     const file = await csvFile('noheader.csv', `bob,${values[0]}\n`);
     const before = await allTokens(cli);
-    const r = await cli.run(['token', 'import-legacy', file]);
+    const r = await cli.run(['token', 'import-legacy', file, '--as', 'alice']);
     expect(r.code).toBe(1);
     expectNoValues(r, values);
     expect(await allTokens(cli)).toEqual(before);
   });
 
   it('refuses a missing file (exit 1)', async () => {
-    const r = await cli.run(['token', 'import-legacy', path.join(cli.dir, 'does-not-exist.csv')]);
+    const r = await cli.run(['token', 'import-legacy', path.join(cli.dir, 'does-not-exist.csv'), '--as', 'alice']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('does-not-exist.csv');
   });
@@ -176,7 +177,7 @@ describe('token import-legacy with a bad line', () => {
 describe('token import-legacy -', () => {
   it('reads the CSV from standard input', async () => {
     const values = [legacyValue(), legacyValue()];
-    const r = await cli.run(['token', 'import-legacy', '-', '--json'], { input: `username,token,name\nbob,${values[0]},stdin-a\ncarol,${values[1]},stdin-b\n` });
+    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice', '--json'], { input: `username,token,name\nbob,${values[0]},stdin-a\ncarol,${values[1]},stdin-b\n` });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ imported: 2, skipped: 0 });
     const ids = (await allTokens(cli)).map((t) => t.id);
@@ -186,7 +187,7 @@ describe('token import-legacy -', () => {
   it('refuses a bad line from standard input the same way', async () => {
     const values = [legacyValue(), legacyValue().slice(0, 59)];
     const before = await allTokens(cli);
-    const r = await cli.run(['token', 'import-legacy', '-'], { input: `username,token,name\ncarol,${values[0]},stdin-c\ncarol,${values[1]},stdin-d\n` });
+    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice'], { input: `username,token,name\ncarol,${values[0]},stdin-c\ncarol,${values[1]},stdin-d\n` });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/\bline 3\b/);
     expectNoValues(r, values);

@@ -86,18 +86,18 @@ describe.skipIf(IS_PG)('secrets at rest (SQLite)', () => {
     const rotated = await cli.json<CreatedTokenJson>(['token', 'rotate', regular[0]!.id, '--as', 'alice']);
     secrets.push(arcSecret('rotated token', rotated.token));
 
-    const handoff = await cli.json<CreatedTokenJson>(['token', 'handoff', 'carol']);
+    const handoff = await cli.json<CreatedTokenJson>(['token', 'handoff', 'carol', '--as', 'alice']);
     secrets.push(arcSecret('handoff token', handoff.token));
 
     // Legacy values through stdin, so that no CSV file lies in the directory searched.
     const legacy = [legacyValue(), legacyValue(), legacyValue()];
-    const imported = await cli.json(['token', 'import-legacy', '-'], {
+    const imported = await cli.json(['token', 'import-legacy', '-', '--as', 'alice'], {
       input: `username,token,name\nbob,${legacy[0]},legacy one\ncarol,${legacy[1]},legacy two\ndora,${legacy[2]},legacy three\n`,
     });
     expect(imported).toEqual({ imported: 3, skipped: 0 });
     legacy.forEach((v, i) => secrets.push(legacySecret(`legacy token ${i + 1}`, v)));
     // A re-run verifies every line against its stored hash, and must write no value either.
-    expect(await cli.json(['token', 'import-legacy', '-'], { input: `username,token\nbob,${legacy[0]}\n` })).toEqual({ imported: 0, skipped: 1 });
+    expect(await cli.json(['token', 'import-legacy', '-', '--as', 'alice'], { input: `username,token\nbob,${legacy[0]}\n` })).toEqual({ imported: 0, skipped: 1 });
 
     const revoked = await cli.json<CreatedTokenJson>(['token', 'revoke', regular[2]!.id, '--as', 'alice']);
     expect(revoked.status).toBe('revoked');

@@ -1,5 +1,6 @@
 // SPEC §4.2 and §6: `settings` / `settings set <public_api|public_access> <on|off>`, and the
 // audit log of who did what (never a token value).
+import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createToken, ISO_INSTANT_RE, lines, useSandbox, type CreatedTokenJson } from '../helpers/cli.js';
 
@@ -81,19 +82,21 @@ describe('audit', () => {
     values.push(created.token, other.token, rotated.token, handoff.token);
   });
 
-  it('records the acting account, or system, with each action', async () => {
+  it('records the acting account, the operating-system user, or system, with each action', async () => {
     const audit = await cli.json<AuditEntry[]>(['audit']);
     const has = (actor: string, action: string, target?: string) =>
       audit.some((e) => e.actor === actor && e.action === action && (target === undefined || e.target.includes(target)));
-    expect(has('system', 'account.create', 'alice')).toBe(true);
-    expect(has('system', 'account.create', 'bob')).toBe(true);
+    // Account commands without --as record who ran them on this machine.
+    const osUser = `os:${os.userInfo().username}`;
+    expect(has(osUser, 'account.create', 'alice')).toBe(true);
+    expect(has(osUser, 'account.create', 'bob')).toBe(true);
     expect(has('alice', 'token.create', created.id)).toBe(true);
     expect(has('alice', 'token.revoke')).toBe(true);
     expect(has('root', 'token.rotate', created.id)).toBe(true);
     expect(has('root', 'token.rotate', rotated.id)).toBe(true);
     expect(has('bob', 'token.handoff')).toBe(true);
     expect(has('system', 'settings.set', 'public_access')).toBe(true);
-    expect(has('system', 'account.set-role', 'bob')).toBe(true);
+    expect(has(osUser, 'account.set-role', 'bob')).toBe(true);
     for (const e of audit) expect(e.at).toMatch(ISO_INSTANT_RE);
   });
 

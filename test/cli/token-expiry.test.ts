@@ -1,6 +1,6 @@
 // SPEC §3.2: expiry is an optional UTC calendar date D, today or later and at most 2038-01-18;
 // the token is accepted up to the end of D and refused from D+1 00:00:00Z on. The CLI's clock
-// is pinned with ARCHIVECTL_NOW.
+// is pinned by the `now` option of the test helper (main run in-process with a fixed clock).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allTokens, createAccounts, createToken, lines, useSandbox, type TokenJson } from '../helpers/cli.js';
 

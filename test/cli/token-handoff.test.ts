@@ -1,5 +1,6 @@
 // SPEC §3.1: `token handoff <username>` creates a 12-hour token of kind handoff; each handoff
-// first deletes every handoff token whose 12 hours have passed.
+// first deletes every handoff token whose 12 hours have passed. Someone always acts (--as): the
+// account itself, or an admin or superuser allowed to manage its tokens (test/cli/authority).
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   allTokens,
@@ -28,7 +29,7 @@ const statusOf = async (id: string, now: string): Promise<string | undefined> =>
 
 describe('token handoff', () => {
   it('prints the value alone on stdout, and creates a token of kind handoff', async () => {
-    const r = await cli.run(['token', 'handoff', 'bob'], { now: T0 });
+    const r = await cli.run(['token', 'handoff', 'bob', '--as', 'alice'], { now: T0 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^arc_[0-9A-Za-z]{54}\n$/);
     const value = r.stdout.trim();
@@ -39,7 +40,7 @@ describe('token handoff', () => {
   });
 
   it('prints TOKEN plus "token" with --json', async () => {
-    const t = await cli.json<CreatedTokenJson>(['token', 'handoff', 'carol'], { now: T0 });
+    const t = await cli.json<CreatedTokenJson>(['token', 'handoff', 'carol', '--as', 'alice'], { now: T0 });
     expect(Object.keys(t)).toEqual([...CREATED_TOKEN_KEYS]);
     expect(t).toMatchObject({ account: 'carol', kind: 'handoff', status: 'active', last_used: null });
     expect(t.token).toMatch(TOKEN_VALUE_RE);
@@ -47,7 +48,7 @@ describe('token handoff', () => {
   });
 
   it('is valid for 12 hours: active at +11h59m, expired at +12h', async () => {
-    const t = await cli.json<CreatedTokenJson>(['token', 'handoff', 'dave'], { now: T0 });
+    const t = await cli.json<CreatedTokenJson>(['token', 'handoff', 'dave', '--as', 'alice'], { now: T0 });
     expect(await statusOf(t.id, PLUS_11H59)).toBe('active');
     expect(await statusOf(t.id, '2026-11-20T23:59:59.999Z')).toBe('active');
     expect(await statusOf(t.id, PLUS_12H)).toBe('expired');
@@ -58,7 +59,7 @@ describe('token handoff', () => {
   it('refuses an unknown account (exit 1) and a blocked account (exit 1)', async () => {
     const before = await allTokens(cli, { now: T0 });
     for (const who of ['nobody', 'bert']) {
-      const r = await cli.run(['token', 'handoff', who], { now: T0 });
+      const r = await cli.run(['token', 'handoff', who, '--as', 'alice'], { now: T0 });
       expect(r.code, who).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain(who);
@@ -87,14 +88,14 @@ describe('a handoff after the 12 hours have passed', () => {
 
   beforeAll(async () => {
     await createAccounts(box, { alice: 'admin', bob: 'user', carol: 'user', dave: 'user' });
-    made.oldBob = await box.json<CreatedTokenJson>(['token', 'handoff', 'bob'], { now: T0 });
-    made.oldCarol = await box.json<CreatedTokenJson>(['token', 'handoff', 'carol'], { now: T0 });
-    made.recent = await box.json<CreatedTokenJson>(['token', 'handoff', 'carol'], { now: PLUS_6H });
+    made.oldBob = await box.json<CreatedTokenJson>(['token', 'handoff', 'bob', '--as', 'alice'], { now: T0 });
+    made.oldCarol = await box.json<CreatedTokenJson>(['token', 'handoff', 'carol', '--as', 'alice'], { now: T0 });
+    made.recent = await box.json<CreatedTokenJson>(['token', 'handoff', 'carol', '--as', 'alice'], { now: PLUS_6H });
     made.regularExpired = await createToken(box, 'bob', 'regular, ends today', 'alice', ['--expires', '2026-11-20'], { now: T0 });
   });
 
   it('leaves the earlier handoff tokens alone before their 12 hours have passed', async () => {
-    await box.json<CreatedTokenJson>(['token', 'handoff', 'dave'], { now: PLUS_11H59 });
+    await box.json<CreatedTokenJson>(['token', 'handoff', 'dave', '--as', 'alice'], { now: PLUS_11H59 });
     const ids = (await allTokens(box, { now: PLUS_11H59 })).map((t) => t.id);
     expect(ids).toEqual(expect.arrayContaining([made.oldBob!.id, made.oldCarol!.id, made.recent!.id]));
   });
@@ -104,7 +105,7 @@ describe('a handoff after the 12 hours have passed', () => {
     expect(before.find((t) => t.id === made.oldBob!.id)?.status).toBe('expired');
     expect(before.find((t) => t.id === made.oldCarol!.id)?.status).toBe('expired');
 
-    const fresh = await box.json<CreatedTokenJson>(['token', 'handoff', 'dave'], { now: PLUS_12H });
+    const fresh = await box.json<CreatedTokenJson>(['token', 'handoff', 'dave', '--as', 'alice'], { now: PLUS_12H });
 
     const after = await allTokens(box, { now: PLUS_12H });
     const ids = after.map((t) => t.id);

@@ -1,6 +1,7 @@
 // SPEC §3.1, §3.4 and §6: token names, listing, revoke, rotate and prune.
 // Each block has its own installation; within a block, tests that only touch their own tokens
 // (distinct names) or only read run concurrently. Pruning is sequential by nature.
+import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   allTokens,
@@ -310,8 +311,8 @@ describe('token prune', () => {
     expect(await allTokens(cli, { now: LATER })).toHaveLength(1);
   });
 
-  it('records the prune in the audit log, as system', async () => {
+  it('records the prune in the audit log, as the operating-system user when no --as is given', async () => {
     const audit = await cli.json<{ actor: string; action: string }[]>(['audit']);
-    expect(audit.filter((e) => e.action === 'token.prune').map((e) => e.actor)).toEqual(['system']);
+    expect(audit.filter((e) => e.action === 'token.prune').map((e) => e.actor)).toEqual([`os:${os.userInfo().username}`]);
   });
 });

@@ -7,6 +7,11 @@
 //   const accounts = await cli.json(['account', 'list']);  // runs with --json, asserts exit 0
 //   await cli.run(['token', 'list', '--all'], { now: '2026-11-21T00:00:00Z' }); // pinned clock
 //
+// A run with a pinned clock calls the built CLI's main(argv, io) in this process, with the
+// clock injected: the product has no way to pin its clock from outside (no environment
+// variable), so that nobody can back-date audit entries or mint long-lived "12-hour" tokens.
+// Every other run spawns the real binary.
+//
 // The CLI must have been built first (`npx tsc -p .`, or `npm test`, whose pretest builds it).
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -14,7 +19,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 /** The repository root, from this file's own location (test/helpers/cli.ts). */
@@ -22,7 +28,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = path.join(REPO_ROOT, 'bin', 'archivectl');
 
 /** Inherited variables that change what the CLI does; cleared unless a test sets them. */
-export const CLEARED_ENV = ['ARCHIVECTL_AS', 'ARCHIVE_CONFIG', 'DATABASE_URL', 'ARCHIVECTL_NOW', 'ARCHIVECTL_DEBUG'] as const;
+export const CLEARED_ENV = ['ARCHIVECTL_AS', 'ARCHIVE_CONFIG', 'DATABASE_URL', 'ARCHIVECTL_COPY_TO', 'ARCHIVECTL_DEBUG'] as const;
 
 /** A later change points the suite at PostgreSQL when this is set (see testDatabaseConfig). */
 export const PG_URL = process.env.ARCHIVE_TEST_PG_URL;
@@ -62,7 +68,7 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Written to stdin (which is a pipe, never a terminal, in any case). */
   input?: string;
-  /** ARCHIVECTL_NOW: an ISO instant that pins the CLI's clock. */
+  /** An ISO instant that pins the CLI's clock: the run happens in this process (runInProcess). */
   now?: string;
   /** Working directory of the CLI; the sandbox directory by default. */
   cwd?: string;
@@ -140,6 +146,57 @@ export function runRaw(
   });
 }
 
+type CliMain = typeof import('../../src/cli/main.js');
+let cliMain: Promise<CliMain> | undefined;
+/** One in-process run at a time (see runInProcess). */
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+
+function collector(): { stream: Writable; text: () => string } {
+  const parts: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(parts).toString('utf8') };
+}
+
+/**
+ * Runs the built CLI's `main` in this process with a pinned clock, the given environment and
+ * working directory, stdin a non-terminal stream holding `input`, and stdout/stderr captured.
+ * Runs are queued one at a time: a command waiting for SQLite's write lock blocks a thread of
+ * libuv's pool (4 per process), and several of them could starve the one holding the lock of
+ * the thread its scrypt run needs. Child processes each have their own pool.
+ */
+export function runInProcess(
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string; now: string; input?: string },
+): Promise<CliResult> {
+  assertBuilt();
+  const at = Date.parse(opts.now);
+  if (Number.isNaN(at)) throw new Error(`now: "${opts.now}" is not an ISO 8601 instant`);
+  const run = async (): Promise<CliResult> => {
+    cliMain ??= import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'cli', 'main.js')).href) as Promise<CliMain>;
+    const { main } = await cliMain;
+    const out = collector();
+    const err = collector();
+    const code = await main([process.execPath, BIN, ...args], {
+      stdout: out.stream,
+      stderr: err.stream,
+      stdin: Readable.from([Buffer.from(opts.input ?? '')]),
+      env: opts.env,
+      cwd: opts.cwd,
+      clock: { now: () => new Date(at) },
+    });
+    await new Promise((resolve) => setImmediate(resolve)); // writes still on their way
+    return { code, stdout: out.text(), stderr: err.text() };
+  };
+  const result = inProcessQueue.then(run, run);
+  inProcessQueue = result.catch(() => undefined);
+  return result;
+}
+
 /**
  * The one place that decides which database a sandbox uses: writes `config.json` into `dir`
  * and returns it with any environment the CLI needs. On SQLite the file is
@@ -185,11 +242,13 @@ export async function createSandbox(options: { migrate?: boolean; backend?: 'def
 
   const run = (args: string[], opts: RunOptions = {}): Promise<CliResult> => {
     const config = opts.config === undefined ? configFile : opts.config;
-    return runRaw([...(config === false ? [] : ['--config', config]), ...args], {
+    const argv = [...(config === false ? [] : ['--config', config]), ...args];
+    const where = {
       cwd: opts.cwd ?? dir,
-      env: childEnv(dbEnv, opts.now === undefined ? undefined : { ARCHIVECTL_NOW: opts.now }, opts.env),
+      env: childEnv(dbEnv, opts.env),
       ...(opts.input === undefined ? {} : { input: opts.input }),
-    });
+    };
+    return opts.now === undefined ? runRaw(argv, where) : runInProcess(argv, { ...where, now: opts.now });
   };
 
   const json = async <T = unknown>(args: string[], opts?: RunOptions): Promise<T> => {

@@ -115,8 +115,8 @@ describe('token values never leak', () => {
     await run(['token', 'import-legacy', '-', '--as', 'sroot', '--json'], { input: `username,token,name\nsbob,${legacyBob},old bob\nscarol,${legacyCarol},\n` });
     secrets.push(legacy('legacy bob', legacyBob), legacy('legacy carol', legacyCarol));
     // A re-run is skipped, and a bad line is refused without echoing the value.
-    await run(['token', 'import-legacy', '-', '--json'], { input: `username,token\nsbob,${legacyBob}\n` });
-    const badLine = await box.run(['token', 'import-legacy', '-'], { input: `username,token\nnobody,${legacyCarol}\nsbob,${legacyBob.slice(0, 59)}\n` });
+    await run(['token', 'import-legacy', '-', '--as', 'sroot', '--json'], { input: `username,token\nsbob,${legacyBob}\n` });
+    const badLine = await box.run(['token', 'import-legacy', '-', '--as', 'sroot'], { input: `username,token\nnobody,${legacyCarol}\nsbob,${legacyBob.slice(0, 59)}\n` });
     cliRuns.push({ args: ['token', 'import-legacy', '- (bad lines)'], r: badLine, printsValue: false });
     expect(badLine.code).toBe(1);
 

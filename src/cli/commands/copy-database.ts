@@ -1,31 +1,75 @@
 import type { Command } from 'commander';
-import { readConfig, type GlobalOptions } from '../context.js';
+import { askSecret } from '../ask.js';
+import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
+import { io } from '../io.js';
 import { note, printJson, printTable } from '../output.js';
 import { usage } from '../../errors.js';
 
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+/** True when a connection URL carries a password (in its user part or as ?password=). */
+function hasPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || parsed.searchParams.has('password');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The target URL: the argument, else ARCHIVECTL_COPY_TO, else typed at a hidden prompt when
+ * stdin is a terminal. Never echoed: it may hold a password.
+ */
+async function targetUrl(argument: string | undefined): Promise<string> {
+  if (argument !== undefined) {
+    if (hasPassword(argument)) {
+      note('note: a password in the command line is visible to other users of this machine (ps, /proc); use ARCHIVECTL_COPY_TO, the prompt, or PGPASSWORD instead');
+    }
+    return argument;
+  }
+  const fromEnv = io().env.ARCHIVECTL_COPY_TO;
+  if (fromEnv) return fromEnv;
+  const typed = await askSecret('PostgreSQL URL of the target database:');
+  if (typed === undefined) {
+    throw usage('missing the target: give ARCHIVECTL_COPY_TO=<postgres-url> (or the URL as an argument, or run it in a terminal to be asked)');
+  }
+  if (!typed.trim()) throw usage('missing the target postgres:// URL');
+  return typed.trim();
+}
+
 export function registerCopyDatabase(program: Command, globals: () => GlobalOptions): void {
   program
-    .command('copy-database <target-url>')
+    .command('copy-database [postgres-url]')
     .description('copy everything (accounts, token hashes, settings, audit log, catalogue) into a new, empty PostgreSQL database')
     .option('--json', 'print the number of rows copied per table')
     .addHelpText(
       'after',
       `
+The target is the postgres:// URL given as the argument, else the environment variable
+ARCHIVECTL_COPY_TO, else (when stdin is a terminal) typed at a prompt that does not echo it.
+A URL on the command line is visible to every user of the machine (ps): keep a password out of
+it, and give it in ARCHIVECTL_COPY_TO, at the prompt, or in PGPASSWORD, which the PostgreSQL
+driver reads when the URL has no password.
+
 The source is the configured database. Stop the daemons first, so nothing changes during the
 copy; the target is migrated, must be empty, and is written in one transaction. Then point the
 configuration at the target (database.client "pg", database.url, or DATABASE_URL) and start the
 daemons again. Files under dataDir (SIP uploads) are not in the database: keep the same dataDir.
 
-Example:
-  archivectl copy-database postgres://archive@db.internal/archive`,
+Examples:
+  PGPASSWORD=… archivectl copy-database postgres://archive@db.internal/archive
+  ARCHIVECTL_COPY_TO="$(cat /root/archive-target-url)" archivectl copy-database
+  archivectl copy-database      # in a terminal: asks for the URL without echoing it`,
     )
-    .action(async (targetUrl: string, opts: { json?: boolean }) => {
-      if (!/^postgres(ql)?:\/\//.test(targetUrl)) throw usage('the target must be a postgres:// URL');
+    .action(async (argument: string | undefined, opts: { json?: boolean }) => {
+      const url = await targetUrl(argument);
+      if (!POSTGRES_URL.test(url)) throw usage('the target must be a postgres:// URL');
       const config = readConfig(globals());
       const { openDatabase } = await import('../../db/connect.js');
       const { copyDatabase } = await import('../../db/copy.js');
-      const source = await openDatabase(config.database);
-      const target = await openDatabase({ client: 'pg', url: targetUrl, pool: { min: 0, max: 2 } });
+      const source = await openConfiguredDatabase(config);
+      const target = await openDatabase({ client: 'pg', url, pool: { min: 0, max: 2 } });
       try {
         const counts = await copyDatabase(source, target);
         if (opts.json) printJson(counts);

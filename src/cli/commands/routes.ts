@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { withDb, type GlobalOptions } from '../context.js';
-import { printJson, printTable } from '../output.js';
+import { printJson, printTable, writeOut } from '../output.js';
 
 export function registerRoutes(program: Command, globals: () => GlobalOptions): void {
   program
@@ -16,8 +16,8 @@ export function registerRoutes(program: Command, globals: () => GlobalOptions): 
       else {
         const { RULE_TEXT } = await import('../../domain/access.js');
         await printTable(['Method', 'Path', 'Rule', 'Without a token'], rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']));
-        process.stdout.write(`\nUnder public_access ${settings.public_access ? 'on' : 'off'}, public_api ${settings.public_api ? 'on' : 'off'}. Rules:\n`);
-        for (const [name, text] of Object.entries(RULE_TEXT)) process.stdout.write(`  ${name.padEnd(20)} ${text}\n`);
+        writeOut(`\nUnder public_access ${settings.public_access ? 'on' : 'off'}, public_api ${settings.public_api ? 'on' : 'off'}. Rules:\n`);
+        for (const [name, text] of Object.entries(RULE_TEXT)) writeOut(`  ${name.padEnd(20)} ${text}\n`);
       }
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { readConfig, type GlobalOptions } from '../context.js';
 import { usage } from '../../errors.js';
+import { io } from '../io.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -19,13 +20,23 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       const config = readConfig(globals());
       const port = opts.port === undefined ? undefined : parsePort(opts.port);
       const { startDaemon } = await import('../../http/server.js');
-      const daemon = await startDaemon(config, { migrate: opts.migrate, host: opts.host, port });
+      const { stdout, stderr, clock } = io();
+      // The daemon logs JSON lines to this run's stdout (its own fast writer when that is the
+      // process's), and reports a readable database file in its log, not here.
+      const daemon = await startDaemon(config, {
+        migrate: opts.migrate,
+        host: opts.host,
+        port,
+        clock,
+        ...(stdout === process.stdout ? {} : { logDestination: stdout }),
+      });
+      let failed = false;
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           daemon.log.info({ signal }, 'signal received');
           daemon.close().then(resolve, (err: unknown) => {
-            process.stderr.write(`error during shutdown: ${(err as Error).message}\n`);
-            process.exitCode = 1;
+            stderr.write(`error during shutdown: ${(err as Error).message}\n`);
+            failed = true;
             resolve();
           });
         };
@@ -33,7 +44,8 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         process.once('SIGINT', () => stop('SIGINT'));
       });
       // Everything is closed and flushed. A handler still waiting on its client after the
-      // shutdown deadline must not keep a stopped daemon alive: leave now.
-      setImmediate(() => process.exit());
+      // shutdown deadline must not keep a stopped daemon alive: leave now (with status 1 after a
+      // failed shutdown, whatever the caller of main sets meanwhile).
+      setImmediate(() => process.exit(failed ? 1 : undefined));
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { askFor, optionalActor, resolveActor } from '../ask.js';
+import { askFor, optionalActor, osActor, resolveActor } from '../ask.js';
 import { withDb, type GlobalOptions } from '../context.js';
-import { note, printJson, printTokens } from '../output.js';
+import { note, printJson, printTokens, writeOut } from '../output.js';
 import type { CreatedToken } from '../../domain/tokens/service.js';
 
 interface JsonFlag {
@@ -14,7 +14,7 @@ function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void
     printJson({ ...created.token, token: created.value });
     return;
   }
-  process.stdout.write(`${created.value}\n`);
+  writeOut(`${created.value}\n`);
   const t = created.token;
   note(`${what} token ${t.id} "${t.name}" for ${t.account}${t.expires ? `, expires ${t.expires}` : ''}.`);
   note('The value above is shown once and cannot be displayed again; store it now.');
@@ -27,9 +27,12 @@ export function registerToken(program: Command, globals: () => GlobalOptions): v
     .addHelpText(
       'after',
       `
-The acting account is given with --as <username> or ARCHIVECTL_AS. Only an admin or superuser
-creates, revokes and rotates tokens; only a superuser acts on a superuser's tokens; no account
-creates or revokes its own.`,
+The acting account is given with --as <username> or ARCHIVECTL_AS (asked for in a terminal).
+Every command that makes or removes tokens (create, revoke, rotate, handoff, import-legacy)
+follows one rule: only an admin or superuser acts; only a superuser acts on a superuser's
+tokens; no account acts on its own tokens, except that an account may hand off for itself.
+A blocked account gets no new token. prune takes --as optionally; without it, the audit log
+records the operating-system user as os:<name>.`,
     );
 
   token
@@ -93,12 +96,13 @@ creates or revokes its own.`,
     .command('prune')
     .description('delete expired and revoked tokens')
     .option('--dry-run', 'count what would be deleted, delete nothing')
-    .option('--as <username>', 'record this account in the audit log instead of "system"')
+    .option('--as <admin>', 'the admin or superuser pruning (else ARCHIVECTL_AS; without either, the audit log names the OS user)')
     .option('--json', 'print {"pruned": n}')
     .action(async (opts: { dryRun?: boolean; as?: string } & JsonFlag) => {
       const { pruneTokens } = await import('../../domain/tokens/service.js');
       const dryRun = Boolean(opts.dryRun);
-      const result = await withDb(globals(), (ctx) => pruneTokens(ctx, { dryRun, actor: optionalActor(opts.as) }));
+      const by = { account: optionalActor(opts.as), otherwise: osActor() };
+      const result = await withDb(globals(), (ctx) => pruneTokens(ctx, { dryRun, by }));
       if (opts.json) printJson(result);
       else note(dryRun ? `${result.pruned} token(s) would be pruned` : `pruned ${result.pruned} token(s)`);
     });
@@ -106,33 +110,40 @@ creates or revokes its own.`,
   token
     .command('handoff <username>')
     .description('create a 12-hour handoff token for an account (expired handoff tokens are removed first)')
-    .option('--as <username>', 'the account itself, or an admin acting for it')
+    .option('--as <username>', 'the account itself, or an admin or superuser acting for it')
     .option('--json', 'print the token as JSON, with its value in "token"')
     .action(async (username: string, opts: { as?: string } & JsonFlag) => {
+      const actor = await resolveActor(opts.as);
       const { handoffToken } = await import('../../domain/tokens/service.js');
-      const created = await withDb(globals(), (ctx) => handoffToken(ctx, username, optionalActor(opts.as)));
+      const created = await withDb(globals(), (ctx) => handoffToken(ctx, username, actor));
       printCreated(created, opts, 'Created 12-hour handoff');
     });
 
   token
     .command('import-legacy <file>')
     .description('import legacy tokens from CSV (username,token[,name]); "-" reads stdin')
-    .option('--as <username>', 'record this account in the audit log instead of "system"')
+    .option('--as <admin>', 'the admin or superuser importing them')
     .option('--json', 'print {"imported": n, "skipped": n}')
     .addHelpText(
       'after',
       `
 The whole file is checked first: any bad line (reported by number, never with its token) means
-nothing is imported. Tokens imported before are skipped, so a re-run is safe.`,
+nothing is imported. That includes a line for an account whose tokens the --as account may not
+make (its own, or a superuser's unless it is a superuser). Tokens imported before are skipped,
+so a re-run is safe.
+
+Example:
+  archivectl token import-legacy legacy-tokens.csv --as root`,
     )
     .action(async (file: string, opts: { as?: string } & JsonFlag) => {
+      const actor = await resolveActor(opts.as);
       const { readInput } = await import('../read-input.js');
       const text = await readInput(file);
       const { importLegacy } = await import('../../domain/tokens/legacy-import.js');
       const { progressBar } = await import('../progress.js');
       const progress = progressBar();
       try {
-        const result = await withDb(globals(), (ctx) => importLegacy(ctx, text, { actor: optionalActor(opts.as), progress: progress?.update }));
+        const result = await withDb(globals(), (ctx) => importLegacy(ctx, text, { actor, ...(progress ? { progress: progress.update } : {}) }));
         progress?.done();
         if (opts.json) printJson(result);
         else note(`imported ${result.imported} legacy token(s), skipped ${result.skipped} already imported`);

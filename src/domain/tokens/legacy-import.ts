@@ -1,15 +1,19 @@
 // `token import-legacy`: CSV `username,token[,name]` from the one-token-per-user scheme.
 // The whole file is checked before anything is written; one bad line and nothing is imported.
 // Messages name the line, never the token (a token in an error message is a leaked token).
+// Importing makes tokens, so the acting account follows the rule of token create for every
+// line's account: an admin or superuser, only a superuser for a superuser's tokens, never for
+// its own (an importer choosing the value of root's token would hold root's rights).
 import { parse } from 'csv-parse/sync';
-import { invalid } from '../../errors.js';
+import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { writeTransaction } from '../../db/connect.js';
-import { record, SYSTEM } from '../audit.js';
+import { record } from '../audit.js';
 import type { Ctx } from '../context.js';
-import { getAccount } from '../accounts.js';
+import { getAccount, type Account } from '../accounts.js';
 import { isLegacyValue, LEGACY_LENGTH, SELECTOR_LENGTH } from './format.js';
 import { hashSecret, verifySecret } from './hash.js';
 import { checkTokenName, LEGACY_NAME } from './names.js';
+import { assertMayManageTokens, refusalFor } from './policy.js';
 
 export interface LegacyLine {
   line: number;
@@ -107,20 +111,28 @@ export interface ImportProgress {
 export async function importLegacy(
   ctx: Ctx,
   text: string,
-  opts: { actor?: string | undefined; progress?: ImportProgress } = {},
+  opts: { actor: string; progress?: ImportProgress },
 ): Promise<{ imported: number; skipped: number }> {
-  const actor = opts.actor ? (await getAccount(ctx, opts.actor)).username : SYSTEM;
+  const acting = await getAccount(ctx, opts.actor);
+  assertMayManageTokens(acting, 'import');
+  const actor = acting.username;
   const { lines, errors } = parseLegacyCsv(text);
 
-  // Accounts must exist.
+  // Accounts must exist, and be ones whose tokens the actor may make.
   const usernames = [...new Set(lines.map((l) => l.username).filter(Boolean))];
   const accounts = new Map<string, number>();
+  const refusals = new Map<string, string | null>();
   for (const part of chunks(usernames, CHUNK)) {
-    for (const a of (await ctx.db('accounts').whereIn('username', part).select('id', 'username')) as { id: number; username: string }[]) {
+    for (const a of (await ctx.db('accounts').whereIn('username', part).select('id', 'username', 'role')) as Account[]) {
       accounts.set(a.username, a.id);
+      refusals.set(a.username, refusalFor(acting, a, 'import'));
     }
   }
-  for (const l of lines) if (l.username && !accounts.has(l.username)) errors.push(`line ${l.line}: no account named "${l.username}"`);
+  for (const l of lines) {
+    if (!l.username) continue;
+    if (!accounts.has(l.username)) errors.push(`line ${l.line}: no account named "${l.username}"`);
+    else if (refusals.get(l.username)) errors.push(`line ${l.line}: ${refusals.get(l.username)}`);
+  }
 
   // Already imported (re-run): skipped when the stored hash matches; any other token holding
   // the same id is a collision that cannot be imported.
@@ -177,6 +189,22 @@ export async function importLegacy(
 
   const now = ctx.clock.now().toISOString();
   await writeTransaction(ctx.db, async (trx) => {
+    // Hashing a large file takes a while: the roles are checked again where they count, in
+    // the transaction that writes (an owner promoted to superuser meanwhile is refused).
+    const owners = [...new Set(fresh.map((l) => l.username))];
+    const current = new Map<string, Account>();
+    for (const part of chunks([actor, ...owners], CHUNK)) {
+      for (const a of (await trx('accounts').whereIn('username', part).select('id', 'username', 'role')) as Account[]) current.set(a.username, a);
+    }
+    const nowActing = current.get(actor);
+    if (!nowActing) throw notFound(`no account named "${actor}"; nothing was imported`);
+    assertMayManageTokens(nowActing, 'import');
+    for (const username of owners) {
+      const owner = current.get(username);
+      if (!owner || owner.id !== accounts.get(username)) throw conflict(`the account ${username} changed during the import; nothing was imported, try again`);
+      const refusal = refusalFor(nowActing, owner, 'import');
+      if (refusal) throw forbidden(`${refusal}; nothing was imported`);
+    }
     const rows = fresh.map((l, i) => ({ l, hash: hashes[i] as string }));
     for (const part of chunks(rows, 100)) {
       await trx('tokens').insert(

@@ -3,12 +3,44 @@ import { invalid } from '../../errors.js';
 export const LEGACY_NAME = 'Legacy API token';
 export const MAX_NAME_LENGTH = 100;
 
-/** A token's name says what it is for; it is shown in tables, so no control characters. */
+/**
+ * Characters a terminal may interpret instead of showing, or that hide or reorder what is
+ * shown: C0 and C1 controls (ESC starts a terminal sequence; U+009B is a one-character CSI),
+ * DEL, line and paragraph separators, and invisible or bidirectional format controls (a
+ * U+202E in a name makes "evil\u202ecod.exe" read as "evilexe.doc"). Names and usernames may
+ * not contain them; text from the database is shown with them escaped (escapeUnsafe).
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
+// eslint-disable-next-line no-control-regex
+const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/** `\x1b` for a character below U+0100, else `\u202e`. */
+function escapeChar(c: string): string {
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** The first unsafe character of a text, escaped (for messages), or null. */
+export function findUnsafe(text: string): string | null {
+  const m = UNSAFE.exec(text);
+  return m ? escapeChar(m[0]) : null;
+}
+
+/** Text with every unsafe character escaped, so that a terminal shows it instead of obeying it. */
+export function escapeUnsafe(text: string, opts: { keepNewlines?: boolean } = {}): string {
+  return text.replace(opts.keepNewlines ? UNSAFE_BUT_NEWLINE : UNSAFE_ALL, escapeChar);
+}
+
+/** A token's name says what it is for; it is shown in tables, so nothing a terminal interprets. */
 export function checkTokenName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0) throw invalid('a token needs a name that says what it is for (--name)');
   if (trimmed.length > MAX_NAME_LENGTH) throw invalid(`a token name is at most ${MAX_NAME_LENGTH} characters`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw invalid('a token name may not contain control characters');
+  const bad = findUnsafe(trimmed);
+  if (bad) {
+    throw invalid(`a token name may not contain control characters or invisible formatting characters (found ${bad}): "${escapeUnsafe(trimmed)}"`);
+  }
   return trimmed;
 }

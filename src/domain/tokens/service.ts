@@ -1,17 +1,17 @@
 // Creating, revoking, rotating, pruning and handing off tokens. The CLI calls these; the rules
 // live here once (policy.ts for who may act, expiry.ts for dates).
 import type { Knex } from 'knex';
-import { conflict, forbidden, invalid, notFound } from '../../errors.js';
+import { conflict, invalid, notFound } from '../../errors.js';
 import { writeTransaction } from '../../db/connect.js';
 import { getAccount, type Account } from '../accounts.js';
 import { bumpGeneration } from '../auth-state.js';
-import { record, SYSTEM } from '../audit.js';
+import { record, type Acting } from '../audit.js';
 import type { Ctx } from '../context.js';
 import { handoffExpiry, parseExpiry } from './expiry.js';
 import { isSelector, mint } from './format.js';
 import { hashSecret } from './hash.js';
 import { checkTokenName } from './names.js';
-import { assertMayManageTokensOf } from './policy.js';
+import { assertMayHandOff, assertMayManageTokens, assertMayManageTokensOf, assertMayReceiveToken } from './policy.js';
 import { findTokenBySelector, tokenStatus, toView, type TokenKind, type TokenRow, type TokenView } from './queries.js';
 
 export interface CreatedToken {
@@ -72,6 +72,7 @@ export async function createToken(ctx: Ctx, input: CreateInput): Promise<Created
   const actor = await getAccount(ctx, input.actor);
   const owner = await getAccount(ctx, input.username);
   assertMayManageTokensOf(actor, owner, 'create');
+  assertMayReceiveToken(owner);
   return writeTransaction(ctx.db, async (trx) => {
     const created = await insertToken(ctx, trx, {
       account: owner,
@@ -122,6 +123,7 @@ export async function rotateToken(ctx: Ctx, id: string, actorName: string): Prom
   const row = await getToken(ctx, id);
   const owner = await ownerOf(ctx, row);
   assertMayManageTokensOf(actor, owner, 'rotate');
+  assertMayReceiveToken(owner);
   const status = tokenStatus(row, ctx.clock.now());
   if (status !== 'active') throw conflict(`token ${id} is ${status}; create a new token instead`);
   if (row.kind === 'handoff') throw conflict(`token ${id} is a 12-hour handoff token; run token handoff for a new one`);
@@ -143,9 +145,17 @@ export async function rotateToken(ctx: Ctx, id: string, actorName: string): Prom
   });
 }
 
-/** Deletes expired and revoked tokens. */
-export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; actor?: string | undefined }): Promise<{ pruned: number }> {
-  const actor = opts.actor ? (await getAccount(ctx, opts.actor)).username : SYSTEM;
+/**
+ * Deletes expired and revoked tokens. An acting account must be one that manages tokens;
+ * without one (a cron job of the sysadmin) the audit log names the operating-system user.
+ */
+export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; by: Acting }): Promise<{ pruned: number }> {
+  let actor = opts.by.otherwise;
+  if (opts.by.account !== undefined) {
+    const acting = await getAccount(ctx, opts.by.account);
+    assertMayManageTokens(acting, 'prune');
+    actor = acting.username;
+  }
   const now = ctx.clock.now().toISOString();
   const dead = (q: Knex.QueryBuilder) => q.whereNotNull('revoked_at').orWhere('expires_at', '<=', now);
   if (opts.dryRun) {
@@ -161,18 +171,15 @@ export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; actor?: str
 
 /**
  * A 12-hour handoff token (source document: "Open in the external viewer"). Each handoff first
- * removes every handoff token whose 12 hours have passed. The account triggers it for itself;
- * with --as, an admin may trigger it for an account it is allowed to manage.
+ * removes every handoff token whose 12 hours have passed. The account triggers it for itself,
+ * or an admin for an account whose tokens it may manage; someone always acts.
  */
-export async function handoffToken(ctx: Ctx, username: string, actorName?: string): Promise<CreatedToken> {
+export async function handoffToken(ctx: Ctx, username: string, actorName: string): Promise<CreatedToken> {
   const owner = await getAccount(ctx, username);
-  if (owner.role === 'blocked') throw forbidden(`${username} is blocked`);
-  let actor = SYSTEM;
-  if (actorName !== undefined) {
-    const acting = await getAccount(ctx, actorName);
-    if (acting.username !== owner.username) assertMayManageTokensOf(acting, owner, 'hand off');
-    actor = acting.username;
-  }
+  const acting = await getAccount(ctx, actorName);
+  assertMayHandOff(acting, owner);
+  assertMayReceiveToken(owner);
+  const actor = acting.username;
   const now = ctx.clock.now();
   return writeTransaction(ctx.db, async (trx) => {
     const removed = await trx('tokens').where('kind', 'handoff').where('expires_at', '<=', now.toISOString()).delete();
