@@ -131,7 +131,7 @@ export const DEFAULTS = {
     sipUploadBytes: 1_073_741_824,
     headerBytes: 16_384,
     failedAuthDelayMs: 100,
-    connections: 1024,
+    connections: 512,
     connectionsPerAddress: 64,
     pipelinedRequests: 16,
     kdfConcurrency: 1,

@@ -130,6 +130,24 @@ describe('connections', () => {
     for (const s of idle) s.destroy();
   });
 
+  it('evicts the flooding address\'s idle connections before a quiet client\'s keep-alive connection', async () => {
+    const quiet = await connect('127.0.0.15');
+    let text = '';
+    quiet.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    quiet.write(request(token));
+    await new Promise((done) => setTimeout(done, 200)); // answered; now idle, and the oldest
+    const flood: net.Socket[] = [];
+    for (let i = 0; i < 19; i++) flood.push(await connect('127.0.0.16'));
+    for (let i = 0; i < 19; i++) flood.push(await connect('127.0.0.17'));
+    for (let i = 0; i < 19; i++) flood.push(await connect('127.0.0.18'));
+    await new Promise((done) => setTimeout(done, 100));
+    expect(quiet.destroyed).toBe(false);
+    quiet.write(`GET /api/objects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    await new Promise<void>((done) => quiet.on('close', () => done()));
+    expect(text.match(/HTTP\/1\.1 200 /g)?.length).toBe(2);
+    for (const s of flood) s.destroy();
+  });
+
   it('closes a connection that never sends a request head', async () => {
     const s = await connect('127.0.0.20');
     const text = await readUntilClosed(s, 10_000);

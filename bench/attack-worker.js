@@ -1,0 +1,432 @@
+// Worker thread of bench/attacks.js: generates the attack traffic on its own event loop, so that
+// the main thread's legitimate clients and its latency figures are not delayed by the attacker's
+// work (both still share the machine's CPUs with the daemon). Talks only to the daemon on
+// 127.0.0.1, from source addresses 127.0.0.2 and up (all of 127.0.0.0/8 is local on Linux).
+//
+// Messages from the main thread: {type:'start', kind, opts}, {type:'selector', selector},
+// {type:'stop'}. Answers: {type:'started', info}, {type:'selector-ok'}, {type:'stopped', stats}.
+// Every kind is bounded in count (opts) and stops, destroying every socket, on 'stop'.
+import net from 'node:net';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { checksum, randomBase62 } = await import(workerData.formatModule);
+// Set by each 'start' message (a restarted daemon may listen elsewhere).
+let host = '127.0.0.1';
+let port = 0;
+const PATH = '/api/actors?perPage=5';
+
+const forgedValue = (selector) => {
+  const secret = randomBase62(40);
+  return `arc_${selector}${secret}${checksum(selector + secret)}`;
+};
+const requestText = (value, keepAlive = true) =>
+  `GET ${PATH} HTTP/1.1\r\nHost: ${host}:${port}\r\n${value ? `Authorization: Bearer ${value}\r\n` : ''}${keepAlive ? '' : 'Connection: close\r\n'}\r\n`;
+
+/**
+ * Minimal HTTP/1.1 response reader for raw sockets: status line, Content-Length or chunked
+ * bodies (the daemon's answers carry one or the other). Calls onResponse(status, headers).
+ */
+class ResponseReader {
+  constructor(onResponse) {
+    this.onResponse = onResponse;
+    this.buf = Buffer.alloc(0);
+    this.state = 'head';
+    this.need = 0;
+    this.pending = null;
+    this.broken = false;
+  }
+  push(chunk) {
+    if (this.broken) return;
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    let off = 0;
+    for (;;) {
+      if (this.state === 'head') {
+        const end = this.buf.indexOf('\r\n\r\n', off, 'latin1');
+        if (end < 0) {
+          if (this.buf.length - off > 65536) this.broken = true;
+          break;
+        }
+        const head = this.buf.toString('latin1', off, end);
+        off = end + 4;
+        const lines = head.split('\r\n');
+        const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0])?.[1] ?? 0);
+        const headers = {};
+        for (let i = 1; i < lines.length; i++) {
+          const c = lines[i].indexOf(':');
+          if (c > 0) headers[lines[i].slice(0, c).trim().toLowerCase()] = lines[i].slice(c + 1).trim();
+        }
+        this.pending = { status, headers };
+        if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+          this.state = 'chunk-size';
+        } else if (headers['content-length'] !== undefined) {
+          this.need = Number(headers['content-length']);
+          this.state = 'body';
+        } else if (status === 204 || status === 304) {
+          this.finish();
+        } else {
+          this.state = 'until-close'; // no length: the body ends with the connection
+        }
+      } else if (this.state === 'body') {
+        const take = Math.min(this.need, this.buf.length - off);
+        off += take;
+        this.need -= take;
+        if (this.need > 0) break;
+        this.finish();
+      } else if (this.state === 'chunk-size') {
+        const eol = this.buf.indexOf('\r\n', off, 'latin1');
+        if (eol < 0) break;
+        const size = parseInt(this.buf.toString('latin1', off, eol), 16);
+        off = eol + 2;
+        if (size === 0) {
+          this.state = 'trailer';
+        } else {
+          this.need = size + 2;
+          this.state = 'chunk-data';
+        }
+      } else if (this.state === 'chunk-data') {
+        const take = Math.min(this.need, this.buf.length - off);
+        off += take;
+        this.need -= take;
+        if (this.need > 0) break;
+        this.state = 'chunk-size';
+      } else if (this.state === 'trailer') {
+        const eol = this.buf.indexOf('\r\n', off, 'latin1');
+        if (eol < 0) break;
+        const empty = eol === off;
+        off = eol + 2;
+        if (empty) this.finish();
+      } else {
+        off = this.buf.length; // until-close: discard
+        break;
+      }
+    }
+    this.buf = off >= this.buf.length ? Buffer.alloc(0) : this.buf.subarray(off);
+  }
+  finish() {
+    const p = this.pending;
+    this.pending = null;
+    this.state = 'head';
+    this.onResponse(p.status, p.headers);
+  }
+  /** The connection ended: a body that ran until the close is complete now. */
+  end() {
+    if (this.state === 'until-close' && this.pending) this.finish();
+  }
+}
+
+function newStats() {
+  return { sent: 0, answered: 0, statuses: {}, socketErrors: {}, closedByDaemon: 0, connects: 0, connectFailures: 0 };
+}
+const countStatus = (stats, status) => {
+  stats.answered++;
+  stats.statuses[status] = (stats.statuses[status] ?? 0) + 1;
+};
+const countError = (stats, err) => {
+  const code = err?.code ?? err?.message ?? 'error';
+  stats.socketErrors[code] = (stats.socketErrors[code] ?? 0) + 1;
+};
+const address = (i) => `127.0.0.${2 + i}`;
+
+let current = null; // { kind, stats, stop(): void, info }
+
+// ---------------------------------------------------------------------------------------------
+// (a) One connection pipelining `count` requests, written as fast as the socket accepts them;
+// every `noTokenEvery`-th request carries no token, the others a well-formed forged value with
+// a random id. Responses are read and counted (the daemon would otherwise stop on backpressure).
+// If the daemon closes the connection (a pipelining limit), the attacker opens the next one and
+// goes on with the requests not written yet — one connection at a time, `count` requests in all;
+// requests written to a closed connection and never answered count as unanswered.
+function startPipeline({ count, noTokenEvery, batch, reconnectDelayMs }) {
+  const stats = newStats();
+  const t0 = Date.now();
+  // Built before the phase starts: the attacker's own CPU is not part of the measurement.
+  const chunks = [];
+  let parts = [];
+  for (let i = 0; i < count; i++) {
+    parts.push(requestText(i % noTokenEvery === noTokenEvery - 1 ? null : forgedValue(randomBase62(8))));
+    if (parts.length === batch || i === count - 1) {
+      chunks.push({ buf: Buffer.from(parts.join(''), 'latin1'), n: parts.length });
+      parts = [];
+    }
+  }
+  const buildMs = Date.now() - t0;
+  let stopped = false;
+  let sock = null;
+  let timer = null;
+  let next = 0;
+  const info = { buildMs, bytes: chunks.reduce((s, c) => s + c.buf.length, 0) };
+  return new Promise((resolve) => {
+    let firstConnectAt = null;
+    const connect = () => {
+      if (stopped) return;
+      const s = net.connect({ host, port, localAddress: address(0) });
+      sock = s;
+      let connected = false;
+      const reader = new ResponseReader((status) => {
+        countStatus(stats, status);
+        if (stats.answered === count) info.allAnsweredMs = Date.now() - firstConnectAt;
+      });
+      const pump = () => {
+        while (!stopped && !s.destroyed && next < chunks.length) {
+          const c = chunks[next++];
+          stats.sent += c.n;
+          if (!s.write(c.buf)) {
+            s.once('drain', pump);
+            return;
+          }
+        }
+        if (next >= chunks.length && info.allWrittenMs === undefined) info.allWrittenMs = Date.now() - firstConnectAt;
+      };
+      s.on('connect', () => {
+        connected = true;
+        stats.connects++;
+        if (firstConnectAt === null) {
+          firstConnectAt = Date.now();
+          resolve(info);
+        }
+        pump();
+      });
+      s.on('data', (d) => reader.push(d));
+      s.on('error', (err) => {
+        countError(stats, err);
+        if (!connected) stats.connectFailures++;
+      });
+      s.on('close', () => {
+        reader.end();
+        if (stopped) return;
+        if (connected) {
+          stats.closedByDaemon++;
+          info.firstCloseAfterMs ??= Date.now() - firstConnectAt;
+          info.answeredBeforeFirstClose ??= stats.answered;
+        }
+        if (next < chunks.length) timer = setTimeout(connect, connected ? reconnectDelayMs : 100);
+      });
+    };
+    connect();
+    setTimeout(() => resolve(info), 10_000); // no connection at all: the phase runs anyway
+    current = {
+      kind: 'pipeline',
+      stats,
+      info,
+      stop() {
+        stopped = true;
+        clearTimeout(timer);
+        sock?.destroy();
+      },
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// (b) `count` connections from `addresses` source addresses. Even slots send one keep-alive
+// request (no token) and then stay idle; odd slots connect and send nothing. The attacker keeps
+// its hold: a slot whose connection the daemon closed reconnects after `reopenDelayMs`, doubled
+// (up to `reopenMaxDelayMs`) while its connections are refused or closed within a second — a
+// persistent pool, not a connection flood — and never more than `maxReopens` times in all.
+function startIdle({ count, addresses, rampConcurrency, reopenDelayMs, reopenMaxDelayMs, maxReopens, connectTimeoutMs, rampTimeoutMs }) {
+  const stats = { ...newStats(), reopened: 0, oneRequestAnswered: {}, open: 0, openMax: 0, openMinAfterRamp: null };
+  let stopped = false;
+  const sockets = new Set();
+  const info = {};
+  const t0 = Date.now();
+  let pendingConnects = 0;
+  let nextSlot = 0;
+  let firstRoundDone = 0;
+  let rampResolve;
+  const ramped = new Promise((r) => (rampResolve = r));
+  const timers = new Set();
+  const later = (fn, ms) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+
+  const backoff = new Map(); // slot → current reopen delay
+  const open = (slot, first) => {
+    if (stopped) return;
+    pendingConnects++;
+    let connectedAt = 0;
+    const sock = net.connect({ host, port, localAddress: address(slot % addresses) });
+    sockets.add(sock);
+    let connected = false;
+    let settled = false;
+    const settleFirst = () => {
+      if (settled) return;
+      settled = true;
+      pendingConnects--;
+      if (first) {
+        firstRoundDone++;
+        if (firstRoundDone === count) rampResolve();
+        fill();
+      }
+    };
+    sock.setTimeout(connectTimeoutMs, () => {
+      if (!connected) sock.destroy(Object.assign(new Error('connect timeout'), { code: 'CONNECT_TIMEOUT' }));
+    });
+    const reader = new ResponseReader((status) => {
+      stats.oneRequestAnswered[status] = (stats.oneRequestAnswered[status] ?? 0) + 1;
+      countStatus(stats, status);
+    });
+    sock.on('connect', () => {
+      connected = true;
+      connectedAt = Date.now();
+      sock.setTimeout(0);
+      stats.connects++;
+      stats.open++;
+      if (stats.open > stats.openMax) stats.openMax = stats.open;
+      settleFirst();
+      if (slot % 2 === 0) {
+        sock.write(requestText(null));
+        stats.sent++;
+      }
+    });
+    sock.on('data', (d) => reader.push(d));
+    sock.on('error', (err) => {
+      countError(stats, err);
+      if (!connected) stats.connectFailures++;
+    });
+    sock.on('close', () => {
+      sockets.delete(sock);
+      reader.end();
+      settleFirst();
+      if (connected) stats.open--;
+      if (stopped) return;
+      if (connected) stats.closedByDaemon++;
+      if (stats.reopened < maxReopens) {
+        stats.reopened++;
+        const quick = !connected || Date.now() - connectedAt < 1_000;
+        const delay = quick ? Math.min(reopenMaxDelayMs, (backoff.get(slot) ?? reopenDelayMs / 2) * 2) : reopenDelayMs;
+        backoff.set(slot, delay);
+        later(() => open(slot, false), delay * (0.9 + Math.random() * 0.2));
+      }
+    });
+  };
+  // Ramp: at most `rampConcurrency` connects pending at once (the listen backlog is finite).
+  const fill = () => {
+    while (!stopped && nextSlot < count && pendingConnects < rampConcurrency) open(nextSlot++, true);
+  };
+  fill();
+  const sampler = setInterval(() => {
+    if (info.rampMs !== undefined && (stats.openMinAfterRamp === null || stats.open < stats.openMinAfterRamp)) stats.openMinAfterRamp = stats.open;
+  }, 100);
+  current = {
+    kind: 'idle',
+    stats,
+    info,
+    stop() {
+      stopped = true;
+      clearInterval(sampler);
+      for (const t of timers) clearTimeout(t);
+      info.openAtStop = stats.open;
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+  };
+  return Promise.race([ramped, new Promise((r) => setTimeout(r, rampTimeoutMs))]).then(() => {
+    info.rampMs = Date.now() - t0;
+    info.openAfterRamp = stats.open;
+    info.rampComplete = firstRoundDone === count;
+    return info;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c)/(d) `clients` clients, one per source address, each looping on one keep-alive connection:
+// a request with a forged value (valid format, fresh wrong secret) for the current selector,
+// then the next as soon as the answer arrives. No selector yet → the clients wait for one.
+function startForged({ clients, selector, maxRequests, reconnectDelayMs }) {
+  const stats = { ...newStats(), reconnects: 0 };
+  let stopped = false;
+  let target = selector ?? null;
+  const sockets = new Set();
+  const timers = new Set();
+  const later = (fn, ms) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+  const client = (i) => {
+    if (stopped) return;
+    if (!target) {
+      later(() => client(i), 20);
+      return;
+    }
+    const sock = net.connect({ host, port, localAddress: address(i) });
+    sockets.add(sock);
+    let connected = false;
+    let inFlight = false;
+    const send = () => {
+      if (stopped || sock.destroyed) return;
+      if (stats.sent >= maxRequests) return;
+      inFlight = true;
+      stats.sent++;
+      sock.write(requestText(forgedValue(target)));
+    };
+    const reader = new ResponseReader((status, headers) => {
+      countStatus(stats, status);
+      inFlight = false;
+      if (/close/i.test(headers.connection ?? '')) return; // the close handler reconnects
+      send();
+    });
+    sock.on('connect', () => {
+      connected = true;
+      stats.connects++;
+      send();
+    });
+    sock.on('data', (d) => reader.push(d));
+    sock.on('error', (err) => {
+      countError(stats, err);
+      if (!connected) stats.connectFailures++;
+    });
+    sock.on('close', () => {
+      sockets.delete(sock);
+      reader.end();
+      if (stopped) return;
+      if (connected) stats.closedByDaemon++;
+      if (inFlight) stats.socketErrors['closed with a request unanswered'] = (stats.socketErrors['closed with a request unanswered'] ?? 0) + 1;
+      stats.reconnects++;
+      // At once after a close the daemon chose (e.g. after a refusal); slower after failures.
+      later(() => client(i), connected && !inFlight ? reconnectDelayMs : 100);
+    });
+  };
+  for (let i = 0; i < clients; i++) client(i);
+  current = {
+    kind: 'forged',
+    stats,
+    info: {},
+    setSelector(s) {
+      target = s;
+    },
+    stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+  };
+  return Promise.resolve({});
+}
+
+parentPort.on('message', async (msg) => {
+  if (msg.type === 'start') {
+    ({ host, port } = msg.target);
+    const start = { pipeline: startPipeline, idle: startIdle, forged: startForged }[msg.kind];
+    const info = await start(msg.opts);
+    parentPort.postMessage({ type: 'started', info });
+  } else if (msg.type === 'selector') {
+    current?.setSelector?.(msg.selector);
+    parentPort.postMessage({ type: 'selector-ok' });
+  } else if (msg.type === 'stop') {
+    const c = current;
+    current = null;
+    c?.stop();
+    // Sockets are destroyed; give their close events a moment before reporting.
+    await new Promise((r) => setTimeout(r, 50));
+    parentPort.postMessage({ type: 'stopped', stats: c?.stats ?? null, info: c?.info ?? null });
+  }
+});
+parentPort.postMessage({ type: 'ready' });
