@@ -34,10 +34,126 @@ export function isAppError(err: unknown): err is AppError {
 
 /**
  * Text of an unexpected error as it may be shown or logged. Database errors can quote SQL with
- * bound values; any long run of token-alphabet characters (a value, a hash) is cut out.
+ * bound values; token-shaped values keep only their public id (redactTokens), and any other long
+ * run of token or base64 characters (a value, a hash) is cut out.
  */
 export function redactSecrets(text: string): string {
-  return text.replace(/[A-Za-z0-9+/=_]{40,}/g, '[REDACTED]');
+  return redactTokens(text).replace(/[A-Za-z0-9+/=_]{40,}/g, '[REDACTED]');
+}
+
+// --- token values in free text (log lines, error texts) -----------------------------------------
+//
+// One rule, applied to every log line the daemon writes (src/http/log.ts) and to error texts:
+// - `arc_` + the 8-character public id + anything more of [A-Za-z0-9] → `arc_<id>[REDACTED]`:
+//   the secret goes, the id stays so that operators can tell which token leaked;
+// - any other run of LONG_RUN or more [A-Za-z0-9] → `[REDACTED]`: legacy values (60), and values
+//   that lost their `arc_` (54) or are cut (a secret alone is 40);
+// - characters count also when percent-encoded (`%61rc_…`, every character escaped, escaped
+//   again by a proxy: `%2561`), as they appear in raw paths and queries.
+// Text is scanned once by a regular expression for candidate runs (13 or more such characters);
+// only those are looked at further, so ordinary text costs one pass.
+
+/** Runs of this many token characters are replaced whole. A new-format secret is 40 characters. */
+export const LONG_RUN = 40;
+const ID_LENGTH = 8;
+const REDACTED = '[REDACTED]';
+
+/** Shorter runs hold neither `arc_` + id + more, nor a long run. */
+const CANDIDATE_LENGTH = 'arc_'.length + ID_LENGTH + 1;
+
+const isAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
+const RUN_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) RUN_CHARS[c] = isAlnum(c) || c === 0x5f || c === 0x25 ? 1 : 0;
+const isRunChar = (c: number) => c < 128 && RUN_CHARS[c] === 1;
+const hexDigit = (c: number) => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
+
+/** Redacts one candidate run (see above); `raw` as it stands in the text, escapes included. */
+function redactRun(raw: string): string {
+  // Without escapes or `_`, only the long-run rule can apply.
+  if (!raw.includes('%') && !raw.includes('_')) return raw.length >= LONG_RUN ? REDACTED : raw;
+  // Decode the run into units: the character each stands for and where it starts in `raw`.
+  const codes: number[] = [];
+  const starts: number[] = [];
+  for (let i = 0; i < raw.length; ) {
+    starts.push(i);
+    let code = raw.charCodeAt(i);
+    let next = i + 1;
+    if (code === 0x25) {
+      // %XX, possibly escaped again (%25XX, %2525XX, …), stands for a token character or `_`;
+      // any other escape (or a lone `%`) ends a segment, as any other character does.
+      let j = i + 1;
+      while (raw.charCodeAt(j) === 0x32 && raw.charCodeAt(j + 1) === 0x35 && j + 3 < raw.length) j += 2;
+      const hi = hexDigit(raw.charCodeAt(j));
+      const lo = hexDigit(raw.charCodeAt(j + 1));
+      code = hi < 0 || lo < 0 ? 0 : hi * 16 + lo;
+      if (code === 0x5f || isAlnum(code)) next = j + 2;
+      else {
+        code = 0;
+        next = hi < 0 || lo < 0 ? i + 1 : j + 2;
+      }
+    }
+    codes.push(code);
+    i = next;
+  }
+  const n = codes.length;
+  let out = '';
+  let copied = 0;
+  let segment = 0; // start (unit index) of the current run of [A-Za-z0-9]
+  for (let k = 0; k <= n; k++) {
+    if (k < n && isAlnum(codes[k] as number)) continue;
+    const length = k - segment;
+    const rawEnd = k < n ? (starts[k] as number) : raw.length;
+    const afterPrefix =
+      segment >= 4 &&
+      codes[segment - 1] === 0x5f && // _
+      lower(codes[segment - 4] as number) === 0x61 && // a
+      lower(codes[segment - 3] as number) === 0x72 && // r
+      lower(codes[segment - 2] as number) === 0x63; // c
+    if (afterPrefix && length > ID_LENGTH) {
+      out += raw.slice(copied, starts[segment + ID_LENGTH]) + REDACTED;
+      copied = rawEnd;
+    } else if (length >= LONG_RUN) {
+      out += raw.slice(copied, starts[segment]) + REDACTED;
+      copied = rawEnd;
+    }
+    segment = k + 1;
+  }
+  return copied === 0 ? raw : out + raw.slice(copied);
+}
+
+/**
+ * `text` with every token-shaped value reduced to `arc_<id>[REDACTED]` and every other long run
+ * of token characters replaced by `[REDACTED]` (rules above). Safe on a serialised JSON line: the
+ * character(s) of a backslash escape just before a run (`\n`, `\u001b`) are kept as they are, so
+ * the line stays valid JSON.
+ */
+export function redactTokens(text: string): string {
+  // Candidates: maximal runs of token characters, `_` and `%` (escapes are sorted out per run),
+  // found by one pass over the text.
+  let out = '';
+  let copied = 0;
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    if (!isRunChar(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isRunChar(text.charCodeAt(i))) i++;
+    if (i - start < CANDIDATE_LENGTH) continue;
+    let backslashes = 0;
+    for (let b = start - 1; b >= 0 && text.charCodeAt(b) === 0x5c; b--) backslashes++;
+    const run = text.slice(start, i);
+    // An odd number of backslashes: the run begins with the rest of an escape (`\n`, `\u001b`).
+    const escape = backslashes % 2 === 0 ? 0 : /^u[0-9A-Fa-f]{4}/.test(run) ? 5 : 1;
+    const redacted = escape === 0 ? redactRun(run) : run.slice(0, escape) + redactRun(run.slice(escape));
+    if (redacted !== run) {
+      out += text.slice(copied, start) + redacted;
+      copied = i;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** A unique-index violation (SQLite or PostgreSQL): someone else wrote the same thing first. */

@@ -5,9 +5,17 @@ import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator } from '../domain/tokens/authenticate.js';
-import { answerAuthorization, enforceAccess, judgeAuthorization, refuseApiTokenInBody, refuseApiTokenInQuery } from './auth.js';
+import {
+  answerAuthorization,
+  enforceAccess,
+  judgeAuthorization,
+  refuseApiTokenInBody,
+  refuseApiTokenInQuery,
+  willBeRefused,
+} from './auth.js';
 import { atLeast } from '../domain/roles.js';
 import { readBody } from './body.js';
+import { redactTokens } from '../errors.js';
 import { errorHandler, HttpError } from './errors.js';
 import { accessLog } from './log.js';
 import { budgetKey, clientAddress, compileTrust } from './client-address.js';
@@ -47,7 +55,9 @@ export function createApp({ deps, log, access, authenticator }: AppParts): Koa<A
     ctx.state.deps = deps;
     ctx.state.principal = null;
     ctx.state.body = { kind: 'none' };
-    if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) throw new HttpError(404, `no such endpoint: ${ctx.path}`);
+    // The path is echoed with anything token-shaped cut out: a value pasted into a URL must not
+    // come back in the answer either.
+    if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) throw new HttpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
     await next();
   });
   app.use(resolveRoute(router));
@@ -61,6 +71,9 @@ export function createApp({ deps, log, access, authenticator }: AppParts): Koa<A
       // Files are written to disk only for an editor's upload; anyone else's are discarded.
       keepFiles: (ctx) =>
         ctx.state.route?.path === '/api/sips/import' && ctx.state.principal !== null && atLeast(ctx.state.principal.role, 'editor'),
+      // A request already known to be refused (its header, its path or method, its route's
+      // rule) is answered at its first file part, the rest of the upload unread.
+      refused: willBeRefused,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
   );

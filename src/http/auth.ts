@@ -135,11 +135,27 @@ export function answerAuthorization(failedAuthDelayMs: number) {
   };
 }
 
+/** The route's rule for this request (with `ids`, some routes have a stricter one). */
+function ruleOf(ctx: ApiContext, route: NonNullable<ApiContext['state']['route']>) {
+  return route.ruleWithIds && ctx.query.ids !== undefined ? route.ruleWithIds : route.rule;
+}
+
+/**
+ * True when the request will be refused whatever its body says (its header was refused, its
+ * path or method does not exist, or its route's rule refuses it): the body reader then stops
+ * at the first file part instead of reading an upload nobody will take.
+ */
+export function willBeRefused(ctx: ApiContext): boolean {
+  const route = ctx.state.route;
+  if (ctx.state.refusal !== null || !route) return true;
+  return decide(ruleOf(ctx, route), ctx.method, ctx.state.settings, ctx.state.principal?.role ?? null) !== 'allow';
+}
+
 /** Step 3: the route's rule from the access matrix. Runs after 404/405 are settled. */
 export async function enforceAccess(ctx: ApiContext, next: Next): Promise<void> {
   const route = ctx.state.route;
   if (route) {
-    const rule = route.ruleWithIds && ctx.query.ids !== undefined ? route.ruleWithIds : route.rule;
+    const rule = ruleOf(ctx, route);
     const decision = decide(rule, ctx.method, ctx.state.settings, ctx.state.principal?.role ?? null);
     if (decision === 'unauthenticated') {
       throw unauthorized('authentication required: send Authorization: Bearer <token>', false);

@@ -4,15 +4,14 @@
 // JSON and urlencoded bodies go through co-body (size limits, qs without prototype keys);
 // multipart through busboy, with file parts streamed to disk, never held in memory.
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import Busboy from 'busboy';
 import coBody from 'co-body';
 import type { Next } from 'koa';
-import { queryHasApiToken } from './api-token.js';
+import { isApiTokenKey, queryHasApiToken } from './api-token.js';
 import type { ApiContext, ParsedBody, UploadedFile } from './types.js';
 
 export interface BodyLimits {
@@ -21,6 +20,13 @@ export interface BodyLimits {
   uploadBytes: number;
   /** Routes whose file parts are kept (streamed to `tmpDir`); elsewhere files are discarded. */
   keepFiles: (ctx: ApiContext) => boolean;
+  /**
+   * Whether the request is already known to be refused (its Authorization header was refused, or
+   * its principal may not use the upload route). Its multipart body is then read only up to the
+   * start of the first file part: the 401/403 is answered and the connection closed, instead of
+   * reading (and discarding) an upload of any size first.
+   */
+  refused: (ctx: ApiContext) => boolean;
   tmpDir: string;
 }
 
@@ -59,59 +65,168 @@ async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: num
   }
 }
 
+const NAMELESS_PART = 'malformed multipart body: a part without a name';
+
+/**
+ * Streams one file part to its temporary file. The returned promise settles only once the file
+ * is closed and nothing will touch its path any more: the file is created (exclusively) before
+ * the copy starts and closed after it ends or fails, so a cleanup that awaits this promise and
+ * then removes the path cannot be overtaken by a late open. `stopped` is asked once more after
+ * the directory exists: a body stopped meanwhile creates no file at all.
+ */
+async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, stopped: () => boolean): Promise<void> {
+  await mkdir(tmpDir, { recursive: true });
+  if (stopped()) {
+    stream.resume();
+    return;
+  }
+  const handle = await open(file.path, 'wx', 0o600);
+  try {
+    const hash = createHash('sha256');
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        file.size += chunk.length;
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    await pipeline(stream, meter, handle.createWriteStream());
+    file.sha256 = hash.digest('hex');
+  } finally {
+    await handle.close(); // resolves at once when the stream closed it already
+  }
+}
+
+/**
+ * When reading stops before the end of a body, the rest is discarded only when the request says
+ * it is this small (Content-Length): the answer then leaves on a connection the client can read
+ * it from (a client still writing into a closed connection gets a reset and may never see the
+ * answer: fetch reports "EPIPE"). A larger or chunked rest is never read: the answer carries
+ * `Connection: close` and the connection is closed after it.
+ */
+export const DISCARD_REST_BYTES = 64 * 1024;
+
+/**
+ * Multipart bodies, parsed as they arrive. Reading stops early when the answer no longer
+ * depends on the rest:
+ * - an `api_token` part: the api_token 401 (step 1), whatever follows;
+ * - the first file part of a request already known to be refused (`limits.refused`): its 401/403;
+ * - a file over `limits.uploadBytes`: 413; a malformed body: 400.
+ * In the first two cases the result still names the parts seen, so the api_token rule sees them.
+ * The unread rest is left as DISCARD_REST_BYTES says.
+ *
+ * Temporary files are removed in one place, `finish`, in a fixed order: (1) no part is accepted
+ * any more (`decided`/`settled`, checked by every handler, so no write starts after the next step
+ * took its list); (2) every file write has settled (see storeFile: closed, nothing pending on
+ * its path); (3) the files not handed to the handler are removed — at once, also when the rest
+ * of the body is still being discarded; (4) only then the body is resolved and answered.
+ */
 function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody> {
   const keep = limits.keepFiles(ctx);
+  const refused = limits.refused(ctx);
+  const req = ctx.req;
   return new Promise((resolve) => {
     const fields: Record<string, string> = Object.create(null) as Record<string, string>;
     const files: UploadedFile[] = [];
     const names: string[] = [];
-    const open: NodeJS.ReadableStream[] = [];
+    const partStreams: Readable[] = [];
     const writes: Promise<void>[] = [];
+    let received = 0;
     let problem: ParsedBody | null = null;
+    /**
+     * The outcome of a body whose reading stops early, once decided: later parts are discarded
+     * unread, and no file is created any more (storeFile asks).
+     */
+    let decided: ParsedBody | null = null;
     let settled = false;
-    const finish = async (result: ParsedBody) => {
+    const finish = async (result: ParsedBody, restLeft: Promise<void> = Promise.resolve()) => {
       if (settled) return;
       settled = true;
       await Promise.allSettled(writes);
-      // Files of a refused body are removed at once.
-      if (result.kind !== 'multipart') await Promise.all(files.map((f) => rm(f.path, { force: true })));
+      const handedOver = result.kind === 'multipart' ? result.files : [];
+      await Promise.all(files.filter((f) => !handedOver.includes(f)).map((f) => rm(f.path, { force: true })));
+      await restLeft;
       resolve(result);
     };
     const fail = (status: 400 | 413, message: string) => {
       problem ??= { kind: 'invalid', status, message };
     };
+    /** The rest of the body, once parsing stopped: discarded when small and announced, else left unread. */
+    const leaveRest = (): Promise<void> => {
+      if (req.complete || req.destroyed) return Promise.resolve();
+      const length = Number(req.headers['content-length']);
+      if (!(Number.isSafeInteger(length) && length - received <= DISCARD_REST_BYTES)) {
+        ctx.set('Connection', 'close');
+        return Promise.resolve();
+      }
+      return new Promise((done) => {
+        req.once('end', done);
+        req.once('close', done);
+        req.resume();
+      });
+    };
+    let bb: Busboy.Busboy | null = null;
     // Stops parsing and ends the part streams, so that pending writes settle and partial
     // temporary files are removed.
     const stopReading = (result: ParsedBody) => {
-      ctx.req.unpipe(bb);
-      for (const stream of open) (stream as unknown as { destroy(err?: Error): void }).destroy(new Error('stopped'));
-      bb.destroy();
-      void finish(result);
+      if (settled) return;
+      decided ??= result;
+      if (bb) {
+        req.unpipe(bb);
+        bb.destroy();
+      }
+      for (const stream of partStreams) stream.destroy(new Error('stopped'));
+      void finish(result, leaveRest());
     };
+    // Busboy emits its events in the middle of its own write: the outcome is decided at once
+    // (no further part is written), and parsing is stopped on the next turn.
+    const decide = (result: ParsedBody) => {
+      if (decided) return;
+      decided = result;
+      setImmediate(() => stopReading(result));
+    };
+    /** The answer is a 401 or 403 whatever the rest of the body holds. */
+    const refuseNow = () => decide({ kind: 'multipart', fields, files: [], names });
 
-    let bb: Busboy.Busboy;
     try {
       bb = Busboy({
-        headers: ctx.req.headers,
+        headers: req.headers,
         limits: { fileSize: limits.uploadBytes, files: 4, fields: 100, fieldSize: 65_536, parts: 110, headerPairs: 100 },
       });
     } catch {
-      void finish({ kind: 'invalid', status: 400, message: 'malformed multipart body (no boundary)' });
-      ctx.req.resume();
+      stopReading({ kind: 'invalid', status: 400, message: 'malformed multipart body (no boundary)' });
       return;
     }
-    bb.on('field', (name, value, info) => {
+    bb.on('field', (name: string | undefined, value, info) => {
+      if (decided || settled) return;
+      // Busboy gives a part without a (non-empty) name as undefined: a malformed body, not a crash.
+      if (typeof name !== 'string' || name === '') return fail(400, NAMELESS_PART);
       if (info.nameTruncated || info.valueTruncated) fail(413, 'a multipart field is too long');
       names.push(name);
       fields[name] = value;
+      if (isApiTokenKey(name)) refuseNow();
     });
-    bb.on('file', (name, stream, info) => {
-      // The name matters everywhere (the api_token rule); the content only on upload routes.
-      names.push(name);
+    bb.on('file', (name: string | undefined, stream, info) => {
       // A part cut short makes its stream emit 'error'; without a listener that would crash
       // the process, and this runs before authentication.
       stream.on('error', () => fail(400, 'malformed or truncated multipart body'));
-      open.push(stream);
+      partStreams.push(stream);
+      if (decided || settled) {
+        stream.resume();
+        return;
+      }
+      if (typeof name !== 'string' || name === '') {
+        fail(400, NAMELESS_PART);
+        stream.resume();
+        return;
+      }
+      // The name matters everywhere (the api_token rule); the content only on upload routes.
+      names.push(name);
+      if (refused || isApiTokenKey(name)) {
+        stream.resume();
+        refuseNow();
+        return;
+      }
       if (!keep) {
         stream.resume();
         return;
@@ -124,48 +239,31 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
         sha256: '',
       };
       files.push(file);
-      const hash = createHash('sha256');
-      const meter = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          file.size += chunk.length;
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      });
-      // Over the limit: answer 413 now instead of reading (and discarding) the rest. Busboy
-      // emits 'limit' in the middle of its own write, so it is stopped on the next turn.
+      // Over the limit: answer 413 now instead of reading (and discarding) the rest.
       stream.on('limit', () => {
         fail(413, `the upload exceeds ${limits.uploadBytes} bytes`);
-        setImmediate(() => stopReading(problem as ParsedBody));
+        decide(problem as ParsedBody);
       });
-      writes.push(
-        mkdir(limits.tmpDir, { recursive: true })
-          .then(() => pipeline(stream, meter, createWriteStream(file.path, { mode: 0o600 })))
-          .then(() => {
-            file.sha256 = hash.digest('hex');
-          })
-          .catch(() => fail(400, 'the upload could not be stored')),
-      );
+      writes.push(storeFile(stream, file, limits.tmpDir, () => decided !== null).catch(() => fail(400, 'the upload could not be stored')));
     });
     bb.on('partsLimit', () => fail(413, 'too many multipart parts'));
     bb.on('filesLimit', () => fail(413, 'too many files'));
     bb.on('fieldsLimit', () => fail(413, 'too many fields'));
     bb.on('error', () => {
       fail(400, 'malformed or truncated multipart body');
-      ctx.req.unpipe(bb);
-      ctx.req.resume();
-      void finish(problem as ParsedBody);
+      stopReading(decided ?? (problem as ParsedBody));
     });
-    bb.on('close', () => void finish(problem ?? { kind: 'multipart', fields, files, names }));
+    bb.on('close', () => void finish(decided ?? problem ?? { kind: 'multipart', fields, files, names }));
     // A client that goes away mid-upload: stop parsing and end the file streams, so the
     // pending writes settle and the partial temporary files are removed.
     const abandon = () => {
-      if (settled || ctx.req.complete) return;
+      if (settled || req.complete) return;
       stopReading({ kind: 'invalid', status: 400, message: 'the request was aborted' });
     };
-    ctx.req.on('aborted', abandon);
-    ctx.req.on('close', abandon);
-    ctx.req.pipe(bb);
+    req.on('aborted', abandon);
+    req.on('close', abandon);
+    req.on('data', (chunk: Buffer) => (received += chunk.length));
+    req.pipe(bb);
   });
 }
 

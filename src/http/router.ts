@@ -5,6 +5,7 @@ import type { Next } from 'koa';
 import { ROUTES, displayPath, type RouteSpec } from '../domain/access.js';
 import { HttpError } from './errors.js';
 import type { ApiContext, ApiState, HandlerMap } from './types.js';
+import { redactTokens } from '../errors.js';
 
 export const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
 
@@ -42,7 +43,7 @@ export async function requireRoute(ctx: ApiContext, next: Next): Promise<void> {
     if (ctx.state.allowed.length > 0) {
       throw new HttpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
     }
-    throw new HttpError(404, `no such endpoint: ${ctx.path}`);
+    throw new HttpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
   }
   await next();
 }

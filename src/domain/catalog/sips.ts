@@ -46,6 +46,14 @@ export interface SipReceipt {
  */
 export const IDENTIFIER_RE = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,254}$/;
 
+/**
+ * Identifiers may look like paths (`CH-001/2024.3`) and consumers may use them as such, so a
+ * segment that walks the tree (`.`, `..`) or collapses (`a//b`, a trailing `/`) is refused.
+ */
+export function hasUnsafeSegment(identifier: string): boolean {
+  return identifier.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
+}
+
 const KNOWN_FIELDS = new Set(['file', 'identifier', 'title', 'keywords']);
 
 // Local file header, or end of central directory for an empty archive (APPNOTE 4.3.7, 4.3.16).
@@ -109,6 +117,8 @@ export async function parseSipUpload(upload: SipUpload, newIdentifier: () => str
   if (rawIdentifier === undefined || rawIdentifier === '') identifier = newIdentifier();
   else if (!IDENTIFIER_RE.test(rawIdentifier)) {
     problems.set('identifier', '1-255 letters, digits, ".", "_", "-", ":" or "/", starting with a letter or digit');
+  } else if (hasUnsafeSegment(rawIdentifier)) {
+    problems.set('identifier', 'no empty, "." or ".." segment between "/" and no trailing "/"');
   } else identifier = rawIdentifier;
 
   const rawTitle = upload.fields.title;
