@@ -38,7 +38,13 @@ export function isAppError(err: unknown): err is AppError {
  * run of token or base64 characters (a value, a hash) is cut out.
  */
 export function redactSecrets(text: string): string {
-  return redactTokens(text).replace(/[A-Za-z0-9+/=_]{40,}/g, '[REDACTED]');
+  // Base64 runs (a stored hash quoted in SQL) are cut too; a file path in a stack trace, which
+  // is made of the same characters but is not mixed-case with digits, is kept.
+  // Whole runs only, and not the one after `arc_`, whose id redactTokens keeps.
+  const base64 = text.replace(/(?<![A-Za-z0-9+/=])(?<![Aa][Rr][Cc]_)[A-Za-z0-9+/=]{40,}/g, (run) =>
+    /[0-9]/.test(run) && /[A-Z]/.test(run) && /[a-z]/.test(run) ? '[REDACTED]' : run,
+  );
+  return redactTokens(base64);
 }
 
 // --- token values in free text (log lines, error texts) -----------------------------------------
