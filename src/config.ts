@@ -13,6 +13,10 @@ export interface Config {
     | { client: 'sqlite3'; filename: string; busyTimeoutMs: number }
     | { client: 'pg'; url: string; pool: { min: number; max: number } };
   dataDir: string;
+  /** The origin (and path prefix) clients reach the API at, for absolute URLs in documents; null: from the request. */
+  publicUrl: string | null;
+  /** This installation's short name, the first part of Anton's `full_id` (`<slug>-actors-12`). */
+  slug: string;
   log: { level: LogLevel };
   tls: { cert: string; key: string } | null;
   trustProxy: TrustProxy;
@@ -89,6 +93,11 @@ const SHAPE: Shape = {
     pool: { min: int(0, 100), max: int(1, 100) },
   },
   dataDir: str,
+  publicUrl: (v) =>
+    v === null || (typeof v === 'string' && /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(v) && !v.endsWith('/'))
+      ? null
+      : 'must be null or an http(s) URL without query or trailing slash, e.g. "https://archive.example.org"',
+  slug: (v) => (typeof v === 'string' && /^[a-z0-9][a-z0-9_]{0,31}$/.test(v) ? null : 'must be 1-32 lowercase letters, digits or _'),
   log: { level: oneOf(...LOG_LEVELS) },
   tls: { cert: strOrNull, key: strOrNull },
   trustProxy: trustProxyCheck,
@@ -122,6 +131,8 @@ export const DEFAULTS = {
     pool: { min: 0, max: 10 },
   },
   dataDir: './data',
+  publicUrl: null,
+  slug: 'archive',
   log: { level: 'info' },
   tls: { cert: null, key: null },
   trustProxy: false,
@@ -237,6 +248,8 @@ export function loadConfig(
     listen: merged.listen,
     database,
     dataDir: resolve(merged.dataDir),
+    publicUrl: merged.publicUrl as string | null,
+    slug: merged.slug,
     log: merged.log as Config['log'],
     tls: tls.cert && tls.key ? { cert: resolve(tls.cert), key: resolve(tls.key) } : null,
     trustProxy: merged.trustProxy as TrustProxy,

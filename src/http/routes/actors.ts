@@ -1,4 +1,4 @@
-// /api/actors: list (json, select2, beacon), one actor, create, change, reconciliation.
+// /api/actors: list (json, select2, beacon), one actor, create, change.
 import {
   ACTOR_BEACON_PROVIDERS,
   ACTOR_LIST,
@@ -10,7 +10,6 @@ import {
 } from '../../domain/catalog/actors.js';
 import { parseBeaconProvider, toSelect2 } from '../../domain/catalog/formats.js';
 import { parseListQuery } from '../../domain/catalog/list.js';
-import { manifest, reconcile } from '../../domain/catalog/reconcile.js';
 import type { HandlerMap } from '../types.js';
 import { baseUrl, bodyObject, idParam } from './input.js';
 
@@ -25,15 +24,6 @@ export const handlers: HandlerMap = {
     }
     const list = await listActors(ctx.state.deps, q);
     ctx.body = q.format === 'select2' ? toSelect2(list, (a) => a.name) : list;
-  },
-
-  'GET /api/actors/reconcile': async (ctx) => {
-    const queries = ctx.query.queries;
-    ctx.body = queries === undefined ? manifest('actors', baseUrl(ctx)) : await reconcile(ctx.state.deps, 'actors', queries);
-  },
-
-  'POST /api/actors/reconcile': async (ctx) => {
-    ctx.body = await reconcile(ctx.state.deps, 'actors', bodyObject(ctx).queries ?? ctx.query.queries);
   },
 
   'GET /api/actors/:id': async (ctx) => {

@@ -6,7 +6,8 @@ import { handlers as ingest } from './ingest.js';
 import { handlers as keywords } from './keywords.js';
 import { handlers as objects } from './objects.js';
 import { handlers as places } from './places.js';
+import { handlers as reconcile } from './reconcile.js';
 import { handlers as sips } from './sips.js';
 import { handlers as tei } from './tei.js';
 
-export const HANDLERS: HandlerMap = { ...objects, ...actors, ...places, ...keywords, ...sips, ...ingest, ...aiUsage, ...tei };
+export const HANDLERS: HandlerMap = { ...objects, ...actors, ...places, ...keywords, ...reconcile, ...sips, ...ingest, ...aiUsage, ...tei };

@@ -1,4 +1,4 @@
-// /api/places: list (json, select2, beacon), one place, create, change, reconciliation.
+// /api/places: list (json, select2, beacon), one place, create, change.
 import { parseBeaconProvider, toSelect2 } from '../../domain/catalog/formats.js';
 import { parseListQuery } from '../../domain/catalog/list.js';
 import {
@@ -10,7 +10,6 @@ import {
   placesBeacon,
   updatePlace,
 } from '../../domain/catalog/places.js';
-import { manifest, reconcile } from '../../domain/catalog/reconcile.js';
 import type { HandlerMap } from '../types.js';
 import { baseUrl, bodyObject, idParam } from './input.js';
 
@@ -25,15 +24,6 @@ export const handlers: HandlerMap = {
     }
     const list = await listPlaces(ctx.state.deps, q);
     ctx.body = q.format === 'select2' ? toSelect2(list, (p) => p.name) : list;
-  },
-
-  'GET /api/places/reconcile': async (ctx) => {
-    const queries = ctx.query.queries;
-    ctx.body = queries === undefined ? manifest('places', baseUrl(ctx)) : await reconcile(ctx.state.deps, 'places', queries);
-  },
-
-  'POST /api/places/reconcile': async (ctx) => {
-    ctx.body = await reconcile(ctx.state.deps, 'places', bodyObject(ctx).queries ?? ctx.query.queries);
   },
 
   'GET /api/places/:id': async (ctx) => {
