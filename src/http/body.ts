@@ -21,8 +21,8 @@ export interface BodyLimits {
   /** Routes whose file parts are kept (streamed to `tmpDir`); elsewhere files are discarded. */
   keepFiles: (ctx: ApiContext) => boolean;
   /**
-   * Whether the request is already known to be refused (its Authorization header was refused, or
-   * its principal may not use the upload route). Its multipart body is then read only up to the
+   * Whether the request is already known to be refused (its Authorization header was refused,
+   * its path or method does not exist, or its route's rule refuses it). Its multipart body is then read only up to the
    * start of the first file part: the 401/403 is answered and the connection closed, instead of
    * reading (and discarding) an upload of any size first.
    */
