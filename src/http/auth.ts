@@ -9,7 +9,7 @@ import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator, Refusal } from '../domain/tokens/authenticate.js';
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
-import { HttpError, unauthorized } from './errors.js';
+import { HttpError, REALM, unauthorized } from './errors.js';
 import type { ApiContext } from './types.js';
 
 export function refuseApiTokenInQuery(log: Logger) {
@@ -161,7 +161,15 @@ export async function enforceAccess(ctx: ApiContext, next: Next): Promise<void> 
       throw unauthorized('authentication required: send Authorization: Bearer <token>', false);
     }
     if (decision === 'forbidden') {
-      throw new HttpError(403, rule === 'editor' ? 'this endpoint needs the role editor or higher' : 'access denied');
+      // RFC 6750 §3.1: a valid token whose rights are too low is `insufficient_scope`. Not for a
+      // blocked account (answered in step 2, and here only as a safety net): its token is not
+      // short of a right, the account is barred, and a new token would not help.
+      const blocked = ctx.state.principal?.role === 'blocked';
+      throw new HttpError(
+        403,
+        rule === 'editor' ? 'this endpoint needs the role editor or higher' : 'access denied',
+        blocked ? {} : { 'WWW-Authenticate': `${REALM}, error="insufficient_scope"` },
+      );
     }
   }
   await next();

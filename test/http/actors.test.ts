@@ -12,7 +12,26 @@ beforeAll(async () => {
   t = await basicTokens(cli());
 });
 
-const ACTOR_KEYS = ['id', 'type', 'name', 'label', 'alternative_names', 'date_start', 'date_end', 'comment', 'gnd', 'created_at', 'updated_at'];
+// Ours, then the ones Anton's clients read (full_id, fullname, authority_type; issue 9).
+const ACTOR_KEYS = [
+  'id',
+  'type',
+  'name',
+  'label',
+  'alternative_names',
+  'variants',
+  'abbreviations',
+  'date_start',
+  'date_end',
+  'comment',
+  'gnd',
+  'sikart',
+  'created_at',
+  'updated_at',
+  'full_id',
+  'fullname',
+  'authority_type',
+];
 
 interface Actor {
   id: number;
@@ -24,6 +43,12 @@ interface Actor {
   date_end: string | null;
   comment: string | null;
   gnd: string | null;
+  variants?: string[] | null;
+  abbreviations?: string[] | null;
+  sikart?: string | null;
+  full_id?: string;
+  fullname?: string;
+  authority_type?: string;
   created_at: string;
   updated_at: string;
 }
@@ -327,5 +352,113 @@ describe('GET /api/actors (list)', () => {
       const bad = await api.get(`/api/actors?format=beacon&provider=${provider}`, t.user);
       expect(fieldsOf(bad), provider).toHaveProperty('provider');
     }
+  });
+});
+
+describe("Anton's fields and requests (issue 9)", () => {
+  it('gives every record and list item full_id <slug>-actors-<id> (slug "archive" by default), fullname and authority_type', async () => {
+    const created = await create({ name: 'Luther, Martin', type: 'person' });
+    expect(created).toMatchObject({ full_id: `archive-actors-${created.id}`, fullname: 'Luther, Martin', authority_type: 'person' });
+    expect(dataOf<Actor>(await api.get(`/api/actors/${created.id}`, t.user))).toEqual(created);
+    const list = (await api.get('/api/actors?format=json&perPage=30&search=luther', t.user)).body as List<Actor>;
+    expect(list.data.map((a) => a.full_id)).toEqual([`archive-actors-${created.id}`]);
+  });
+
+  it('creates from ActorInput (label, type_id, anton dates, variants, abbreviations, private false): 201 with Location', async () => {
+    const r = await api.post(
+      '/api/actors',
+      {
+        label: { de: 'Zwingli, Huldrych', fr: null },
+        type_id: 1,
+        anton_date_start: '1.1.1484',
+        anton_date_end: '11.10.1531',
+        variants: ['Ulrich Zwingli'],
+        abbreviations: ['H. Z.'],
+        alternative_names: ['Zuinglius'],
+        comment: 'Reformer',
+        private: false,
+      },
+      t.editor,
+    );
+    expect(r.status, r.text).toBe(201);
+    const actor = dataOf<Actor>(r);
+    expect(actor).toMatchObject({
+      name: 'Zwingli, Huldrych',
+      fullname: 'Zwingli, Huldrych',
+      label: { de: 'Zwingli, Huldrych' },
+      type: 'person',
+      date_start: '1484-01-01',
+      date_end: '1531-10-11',
+      variants: ['Ulrich Zwingli'],
+      abbreviations: ['H. Z.'],
+      alternative_names: ['Zuinglius'],
+    });
+    expect(r.headers.get('location')).toBe(`${daemon().url.replace(/\/$/, '')}/api/actors/${actor.id}`);
+    expect((await api.get(new URL(r.headers.get('location') as string).pathname, t.user)).body).toEqual({ data: actor });
+  });
+
+  it('refuses what it cannot honour with 422 naming the field: private true, unknown type_id, disagreeing type', async () => {
+    const before = await total();
+    for (const [body, field] of [
+      [{ label: { de: 'Secret' }, private: true }, 'private'],
+      [{ name: 'x', type_id: 9 }, 'type_id'],
+      [{ name: 'x', type_id: 2, type: 'group' }, 'type_id'],
+      [{ name: 'x', anton_date_start: 'um 1500' }, 'anton_date_start'],
+      [{ label: { de: null } }, 'name'],
+    ] as [Record<string, unknown>, string][]) {
+      expect(fieldsOf(await api.post('/api/actors', body, t.editor)), JSON.stringify(body)).toHaveProperty(field);
+    }
+    expect(await total()).toBe(before);
+  });
+
+  it('changes with ActorInput: the name follows a new label while it was the label’s, and stays when it was given apart', async () => {
+    const anton = await create({ label: { de: 'Müller, Hans' } });
+    const changed = dataOf<Actor>(await api.put(`/api/actors/${anton.id}`, { label: { de: 'Müller, Johann' }, type_id: 3 }, t.editor));
+    expect(changed).toMatchObject({ name: 'Müller, Johann', fullname: 'Müller, Johann', type: 'corporate_body', authority_type: 'corporate_body' });
+    const ours = await create({ name: 'Goethe, Johann Wolfgang von', label: { de: 'Johann Wolfgang von Goethe' } });
+    const kept = dataOf<Actor>(await api.put(`/api/actors/${ours.id}`, { label: { de: 'J. W. von Goethe' } }, t.editor));
+    expect(kept).toMatchObject({ name: 'Goethe, Johann Wolfgang von', label: { de: 'J. W. von Goethe' } });
+    // A GET result sent back with its derived fields is accepted; they are not inputs.
+    const back = await api.put(`/api/actors/${ours.id}`, { ...kept, comment: 'round trip', authority_type: 'family' }, t.editor);
+    expect(back.status, back.text).toBe(200);
+    expect(dataOf<Actor>(back)).toMatchObject({ type: 'person', comment: 'round trip' });
+  });
+
+  it('filters by authority_type (code, label or type_id), in every format; an unknown one is a 422', async () => {
+    const family = await create({ name: 'Authfilter Medici', type: 'family' });
+    const body = await create({ name: 'Authfilter Zunft', type: 'corporate_body', gnd: '2037654-4' });
+    await create({ name: 'Authfilter Person' });
+    const names = async (q: string) =>
+      ((await api.get(`/api/actors?search=authfilter&${q}`, t.user)).body as List<Actor>).data.map((a) => a.name).sort();
+    expect(await names('')).toEqual(['Authfilter Medici', 'Authfilter Person', 'Authfilter Zunft']);
+    expect(await names('authority_type=family')).toEqual(['Authfilter Medici']);
+    expect(await names('authority_type=K%C3%B6rperschaft')).toEqual(['Authfilter Zunft']);
+    expect(await names('authority_type=3')).toEqual(['Authfilter Zunft']);
+    expect(await names('authority_type=person')).toEqual(['Authfilter Person']);
+    const select2 = (await api.get('/api/actors?format=select2&search=authfilter&authority_type=family', t.user)).body as { results: { id: number }[] };
+    expect(select2.results.map((x) => x.id)).toEqual([family.id]);
+    const beacon = (await api.get('/api/actors?format=beacon&authority_type=corporate_body', t.user)).text;
+    expect(beacon.split('\n')).toContain(`2037654-4|Authfilter Zunft|${body.id}`);
+    expect((await api.get('/api/actors?format=beacon&authority_type=person', t.user)).text).not.toContain('Authfilter Zunft');
+    expect(fieldsOf(await api.get('/api/actors?authority_type=alien', t.user))).toHaveProperty('authority_type');
+  });
+
+  it('keeps SIKART ids and dumps them as BEACON with provider=sikart', async () => {
+    const artist = await create({ name: 'Hodler, Ferdinand', sikart: 'https://recherche.sik-isea.ch/sik:person-4000055/in/sikart' });
+    expect(artist.sikart).toBe('4000055');
+    const r = await api.get('/api/actors?format=beacon&provider=sikart', t.user);
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('#PREFIX: https://recherche.sik-isea.ch/sik:person-{ID}/in/sikart\n');
+    expect(r.text.split('\n')).toContain(`4000055|Hodler, Ferdinand|${artist.id}`);
+    expect(r.text).not.toContain('118540238|');
+  });
+
+  it('sorts by date_start and date_end', async () => {
+    await create({ name: 'Datesort B', date_start: '1900', date_end: '1950-06' });
+    await create({ name: 'Datesort A', date_start: '1800-05-01', date_end: '1990' });
+    await create({ name: 'Datesort C' });
+    const order = async (q: string) => ((await api.get(`/api/actors?search=datesort&${q}`, t.user)).body as List<Actor>).data.map((a) => a.name);
+    expect(await order('sortField=date_start&sortAsc=1')).toEqual(['Datesort A', 'Datesort B', 'Datesort C']);
+    expect(await order('sortField=date_end&sortAsc=0')).toEqual(['Datesort C', 'Datesort A', 'Datesort B']);
   });
 });

@@ -42,13 +42,13 @@ beforeAll(async () => {
 });
 
 describe('GET /api/keywords', () => {
-  it('lists keywords as {"data": [{id, name, label, gnd}], "meta"}', async () => {
+  it('lists keywords as {"data": [{id, name, label, gnd, full_id}], "meta"}', async () => {
     const r = await api.get('/api/keywords?sortField=name', t.user);
     expect(r.status).toBe(200);
     const list = r.body as List<Keyword>;
     expect(list.meta).toEqual({ page: 1, perPage: 25, total: 4 });
     expect(list.data.map((k) => k.name)).toEqual(['Diaries', 'Letters', 'Manuscripts', 'Poetry']);
-    for (const k of list.data) expect(Object.keys(k).sort()).toEqual(['gnd', 'id', 'label', 'name']);
+    for (const k of list.data) expect(Object.keys(k).sort()).toEqual(['full_id', 'gnd', 'id', 'label', 'name']);
     expect(list.data.find((k) => k.name === 'Manuscripts')).toMatchObject({
       gnd: '4037391-3',
       label: { en: 'Manuscripts', de: 'Handschriften' },
@@ -150,5 +150,34 @@ describe('GET /api/objects', () => {
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toContain('GET');
     expect((await api.get('/api/objects/1', t.user)).status).toBe(404);
+  });
+});
+
+describe("Anton's list parameters (issue 9)", () => {
+  it('gives keywords full_id, accepts format=json and sorts by label (Anton’s name for the name)', async () => {
+    const list = (await api.get('/api/keywords?format=json&perPage=30&sortField=label&sortAsc=0', t.user)).body as List<Keyword & { full_id: string }>;
+    const byName = (await api.get('/api/keywords?perPage=30&sortField=name', t.user)).body as List<Keyword>;
+    expect(list.data.map((k) => k.name)).toEqual(byName.data.map((k) => k.name).reverse());
+    expect(list.data.map((k) => k.name)).toEqual(expect.arrayContaining(['Poetry', 'Manuscripts', 'Letters', 'Diaries']));
+    for (const k of list.data) expect(k.full_id).toBe(`archive-keywords-${k.id}`);
+  });
+
+  it('narrows objects to one exact identifier, and refuses the structured filters it does not support', async () => {
+    const one = (await api.get('/api/objects?identifier=SLA-3', t.user)).body as List<ArchiveObject>;
+    expect(one.data.map((o) => o.identifier)).toEqual(['SLA-3']);
+    expect(((await api.get('/api/objects?identifier=sla-3', t.user)).body as List<ArchiveObject>).meta.total).toBe(0);
+    expect(((await api.get('/api/objects?identifier=SLA', t.user)).body as List<ArchiveObject>).meta.total).toBe(0);
+    const r = await api.get('/api/objects?fields[]=object.title&operators[]=contains&values[]=Brief', t.user);
+    expect(Object.keys(fieldsOf(r)).sort()).toEqual(['fields[]', 'operators[]', 'values[]']);
+  });
+
+  it('sorts objects by identifier and title case-insensitively, the same on both dialects', async () => {
+    const order = async (q: string) => ((await api.get(`/api/objects?search=sla-&${q}`, t.user)).body as List<ArchiveObject>).data.map((o) => o.identifier);
+    // titles: "Letter to Schiller", "Notebook", none (last ascending)
+    expect(await order('sortField=title&sortAsc=1')).toEqual(['SLA-Letter-1', 'SLA-Notebook-2', 'SLA-3']);
+    expect(await order('sortField=identifier&sortAsc=0')).toEqual(['SLA-Notebook-2', 'SLA-Letter-1', 'SLA-3']);
+    for (const field of ['name', 'date_start', 'date_end']) {
+      expect(fieldsOf(await api.get(`/api/objects?sortField=${field}`, t.user)), field).toHaveProperty('sortField');
+    }
   });
 });

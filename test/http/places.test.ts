@@ -22,11 +22,17 @@ const PLACE_KEYS = [
   'country_code',
   'location',
   'alternative_names',
+  'variants',
+  'abbreviations',
   'comment',
   'gnd',
   'geonames',
+  'wikipedia',
   'created_at',
   'updated_at',
+  // derived, for Anton's clients (issue 9)
+  'full_id',
+  'country',
 ];
 
 interface Place {
@@ -81,7 +87,7 @@ describe('POST /api/places', () => {
 
   it('takes only a name, the rest null', async () => {
     const place = await create({ name: 'Nowhere' });
-    for (const key of PLACE_KEYS.filter((k) => !['id', 'name', 'created_at', 'updated_at'].includes(k))) {
+    for (const key of PLACE_KEYS.filter((k) => !['id', 'name', 'created_at', 'updated_at', 'full_id'].includes(k))) {
       expect(place[key], key).toBeNull();
     }
   });
@@ -230,5 +236,72 @@ describe('GET /api/places (list, select2, BEACON)', () => {
       expect(fieldsOf(await api.get(`/api/places?format=beacon&provider=${provider}`, t.user)), provider).toHaveProperty('provider');
     }
     expect(fieldsOf(await api.get('/api/places?format=beacon&provider=gnd&provider=geonames', t.user))).toHaveProperty('provider');
+  });
+});
+
+describe("Anton's fields and requests (issue 9)", () => {
+  it('gives every record and list item full_id and country (the English name of country_code), beside city and state', async () => {
+    const created = await create({ name: 'Antonplace Winterthur', city: 'Winterthur', state: 'Zürich', country_code: 'CH' });
+    expect(created).toMatchObject({ full_id: `archive-places-${created.id}`, city: 'Winterthur', state: 'Zürich', country: 'Switzerland' });
+    expect((await create({ name: 'Antonplace Nowhere' })).country).toBeNull();
+    const list = (await api.get('/api/places?format=json&perPage=30&search=antonplace%20winterthur', t.user)).body as List<Place>;
+    expect(list.data).toEqual([created]);
+  });
+
+  it('creates from PlaceInput (label, country_code_id, type_id null, Swiss coordinates, variants): 201 with Location', async () => {
+    const r = await api.post(
+      '/api/places',
+      {
+        label: { de: 'Antonplace Bern', fr: 'Berne' },
+        type_id: null,
+        country_code_id: 'CH',
+        city: 'Bern',
+        state: 'Bern',
+        address: 'Bundesplatz 3',
+        location: '2600000 1200000',
+        alternative_names: ['Berna'],
+        variants: ['Bärn'],
+        abbreviations: ['BE'],
+        comment: 'Federal city',
+      },
+      t.editor,
+    );
+    expect(r.status, r.text).toBe(201);
+    const place = dataOf<Place>(r);
+    expect(place).toMatchObject({
+      name: 'Antonplace Bern',
+      country_code: 'CH',
+      country: 'Switzerland',
+      location: '46.951081 7.438637',
+      variants: ['Bärn'],
+      abbreviations: ['BE'],
+    });
+    expect(r.headers.get('location')).toBe(`${daemon().url.replace(/\/$/, '')}/api/places/${place.id}`);
+    const changed = await api.post(`/api/places/${place.id}`, { label: { de: 'Antonplace Bern (Stadt)' }, country_code_id: 'ch' }, t.editor);
+    expect(dataOf<Place>(changed)).toMatchObject({ name: 'Antonplace Bern (Stadt)', country_code: 'CH' });
+    expect(changed.headers.get('location')).toBeNull(); // a change creates nothing
+  });
+
+  it('refuses a place type_id and a bad country_code_id with 422, creating nothing', async () => {
+    const before = await total();
+    expect(fieldsOf(await api.post('/api/places', { name: 'x', type_id: 3 }, t.editor)).type_id).toMatch(/place types/);
+    expect(fieldsOf(await api.post('/api/places', { name: 'x', country_code_id: 'Schweiz' }, t.editor))).toHaveProperty('country_code_id');
+    expect(await total()).toBe(before);
+  });
+
+  it('keeps Wikipedia articles and dumps them as BEACON with provider=wikipedia (full URLs: no #PREFIX)', async () => {
+    const place = await create({ name: 'Antonplace Zürich', wikipedia: 'https://de.wikipedia.org/wiki/Z%C3%BCrich' });
+    expect(place.wikipedia).toBe('https://de.wikipedia.org/wiki/Zürich');
+    const r = await api.get('/api/places?format=beacon&provider=wikipedia', t.user);
+    expect(r.status).toBe(200);
+    expect(r.text).not.toContain('#PREFIX');
+    expect(r.text.split('\n')).toContain(`https://de.wikipedia.org/wiki/Zürich|Antonplace Zürich|${place.id}`);
+    expect(fieldsOf(await api.post('/api/places', { name: 'x', wikipedia: 'https://example.org/wiki/X' }, t.editor))).toHaveProperty('wikipedia');
+  });
+
+  it('refuses sortField values of Anton that do not apply to places', async () => {
+    for (const field of ['identifier', 'title', 'date_start', 'date_end']) {
+      expect(fieldsOf(await api.get(`/api/places?sortField=${field}`, t.user)), field).toHaveProperty('sortField');
+    }
   });
 });

@@ -1,4 +1,5 @@
 // Actors: persons and organisations (SPEC §4.4). POST creates, PUT changes the fields given.
+// Anton's ActorInput is accepted beside our shape (anton-input.ts).
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { createRecord, getRecord, updateRecord, type RecordTable } from './records.js';
@@ -16,12 +17,16 @@ import {
   oneOf,
   parseJsonColumn,
   partialDate,
+  READ_ONLY,
   readFields,
+  sikartId,
   text,
   type FieldValues,
   type Read,
 } from './fields.js';
-import { PROVIDERS, renderBeacon, type BeaconLink, type BeaconProvider } from './formats.js';
+import { DERIVED_FIELDS, type AuthorityCode } from './anton-fields.js';
+import { mapAntonActor, nameFollowsLabel } from './anton-input.js';
+import { beaconDump, type BeaconDump } from './beacon.js';
 import { pageOf, whereLike, type ListOptions, type ListQuery, type ListResult } from './list.js';
 import type { Knex } from 'knex';
 
@@ -34,10 +39,13 @@ export interface Actor {
   name: string;
   label: Record<string, string> | null;
   alternative_names: string[] | null;
+  variants: string[] | null;
+  abbreviations: string[] | null;
   date_start: string | null;
   date_end: string | null;
   comment: string | null;
   gnd: string | null;
+  sikart: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -47,21 +55,44 @@ export const ACTOR_FIELDS = {
   name: field(name(255), { required: true }),
   label: field(labelMap, { nullable: true }),
   alternative_names: field(nameList, { nullable: true }),
+  variants: field(nameList, { nullable: true }),
+  abbreviations: field(nameList, { nullable: true }),
   date_start: field(partialDate, { nullable: true }),
   date_end: field(partialDate, { nullable: true }),
   comment: field(text(65_535, 0), { nullable: true }),
   gnd: field(gndId, { nullable: true }),
+  sikart: field(sikartId, { nullable: true }),
 };
 export type ActorInput = FieldValues<typeof ACTOR_FIELDS>;
+
+/** Keys a body may carry without effect: server-set and derived fields (a GET result sent back). */
+const ACTOR_READ_ONLY = [...READ_ONLY, ...DERIVED_FIELDS];
 
 export const ACTOR_LIST: ListOptions<'id' | 'name' | 'type' | 'date_start' | 'date_end' | 'created_at' | 'updated_at'> = {
   sortFields: ['id', 'name', 'type', 'date_start', 'date_end', 'created_at', 'updated_at'],
   formats: ['json', 'select2', 'beacon'],
 };
 
-const COLUMNS = ['id', 'type', 'name', 'label', 'alternative_names', 'date_start', 'date_end', 'comment', 'gnd', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'id',
+  'type',
+  'name',
+  'label',
+  'alternative_names',
+  'variants',
+  'abbreviations',
+  'date_start',
+  'date_end',
+  'comment',
+  'gnd',
+  'sikart',
+  'created_at',
+  'updated_at',
+] as const;
 
 type ActorRow = Record<(typeof COLUMNS)[number], unknown>;
+
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 function toActor(row: ActorRow): Actor {
   return {
@@ -70,18 +101,29 @@ function toActor(row: ActorRow): Actor {
     name: String(row.name),
     label: parseJsonColumn(row.label, isStringRecord),
     alternative_names: parseJsonColumn(row.alternative_names, isStringArray),
-    date_start: (row.date_start as string | null) ?? null,
-    date_end: (row.date_end as string | null) ?? null,
-    comment: (row.comment as string | null) ?? null,
-    gnd: (row.gnd as string | null) ?? null,
+    variants: parseJsonColumn(row.variants, isStringArray),
+    abbreviations: parseJsonColumn(row.abbreviations, isStringArray),
+    date_start: textOrNull(row.date_start),
+    date_end: textOrNull(row.date_end),
+    comment: textOrNull(row.comment),
+    gnd: textOrNull(row.gnd),
+    sikart: textOrNull(row.sikart),
     created_at: String(row.created_at),
     updated_at: String(row.updated_at),
   };
 }
 
+/** Our checks after Anton's fields are mapped; the problems of both in one answer. */
+function readActor(input: unknown, mode: 'create' | 'update'): Read<ActorInput> {
+  const mapped = mapAntonActor(input, mode);
+  const r = readFields(mapped ? mapped.input : input, ACTOR_FIELDS, mode, ACTOR_READ_ONLY);
+  const errors = { ...(r.ok ? {} : r.errors), ...mapped?.errors };
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : r;
+}
+
 /** Checks an actor as given for creation (required fields, defaults applied by the caller). */
 export function checkActorCreate(input: unknown): Read<ActorInput> {
-  const r = readFields(input, ACTOR_FIELDS, 'create');
+  const r = readActor(input, 'create');
   if (!r.ok) return r;
   return crossCheck(r.values);
 }
@@ -101,12 +143,12 @@ function columnsOf(v: ActorInput): Record<string, unknown> {
     out.name = v.name;
     out.name_lower = v.name.toLowerCase();
   }
-  if (v.label !== undefined) out.label = jsonColumn(v.label);
-  if (v.alternative_names !== undefined) out.alternative_names = jsonColumn(v.alternative_names);
-  if (v.date_start !== undefined) out.date_start = v.date_start;
-  if (v.date_end !== undefined) out.date_end = v.date_end;
-  if (v.comment !== undefined) out.comment = v.comment;
-  if (v.gnd !== undefined) out.gnd = v.gnd;
+  for (const key of ['label', 'alternative_names', 'variants', 'abbreviations'] as const) {
+    if (v[key] !== undefined) out[key] = jsonColumn(v[key]);
+  }
+  for (const key of ['date_start', 'date_end', 'comment', 'gnd', 'sikart'] as const) {
+    if (v[key] !== undefined) out[key] = v[key];
+  }
   return out;
 }
 
@@ -131,22 +173,39 @@ export function createActor(ctx: Ctx, input: unknown): Promise<Actor> {
 
 /** PUT: changes the fields given, leaves the others; null clears an optional field. */
 export async function updateActor(ctx: Ctx, id: number, input: unknown): Promise<Actor> {
-  const r = readFields(input, ACTOR_FIELDS, 'update');
+  const r = readActor(input, 'update');
   if (!r.ok) throw invalid('validation failed', r.errors);
   const v = r.values;
   // The date order is a property of the merged record, not of the request alone.
-  return updateRecord(ctx, ACTORS, id, columnsOf(v), (current) =>
-    crossCheck({
-      date_start: v.date_start === undefined ? current.date_start : v.date_start,
-      date_end: v.date_end === undefined ? current.date_end : v.date_end,
-    }),
+  return updateRecord(
+    ctx,
+    ACTORS,
+    id,
+    (current) => {
+      const name = v.name === undefined ? nameFollowsLabel(current, v.label) : undefined;
+      return columnsOf(name === undefined ? v : { ...v, name });
+    },
+    (current) =>
+      crossCheck({
+        date_start: v.date_start === undefined ? current.date_start : v.date_start,
+        date_end: v.date_end === undefined ? current.date_end : v.date_end,
+      }),
   );
 }
 
+/** What GET /api/actors narrows the list (and the BEACON dump) to, besides `search`. */
+export interface ActorFilter {
+  /** Anton's `authority_type`: one type, or null for all. */
+  type: AuthorityCode | null;
+}
+
+const NO_FILTER: ActorFilter = { type: null };
+
 /** GET /api/actors: `search` is a case-insensitive substring of the name. */
-export async function listActors(ctx: Ctx, q: ListQuery): Promise<ListResult<Actor>> {
+export async function listActors(ctx: Ctx, q: ListQuery, filter: ActorFilter = NO_FILTER): Promise<ListResult<Actor>> {
   const filtered = () => {
-    const b = ctx.db('actors');
+    let b = ctx.db('actors');
+    if (filter.type !== null) b = b.where('type', filter.type);
     return q.search === null ? b : whereLike(b, 'name_lower', q.search);
   };
   // Names sort case-insensitively on both dialects (PostgreSQL's collation and SQLite's
@@ -156,18 +215,15 @@ export async function listActors(ctx: Ctx, q: ListQuery): Promise<ListResult<Act
   return { data: rows.map(toActor), meta: { page: q.page, perPage: q.perPage, total } };
 }
 
-export const ACTOR_BEACON_PROVIDERS = ['gnd'] as const;
+export const ACTOR_BEACON_PROVIDERS = ['gnd', 'sikart'] as const;
+export type ActorBeaconProvider = (typeof ACTOR_BEACON_PROVIDERS)[number];
 
-/** BEACON of every actor with a GND id (no paging or search: a link dump is the whole set). */
-export async function actorsBeacon(ctx: Ctx, provider: Extract<BeaconProvider, 'gnd'>, baseUrl: string): Promise<string> {
-  const column = PROVIDERS[provider].column;
-  const rows = (await ctx.db('actors')
-    .whereNotNull(column)
-    .select('id', 'name', `${column} as source`)
-    .orderBy('id')) as { id: number; name: string; source: string }[];
-  const links: BeaconLink[] = rows.map((r) => ({ source: r.source, id: Number(r.id), annotation: r.name }));
-  return renderBeacon(
-    { provider, name: 'archivectl actors', target: `${baseUrl}/api/actors/{ID}`, timestamp: ctx.clock.now() },
-    links,
-  );
+/** BEACON of every actor with an id of the provider (no paging or search: a link dump is the whole set). */
+export function actorsBeacon(ctx: Ctx, provider: ActorBeaconProvider, baseUrl: string, filter: ActorFilter = NO_FILTER): Promise<BeaconDump> {
+  return beaconDump(ctx.db, {
+    table: 'actors',
+    provider,
+    header: { name: 'archivectl actors', target: `${baseUrl}/api/actors/{ID}` },
+    ...(filter.type === null ? {} : { where: (b: Knex.QueryBuilder) => b.where('type', filter.type) }),
+  });
 }

@@ -2,6 +2,7 @@
 // `catalog load`. Each check turns an untrusted JSON value into a typed, normalised value or a
 // short message; `readFields` applies a table of them to an input object and collects every
 // problem, so a client sees all of its mistakes in one 422 and `catalog load` can name the entry.
+import { swissToWgs84 } from './anton-location.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 export type Check<T> = (value: unknown) => Checked<T>;
@@ -70,8 +71,12 @@ export function pattern(re: RegExp, description: string, normalise: (s: string) 
 
 const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
 
-/** `label`: an object locale → string, e.g. {"de": "Zürich", "fr": "Zurich"}. */
-export const labelMap: Check<Record<string, string>> = (v) => {
+/**
+ * `label`: an object locale → string, e.g. {"de": "Zürich", "fr": "Zurich"}. A locale whose value
+ * is null or blank has no translation (Anton's label allows null values) and is left out; a
+ * label left with no locale at all is no label (null).
+ */
+export const labelMap: Check<Record<string, string> | null> = (v) => {
   if (!isPlainObject(v)) return fail('must be an object of locale → string, e.g. {"en": "…"}');
   const keys = Object.keys(v);
   if (keys.length > 50) return fail('must have at most 50 locales');
@@ -79,12 +84,39 @@ export const labelMap: Check<Record<string, string>> = (v) => {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const key of keys) {
     if (!LOCALE_RE.test(key)) return fail('keys must be locale codes such as "en" or "de-CH"');
-    const r = name(255)(v[key]);
+    const raw = v[key];
+    if (raw === null || (typeof raw === 'string' && raw.trim() === '')) continue;
+    const r = name(255)(raw);
     if (!r.ok) return fail(`${key}: ${r.message}`);
     out[key] = r.value;
   }
-  return ok(out);
+  return ok(Object.keys(out).length === 0 ? null : out);
 };
+
+/** The locales a name is taken from when a body gives only a `label`, in this order. */
+export const LABEL_LOCALES = ['de', 'en', 'fr', 'it'] as const;
+
+/**
+ * The name a label stands for: its `de` value, else `en`, `fr`, `it`, else the first locale
+ * given; undefined when no locale has a non-blank string. Works on unchecked input too (the
+ * name is then checked like any other).
+ */
+export function labelName(label: unknown): string | undefined {
+  if (!isPlainObject(label)) return undefined;
+  const usable = (k: string) => {
+    const value = Object.prototype.hasOwnProperty.call(label, k) ? label[k] : undefined;
+    return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+  };
+  for (const locale of LABEL_LOCALES) {
+    const value = usable(locale);
+    if (value !== undefined) return value;
+  }
+  for (const key of Object.keys(label)) {
+    const value = usable(key);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
 
 /** `alternative_names`: an array of names. */
 export const nameList: Check<string[]> = (v) => {
@@ -148,17 +180,62 @@ export const countryCode: Check<string> = (v) =>
 
 const DECIMAL_RE = /^[-+]?\d{1,3}(?:\.\d{1,12})?$/;
 
-/** `location`: `"<lat> <lon>"` in decimal degrees, latitude -90..90, longitude -180..180. */
+/**
+ * `location`: `"<lat> <lon>"` in decimal degrees, latitude -90..90, longitude -180..180; or Swiss
+ * coordinates (LV95/LV03, anton-location.ts), stored converted.
+ */
 export const location: Check<string> = (v) => {
-  const bad = fail<string>('must be "<latitude> <longitude>" in decimal degrees, e.g. "47.3769 8.5417"');
+  const bad = fail<string>(
+    'must be "<latitude> <longitude>" in decimal degrees, e.g. "47.3769 8.5417", or Swiss coordinates, e.g. "2683000 1247000"',
+  );
   if (typeof v !== 'string') return bad;
   const parts = v.trim().split(/\s+/);
-  if (parts.length !== 2) return bad;
-  const [lat, lon] = parts as [string, string];
-  if (!DECIMAL_RE.test(lat) || !DECIMAL_RE.test(lon)) return bad;
-  if (Math.abs(Number(lat)) > 90) return fail('latitude must be from -90 to 90');
-  if (Math.abs(Number(lon)) > 180) return fail('longitude must be from -180 to 180');
-  return ok(`${lat} ${lon}`);
+  if (parts.length === 2 && parts.every((p) => DECIMAL_RE.test(p))) {
+    const [lat, lon] = parts as [string, string];
+    if (Math.abs(Number(lat)) > 90) return fail('latitude must be from -90 to 90');
+    if (Math.abs(Number(lon)) > 180) return fail('longitude must be from -180 to 180');
+    return ok(`${lat} ${lon}`);
+  }
+  const swiss = v.length <= 64 ? swissToWgs84(v) : null;
+  return swiss === null ? bad : ok(swiss);
+};
+
+const SIKART_URI_RE = /^https?:\/\/(?:www\.|recherche\.)?(?:sikart\.ch|sik-isea\.ch)\/.*?(?:sik:person-|[?&]id=)(\d+)(?:\D.*)?$/i;
+
+/**
+ * `sikart`: an identifier of SIKART, the lexicon of art in Switzerland (digits, e.g. 4000055);
+ * its URIs (`https://recherche.sik-isea.ch/sik:person-4000055/in/sikart`, old
+ * `https://www.sikart.ch/KuenstlerInnen.aspx?id=4000055`) are stored as the id.
+ */
+export const sikartId: Check<string> = pattern(/^[1-9][0-9]{3,11}$/, 'a SIKART identifier (digits, e.g. 4000055)', (s) =>
+  s.replace(SIKART_URI_RE, '$1'),
+);
+
+const WIKIPEDIA_RE = /^https?:\/\/([a-z][a-z0-9-]{1,19})\.(?:m\.)?wikipedia\.org\/wiki\/([^?#]+)(?:#.*)?$/i;
+
+/**
+ * `wikipedia`: the URL of a Wikipedia article, stored as an IRI in MediaWiki's canonical form:
+ * `https://<language>.wikipedia.org/wiki/<Title>` with the title percent-decoded, spaces as `_`,
+ * and only `%`, `?`, `"`, `\`, `^` and `` ` `` percent-encoded (so the value is a usable link
+ * and a BEACON source token: no whitespace, no `|`).
+ */
+export const wikipediaUrl: Check<string> = (v) => {
+  const bad = fail<string>('must be the URL of a Wikipedia article, e.g. "https://de.wikipedia.org/wiki/Zürich"');
+  if (typeof v !== 'string' || v.length > 2048) return bad;
+  const m = WIKIPEDIA_RE.exec(v.trim());
+  if (!m) return bad;
+  let title: string;
+  try {
+    title = decodeURIComponent(m[2] as string);
+  } catch {
+    return bad;
+  }
+  title = title.replace(/[\s_]+/g, '_').replace(/^_+|_+$/g, '');
+  // MediaWiki titles never hold these; control characters have no business in a link.
+  // eslint-disable-next-line no-control-regex
+  if (title === '' || [...title].length > 255 || /[|<>[\]{}#\u0000-\u001f\u007f-\u009f\ufffe\uffff]/u.test(title)) return bad;
+  const iri = title.replace(/[%?"\\^`]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return ok(`https://${(m[1] as string).toLowerCase()}.wikipedia.org/wiki/${iri}`);
 };
 
 export interface FieldSpec<T> {
@@ -183,7 +260,7 @@ export const field = <T>(check: Check<T>, options: Omit<FieldSpec<T>, 'check'> =
  * Server-set fields a client may send back unchanged (a GET result PUT back as is); they are
  * ignored rather than refused.
  */
-export const READ_ONLY = ['id', 'created_at', 'updated_at'] as const;
+export const READ_ONLY: readonly string[] = ['id', 'created_at', 'updated_at'];
 
 export type Read<T> = { ok: true; values: T } | { ok: false; errors: Record<string, string> };
 
@@ -191,15 +268,20 @@ export type Read<T> = { ok: true; values: T } | { ok: false; errors: Record<stri
  * Applies a field table to an untrusted input object. Only the keys of the table are read (so
  * `__proto__` or `constructor` in the input can never reach a prototype); any other key is an
  * error. In `create` mode required fields must be present; in `update` mode only the given
- * fields are returned.
+ * fields are returned. `readOnly` keys are skipped: server-set or derived fields sent back.
  */
-export function readFields<S extends FieldSpecs>(input: unknown, specs: S, mode: 'create' | 'update'): Read<FieldValues<S>> {
+export function readFields<S extends FieldSpecs>(
+  input: unknown,
+  specs: S,
+  mode: 'create' | 'update',
+  readOnly: readonly string[] = READ_ONLY,
+): Read<FieldValues<S>> {
   const errors: Record<string, string> = Object.create(null) as Record<string, string>;
   if (!isPlainObject(input)) return { ok: false, errors: { body: 'must be a JSON object' } };
   const values = Object.create(null) as Record<string, unknown>;
   let unknown = 0;
   for (const key of Object.keys(input)) {
-    if (hasOwn(specs, key) || (READ_ONLY as readonly string[]).includes(key)) continue;
+    if (hasOwn(specs, key) || readOnly.includes(key)) continue;
     // Report a few, with bounded names: the message must not become an echo of the body.
     if (unknown++ < 10) errors[key.length > 64 ? `${key.slice(0, 64)}…` : key] = 'unknown field';
   }

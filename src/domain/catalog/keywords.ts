@@ -32,8 +32,9 @@ export const KEYWORD_FIELDS = {
 };
 export type KeywordInput = FieldValues<typeof KEYWORD_FIELDS>;
 
-export const KEYWORD_LIST: ListOptions<'id' | 'name' | 'created_at' | 'updated_at'> = {
-  sortFields: ['id', 'name', 'created_at', 'updated_at'],
+// `label` is Anton's name for the keyword sort (openapi.yaml: sortField id|label): the name.
+export const KEYWORD_LIST: ListOptions<'id' | 'name' | 'label' | 'created_at' | 'updated_at'> = {
+  sortFields: ['id', 'name', 'label', 'created_at', 'updated_at'],
   formats: ['json', 'select2'],
 };
 
@@ -59,7 +60,7 @@ export async function listKeywords(ctx: Ctx, q: ListQuery): Promise<ListResult<K
     const b = ctx.db('keywords');
     return q.search === null ? b : whereLike(b, 'name_lower', q.search);
   };
-  const sortColumn = q.sortField === 'name' ? 'name_lower' : q.sortField;
+  const sortColumn = q.sortField === 'name' || q.sortField === 'label' ? 'name_lower' : q.sortField;
   const { rows, total } = await pageOf<KeywordRow>(filtered, q, sortColumn, COLUMNS);
   return { data: rows.map(toKeyword), meta: { page: q.page, perPage: q.perPage, total } };
 }

@@ -3,7 +3,7 @@ import { conflict, invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { field, insertedId, name, oneOf, readFields, text, type Checked, type Read } from './fields.js';
 import { ensureKeyword } from './keywords.js';
-import { orWhereLike, pageOf, whereLike, type ListOptions, type ListQuery, type ListResult } from './list.js';
+import { orWhereLike, pageOf, singleParam, whereLike, type ListOptions, type ListQuery, type ListResult, type QueryInput } from './list.js';
 import type { Knex } from 'knex';
 
 export const OBJECT_STATUSES = ['ingesting', 'ingested', 'failed'] as const;
@@ -110,6 +110,12 @@ export async function createObject(trx: Knex, input: NewObject, at: Date = new D
   return { id, identifier: v.identifier, title: v.title ?? null, status: v.status, keywords: await keywordsOf(trx, id), created_at: now };
 }
 
+/** The identifier of an object, or undefined when there is no such object. */
+export async function objectIdentifier(ctx: Pick<Ctx, 'db'>, id: number): Promise<string | undefined> {
+  const row = (await ctx.db('objects').where('id', id).first('identifier')) as { identifier: string } | undefined;
+  return row?.identifier;
+}
+
 async function keywordsOf(db: Knex, objectId: number): Promise<string[]> {
   return (await keywordMap(db, [objectId])).get(objectId) ?? [];
 }
@@ -135,20 +141,54 @@ async function keywordMap(db: Knex, ids: number[]): Promise<Map<number, string[]
 const COLUMNS = ['id', 'identifier', 'title', 'status', 'created_at'] as const;
 type ObjectRow = Record<(typeof COLUMNS)[number], unknown>;
 
+/** What GET /api/objects narrows the list to, besides `search`. */
+export interface ObjectFilter {
+  /** Anton's shortcut: the object with exactly this identifier. */
+  identifier: string | null;
+}
+
+// Anton's structured filters (`fields[]`, `operators[]`, `values[]`): not supported here, and
+// refused rather than ignored: ignoring them would answer every object as if it matched.
+const STRUCTURED_FILTERS = ['fields', 'operators', 'values'];
+
+/** `?identifier=` (exact), and a 422 for Anton's structured filters. */
+export function parseObjectFilter(query: QueryInput): ObjectFilter {
+  const errors: Record<string, string> = {};
+  for (const key of Object.keys(query)) {
+    const base = key.replace(/\[[^\]]*\]$/, '');
+    if (STRUCTURED_FILTERS.includes(base)) {
+      errors[key.length > 64 ? key.slice(0, 64) : key] = 'structured field filters (fields[], operators[], values[]) are not supported; use search or identifier';
+    }
+  }
+  const raw = singleParam(query, 'identifier', errors);
+  let identifier: string | null = null;
+  if (raw !== undefined) {
+    const r = name(255)(raw);
+    if (r.ok) identifier = r.value;
+    else errors.identifier = r.message;
+  }
+  if (Object.keys(errors).length > 0) throw invalid('invalid list parameters', errors);
+  return { identifier };
+}
+
+// Identifiers and titles sort by their lower-cased copies: the same order on both dialects.
+const SORT_COLUMNS: Record<string, string> = { identifier: 'identifier_lower', title: 'title_lower' };
+
 /**
  * GET /api/objects. `search` is a case-insensitive substring of the title or the identifier
  * (their lower-cased copies, as for the names of actors, places and keywords).
  */
-export async function listObjects(ctx: Ctx, q: ListQuery): Promise<ListResult<ArchiveObject>> {
+export async function listObjects(ctx: Ctx, q: ListQuery, filter: ObjectFilter = { identifier: null }): Promise<ListResult<ArchiveObject>> {
   const filtered = () => {
-    const b = ctx.db('objects');
+    let b = ctx.db('objects');
+    if (filter.identifier !== null) b = b.where('identifier', filter.identifier);
     const search = q.search;
     if (search === null) return b;
     return b.where((w) => {
       void orWhereLike(whereLike(w, 'title_lower', search), 'identifier_lower', search);
     });
   };
-  const { rows, total } = await pageOf<ObjectRow>(filtered, q, q.sortField, COLUMNS);
+  const { rows, total } = await pageOf<ObjectRow>(filtered, q, SORT_COLUMNS[q.sortField] ?? q.sortField, COLUMNS);
   const keywords = await keywordMap(
     ctx.db,
     rows.map((r) => Number(r.id)),

@@ -1,4 +1,5 @@
 // Places (SPEC §4.4). POST /api/places creates; POST /api/places/{id} changes the fields given.
+// Anton's PlaceInput is accepted beside our shape (anton-input.ts).
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { createRecord, getRecord, updateRecord, type RecordTable } from './records.js';
@@ -16,12 +17,16 @@ import {
   name,
   nameList,
   parseJsonColumn,
+  READ_ONLY,
   readFields,
   text,
+  wikipediaUrl,
   type FieldValues,
   type Read,
 } from './fields.js';
-import { PROVIDERS, renderBeacon, type BeaconLink, type BeaconProvider } from './formats.js';
+import { DERIVED_FIELDS } from './anton-fields.js';
+import { mapAntonPlace, nameFollowsLabel } from './anton-input.js';
+import { beaconDump, type BeaconDump } from './beacon.js';
 import { pageOf, whereLike, type ListOptions, type ListQuery, type ListResult } from './list.js';
 import type { Knex } from 'knex';
 
@@ -35,9 +40,12 @@ export interface Place {
   country_code: string | null;
   location: string | null;
   alternative_names: string[] | null;
+  variants: string[] | null;
+  abbreviations: string[] | null;
   comment: string | null;
   gnd: string | null;
   geonames: string | null;
+  wikipedia: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -51,10 +59,16 @@ export const PLACE_FIELDS = {
   country_code: field(countryCode, { nullable: true }),
   location: field(location, { nullable: true }),
   alternative_names: field(nameList, { nullable: true }),
+  variants: field(nameList, { nullable: true }),
+  abbreviations: field(nameList, { nullable: true }),
   comment: field(text(65_535, 0), { nullable: true }),
   gnd: field(gndId, { nullable: true }),
   geonames: field(geonamesId, { nullable: true }),
+  wikipedia: field(wikipediaUrl, { nullable: true }),
 };
+
+/** Keys a body may carry without effect: server-set and derived fields (a GET result sent back). */
+const PLACE_READ_ONLY = [...READ_ONLY, ...DERIVED_FIELDS];
 export type PlaceInput = FieldValues<typeof PLACE_FIELDS>;
 
 export const PLACE_LIST: ListOptions<'id' | 'name' | 'city' | 'state' | 'country_code' | 'created_at' | 'updated_at'> = {
@@ -62,7 +76,8 @@ export const PLACE_LIST: ListOptions<'id' | 'name' | 'city' | 'state' | 'country
   formats: ['json', 'select2', 'beacon'],
 };
 
-export const PLACE_BEACON_PROVIDERS = ['gnd', 'geonames'] as const;
+export const PLACE_BEACON_PROVIDERS = ['gnd', 'geonames', 'wikipedia'] as const;
+export type PlaceBeaconProvider = (typeof PLACE_BEACON_PROVIDERS)[number];
 
 const COLUMNS = [
   'id',
@@ -74,9 +89,12 @@ const COLUMNS = [
   'country_code',
   'location',
   'alternative_names',
+  'variants',
+  'abbreviations',
   'comment',
   'gnd',
   'geonames',
+  'wikipedia',
   'created_at',
   'updated_at',
 ] as const;
@@ -96,16 +114,27 @@ function toPlace(row: PlaceRow): Place {
     country_code: textOrNull(row.country_code),
     location: textOrNull(row.location),
     alternative_names: parseJsonColumn(row.alternative_names, isStringArray),
+    variants: parseJsonColumn(row.variants, isStringArray),
+    abbreviations: parseJsonColumn(row.abbreviations, isStringArray),
     comment: textOrNull(row.comment),
     gnd: textOrNull(row.gnd),
     geonames: textOrNull(row.geonames),
+    wikipedia: textOrNull(row.wikipedia),
     created_at: String(row.created_at),
     updated_at: String(row.updated_at),
   };
 }
 
+/** Our checks after Anton's fields are mapped; the problems of both in one answer. */
+function readPlace(input: unknown, mode: 'create' | 'update'): Read<PlaceInput> {
+  const mapped = mapAntonPlace(input, mode);
+  const r = readFields(mapped ? mapped.input : input, PLACE_FIELDS, mode, PLACE_READ_ONLY);
+  const errors = { ...(r.ok ? {} : r.errors), ...mapped?.errors };
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : r;
+}
+
 export function checkPlaceCreate(input: unknown): Read<PlaceInput> {
-  return readFields(input, PLACE_FIELDS, 'create');
+  return readPlace(input, 'create');
 }
 
 function columnsOf(v: PlaceInput): Record<string, unknown> {
@@ -114,9 +143,10 @@ function columnsOf(v: PlaceInput): Record<string, unknown> {
     out.name = v.name;
     out.name_lower = v.name.toLowerCase();
   }
-  if (v.label !== undefined) out.label = jsonColumn(v.label);
-  if (v.alternative_names !== undefined) out.alternative_names = jsonColumn(v.alternative_names);
-  for (const key of ['city', 'state', 'address', 'country_code', 'location', 'comment', 'gnd', 'geonames'] as const) {
+  for (const key of ['label', 'alternative_names', 'variants', 'abbreviations'] as const) {
+    if (v[key] !== undefined) out[key] = jsonColumn(v[key]);
+  }
+  for (const key of ['city', 'state', 'address', 'country_code', 'location', 'comment', 'gnd', 'geonames', 'wikipedia'] as const) {
     if (v[key] !== undefined) out[key] = v[key];
   }
   return out;
@@ -143,9 +173,13 @@ export function createPlace(ctx: Ctx, input: unknown): Promise<Place> {
 
 /** POST /api/places/{id}: changes the fields given, leaves the others; null clears an optional field. */
 export async function updatePlace(ctx: Ctx, id: number, input: unknown): Promise<Place> {
-  const r = readFields(input, PLACE_FIELDS, 'update');
+  const r = readPlace(input, 'update');
   if (!r.ok) throw invalid('validation failed', r.errors);
-  return updateRecord(ctx, PLACES, id, columnsOf(r.values));
+  const v = r.values;
+  return updateRecord(ctx, PLACES, id, (current) => {
+    const name = v.name === undefined ? nameFollowsLabel(current, v.label) : undefined;
+    return columnsOf(name === undefined ? v : { ...v, name });
+  });
 }
 
 /** GET /api/places: `search` is a case-insensitive substring of the name. */
@@ -159,16 +193,11 @@ export async function listPlaces(ctx: Ctx, q: ListQuery): Promise<ListResult<Pla
   return { data: rows.map(toPlace), meta: { page: q.page, perPage: q.perPage, total } };
 }
 
-/** BEACON of every place with an id of the provider (GND or GeoNames); the whole set, unpaged. */
-export async function placesBeacon(ctx: Ctx, provider: BeaconProvider, baseUrl: string): Promise<string> {
-  const column = PROVIDERS[provider].column;
-  const rows = (await ctx.db('places')
-    .whereNotNull(column)
-    .select('id', 'name', `${column} as source`)
-    .orderBy('id')) as { id: number; name: string; source: string }[];
-  const links: BeaconLink[] = rows.map((r) => ({ source: r.source, id: Number(r.id), annotation: r.name }));
-  return renderBeacon(
-    { provider, name: 'archivectl places', target: `${baseUrl}/api/places/{ID}`, timestamp: ctx.clock.now() },
-    links,
-  );
+/** BEACON of every place with an id of the provider (GND, GeoNames or Wikipedia); the whole set, unpaged. */
+export function placesBeacon(ctx: Ctx, provider: PlaceBeaconProvider, baseUrl: string): Promise<BeaconDump> {
+  return beaconDump(ctx.db, {
+    table: 'places',
+    provider,
+    header: { name: 'archivectl places', target: `${baseUrl}/api/places/{ID}` },
+  });
 }

@@ -41,25 +41,27 @@ export async function createRecord<T, V>(
 }
 
 /**
- * Changes the given columns of one record (404 when missing). `checkMerged` sees the stored
- * record first, for rules about the record as a whole (a date range, say).
+ * Changes the given columns of one record (404 when missing). `changes` may depend on the stored
+ * record (a name that follows its label). `checkMerged` sees the stored record first, for rules
+ * about the record as a whole (a date range, say).
  */
 export async function updateRecord<T>(
   ctx: Ctx,
   t: RecordTable<T>,
   id: number,
-  changes: Record<string, unknown>,
+  changes: Record<string, unknown> | ((current: T) => Record<string, unknown>),
   checkMerged?: (current: T) => Read<unknown>,
 ): Promise<T> {
   return writeTransaction(ctx.db, async (trx) => {
     const current = await findRecord(trx, t, id);
     if (!current) throw notFound(`no ${t.what} with id ${id}`);
-    if (Object.keys(changes).length === 0) return current;
+    const columns = typeof changes === 'function' ? changes(current) : changes;
+    if (Object.keys(columns).length === 0) return current;
     const merged = checkMerged?.(current);
     if (merged && !merged.ok) throw invalid('validation failed', merged.errors);
     await trx(t.table)
       .where('id', id)
-      .update({ ...changes, updated_at: ctx.clock.now().toISOString() });
+      .update({ ...columns, updated_at: ctx.clock.now().toISOString() });
     return (await findRecord(trx, t, id)) as T;
   });
 }

@@ -1,4 +1,5 @@
-// /api/actors: list (json, select2, beacon), one actor, create, change.
+// /api/actors: list (json, select2, beacon), one actor, create, change. Records carry Anton's
+// derived fields (full_id, fullname, authority_type) for its clients.
 import {
   ACTOR_BEACON_PROVIDERS,
   ACTOR_LIST,
@@ -8,36 +9,45 @@ import {
   listActors,
   updateActor,
 } from '../../domain/catalog/actors.js';
-import { parseBeaconProvider, toSelect2 } from '../../domain/catalog/formats.js';
+import { antonActor, parseAuthorityTypeFilter } from '../../domain/catalog/anton-fields.js';
+import { parseBeaconProvider } from '../../domain/catalog/beacon.js';
+import { toSelect2 } from '../../domain/catalog/formats.js';
 import { parseListQuery } from '../../domain/catalog/list.js';
 import type { HandlerMap } from '../types.js';
-import { baseUrl, bodyObject, idParam } from './input.js';
+import { baseUrl, bodyObject, idParam, sendValidated, setLocation } from './input.js';
 
 export const handlers: HandlerMap = {
   'GET /api/actors': async (ctx) => {
+    const { deps } = ctx.state;
     const q = parseListQuery(ctx.query, ACTOR_LIST);
+    const filter = { type: parseAuthorityTypeFilter(ctx.query) };
     if (q.format === 'beacon') {
       const provider = parseBeaconProvider(ctx.query, ACTOR_BEACON_PROVIDERS);
-      ctx.body = await actorsBeacon(ctx.state.deps, provider, baseUrl(ctx));
-      ctx.type = 'text/plain; charset=utf-8';
+      const dump = await actorsBeacon(deps, provider, baseUrl(ctx), filter);
+      sendValidated(ctx, dump.text, 'text/plain; charset=utf-8', dump);
       return;
     }
-    const list = await listActors(ctx.state.deps, q);
-    ctx.body = q.format === 'select2' ? toSelect2(list, (a) => a.name) : list;
+    const list = await listActors(deps, q, filter);
+    const slug = deps.config.slug;
+    ctx.body = q.format === 'select2' ? toSelect2(list, (a) => a.name) : { ...list, data: list.data.map((a) => antonActor(a, slug)) };
   },
 
   'GET /api/actors/:id': async (ctx) => {
-    ctx.body = { data: await getActor(ctx.state.deps, idParam(ctx, 'actor')) };
+    const { deps } = ctx.state;
+    ctx.body = { data: antonActor(await getActor(deps, idParam(ctx, 'actor')), deps.config.slug) };
   },
 
   'POST /api/actors': async (ctx) => {
-    const actor = await createActor(ctx.state.deps, bodyObject(ctx));
+    const { deps } = ctx.state;
+    const actor = await createActor(deps, bodyObject(ctx));
     ctx.status = 201;
-    ctx.body = { data: actor };
+    setLocation(ctx, `/api/actors/${actor.id}`);
+    ctx.body = { data: antonActor(actor, deps.config.slug) };
   },
 
   'PUT /api/actors/:id': async (ctx) => {
+    const { deps } = ctx.state;
     const id = idParam(ctx, 'actor');
-    ctx.body = { data: await updateActor(ctx.state.deps, id, bodyObject(ctx)) };
+    ctx.body = { data: antonActor(await updateActor(deps, id, bodyObject(ctx)), deps.config.slug) };
   },
 };

@@ -43,12 +43,16 @@ export function bodyObject(ctx: ApiContext): Record<string, unknown> {
 }
 
 /**
- * The origin the client used (`https://archive.example.org`), for the absolute URLs in BEACON
- * dumps and reconciliation manifests. Behind a proxy (`trustProxy`) the forwarded protocol and
- * host count. A Host header that is not a plain host name or address falls back to the
- * configured listen address, so a crafted header cannot put arbitrary text into those documents.
+ * The base of the absolute URLs the API writes (BEACON `#TARGET`, `Location`, reconciliation
+ * manifests): the configured `publicUrl` when set (e.g. `https://archive.example.org`, or with a
+ * path prefix; `/api/…` follows it), else the origin the client used. Behind a proxy
+ * (`trustProxy`) the forwarded protocol and host count. A Host header that is not a plain host
+ * name or address falls back to the configured listen address, so a crafted header cannot put
+ * arbitrary text into those documents.
  */
 export function baseUrl(ctx: ApiContext): string {
+  const configured = ctx.state.deps.config.publicUrl;
+  if (configured) return configured;
   const host = ctx.host;
   if (host && /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/.test(host)) {
     return `${ctx.protocol}://${host}`;
@@ -56,4 +60,71 @@ export function baseUrl(ctx: ApiContext): string {
   const { listen } = ctx.state.deps.config;
   const address = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   return `${ctx.protocol}://${address}:${listen.port}`;
+}
+
+/** `Location` of a created resource: its absolute URL (RFC 9110 §10.2.2), from baseUrl. */
+export function setLocation(ctx: ApiContext, path: string): void {
+  ctx.set('Location', `${baseUrl(ctx)}${path}`);
+}
+
+export interface Validators {
+  /** A strong entity tag, quoted. */
+  etag: string;
+  /** The representation's last change; null: no Last-Modified. */
+  lastModified: Date | null;
+}
+
+/** The entity tags of an If-None-Match header (`*` matches any); weak tags compare by their opaque part. */
+function tagsOf(header: string): string[] {
+  return header
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''))
+    .filter((t) => t !== '');
+}
+
+/**
+ * Whether a GET or HEAD can be answered 304 (RFC 9110 §13.1-13.2): If-None-Match decides when
+ * present (weak comparison); only without it does If-Modified-Since count, against
+ * Last-Modified at whole seconds, as HTTP dates have them.
+ */
+export function notModified(ctx: ApiContext, v: Validators): boolean {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
+  const inm = ctx.get('If-None-Match');
+  if (inm) {
+    const tags = tagsOf(inm);
+    return tags.includes('*') || tags.includes(v.etag.replace(/^W\//, ''));
+  }
+  const ims = ctx.get('If-Modified-Since');
+  if (!ims || v.lastModified === null) return false;
+  const since = Date.parse(ims);
+  if (Number.isNaN(since)) return false; // an unreadable date is ignored (RFC 9110 §13.1.3)
+  return Math.floor(v.lastModified.getTime() / 1000) * 1000 <= since;
+}
+
+const floorSecond = (at: Date) => Math.floor(at.getTime() / 1000) * 1000;
+
+/**
+ * Answers a text with its validators (ETag, Last-Modified, `Cache-Control: no-cache`: reuse
+ * only after revalidation), or 304 without a body when the client's copy is current.
+ * Last-Modified is sent only once its second has passed: HTTP dates have whole seconds, and a
+ * second change within the same second would otherwise carry the same date, so a client
+ * revalidating with If-Modified-Since alone (wget -N, curl -z) would be told "not modified"
+ * and miss it (RFC 9110 §8.8.2.2). The ETag is exact at any time.
+ */
+export function sendValidated(ctx: ApiContext, text: string, contentType: string, v: Validators): void {
+  const now = ctx.state.deps.clock.now();
+  const settled: Validators = {
+    etag: v.etag,
+    lastModified: v.lastModified !== null && floorSecond(v.lastModified) < floorSecond(now) ? v.lastModified : null,
+  };
+  ctx.set('ETag', settled.etag);
+  if (settled.lastModified !== null) ctx.set('Last-Modified', settled.lastModified.toUTCString());
+  ctx.set('Cache-Control', 'no-cache');
+  if (notModified(ctx, settled)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  ctx.body = text;
+  ctx.type = contentType;
 }

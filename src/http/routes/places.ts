@@ -1,5 +1,8 @@
-// /api/places: list (json, select2, beacon), one place, create, change.
-import { parseBeaconProvider, toSelect2 } from '../../domain/catalog/formats.js';
+// /api/places: list (json, select2, beacon), one place, create, change. Records carry Anton's
+// derived fields (full_id, country) for its clients.
+import { antonPlace } from '../../domain/catalog/anton-fields.js';
+import { parseBeaconProvider } from '../../domain/catalog/beacon.js';
+import { toSelect2 } from '../../domain/catalog/formats.js';
 import { parseListQuery } from '../../domain/catalog/list.js';
 import {
   createPlace,
@@ -11,34 +14,40 @@ import {
   updatePlace,
 } from '../../domain/catalog/places.js';
 import type { HandlerMap } from '../types.js';
-import { baseUrl, bodyObject, idParam } from './input.js';
+import { baseUrl, bodyObject, idParam, sendValidated, setLocation } from './input.js';
 
 export const handlers: HandlerMap = {
   'GET /api/places': async (ctx) => {
+    const { deps } = ctx.state;
     const q = parseListQuery(ctx.query, PLACE_LIST);
     if (q.format === 'beacon') {
       const provider = parseBeaconProvider(ctx.query, PLACE_BEACON_PROVIDERS);
-      ctx.body = await placesBeacon(ctx.state.deps, provider, baseUrl(ctx));
-      ctx.type = 'text/plain; charset=utf-8';
+      const dump = await placesBeacon(deps, provider, baseUrl(ctx));
+      sendValidated(ctx, dump.text, 'text/plain; charset=utf-8', dump);
       return;
     }
-    const list = await listPlaces(ctx.state.deps, q);
-    ctx.body = q.format === 'select2' ? toSelect2(list, (p) => p.name) : list;
+    const list = await listPlaces(deps, q);
+    const slug = deps.config.slug;
+    ctx.body = q.format === 'select2' ? toSelect2(list, (p) => p.name) : { ...list, data: list.data.map((p) => antonPlace(p, slug)) };
   },
 
   'GET /api/places/:id': async (ctx) => {
-    ctx.body = { data: await getPlace(ctx.state.deps, idParam(ctx, 'place')) };
+    const { deps } = ctx.state;
+    ctx.body = { data: antonPlace(await getPlace(deps, idParam(ctx, 'place')), deps.config.slug) };
   },
 
   'POST /api/places': async (ctx) => {
-    const place = await createPlace(ctx.state.deps, bodyObject(ctx));
+    const { deps } = ctx.state;
+    const place = await createPlace(deps, bodyObject(ctx));
     ctx.status = 201;
-    ctx.body = { data: place };
+    setLocation(ctx, `/api/places/${place.id}`);
+    ctx.body = { data: antonPlace(place, deps.config.slug) };
   },
 
   // The source API changes a place with POST (not PUT) on its URL.
   'POST /api/places/:id': async (ctx) => {
+    const { deps } = ctx.state;
     const id = idParam(ctx, 'place');
-    ctx.body = { data: await updatePlace(ctx.state.deps, id, bodyObject(ctx)) };
+    ctx.body = { data: antonPlace(await updatePlace(deps, id, bodyObject(ctx)), deps.config.slug) };
   },
 };

@@ -1,8 +1,10 @@
 // SIP submission (SPEC §4.4): a multipart upload whose file part the pipeline has already
 // streamed to a temporary file; the domain checks it, records it and moves it into place.
 import { invalid } from '../../errors.js';
+import { objectIdentifier } from '../../domain/catalog/objects.js';
 import { importSip } from '../../domain/catalog/sips.js';
 import type { HandlerMap } from '../types.js';
+import { setLocation } from './input.js';
 
 export const handlers: HandlerMap = {
   'POST /api/sips/import': async (ctx) => {
@@ -13,6 +15,11 @@ export const handlers: HandlerMap = {
     }
     const receipt = await importSip({ db, clock }, config.dataDir, body, ctx.state.principal?.tokenId ?? null);
     ctx.status = 202;
+    // A submission has no URL of its own; the object it created does: the objects list narrowed
+    // to its identifier, where its status moves from `ingesting` to `ingested` or `failed`. That
+    // is where a client follows the accepted work (RFC 9110 §15.3.3).
+    const identifier = await objectIdentifier({ db }, receipt.object_id);
+    if (identifier !== undefined) setLocation(ctx, `/api/objects?identifier=${encodeURIComponent(identifier)}`);
     ctx.body = { data: receipt };
   },
 };

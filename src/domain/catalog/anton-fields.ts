@@ -1,0 +1,103 @@
+// What Anton's published clients read (issue 9; the `anton-vs` and `anton-oxy` editor plugins):
+// every list item and record of actors, places and keywords carries `full_id`
+// (`<installation slug>-<register>-<id>`, written into TEI `@ref` attributes); actors carry
+// `fullname` and `authority_type`, places `country`. They are derived from our fields, never
+// stored, and ignored when a client sends them back (like `id`).
+import type { Actor } from './actors.js';
+import type { Keyword } from './keywords.js';
+import type { Place } from './places.js';
+import { invalid } from '../../errors.js';
+import { singleParam, type QueryInput } from './list.js';
+
+export type Register = 'actors' | 'places' | 'keywords';
+
+/** Anton's `full_id`. The slug has no `-` (config: `[a-z0-9][a-z0-9_]{0,31}`), so clients can split it. */
+export function fullId(slug: string, register: Register, id: number): string {
+  return `${slug}-${register}-${id}`;
+}
+
+/** Derived fields a body may carry back unchanged; ignored like `id`, `created_at`, `updated_at`. */
+export const DERIVED_FIELDS = ['full_id', 'fullname', 'authority_type', 'country'] as const;
+
+/**
+ * Anton's authority types in the order of its documented enum (openapi.yaml, `authority_type`),
+ * numbered from 1: the `type_id` numbers this API takes. Anton's own term ids are rows of each
+ * installation's valuelist and differ between installations; these are fixed. The labels are
+ * accepted by the `authority_type` filter ("You can also use the label"), case-insensitively.
+ */
+export const AUTHORITY_TYPES = [
+  { code: 'person', id: 1, labels: ['Person', 'Personne'] },
+  { code: 'family', id: 2, labels: ['Family', 'Familie', 'Famille'] },
+  { code: 'corporate_body', id: 3, labels: ['Corporate body', 'Körperschaft', 'Collectivité'] },
+  { code: 'organisational_unit', id: 4, labels: ['Organisational unit', 'Organizational unit', 'Organisationseinheit', 'Unité organisationnelle'] },
+  { code: 'group', id: 5, labels: ['Group', 'Gruppe', 'Groupe'] },
+  { code: 'software', id: 6, labels: ['Software', 'Logiciel'] },
+] as const;
+
+export type AuthorityCode = (typeof AUTHORITY_TYPES)[number]['code'];
+
+/** The `type_id` table as text, for messages: `1 (person), 2 (family), …`. */
+export const TYPE_ID_TEXT = AUTHORITY_TYPES.map((t) => `${t.id} (${t.code})`).join(', ');
+
+/** The actor type of a `type_id` (a JSON integer, or digits in a form), or undefined. */
+export function typeOfTypeId(v: unknown): AuthorityCode | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^[0-9]{1,2}$/.test(v.trim()) ? Number(v) : NaN;
+  return AUTHORITY_TYPES.find((t) => t.id === n)?.code;
+}
+
+const fold = (s: string) => s.normalize('NFC').trim().toLowerCase();
+
+/** An authority type given by its code, its `type_id` or one of its labels. */
+export function authorityTypeOf(raw: string): AuthorityCode | undefined {
+  const s = fold(raw);
+  return (
+    typeOfTypeId(s) ??
+    AUTHORITY_TYPES.find((t) => t.code === s || t.code.replace(/_/g, ' ') === s || t.labels.some((l) => fold(l) === s))?.code
+  );
+}
+
+/** `?authority_type=` of GET /api/actors: null when absent; an unknown value is a 422, not ignored. */
+export function parseAuthorityTypeFilter(query: QueryInput): AuthorityCode | null {
+  const errors: Record<string, string> = {};
+  const raw = singleParam(query, 'authority_type', errors);
+  if (errors.authority_type) throw invalid('invalid list parameters', errors);
+  if (raw === undefined) return null;
+  const code = authorityTypeOf(raw);
+  if (code === undefined) {
+    throw invalid('invalid list parameters', {
+      authority_type: `must be one of ${AUTHORITY_TYPES.map((t) => t.code).join(', ')} (or its label, or its type_id ${TYPE_ID_TEXT})`,
+    });
+  }
+  return code;
+}
+
+let regionNames: Intl.DisplayNames | undefined;
+
+/** The English name of an ISO 3166-1 alpha-2 code (Node's ICU data), the code itself when unknown. */
+export function countryName(code: string | null): string | null {
+  if (code === null) return null;
+  regionNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+  try {
+    return regionNames.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+export type AntonActor = Actor & { full_id: string; fullname: string; authority_type: string };
+export type AntonPlace = Place & { full_id: string; country: string | null };
+export type AntonKeyword = Keyword & { full_id: string };
+
+/** An actor as the API answers it: ours, then Anton's `full_id`, `fullname` (the name) and `authority_type` (the type's code). */
+export function antonActor(a: Actor, slug: string): AntonActor {
+  return { ...a, full_id: fullId(slug, 'actors', a.id), fullname: a.name, authority_type: a.type };
+}
+
+/** A place as the API answers it: ours, then `full_id` and `country` (the English name of `country_code`). */
+export function antonPlace(p: Place, slug: string): AntonPlace {
+  return { ...p, full_id: fullId(slug, 'places', p.id), country: countryName(p.country_code) };
+}
+
+export function antonKeyword(k: Keyword, slug: string): AntonKeyword {
+  return { ...k, full_id: fullId(slug, 'keywords', k.id) };
+}

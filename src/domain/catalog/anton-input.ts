@@ -1,0 +1,137 @@
+// Anton's request shapes (openapi.yaml: ActorInput, PlaceInput) accepted beside ours: their
+// own fields are mapped onto ours before the usual checks, so one body may mix both. What
+// cannot be honoured is refused with a 422 naming the field, never dropped silently:
+//
+// - `label` is the translations of the name, in both shapes. A body without `name` (Anton does
+//   not require it) takes the name from the label: `de`, else `en`, `fr`, `it`, else the first
+//   locale given (labelName). On a change, the name follows a new label only while it was the
+//   old label's name (see nameFollowsLabel).
+// - actors: `type_id` 1-6 is a type (AUTHORITY_TYPES); `anton_date_start`/`anton_date_end` are
+//   `date_start`/`date_end`, also written D.M.YYYY or M.YYYY; `variants`, `abbreviations` are
+//   kept as they are; `private: true` is refused (every record is visible to whoever may read
+//   the register: the access rules know no private records), `false`/null are accepted.
+// - places: `country_code_id` is `country_code` (ISO 3166-1 alpha-2); `type_id` must be null or
+//   absent (this API keeps no place types); Swiss coordinates in `location` are converted
+//   (fields.ts, location).
+// When a body gives both names of one field (`type` and `type_id`, `date_start` and
+// `anton_date_start`, `country_code` and `country_code_id`), they must agree.
+import { isPlainObject, labelName, partialDate } from './fields.js';
+import { TYPE_ID_TEXT, typeOfTypeId } from './anton-fields.js';
+
+/** A body with Anton's fields replaced by ours, and what could not be mapped. */
+export interface Mapped {
+  input: Record<string, unknown>;
+  errors: Record<string, string>;
+}
+
+const has = (o: Record<string, unknown>, k: string) => Object.prototype.hasOwnProperty.call(o, k) && o[k] !== undefined;
+
+/** A copy of the body without the given keys (null prototype: no key reaches a prototype). */
+function without(body: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const k of Object.keys(body)) if (!keys.includes(k)) out[k] = body[k];
+  return out;
+}
+
+/** Anton's dates: ours (`YYYY`, `YYYY-MM`, `YYYY-MM-DD`) or Swiss numeric `D.M.YYYY`, `M.YYYY`. */
+export function antonDate(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const s = v.trim();
+  const pad = (n: string) => n.padStart(2, '0');
+  let m = /^(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4})$/.exec(s);
+  const iso = m ? `${m[3]}-${pad(m[2] as string)}-${pad(m[1] as string)}` : (m = /^(\d{1,2})\.\s?(\d{4})$/.exec(s)) ? `${m[2]}-${pad(m[1] as string)}` : s;
+  const r = partialDate(iso);
+  return r.ok ? r.value : undefined;
+}
+
+/**
+ * Maps `antonKey` onto `ourKey`: the value converted by `convert` (undefined: not convertible,
+ * `message` is the error), null kept as null. Both given → they must agree.
+ */
+function mapField(
+  body: Record<string, unknown>,
+  out: Mapped,
+  antonKey: string,
+  ourKey: string,
+  convert: (v: unknown) => unknown,
+  message: string,
+  same: (a: unknown, b: unknown) => boolean = (a, b) => a === b,
+): void {
+  if (!has(body, antonKey)) return;
+  const raw = body[antonKey];
+  const value = raw === null ? null : convert(raw);
+  if (value === undefined) {
+    out.errors[antonKey] = message;
+    return;
+  }
+  if (has(body, ourKey)) {
+    if (!same(value, body[ourKey])) out.errors[antonKey] = `disagrees with ${ourKey}; give one of them`;
+    return;
+  }
+  out.input[ourKey] = value;
+}
+
+/** `name` from `label` when the body has none (create; a change applies nameFollowsLabel). */
+function nameFromLabel(body: Record<string, unknown>, out: Mapped, mode: 'create' | 'update'): void {
+  if (mode !== 'create' || has(body, 'name')) return;
+  const derived = labelName(body.label);
+  if (derived !== undefined) out.input.name = derived;
+}
+
+const ACTOR_ANTON_KEYS = ['type_id', 'anton_date_start', 'anton_date_end', 'private'] as const;
+
+/** Date values compare after normalisation: `1900-01` and ` 1900-01 ` are one date. */
+const sameDate = (a: unknown, b: unknown) => a === (antonDate(b) ?? b);
+
+export function mapAntonActor(body: unknown, mode: 'create' | 'update'): Mapped | null {
+  if (!isPlainObject(body)) return null;
+  const out: Mapped = { input: without(body, ACTOR_ANTON_KEYS), errors: Object.create(null) as Record<string, string> };
+  if (has(body, 'type_id') && body.type_id === null) out.errors.type_id = `must be one of ${TYPE_ID_TEXT}`;
+  else mapField(body, out, 'type_id', 'type', typeOfTypeId, `must be one of ${TYPE_ID_TEXT}`);
+  const dateText = 'must be a date YYYY, YYYY-MM, YYYY-MM-DD, D.M.YYYY or M.YYYY';
+  mapField(body, out, 'anton_date_start', 'date_start', antonDate, dateText, sameDate);
+  mapField(body, out, 'anton_date_end', 'date_end', antonDate, dateText, sameDate);
+  if (has(body, 'private')) {
+    const p = body.private;
+    if (p === true || p === 'true' || p === '1' || p === 1) {
+      out.errors.private =
+        'private records are not supported: an actor is visible to whoever may read actors (see the access rules); send false or leave it out';
+    } else if (!(p === false || p === null || p === 'false' || p === '0' || p === 0)) {
+      out.errors.private = 'must be true or false';
+    }
+  }
+  nameFromLabel(body, out, mode);
+  return out;
+}
+
+const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
+
+const countryCodeOf = (v: unknown) => (typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : undefined);
+
+export function mapAntonPlace(body: unknown, mode: 'create' | 'update'): Mapped | null {
+  if (!isPlainObject(body)) return null;
+  const out: Mapped = { input: without(body, PLACE_ANTON_KEYS), errors: Object.create(null) as Record<string, string> };
+  mapField(body, out, 'country_code_id', 'country_code', countryCodeOf, 'must be an ISO 3166-1 alpha-2 country code such as CH');
+  if (has(body, 'type_id') && body.type_id !== null) {
+    out.errors.type_id =
+      "place types are not kept by this API (Anton's type ids are terms of each installation's own valuelist); send null or leave it out";
+  }
+  nameFromLabel(body, out, mode);
+  return out;
+}
+
+/**
+ * On a change that gives a `label` but no `name`: the new name, when the stored name was the
+ * stored label's name (records created from a label, as Anton's clients create them, keep
+ * following it); undefined otherwise (a name given apart from its translations stays).
+ */
+export function nameFollowsLabel(
+  current: { name: string; label: Record<string, string> | null },
+  newLabel: Record<string, string> | null | undefined,
+): string | undefined {
+  if (!newLabel) return undefined;
+  const was = labelName(current.label);
+  if (was === undefined || was.trim() !== current.name) return undefined;
+  const next = labelName(newLabel);
+  return next === undefined || next === current.name ? undefined : next;
+}

@@ -1,0 +1,165 @@
+// BEACON link dumps (../shared/specs/beacon/beacon.md) of actors and places: one link per
+// entity that has an identifier of the chosen authority file, from that identifier to the
+// entity's URL in this API, annotated with its name. A dump is the whole set, unpaged.
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { invalid } from '../../errors.js';
+import { singleParam, type QueryInput } from './list.js';
+
+export type BeaconProvider = 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
+
+interface ProviderSpec {
+  /**
+   * The authority file's URI pattern (BEACON `#PREFIX`; `{ID}` stands for the identifier, and a
+   * pattern without it has `{ID}` appended). null: the identifiers are full URLs, and the dump
+   * leaves `#PREFIX` at its default `{+ID}`.
+   */
+  prefix: string | null;
+  /** The column holding that authority's identifier. */
+  column: 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
+}
+
+export const PROVIDERS: Record<BeaconProvider, ProviderSpec> = {
+  gnd: { prefix: 'https://d-nb.info/gnd/', column: 'gnd' },
+  // GeoNames' concept URIs end with a slash.
+  geonames: { prefix: 'https://sws.geonames.org/{ID}/', column: 'geonames' },
+  // SIKART's persistent person URIs (the form Wikidata's property P781 links to).
+  sikart: { prefix: 'https://recherche.sik-isea.ch/sik:person-{ID}/in/sikart', column: 'sikart' },
+  // Articles of any language edition: the stored value is the article's URL.
+  wikipedia: { prefix: null, column: 'wikipedia' },
+};
+
+/** `?provider=` for `format=beacon`: `gnd` by default; the resource says which it has. */
+export function parseBeaconProvider<P extends BeaconProvider>(query: QueryInput, allowed: readonly P[]): P {
+  const errors: Record<string, string> = {};
+  const raw = singleParam(query, 'provider', errors);
+  if (raw === undefined && !errors.provider && (allowed as readonly string[]).includes('gnd')) return 'gnd' as P;
+  if (raw !== undefined && (allowed as readonly string[]).includes(raw)) return raw as P;
+  throw invalid('invalid list parameters', { provider: errors.provider ?? `must be one of ${allowed.join(', ')}` });
+}
+
+// Characters a BEACON file may not hold (beacon.md §2.2: CHAR is XML 1.0's set minus most
+// controls): C0 controls other than tab/LF/CR, DEL, C1 controls, lone surrogates, and
+// noncharacters (U+FDD0-FDEF and the last two code points of every plane, U+FFFE/U+FFFF among
+// them). The grammar allows U+FDD0-FDEF, but they are not text either. U+FEFF (a byte order mark
+// inside a line) is invisible and dropped with them.
+// eslint-disable-next-line no-control-regex
+const NOT_BEACON_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF\uFDD0-\uFDEF\uFEFF]|[\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/gu;
+// Separators that line-splitting readers other than BEACON's treat as line ends (Unicode's line
+// and paragraph separators; VT, FF and NEL are removed above as controls).
+const UNICODE_LINE_END = /[\u2028\u2029]/g;
+
+/**
+ * A value as one BEACON token (beacon.md §2.2-2.3): NFKC-normalised, characters outside
+ * BEACON's set removed, `|` (the field separator, which BEACON cannot escape) replaced by `/`,
+ * every run of whitespace (tab, line breaks, spaces) one space, no leading or trailing space.
+ * Meta values go through it too: a line break could otherwise start a new line.
+ */
+export function beaconToken(s: string): string {
+  return s
+    .normalize('NFKC') // may turn e.g. U+FF5C (fullwidth vertical line) into "|"
+    .replace(NOT_BEACON_CHAR, '')
+    .replace(UNICODE_LINE_END, ' ')
+    .replace(/\|/g, '/')
+    .replace(/[\t\n\r ]+/g, ' ')
+    .trim();
+}
+
+export interface BeaconLink {
+  /** The authority identifier (source field). */
+  source: string;
+  /** Our id (target field, expanded by `#TARGET`). */
+  id: number;
+  /** The entity's name (annotation field). */
+  annotation: string;
+}
+
+export interface BeaconHeader {
+  provider: BeaconProvider;
+  /** Name of the link dump, e.g. "archivectl actors". */
+  name: string;
+  /** URI pattern of our resources, e.g. `https://archive.example.org/api/actors/{ID}`. */
+  target: string;
+  /** The dump's last change; null (an empty register) leaves `#TIMESTAMP` out. */
+  timestamp: Date | null;
+}
+
+/** RFC 3339 `date-time` with an uppercase T and Z, whole seconds (beacon.md §3.2.6). */
+export function beaconTimestamp(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * A BEACON text file: meta lines, an empty line, then one `source|annotation|target` line per
+ * entity that has the provider's id. The target field is our numeric id, expanded by the
+ * `#TARGET` pattern into the resource's URL; the annotation is the entity's name. A link whose
+ * source token would be empty is left out (beacon.md: a source must not be whitespace only).
+ */
+export function renderBeacon(header: BeaconHeader, links: BeaconLink[]): string {
+  const prefix = PROVIDERS[header.provider].prefix;
+  const lines = [
+    '#FORMAT: BEACON',
+    ...(prefix === null ? [] : [`#PREFIX: ${beaconToken(prefix)}`]),
+    `#TARGET: ${beaconToken(header.target)}`,
+    '#RELATION: http://www.w3.org/2000/01/rdf-schema#seeAlso',
+    `#NAME: ${beaconToken(header.name)}`,
+    ...(header.timestamp === null ? [] : [`#TIMESTAMP: ${beaconTimestamp(header.timestamp)}`]),
+    '',
+  ];
+  for (const link of links) {
+    const source = beaconToken(link.source);
+    if (source === '') continue;
+    lines.push(`${source}|${beaconToken(link.annotation)}|${link.id}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A dump with its validators for conditional GET. */
+export interface BeaconDump {
+  text: string;
+  /** A strong entity tag: a hash of the exact text. */
+  etag: string;
+  /** The register's last change (whole seconds count in HTTP), null when it is empty. */
+  lastModified: Date | null;
+}
+
+/** A strong ETag of a text: its SHA-256, base64url, in quotes. */
+export function etagOf(text: string): string {
+  return `"${createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 32)}"`;
+}
+
+/** The latest `updated_at` of a table (ISO strings of one width sort as text), or null. */
+export async function lastChange(db: Knex, table: string): Promise<Date | null> {
+  const row = (await db(table).max({ at: 'updated_at' }).first()) as { at?: unknown } | undefined;
+  if (typeof row?.at !== 'string') return null;
+  const at = new Date(row.at);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+export interface DumpSpec {
+  table: 'actors' | 'places';
+  provider: BeaconProvider;
+  header: Omit<BeaconHeader, 'provider' | 'timestamp'>;
+  /** Narrows the rows (e.g. an actor type); the timestamp still covers the whole table. */
+  where?: (q: Knex.QueryBuilder) => Knex.QueryBuilder;
+}
+
+/**
+ * Reads and renders a dump. `#TIMESTAMP` (and Last-Modified) is the last change to any row of
+ * the table, not only to the rows in the dump: a change can also take a row out of it (an
+ * identifier cleared, a type changed), and that change must move the timestamp too. Rows are
+ * never deleted over the API, so the timestamp only moves forward.
+ */
+export async function beaconDump(db: Knex, spec: DumpSpec): Promise<BeaconDump> {
+  const column = PROVIDERS[spec.provider].column;
+  // The timestamp is read before the rows: a write between the two reads then gives rows newer
+  // than the timestamp (a harvester fetches once more), never a timestamp newer than the rows
+  // (it would answer 304 to a harvester that has not seen the write).
+  const lastModified = await lastChange(db, spec.table);
+  let q = db(spec.table).whereNotNull(column);
+  if (spec.where) q = spec.where(q);
+  const rows = (await q.select('id', 'name', `${column} as source`).orderBy('id')) as { id: number; name: string; source: string }[];
+  const links = rows.map((r) => ({ source: String(r.source), id: Number(r.id), annotation: String(r.name) }));
+  const text = renderBeacon({ ...spec.header, provider: spec.provider, timestamp: lastModified }, links);
+  return { text, etag: etagOf(text), lastModified };
+}
