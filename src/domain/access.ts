@@ -22,29 +22,49 @@ export interface RouteSpec {
   rule: Rule;
   /** The rule when the query carries `ids` (TEI regeneration). */
   ruleWithIds?: Rule;
+  /**
+   * Answers browsers from any origin (CORS, and the preflight before the rule): the W3C
+   * Reconciliation API's services, which OpenRefine calls from its web page. The rule still
+   * decides who gets an answer; CORS only lets the browser show it to the page.
+   */
+  crossOrigin?: true;
 }
 
 const authority = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'authority' });
 const editor = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'editor' });
+const reconciliation = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'authority', crossOrigin: true });
 
-// Order matters where paths overlap: /api/actors/reconcile is listed before /api/actors/:id.
+/**
+ * A register's reconciliation service (W3C Reconciliation API 0.2): the endpoint (manifest,
+ * queries, data extension), the suggest services, the data-extension property proposals and
+ * the HTML preview. All follow the authority rule, like the register itself.
+ */
+const reconciliationService = (kind: 'actors' | 'places' | 'keywords'): RouteSpec[] => [
+  reconciliation('GET', `/api/${kind}/reconcile`),
+  reconciliation('POST', `/api/${kind}/reconcile`),
+  reconciliation('GET', `/api/${kind}/reconcile/suggest/entity`),
+  reconciliation('GET', `/api/${kind}/reconcile/suggest/property`),
+  reconciliation('GET', `/api/${kind}/reconcile/suggest/type`),
+  reconciliation('GET', `/api/${kind}/reconcile/properties`),
+  reconciliation('GET', `/api/${kind}/reconcile/preview/:id`),
+];
+
+// Where paths overlap, the more specific pattern owns the path (src/http/router.ts):
+// /api/actors/reconcile is never an actor id, whatever the order here.
 export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/objects', rule: 'token_or_public_api' },
   authority('GET', '/api/actors'),
-  authority('GET', '/api/actors/reconcile'),
-  authority('POST', '/api/actors/reconcile'),
+  ...reconciliationService('actors'),
   authority('GET', '/api/actors/:id'),
   editor('POST', '/api/actors'),
   editor('PUT', '/api/actors/:id'),
   authority('GET', '/api/places'),
-  authority('GET', '/api/places/reconcile'),
-  authority('POST', '/api/places/reconcile'),
+  ...reconciliationService('places'),
   authority('GET', '/api/places/:id'),
   editor('POST', '/api/places'),
   editor('POST', '/api/places/:id'),
   authority('GET', '/api/keywords'),
-  authority('GET', '/api/keywords/reconcile'),
-  authority('POST', '/api/keywords/reconcile'),
+  ...reconciliationService('keywords'),
   editor('POST', '/api/sips/import'),
   editor('POST', '/api/ingest/confirm/:id'),
   editor('POST', '/api/ingest/failed/:id'),

@@ -15,6 +15,7 @@ import {
 } from './auth.js';
 import { atLeast } from '../domain/roles.js';
 import { readBody } from './body.js';
+import { crossOrigin } from './cors.js';
 import { redactTokens } from '../errors.js';
 import { errorHandler, HttpError } from './errors.js';
 import { accessLog } from './log.js';
@@ -61,7 +62,10 @@ export function createApp({ deps, log, access, authenticator }: AppParts): Koa<A
     await next();
   });
   app.use(resolveRoute(router));
+  const cors = crossOrigin(router);
+  app.use(cors.headers); // CORS on every answer of the reconciliation services, errors included
   app.use(refuseApiTokenInQuery(log)); // 1. api_token in the query
+  app.use(cors.preflight); // CORS preflights carry no token: answered before authentication
   app.use(judgeAuthorization(access, authenticator)); // 2. the Authorization header, judged
   app.use(
     readBody({

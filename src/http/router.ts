@@ -1,6 +1,6 @@
 // The routes of the access matrix, each bound to its handler. @koa/router matches and
 // dispatches; the matrix entry of the matched route travels on ctx.state for the access step.
-import Router from '@koa/router';
+import Router, { type Layer } from '@koa/router';
 import type { Next } from 'koa';
 import { ROUTES, displayPath, type RouteSpec } from '../domain/access.js';
 import { HttpError } from './errors.js';
@@ -8,6 +8,8 @@ import type { ApiContext, ApiState, HandlerMap } from './types.js';
 import { redactTokens } from '../errors.js';
 
 export const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
+
+const SPECS = new Map(ROUTES.map((r) => [routeKey(r), r]));
 
 export function buildRouter(handlers: HandlerMap): Router<ApiState> {
   // Paths are matched exactly as written in the matrix (case-sensitive).
@@ -17,22 +19,49 @@ export function buildRouter(handlers: HandlerMap): Router<ApiState> {
     const handler = handlers[key];
     // Every row of the matrix is served: a missing handler is a build error, not a 404.
     if (!handler) throw new Error(`no handler for ${key}`);
-    router.register(spec.path, [spec.method], (ctx) => handler(ctx as ApiContext), { name: key });
+    // Only the route the pipeline resolved (resolveRoute) runs: where patterns overlap, a layer
+    // of a less specific pattern steps aside, so the handler is always the one the access rule
+    // was judged for.
+    router.register(spec.path, [spec.method], (ctx, next) => (ctx.state.route === spec ? handler(ctx as ApiContext) : next()), {
+      name: key,
+    });
   }
-  const unknown = Object.keys(handlers).filter((k) => !ROUTES.some((r) => routeKey(r) === k));
+  const unknown = Object.keys(handlers).filter((k) => !SPECS.has(k));
   if (unknown.length > 0) throw new Error(`handlers without a route in the matrix: ${unknown.join(', ')}`);
   return router;
 }
 
-const SPECS = new Map(ROUTES.map((r) => [routeKey(r), r]));
+type RouteLayer = Layer<ApiState>;
+
+/** How many parameters a pattern has: the fewer, the more specific (`/reconcile` beats `/:id`). */
+const parameters = (layer: RouteLayer) => layer.paramNames.length;
+
+/**
+ * The layers of the one pattern that owns `path`: of the patterns that match it, the most
+ * specific (fewest parameters; the first in the matrix on a tie). `/api/actors/reconcile` is
+ * owned by its own pattern, never by `/api/actors/:id`, so its methods are exactly its own.
+ */
+export function owningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
+  const matching = router.match(path, 'GET').path.filter((l) => l.name && SPECS.has(l.name));
+  let owner: RouteLayer | undefined;
+  for (const layer of matching) if (!owner || parameters(layer) < parameters(owner)) owner = layer;
+  return owner ? matching.filter((l) => l.path === owner.path) : [];
+}
+
+/** The matrix entries of the pattern that owns `path` (empty for an unknown path). */
+export function owningRoutes(router: Router<ApiState>, path: string): RouteSpec[] {
+  return owningLayers(router, path).flatMap((l) => (l.name ? (SPECS.get(l.name) ?? []) : []));
+}
 
 /** Finds the matrix entry of the request (or the methods the path allows) before the body is read. */
 export function resolveRoute(router: Router<ApiState>) {
   return async function matchRoute(ctx: ApiContext, next: Next): Promise<void> {
-    const matched = router.match(ctx.path, ctx.method);
-    const layer = matched.pathAndMethod.find((l) => l.name && SPECS.has(l.name));
+    const layers = owningLayers(router, ctx.path);
+    // Layers of GET routes also answer HEAD (@koa/router adds it to their methods).
+    const method = ctx.method.toUpperCase();
+    const layer = layers.find((l) => l.methods.includes(method));
     ctx.state.route = layer?.name ? (SPECS.get(layer.name) ?? null) : null;
-    ctx.state.allowed = [...new Set(matched.path.flatMap((l) => l.methods))];
+    ctx.state.allowed = [...new Set(layers.flatMap((l) => l.methods))];
     await next();
   };
 }

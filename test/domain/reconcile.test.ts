@@ -1,7 +1,12 @@
 // The W3C Reconciliation Service API (0.2, as OpenRefine speaks it): the manifest, parsing of
-// `queries`, and the scoring of candidates. Pure code: no database, no server.
+// `queries` (per-query errors, 413 beyond batchSize), the scoring of candidates, and the
+// suggest, preview and property pieces that need no database. Pure code: no server.
 import { describe, expect, it } from 'vitest';
-import { manifest, MAX_QUERIES, parseQueries, rank, searchWords, type Entity } from '../../src/domain/catalog/reconcile.js';
+import { BatchTooLarge, manifest, MAX_QUERIES, parseBatch, rank, searchWords, type Entity, type ReconcileQuery } from '../../src/domain/catalog/reconcile.js';
+import { proposeProperties } from '../../src/domain/catalog/reconcile-extend.js';
+import { nestsDeeperThan } from '../../src/domain/catalog/reconcile-input.js';
+import { renderPreview } from '../../src/domain/catalog/reconcile-preview.js';
+import { suggestProperties, suggestTypes } from '../../src/domain/catalog/reconcile-suggest.js';
 import { fold, scoreName } from '../../src/domain/catalog/similarity.js';
 import { AppError } from '../../src/errors.js';
 
@@ -19,7 +24,7 @@ const person = [{ id: 'person', name: 'Person' }];
 const entity = (id: number, name: string, alternativeNames: string[] = []): Entity => ({ id, name, alternativeNames, type: person });
 
 describe('manifest', () => {
-  it('names the service and its spaces under the origin the client used', () => {
+  it('names the service and its spaces under the base URL it is given', () => {
     const m = manifest('actors', 'https://archive.example.org');
     expect(m.versions).toContain('0.2');
     expect(m.name).toBe('archivectl actors');
@@ -34,22 +39,55 @@ describe('manifest', () => {
     expect(m.defaultTypes).toEqual([{ id: 'keyword', name: 'Keyword' }]);
     expect(m.view).toBeUndefined();
   });
+
+  it('advertises 0.1 and 0.2 (JSONP is served for 0.1), batchSize 50, and its services under the base URL', () => {
+    const m = manifest('places', 'https://archive.example.org/prefix');
+    expect(m.versions).toEqual(['0.1', '0.2']);
+    expect(m.batchSize).toBe(MAX_QUERIES);
+    expect(MAX_QUERIES).toBe(50);
+    const service = 'https://archive.example.org/prefix/api/places/reconcile';
+    expect(m.preview).toEqual({ url: `${service}/preview/{{id}}`, width: 400, height: 200 });
+    expect(m.suggest).toEqual({
+      entity: { service_url: service, service_path: '/suggest/entity' },
+      property: { service_url: service, service_path: '/suggest/property' },
+      type: { service_url: service, service_path: '/suggest/type' },
+    });
+    expect(m.extend).toEqual({ propose_properties: { service_url: service, service_path: '/properties' }, property_settings: [] });
+  });
+
+  it('says how to send a token only when asked to (queries need one)', () => {
+    expect(manifest('actors', 'http://h').authentication).toBeUndefined();
+    expect(manifest('actors', 'http://h', { authentication: true }).authentication).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+  });
 });
 
-describe('parseQueries', () => {
+/** The usable queries of a batch (asserting there is no error entry). */
+function usable(raw: unknown): ReconcileQuery[] {
+  return parseBatch(raw).map((e) => {
+    if ('error' in e) throw new Error(`${e.key}: ${e.error}`);
+    return e.query;
+  });
+}
+
+/** The error entries of a batch, by key. */
+function errorsOf(raw: unknown): Record<string, string> {
+  return Object.fromEntries(parseBatch(raw).flatMap((e) => ('error' in e ? [[e.key, e.error]] : [])));
+}
+
+describe('parseBatch', () => {
   it('reads JSON text (query string or form) and parsed JSON (a JSON body) alike', () => {
     const text = '{"q0": {"query": "Goethe", "limit": 3}, "q1": {"query": " Schiller ", "type": "person"}}';
     const expected = [
-      { key: 'q0', query: 'Goethe', limit: 3, types: null },
-      { key: 'q1', query: 'Schiller', limit: 5, types: ['person'] },
+      { key: 'q0', query: 'Goethe', limit: 3, types: null, properties: [] },
+      { key: 'q1', query: 'Schiller', limit: 5, types: ['person'], properties: [] },
     ];
-    expect(parseQueries(text)).toEqual(expected);
-    expect(parseQueries(JSON.parse(text))).toEqual(expected);
+    expect(usable(text)).toEqual(expected);
+    expect(usable(JSON.parse(text))).toEqual(expected);
   });
 
   it('caps the limit at 100 and accepts a numeric string', () => {
-    expect(parseQueries({ q0: { query: 'a', limit: 1000 } })[0]?.limit).toBe(100);
-    expect(parseQueries({ q0: { query: 'a', limit: '7' } })[0]?.limit).toBe(7);
+    expect(usable({ q0: { query: 'a', limit: 1000 } })[0]?.limit).toBe(100);
+    expect(usable({ q0: { query: 'a', limit: '7' } })[0]?.limit).toBe(7);
   });
 
   it.each([
@@ -60,31 +98,63 @@ describe('parseQueries', () => {
     ['a JSON string', '"a"'],
     ['a number', 3],
     ['repeated', ['{}', '{}']],
-  ])('refuses queries that are %s with a 422 on "queries"', (_what, raw) => {
-    const err = thrown(() => parseQueries(raw));
+    ['nested deeper than any batch', `{"q":${'{"q":'.repeat(50)}1${'}'.repeat(51)}`],
+  ])('refuses a batch that is %s with a 422 on "queries"', (_what, raw) => {
+    const err = thrown(() => parseBatch(raw));
     expect(err.kind).toBe('invalid');
     expect(err.fields).toHaveProperty('queries');
   });
 
-  it(`refuses more than ${MAX_QUERIES} queries in one request`, () => {
-    const many = Object.fromEntries(Array.from({ length: MAX_QUERIES + 1 }, (_, i) => [`q${i}`, { query: 'a' }]));
-    expect(thrown(() => parseQueries(many)).fields).toEqual({ queries: `at most ${MAX_QUERIES} queries per request` });
-    expect(parseQueries(Object.fromEntries(Object.entries(many).slice(0, MAX_QUERIES)))).toHaveLength(MAX_QUERIES);
+  it('walks 100,000 levels of nesting without running out of stack', () => {
+    const deep = JSON.parse(`{"q":${'{"q":'.repeat(100_000)}1${'}'.repeat(100_001)}`) as unknown;
+    expect(thrown(() => parseBatch(deep)).fields).toHaveProperty('queries');
   });
 
-  it('names the bad query and field', () => {
-    const err = thrown(() => parseQueries({ q0: { query: 1 }, q1: 'x', q2: { query: 'a', limit: 0 }, q3: { query: 'a', limit: 1.5 }, q4: { query: 'a', type: 3 } }));
-    expect(err.fields).toEqual({
-      'queries.q0.query': 'required, a string',
-      'queries.q1': 'must be an object with "query"',
-      'queries.q2.limit': 'must be a positive integer',
-      'queries.q3.limit': 'must be a positive integer',
-      'queries.q4.type': 'must be a type id or an array of type ids',
+  it(`refuses more than ${MAX_QUERIES} queries in one request as too large (413)`, () => {
+    const many = Object.fromEntries(Array.from({ length: MAX_QUERIES + 1 }, (_, i) => [`q${i}`, { query: 'a' }]));
+    let err: unknown;
+    try {
+      parseBatch(many);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BatchTooLarge);
+    expect((err as BatchTooLarge).size).toBe(MAX_QUERIES + 1);
+    expect(usable(Object.fromEntries(Object.entries(many).slice(0, MAX_QUERIES)))).toHaveLength(MAX_QUERIES);
+  });
+
+  it('gives each bad query its own error and keeps the others', () => {
+    const errors = errorsOf({
+      q0: { query: 1 },
+      q1: 'x',
+      q2: { query: 'a', limit: 0 },
+      q3: { query: 'a', limit: 1.5 },
+      q4: { query: 'a', type: 3 },
+      q5: { query: 'x'.repeat(1001) },
+      q6: { query: 'a\u0007b' },
+      q7: { query: 'a\u009bb' },
+      q8: { limit: 1 },
+      q9: { properties: [] },
+      q10: { properties: [{ pid: 'gnd' }] },
+      q11: { properties: [{ pid: 'gnd', v: [[1]] }] },
+      ok: { query: 'Goethe' },
     });
+    expect(Object.keys(errors).sort()).toEqual(['q0', 'q1', 'q10', 'q11', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9'].sort());
+    expect(errors.q5).toMatch(/at most 1000 characters/);
+    expect(errors.q6).toMatch(/control characters/);
+    expect(errors.q8).toMatch(/"query" or "properties"/);
+    expect(usable({ ok: { query: 'Goethe' } })).toHaveLength(1);
+  });
+
+  it('accepts a query with properties and no query string (0.2), in both property forms', () => {
+    const [q] = usable({ q0: { properties: [{ pid: 'gnd', v: 'https://d-nb.info/gnd/118540238' }, { pid: 'city', v: ['Zürich', { id: 'x', name: 'X' }, 3] }] } });
+    expect(q).toMatchObject({ query: '', properties: [{ pid: 'gnd', values: ['https://d-nb.info/gnd/118540238'] }, { pid: 'city', values: ['Zürich', 'x', '3'] }] });
+    const [q1] = usable({ q1: { properties: { gnd: '118540238' } } });
+    expect(q1?.properties).toEqual([{ pid: 'gnd', values: ['118540238'] }]);
   });
 
   it('keeps a query key named __proto__ as an ordinary key', () => {
-    const parsed = parseQueries('{"__proto__": {"query": "a"}}');
+    const parsed = usable('{"__proto__": {"query": "a"}}');
     expect(parsed.map((q) => q.key)).toEqual(['__proto__']);
   });
 });
@@ -174,5 +244,71 @@ describe('searchWords', () => {
     expect(searchWords('Zurich')).toEqual(['zurich', 'zuri', 'rich']);
     expect(searchWords('a')).toEqual(['a']);
     expect(searchWords('%_')).toEqual([]);
+  });
+});
+
+describe('rank with a fixed score (identifier or properties alone)', () => {
+  it('scores every candidate the same and marks the only one found by an identifier as a match', () => {
+    expect(rank('', [entity(7, 'Whatever name')], 5, 100)).toEqual([
+      { id: '7', name: 'Whatever name', score: 100, match: true, type: person },
+    ]);
+    const two = rank('', [entity(2, 'B'), entity(1, 'A')], 5, 100);
+    expect(two.map((c) => [c.id, c.match])).toEqual([
+      ['1', false],
+      ['2', false],
+    ]);
+    expect(rank('', [entity(3, 'C')], 5, 50)[0]).toMatchObject({ score: 50, match: false });
+  });
+});
+
+describe('preview page', () => {
+  it('escapes every value and names the record', () => {
+    const html = renderPreview('actors', {
+      id: 3,
+      name: 'Evil <script>alert("x")</script> & Co',
+      type: 'corporate_body',
+      alternative_names: JSON.stringify(['<b>bold</b>']),
+      gnd: '118540238',
+      comment: `"quoted" 'single' ${'long '.repeat(100)}`,
+    });
+    expect(html).toContain('<h1>Evil &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; Co</h1>');
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<b>');
+    expect(html).toContain('&lt;b&gt;bold&lt;/b&gt;');
+    expect(html).toContain('href="https://d-nb.info/gnd/118540238"');
+    expect(html).toContain('<p>Corporate body</p>');
+    expect(html).toContain('…');
+  });
+});
+
+describe('property and type suggestions, property proposals', () => {
+  const params = (prefix: string) => ({ prefix, cursor: 0, limit: 10, types: null });
+
+  it('suggests the properties and types whose id or name contains the typed text, beginnings first', () => {
+    expect(suggestProperties('places', params('geo')).result.map((p) => p.id)).toEqual(['geonames']);
+    expect(suggestProperties('actors', params('date')).result.map((p) => p.id)).toEqual(['date_start', 'date_end']);
+    expect(suggestProperties('keywords', params('')).result.map((p) => p.id)).toEqual(['name', 'gnd']);
+    expect(suggestTypes('actors', params('corp')).result).toEqual([{ id: 'corporate_body', name: 'Corporate body' }]);
+    expect(suggestTypes('actors', params('body')).result.map((t) => t.id)).toEqual(['corporate_body']);
+    expect(suggestTypes('places', params('zzz')).result).toEqual([]);
+  });
+
+  it('proposes the register\'s properties for its types, none for a type it does not have', () => {
+    const all = proposeProperties('actors', { type: 'person' });
+    expect(all.type).toBe('person');
+    expect(all.properties.map((p) => p.id)).toEqual(['name', 'type', 'alternative_names', 'date_start', 'date_end', 'gnd', 'comment']);
+    expect(proposeProperties('actors', { type: 'Corporate body', limit: '2' })).toMatchObject({ limit: 2, properties: [{ id: 'name' }, { id: 'type' }] });
+    expect(proposeProperties('places', { type: 'person' }).properties).toEqual([]);
+    expect(proposeProperties('places', {}).properties.map((p) => p.id)).toContain('geonames');
+    expect(thrown(() => proposeProperties('places', { limit: '0' })).fields).toHaveProperty('limit');
+    expect(thrown(() => proposeProperties('places', { type: ['a', 'b'] })).fields).toHaveProperty('type');
+  });
+});
+
+describe('nesting', () => {
+  it('tells a document that nests deeper than a limit, without recursion', () => {
+    expect(nestsDeeperThan({ a: [{ b: 1 }] }, 3)).toBe(false);
+    expect(nestsDeeperThan({ a: [{ b: {} }] }, 3)).toBe(true);
+    expect(nestsDeeperThan('text', 0)).toBe(false);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   actorsDocument,
+  dateAttributes,
+  isIsoYearZeroDate,
   isW3cDate,
   keywordsDocument,
   placesDocument,
@@ -90,6 +92,12 @@ describe('XML escaping', () => {
     expect(escapeText('\u0007<b>')).toBe('&lt;b&gt;');
   });
 
+  it('writes C1 controls as character references (legal in XML 1.0, but discouraged and not literal in XML 1.1)', () => {
+    expect(escapeText('a\u0085b\u009Bc\u0080')).toBe('a&#x85;b&#x9B;c&#x80;');
+    expect(escapeAttr('\u0090')).toBe('&#x90;');
+    expect(escapeText('\u00A0é')).toBe('\u00A0é');
+  });
+
   it('does not double-escape', () => {
     expect(escapeText('&amp;')).toBe('&amp;amp;');
   });
@@ -101,6 +109,20 @@ describe('W3C dates', () => {
     for (const bad of ['1900-02-29', '1901-13', '1901-00', '1901-02-30', 'ca. 1900', '19', '1901-2-3', '']) {
       expect(isW3cDate(bad), bad).toBe(false);
     }
+  });
+
+  it('has no year zero (XML Schema 1.0): 0000 is an ISO 8601 date for the -iso attributes instead', () => {
+    for (const zero of ['0000', '0000-01', '0000-02-29', '0000-12-31', '-0000']) expect(isW3cDate(zero), zero).toBe(false);
+    for (const ok of ['0000', '0000-01', '0000-02-29', '0000-12-31']) expect(isIsoYearZeroDate(ok), ok).toBe(true);
+    for (const bad of ['0000-13', '0000-02-30', '0001', '-0000', '0000-1', 'ca. 0000']) expect(isIsoYearZeroDate(bad), bad).toBe(false);
+  });
+
+  it('puts all dates of one element into the same attribute system, and free text into the text', () => {
+    expect(dateAttributes([['from', '1900'], ['to', '1950-05']])).toEqual({ attrs: [['from', '1900'], ['to', '1950-05']], free: [] });
+    expect(dateAttributes([['from', '0000'], ['to', '1950']])).toEqual({ attrs: [['from-iso', '0000'], ['to-iso', '1950']], free: [] });
+    expect(dateAttributes([['when', ' 0000-02-29 ']])).toEqual({ attrs: [['when-iso', '0000-02-29']], free: [] });
+    expect(dateAttributes([['from', 'ca. 1900'], ['to', '1950']])).toEqual({ attrs: [['to', '1950']], free: ['ca. 1900'] });
+    expect(dateAttributes([['from', null], ['to', '  ']])).toEqual({ attrs: [], free: [] });
   });
 });
 
@@ -136,7 +158,7 @@ describe('actors document', () => {
     const listOrg = /<listOrg>([\s\S]*?)<\/listOrg>/.exec(standOff)?.[1] ?? '';
     expect(listPerson).toContain('<person xml:id="actor-12">');
     expect(listPerson).toContain('<person xml:id="actor-13" role="family">');
-    expect(listOrg).toContain('<org xml:id="actor-14" type="corporate_body" from="1914">');
+    expect(listOrg).toContain('<org xml:id="actor-14" type="corporate_body">');
     expect(listOrg).toContain('<org xml:id="actor-15" type="software">');
     expect(listPerson).not.toContain('actor-14');
   });
@@ -156,6 +178,56 @@ describe('actors document', () => {
   it('gives a family a floruit and an organisation its name', () => {
     expect(xml).toMatch(/<person xml:id="actor-13" role="family">\s*<persName>Familie Müller<\/persName>\s*<floruit from="1800" to="1900"\/>/);
     expect(xml).toMatch(/<org xml:id="actor-14"[^>]*>\s*<orgName>Zentralbibliothek<\/orgName>\s*<idno type="GND">4103345-1<\/idno>/);
+  });
+
+  it("dates an organisation's existence with an event (org itself takes no dates), free text in its label", () => {
+    expect(xml).toMatch(/<org xml:id="actor-14" type="corporate_body">[\s\S]*?<event type="existence" from="1914">\s*<label>1914–<\/label>\s*<\/event>\s*<\/org>/);
+    expect(xml).not.toMatch(/<org [^>]*\b(?:from|to|when)=/);
+    const doc = actorsDocument(
+      [
+        actor({ id: 1, type: 'group', name: 'G', date_start: '0000', date_end: '1950-05' }),
+        actor({ id: 2, type: 'software', name: 'S', date_start: 'ca. 1990', date_end: '2001' }),
+        actor({ id: 3, type: 'organisational_unit', name: 'O', date_end: '1900', comment: 'c' }),
+      ],
+      AT,
+    );
+    expect(doc).toMatch(/<event type="existence" from-iso="0000" to-iso="1950-05">\s*<label>0000–1950-05<\/label>/);
+    expect(doc).toMatch(/<event type="existence" to="2001">\s*<label>ca. 1990–2001<\/label>/);
+    // The event comes with the names and identifiers, before notes (the content model of org).
+    expect(doc).toMatch(/<orgName>O<\/orgName>\s*<event type="existence" to="1900">\s*<label>–1900<\/label>\s*<\/event>\s*<note>c<\/note>/);
+  });
+
+  it('writes year 0000 into when-iso/from-iso/to-iso for persons and families, never into when/from/to', () => {
+    const doc = actorsDocument(
+      [
+        actor({ id: 1, type: 'person', name: 'P', date_start: '0000', date_end: '0001-02-03' }),
+        actor({ id: 2, type: 'family', name: 'F', date_start: '0000-01', date_end: '1900' }),
+        actor({ id: 3, type: 'person', name: 'Q', date_start: '1900', date_end: '0000-02-29' }),
+      ],
+      AT,
+    );
+    expect(doc).toContain('<birth when-iso="0000"/>');
+    expect(doc).toContain('<death when="0001-02-03"/>');
+    expect(doc).toContain('<floruit from-iso="0000-01" to-iso="1900"/>');
+    expect(doc).toContain('<death when-iso="0000-02-29"/>');
+    expect(doc).not.toMatch(/\b(?:when|from|to)="0000/);
+  });
+
+  it("adds Anton's name variants, abbreviations and SIKART id when the rows have them", () => {
+    const doc = actorsDocument(
+      [actor({ id: 1, type: 'person', name: 'Hodler, Ferdinand', variants: '["Ferdinand Hodler"]', abbreviations: '["F. H."]', sikart: '4000055' })],
+      AT,
+    );
+    expect(doc).toMatch(
+      /<persName>Hodler, Ferdinand<\/persName>\s*<persName type="variant">Ferdinand Hodler<\/persName>\s*<persName type="abbreviation">F. H.<\/persName>/,
+    );
+    expect(doc).toContain('<idno type="SIKART">4000055</idno>');
+  });
+
+  it('gives the same bytes for the same rows: the time in the header is the data\'s last change, passed in', () => {
+    expect(actorsDocument(rows, AT)).toBe(xml);
+    expect(xml).toContain(`last changed at ${AT}`);
+    expect(actorsDocument([], null)).toContain('0 entries.');
   });
 
   it('is still a valid document when there are no actors (no empty lists)', () => {
@@ -210,6 +282,26 @@ describe('places document', () => {
     expect(p).toContain('<idno type="GeoNames">2657896</idno>');
     // The TEI content model wants names and location before identifiers and notes.
     expect(p.indexOf('<location>')).toBeLessThan(p.indexOf('<idno'));
+  });
+
+  it('writes each address line as an addrLine, coordinates without "+", other coordinates as a note', () => {
+    const doc = placesDocument(
+      [
+        place({ id: 1, name: 'A', address: 'Line 1\r\n\n  Line 2  \rLine 3', location: '+47.5 -0.000001' }),
+        place({ id: 2, name: 'B', location: '2600000 1200000' }),
+        place({ id: 3, name: 'C', location: '91 0' }),
+        place({ id: 4, name: 'D', wikipedia: 'https://de.wikipedia.org/wiki/Zürich', variants: '["Züri"]', abbreviations: '["ZH"]' }),
+      ],
+      AT,
+    );
+    assertWellFormed(doc);
+    expect(doc).toMatch(/<address>\s*<addrLine>Line 1<\/addrLine>\s*<addrLine>Line 2<\/addrLine>\s*<addrLine>Line 3<\/addrLine>\s*<\/address>/);
+    expect(doc).toContain('<geo>47.5 -0.000001</geo>');
+    expect(doc).toMatch(/<place xml:id="place-2">[\s\S]*?<location>\s*<note type="coordinates">2600000 1200000<\/note>\s*<\/location>/);
+    expect(doc).toMatch(/<place xml:id="place-3">[\s\S]*?<note type="coordinates">91 0<\/note>/);
+    expect(doc).toContain('<placeName type="variant">Züri</placeName>');
+    expect(doc).toContain('<placeName type="abbreviation">ZH</placeName>');
+    expect(doc).toContain('<idno type="Wikipedia">https://de.wikipedia.org/wiki/Zürich</idno>');
   });
 
   it('escapes names and omits an empty location', () => {

@@ -57,6 +57,13 @@ const SPEC_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
   'POST /api/ingest/failed/:id': { rule: 'editor' },
   'POST /api/ai-cataloging/usage': { rule: 'editor' },
   'GET /api/tei/refresh': { rule: 'token' },
+  // Issue 9: the services a reconciliation manifest points to follow the authority rule of the
+  // reconciliation endpoint (suggest, data-extension property proposals, preview).
+  ...Object.fromEntries(
+    ['actors', 'places', 'keywords'].flatMap((kind) =>
+      ['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((service) => [`GET /api/${kind}/reconcile/${service}`, { rule: 'authority' as Rule }]),
+    ),
+  ),
 };
 
 const EDITOR_OR_HIGHER: readonly Role[] = ['editor', 'admin', 'superuser'];
@@ -114,11 +121,25 @@ const form =
 
 const QUERIES = { q0: { query: 'Matrix' } };
 const Q = encodeURIComponent(JSON.stringify(QUERIES));
-const reconcileGet = (kind: string): Variant[] => [{ path: `/api/${kind}/reconcile` }, { path: `/api/${kind}/reconcile?queries=${Q}` }];
+const EXTEND = { ids: ['1'], properties: [{ id: 'name' }] };
+const reconcileGet = (kind: string): Variant[] => [
+  { path: `/api/${kind}/reconcile` },
+  { path: `/api/${kind}/reconcile?queries=${Q}` },
+  { path: `/api/${kind}/reconcile?extend=${encodeURIComponent(JSON.stringify(EXTEND))}` },
+];
 const reconcilePost = (kind: string): Variant[] => [
   { path: `/api/${kind}/reconcile`, body: json({ queries: QUERIES }) },
   { path: `/api/${kind}/reconcile`, body: form({ queries: JSON.stringify(QUERIES) }) },
+  { path: `/api/${kind}/reconcile`, body: form({ extend: JSON.stringify(EXTEND) }) },
 ];
+/** The services beside each reconciliation endpoint, with a request that succeeds. */
+const reconcileServices = (kind: 'actors' | 'places' | 'keywords'): Record<string, (f: Fixture) => Variant[]> => ({
+  [`GET /api/${kind}/reconcile/suggest/entity`]: () => [{ path: `/api/${kind}/reconcile/suggest/entity?prefix=matrix` }],
+  [`GET /api/${kind}/reconcile/suggest/property`]: () => [{ path: `/api/${kind}/reconcile/suggest/property?prefix=gnd` }],
+  [`GET /api/${kind}/reconcile/suggest/type`]: () => [{ path: `/api/${kind}/reconcile/suggest/type?prefix=p` }],
+  [`GET /api/${kind}/reconcile/properties`]: () => [{ path: `/api/${kind}/reconcile/properties` }],
+  [`GET /api/${kind}/reconcile/preview/:id`]: (f) => [{ path: `/api/${kind}/reconcile/preview/${kind === 'actors' ? f.actor : kind === 'places' ? f.place : f.keyword}` }],
+});
 const USAGE = { provider: 'x', model: 'y', tokens_in: 1, tokens_out: 2, cost_chf: 0.01, success: true };
 
 const REQUESTS: Record<string, (f: Fixture) => Variant[]> = {
@@ -157,6 +178,9 @@ const REQUESTS: Record<string, (f: Fixture) => Variant[]> = {
     { path: async () => `/api/ingest/failed/${await f.received()}`, body: json({ reason: 'checksum mismatch' }) },
   ],
   'POST /api/ai-cataloging/usage': () => [{ path: '/api/ai-cataloging/usage', body: json(USAGE) }],
+  ...reconcileServices('actors'),
+  ...reconcileServices('places'),
+  ...reconcileServices('keywords'),
 };
 
 /** The status of a request that is let through. */

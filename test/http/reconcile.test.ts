@@ -1,8 +1,13 @@
-// SPEC §4.4 reconciliation (W3C Reconciliation Service API, as OpenRefine uses it) through a
-// real daemon, for actors, places and keywords: the manifest, and candidates for GET and POST.
-import { beforeAll, describe, expect, it } from 'vitest';
+// SPEC §4.4 reconciliation (W3C Reconciliation Service API 0.2, as OpenRefine uses it) through
+// a real daemon, for actors, places and keywords: the manifest (its URLs from publicUrl, never
+// from Host), candidates for GET and POST, batches (413 above batchSize, a bad query answered
+// alone) and queries with properties.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicTokens, client, fieldsOf, loadCatalog, type BasicTokens, type Reply } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { createSandbox, type Sandbox } from '../helpers/cli.js';
+import { patchConfig } from '../helpers/config.js';
+import { startDaemon, useDaemon, type RunningDaemon } from '../helpers/daemon.js';
 
 const { cli, daemon } = useDaemon();
 const api = client(daemon);
@@ -16,15 +21,31 @@ interface Candidate {
 }
 type Answer = Record<string, { result: Candidate[] }>;
 
+interface ServicePath {
+  service_url: string;
+  service_path: string;
+}
+interface Manifest {
+  versions: string[];
+  identifierSpace: string;
+  schemaSpace: string;
+  view?: { url: string };
+  preview: { url: string; width: number; height: number };
+  suggest: { entity: ServicePath; property: ServicePath; type: ServicePath };
+  extend: { propose_properties: ServicePath };
+  batchSize: number;
+  authentication?: Record<string, unknown>;
+}
+
 beforeAll(async () => {
   t = await basicTokens(cli());
   await loadCatalog(cli(), 'reconcile.json', {
     actors: [
-      { name: 'Schiller, Friedrich', type: 'person', alternative_names: ['Friedrich von Schiller'] },
+      { name: 'Schiller, Friedrich', type: 'person', alternative_names: ['Friedrich von Schiller'], gnd: '118607626' },
       { name: 'Goethe, Johann Wolfgang von', type: 'person' },
       { name: 'Schweizerisches Literaturarchiv', type: 'corporate_body' },
     ],
-    places: [{ name: 'Zürich', country_code: 'CH' }, { name: 'Bern' }],
+    places: [{ name: 'Zürich', country_code: 'CH', geonames: '2657896' }, { name: 'Bern', country_code: 'CH' }],
     keywords: ['Letters', 'Manuscripts'],
   });
 });
@@ -60,6 +81,80 @@ describe('GET /api/{kind}/reconcile without queries', () => {
       expect(typeof m.identifierSpace, kind).toBe('string');
       expect(typeof m.schemaSpace, kind).toBe('string');
       expect(m.identifierSpace as string).toMatch(/^https?:\/\//);
+    }
+  });
+
+  it('advertises the versions it meets, batchSize 50, and suggest, preview and extend under the origin the client used (no publicUrl)', async () => {
+    for (const kind of KINDS) {
+      const m = (await api.get(`/api/${kind}/reconcile`, t.user)).body as Manifest;
+      const origin = new URL(daemon().url).origin;
+      const service = `${origin}/api/${kind}/reconcile`;
+      expect(m.versions).toEqual(['0.1', '0.2']);
+      expect(m.batchSize).toBe(50);
+      expect(m.identifierSpace).toBe(`${origin}/api/${kind}/`);
+      expect(m.preview.url).toBe(`${service}/preview/{{id}}`);
+      expect(m.suggest.entity).toEqual({ service_url: service, service_path: '/suggest/entity' });
+      expect(m.suggest.property.service_path).toBe('/suggest/property');
+      expect(m.suggest.type.service_path).toBe('/suggest/type');
+      expect(m.extend.propose_properties).toEqual({ service_url: service, service_path: '/properties' });
+    }
+  });
+
+  it('says how to send a token while queries need one (public_access off)', async () => {
+    const m = (await api.get('/api/actors/reconcile', t.user)).body as Manifest;
+    expect(m.authentication).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+  });
+});
+
+describe('with publicUrl configured', () => {
+  let box: Sandbox | undefined;
+  let other: RunningDaemon | undefined;
+  const PUBLIC = 'https://archive.example.org/archive';
+
+  beforeAll(async () => {
+    box = await createSandbox();
+    await patchConfig(box, { publicUrl: PUBLIC });
+    other = await startDaemon(box);
+    const r = await box.run(['settings', 'set', 'public_access', 'on']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await other?.stop();
+    await box?.cleanup();
+  });
+
+  /** The manifest as answered to a request with this Host header (node:http lets a test set it). */
+  function manifestWithHost(kind: string, host: string): Promise<Manifest> {
+    const url = new URL(`/api/${kind}/reconcile`, other?.url);
+    return new Promise((resolve, reject) => {
+      const req = http.get(url, { headers: { Host: host }, timeout: 10_000 }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          try {
+            expect(res.statusCode, text).toBe(200);
+            resolve(JSON.parse(text) as Manifest);
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', reject);
+    });
+  }
+
+  it('builds every URL of the manifest from publicUrl, whatever Host the client sent', async () => {
+    for (const kind of KINDS) {
+      for (const host of ['evil.example', '127.0.0.1', 'archive.example.org:8443']) {
+        const m = await manifestWithHost(kind, host);
+        const urls = [m.identifierSpace, m.schemaSpace, m.view?.url, m.preview.url, m.suggest.entity.service_url, m.suggest.property.service_url, m.suggest.type.service_url, m.extend.propose_properties.service_url].filter((u): u is string => u !== undefined);
+        for (const u of urls) expect(u.startsWith(`${PUBLIC}/api/${kind}/`), `${kind} ${host}: ${u}`).toBe(true);
+        expect(JSON.stringify(m)).not.toContain(host === '127.0.0.1' ? '127.0.0.1' : host);
+        // public_access on: queries need no token, so the manifest asks for none.
+        expect(m.authentication).toBeUndefined();
+      }
     }
   });
 });
@@ -107,10 +202,10 @@ describe('candidates', () => {
   });
 });
 
-describe('bad queries', () => {
-  it('answers 422 naming queries', async () => {
+describe('bad batches', () => {
+  it('answers 422 naming queries when the batch is not one JSON object', async () => {
     for (const kind of KINDS) {
-      for (const queries of ['not json', '[]', '"q"', '1', 'null', '{"q0": "x"}', '{"q0": {}}', '{"q0": {"query": 5}}', '{"q0": {"query": "x", "limit": -1}}', '{"q0": {"query": "x", "limit": "many"}}', '{"q0": {"query": "x", "type": 5}}', `{"q0": {"query": "${'x'.repeat(1001)}"}}`]) {
+      for (const queries of ['not json', '[]', '"q"', '1', 'null', `{"q":${'{"q":'.repeat(40)}1${'}'.repeat(41)}`]) {
         const r = await getQueries(kind, queries);
         const fields = fieldsOf(r);
         expect(Object.keys(fields).some((k) => k.startsWith('queries')), `${kind} ${queries.slice(0, 40)}: ${JSON.stringify(fields)}`).toBe(true);
@@ -118,14 +213,84 @@ describe('bad queries', () => {
     }
   });
 
-  it('answers 422 for too many queries, a repeated parameter, and a POST without queries', async () => {
-    const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`q${i}`, { query: 'x' }]));
-    expect(fieldsOf(await getQueries('actors', many))).toHaveProperty('queries');
+  it('answers 422 for a repeated parameter, a POST without queries, and queries that are not an object', async () => {
     expect(fieldsOf(await api.get('/api/actors/reconcile?queries=%7B%7D&queries=%7B%7D', t.user))).toHaveProperty('queries');
     const empty = await api.request('/api/actors/reconcile', { method: 'POST', headers: { Authorization: `Bearer ${t.user}` } });
     expect(fieldsOf(empty)).toHaveProperty('queries');
     expect(fieldsOf(await api.post('/api/keywords/reconcile', { queries: 'nope' }, t.user))).toHaveProperty('queries');
     expect(fieldsOf(await api.post('/api/keywords/reconcile', { queries: [1, 2] }, t.user))).toHaveProperty('queries');
     expect((await api.post('/api/places/reconcile', '{"queries": ', t.user)).status).toBe(400);
+  });
+
+  it('answers a batch above the batchSize (50) with 413 and a JSON error, by GET and by POST', async () => {
+    const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`q${i}`, { query: 'x' }]));
+    for (const r of [await getQueries('actors', many), await api.post('/api/actors/reconcile', { queries: many }, t.user)]) {
+      expect(r.status).toBe(413);
+      expect((r.body as { error: string }).error).toMatch(/at most 50 queries/);
+    }
+    const fifty = Object.fromEntries(Object.entries(many).slice(0, 50));
+    expect(Object.keys(answerOf(await api.post('/api/actors/reconcile', { queries: fifty }, t.user)))).toHaveLength(50);
+  });
+});
+
+describe('bad queries in a batch', () => {
+  it('answer that query with no candidates and an error, and the others as usual', async () => {
+    for (const kind of KINDS) {
+      const bad: Record<string, unknown> = {
+        long: { query: 'x'.repeat(1001) },
+        control: { query: 'Bern\u0007' },
+        c1: { query: 'Bern\u009b' },
+        number: { query: 5 },
+        string: 'x',
+        empty: {},
+        limit: { query: 'x', limit: -1 },
+        words: { query: 'x', limit: 'many' },
+        type: { query: 'x', type: 5 },
+        props: { properties: [{ pid: 'gnd' }] },
+      };
+      const good = { query: kind === 'actors' ? 'Goethe' : kind === 'places' ? 'Bern' : 'Letters' };
+      const answer = answerOf(await getQueries(kind, { ...bad, good }));
+      expect(Object.keys(answer).sort(), kind).toEqual([...Object.keys(bad), 'good'].sort());
+      for (const key of Object.keys(bad)) {
+        expect(answer[key]?.result, `${kind} ${key}`).toEqual([]);
+        expect(typeof (answer[key] as { error?: unknown }).error, `${kind} ${key}`).toBe('string');
+      }
+      expect(answer.good?.result.length, kind).toBeGreaterThan(0);
+      expect((answer.good as { error?: unknown }).error).toBeUndefined();
+    }
+  });
+});
+
+describe('queries with properties (0.2)', () => {
+  it('accept a query without a query string and find the entity by its GND or GeoNames id', async () => {
+    const byGnd = answerOf(await api.post('/api/actors/reconcile', { queries: { q0: { properties: [{ pid: 'gnd', v: 'https://d-nb.info/gnd/118607626' }] } } }, t.user));
+    expect(byGnd.q0?.result).toEqual([expect.objectContaining({ name: 'Schiller, Friedrich', score: 100, match: true })]);
+    const byGeonames = answerOf(await getQueries('places', { q0: { properties: [{ pid: 'geonames', v: '2657896' }] } }));
+    expect(byGeonames.q0?.result.map((c) => c.name)).toEqual(['Zürich']);
+    const unknown = answerOf(await getQueries('places', { q0: { properties: [{ pid: 'geonames', v: '1' }] } }));
+    expect(unknown.q0?.result).toEqual([]);
+  });
+
+  it('narrow name candidates like a WHERE clause, and an identifier finds a record spelled otherwise', async () => {
+    const bern = answerOf(await getQueries('places', { q0: { query: 'Bern', properties: [{ pid: 'country_code', v: 'DE' }] }, q1: { query: 'Bern', properties: [{ pid: 'country_code', v: 'ch' }] } }));
+    expect(bern.q0?.result).toEqual([]);
+    expect(bern.q1?.result[0]).toMatchObject({ name: 'Bern', score: 100, match: true });
+    const typo = answerOf(await getQueries('actors', { q0: { query: 'Frederick Shiller', properties: [{ pid: 'gnd', v: '118607626' }] } }));
+    expect(typo.q0?.result[0]).toMatchObject({ name: 'Schiller, Friedrich', score: 100, match: true });
+  });
+
+  it('filter by type, accepting a type id or name, and find nothing for a type the register lacks', async () => {
+    const answer = answerOf(
+      await getQueries('actors', {
+        a: { query: 'Schweizerisches Literaturarchiv', type: 'corporate_body' },
+        b: { query: 'Schweizerisches Literaturarchiv', type: 'Person' },
+        c: { query: 'Goethe', type: 'place' },
+        d: { query: 'Schweizerisches Literaturarchiv', type: 'Corporate body' },
+      }),
+    );
+    expect(answer.a?.result[0]).toMatchObject({ name: 'Schweizerisches Literaturarchiv', match: true });
+    expect(answer.b?.result).toEqual([]);
+    expect(answer.c?.result).toEqual([]);
+    expect(answer.d?.result[0]).toMatchObject({ name: 'Schweizerisches Literaturarchiv', match: true });
   });
 });

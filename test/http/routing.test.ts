@@ -163,7 +163,11 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
               ...(route.method === 'GET' ? {} : { body: '{}' }),
             });
             problems.push(...replyProblems(r));
-            if (r.status === 200 && id !== 'reconcile' && id !== '2147483647') problems.push(`${route.method} ${route.path.replace(':id', id)}: 200`);
+            // `..` is resolved by the client before sending: /api/actors/reconcile/preview/..
+            // asks for /api/actors/reconcile, another route, whose 200 says nothing about ids.
+            const sent = new URL(route.path.replace(':id', id), 'http://h').pathname;
+            const reachedRoute = sent === route.path.replace(':id', id);
+            if (r.status === 200 && reachedRoute && id !== 'reconcile' && id !== '2147483647') problems.push(`${route.method} ${route.path.replace(':id', id)}: 200`);
           },
         ),
       ),

@@ -432,7 +432,25 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     expect(created.status).toBe(201);
     const actor = ((await created.json()) as { data: Record<string, unknown> }).data;
     expect(Object.keys(actor).sort()).toEqual(
-      ['alternative_names', 'comment', 'created_at', 'date_end', 'date_start', 'gnd', 'id', 'label', 'name', 'type', 'updated_at'].sort(),
+      [
+        'abbreviations',
+        'alternative_names',
+        'authority_type',
+        'comment',
+        'created_at',
+        'date_end',
+        'date_start',
+        'full_id',
+        'fullname',
+        'gnd',
+        'id',
+        'label',
+        'name',
+        'sikart',
+        'type',
+        'updated_at',
+        'variants',
+      ].sort(),
     );
     expect(actor).not.toHaveProperty('polluted');
     expect(actor).not.toHaveProperty('x');

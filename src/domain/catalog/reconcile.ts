@@ -1,71 +1,29 @@
 // The W3C Reconciliation Service API, version 0.2 (as OpenRefine speaks it), for actors, places
-// and keywords: a manifest, and candidates with a score for batches of queries.
+// and keywords: batches of queries answered with scored candidates. The manifest, suggest,
+// preview and data extension services live beside this file (reconcile-*.ts).
 //
 // Scoring (0..100, see similarity.ts): 100 for a case-insensitive exact match of the name;
 // `match: true` only when that candidate is the one and only exact match, so OpenRefine
 // auto-matches just unambiguous names. 95 for an exact match of an alternative name (never a
 // match). Otherwise the name's similarity (at most 98), or 0.95 × an alternative name's.
-import { hasControlChars } from './fields.js';
-import { invalid } from '../../errors.js';
+// A query's properties (`[{pid, v}]`) narrow the candidates like a WHERE clause; an authority
+// identifier among them (gnd, geonames) names the entity, so its candidates score 100.
 import type { Ctx } from '../context.js';
-import { ACTOR_TYPES } from './actors.js';
-import { isPlainObject, isStringArray, parseJsonColumn } from './fields.js';
 import { likePattern } from './list.js';
 import { normalise, scoreName } from './similarity.js';
+import { parseBatch, type ReconcileQuery } from './reconcile-batch.js';
+import { COLUMNS, toEntity, typeIdOf, type Entity, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
+import { propertyOf, type PropertyMatch } from './reconcile-properties.js';
 
-export type ReconcileKind = 'actors' | 'places' | 'keywords';
-export const RECONCILE_KINDS: readonly ReconcileKind[] = ['actors', 'places', 'keywords'];
+export { RECONCILE_KINDS, type Entity, type ReconcileKind } from './reconcile-entities.js';
+export { manifest, type Manifest } from './reconcile-manifest.js';
+export { BatchTooLarge, MAX_QUERIES } from './reconcile-input.js';
+export { DEFAULT_LIMIT, MAX_LIMIT, parseBatch, type BatchEntry, type PropertyFilter, type ReconcileQuery } from './reconcile-batch.js';
 
-export const MAX_QUERIES = 50;
-export const MAX_LIMIT = 100;
-export const DEFAULT_LIMIT = 5;
-const MAX_QUERY_LENGTH = 1000;
 /** Rows fetched per query by substring before scoring: enough for ranking, bounded in cost. */
 const POOL = 200;
-
-interface TypeRef {
-  id: string;
-  name: string;
-}
-
-const titleCase = (id: string) => id.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
-
-const TYPES: Record<ReconcileKind, TypeRef[]> = {
-  actors: ACTOR_TYPES.map((id) => ({ id, name: titleCase(id) })),
-  places: [{ id: 'place', name: 'Place' }],
-  keywords: [{ id: 'keyword', name: 'Keyword' }],
-};
-
-export interface Manifest {
-  versions: string[];
-  name: string;
-  identifierSpace: string;
-  schemaSpace: string;
-  defaultTypes: TypeRef[];
-  /** Where a person can look at an entity; keywords have no page of their own. */
-  view?: { url: string };
-}
-
-/** The service manifest (GET without `queries`). `baseUrl` is the origin the client used. */
-export function manifest(kind: ReconcileKind, baseUrl: string): Manifest {
-  return {
-    versions: ['0.1', '0.2'],
-    name: `archivectl ${kind}`,
-    identifierSpace: `${baseUrl}/api/${kind}/`,
-    schemaSpace: `${baseUrl}/api/${kind}/types/`,
-    defaultTypes: TYPES[kind],
-    ...(kind === 'keywords' ? {} : { view: { url: `${baseUrl}/api/${kind}/{{id}}` } }),
-  };
-}
-
-export interface ReconcileQuery {
-  /** The key the client gave the query (`q0`, …). */
-  key: string;
-  query: string;
-  limit: number;
-  /** Type ids to restrict to, or null for any. */
-  types: string[] | null;
-}
+/** The score of a candidate found by non-identifying properties alone (no name to compare). */
+const PROPERTIES_ONLY_SCORE = 50;
 
 export interface Candidate {
   id: string;
@@ -76,89 +34,19 @@ export interface Candidate {
   description?: string;
 }
 
-export type ReconcileAnswer = Record<string, { result: Candidate[] }>;
-
-const shortKey = (key: string) => (key.length > 40 ? `${key.slice(0, 40)}…` : key);
+/**
+ * Each query's candidates. A query that could not be used answers no candidates and says why in
+ * `error` (beside `result`, which 0.2 requires; clients that do not know `error` ignore it).
+ */
+export type ReconcileAnswer = Record<string, { result: Candidate[]; error?: string }>;
 
 /**
- * `queries` as the client sent it: JSON text (a query-string or form value) or an already
- * parsed JSON value (a JSON body). Every problem is a 422 naming the query.
+ * Scores, orders (score, then name, then id) and cuts a pool of entities for one query.
+ * `fixedScore`: every entity scores this (found by an identifier, or by properties alone).
  */
-export function parseQueries(raw: unknown): ReconcileQuery[] {
-  if (raw === undefined || raw === null || raw === '') throw invalid('invalid reconciliation request', { queries: 'required' });
-  if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) {
-    throw invalid('invalid reconciliation request', { queries: 'must be given once' });
-  }
-  let value: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw) as unknown;
-    } catch {
-      throw invalid('invalid reconciliation request', { queries: 'must be a JSON object' });
-    }
-  }
-  if (!isPlainObject(value)) throw invalid('invalid reconciliation request', { queries: 'must be a JSON object of queries' });
-  const keys = Object.keys(value);
-  if (keys.length > MAX_QUERIES) {
-    throw invalid('invalid reconciliation request', { queries: `at most ${MAX_QUERIES} queries per request` });
-  }
-  const errors: Record<string, string> = {};
-  const out: ReconcileQuery[] = [];
-  for (const key of keys) {
-    const field = `queries.${shortKey(key)}`;
-    const q = value[key];
-    if (!isPlainObject(q)) {
-      errors[field] = 'must be an object with "query"';
-      continue;
-    }
-    if (typeof q.query !== 'string') {
-      errors[`${field}.query`] = 'required, a string';
-      continue;
-    }
-    const query = q.query.normalize('NFKC').trim().replace(/\s+/g, ' ');
-    if ([...query].length > MAX_QUERY_LENGTH) {
-      errors[`${field}.query`] = `must be at most ${MAX_QUERY_LENGTH} characters`;
-      continue;
-    }
-    if (hasControlChars(query)) {
-      errors[`${field}.query`] = 'must not contain control characters';
-      continue;
-    }
-    let limit = DEFAULT_LIMIT;
-    if (q.limit !== undefined && q.limit !== null) {
-      const n = typeof q.limit === 'string' && /^[0-9]{1,6}$/.test(q.limit) ? Number(q.limit) : q.limit;
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
-        errors[`${field}.limit`] = 'must be a positive integer';
-        continue;
-      }
-      limit = Math.min(n, MAX_LIMIT);
-    }
-    let types: string[] | null = null;
-    if (q.type !== undefined && q.type !== null && q.type !== '') {
-      if (typeof q.type === 'string') types = [q.type];
-      else if (isStringArray(q.type) && q.type.length <= 20) types = q.type.length > 0 ? q.type : null;
-      else {
-        errors[`${field}.type`] = 'must be a type id or an array of type ids';
-        continue;
-      }
-    }
-    out.push({ key, query, limit, types });
-  }
-  if (Object.keys(errors).length > 0) throw invalid('invalid reconciliation request', errors);
-  return out;
-}
-
-export interface Entity {
-  id: number;
-  name: string;
-  alternativeNames: string[];
-  type: TypeRef[];
-  description?: string;
-}
-
-/** Scores, orders (score, then name, then id) and cuts a pool of entities for one query. */
-export function rank(query: string, pool: Entity[], limit: number): Candidate[] {
+export function rank(query: string, pool: Entity[], limit: number, fixedScore?: number): Candidate[] {
   const scored = pool.map((e) => {
+    if (fixedScore !== undefined) return { e, score: fixedScore };
     let score = scoreName(query, e.name);
     for (const alt of e.alternativeNames) {
       if (score >= 95) break;
@@ -200,57 +88,70 @@ export function searchWords(query: string): string[] {
   return [...out];
 }
 
-interface Row {
-  id: number;
-  name: string;
-  alternative_names?: unknown;
-  type?: string;
-  date_start?: string | null;
-  date_end?: string | null;
-  city?: string | null;
-  country_code?: string | null;
+/** A query's property that this register can compare, with the values as stored. */
+interface Comparison {
+  match: PropertyMatch;
+  values: string[];
 }
 
-const TABLE_COLUMNS: Record<ReconcileKind, string[]> = {
-  actors: ['id', 'name', 'alternative_names', 'type', 'date_start', 'date_end'],
-  places: ['id', 'name', 'alternative_names', 'city', 'country_code'],
-  keywords: ['id', 'name'],
-};
-
-function toEntity(kind: ReconcileKind, row: Row): Entity {
-  const alternativeNames = kind === 'keywords' ? [] : (parseJsonColumn(row.alternative_names, isStringArray) ?? []);
-  if (kind === 'actors') {
-    const type = TYPES.actors.find((t) => t.id === row.type) ?? { id: String(row.type), name: String(row.type) };
-    const dates = row.date_start || row.date_end ? `, ${row.date_start ?? ''}–${row.date_end ?? ''}` : '';
-    return { id: Number(row.id), name: row.name, alternativeNames, type: [type], description: `${type.name}${dates}` };
+/** The query's comparable properties; properties this register cannot compare are ignored. */
+function comparisons(kind: ReconcileKind, q: ReconcileQuery): Comparison[] {
+  const out: Comparison[] = [];
+  for (const p of q.properties) {
+    const match = propertyOf(kind, p.pid)?.match;
+    if (!match) continue;
+    const values = p.values.flatMap((v) => {
+      const n = match.normalise(v);
+      return n === null ? [] : [match.caseInsensitive ? n.toLowerCase() : n];
+    });
+    out.push({ match, values: [...new Set(values)] });
   }
-  if (kind === 'places') {
-    const where = [row.city, row.country_code].filter(Boolean).join(', ');
-    return { id: Number(row.id), name: row.name, alternativeNames, type: TYPES.places, ...(where ? { description: where } : {}) };
-  }
-  return { id: Number(row.id), name: row.name, alternativeNames, type: TYPES.keywords };
+  return out;
 }
 
-/** The candidate pool of one query: exact name matches plus rows containing a query word. */
-async function pool(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery): Promise<Entity[]> {
+function satisfies(row: Row, all: Comparison[]): boolean {
+  return all.every(({ match, values }) => {
+    const raw = (row as unknown as Record<string, unknown>)[match.column];
+    if (typeof raw !== 'string') return false;
+    return values.includes(match.caseInsensitive ? raw.toLowerCase() : raw);
+  });
+}
+
+/** The candidate pool of one query, with the score every candidate gets when it is fixed. */
+async function pool(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery): Promise<{ entities: Entity[]; fixedScore?: number }> {
   let typeFilter: string[] | null = null;
   if (q.types) {
-    const known = q.types.filter((t) => TYPES[kind].some((k) => k.id === t));
+    const known = [...new Set(q.types.flatMap((t) => typeIdOf(kind, t) ?? []))];
     // A type this service does not have: no entity can be of it.
-    if (known.length === 0) return [];
+    if (known.length === 0) return { entities: [] };
     if (kind === 'actors') typeFilter = known;
   }
+  const compare = comparisons(kind, q);
+  // A comparable property none of whose values can be stored (a malformed GND id): no match.
+  if (compare.some((c) => c.values.length === 0)) return { entities: [] };
+  const identifying = compare.filter((c) => c.match.identifies);
   const base = () => {
-    const b = ctx.db(kind).select(...TABLE_COLUMNS[kind]);
+    const b = ctx.db(kind).select(...COLUMNS[kind]);
     return typeFilter ? b.whereIn('type', typeFilter) : b;
   };
-  const lower = q.query.toLowerCase();
-  const words = searchWords(q.query);
-  const [exact, similar] = await Promise.all([
-    base().where('name_lower', lower).orderBy('id').limit(POOL) as Promise<Row[]>,
-    words.length === 0
-      ? Promise.resolve([] as Row[])
-      : (base()
+  // The properties as SQL conditions (case-insensitive ones are checked again in code below).
+  const byProperties = (list: Comparison[]) => {
+    let b = base();
+    for (const { match, values } of list) {
+      b = match.caseInsensitive ? b.whereRaw(`LOWER(??) IN (${values.map(() => '?').join(', ')})`, [match.column, ...values]) : b.whereIn(match.column, values);
+    }
+    return b.orderBy('id').limit(POOL) as Promise<Row[]>;
+  };
+  const lookups: Promise<Row[]>[] = [];
+  if (q.query === '') {
+    lookups.push(byProperties(compare));
+  } else {
+    const lower = q.query.toLowerCase();
+    const words = searchWords(q.query);
+    lookups.push(base().where('name_lower', lower).orderBy('id').limit(POOL) as Promise<Row[]>);
+    if (words.length > 0) {
+      lookups.push(
+        base()
           .where((w) => {
             for (const word of words) {
               const pattern = likePattern(word);
@@ -261,22 +162,39 @@ async function pool(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery): Promise<E
             }
           })
           .orderBy('id')
-          .limit(POOL) as Promise<Row[]>),
-  ]);
-  const byId = new Map<number, Entity>();
-  for (const row of [...exact, ...similar]) {
-    const id = Number(row.id);
-    if (!byId.has(id)) byId.set(id, toEntity(kind, row));
+          .limit(POOL) as Promise<Row[]>,
+      );
+    }
+    // The entity an identifier names is a candidate whatever its name is spelled like.
+    if (identifying.length > 0) lookups.push(byProperties(identifying));
   }
-  return [...byId.values()];
+  const byId = new Map<number, Entity>();
+  for (const row of (await Promise.all(lookups)).flat()) {
+    const id = Number(row.id);
+    if (!byId.has(id) && satisfies(row, compare)) byId.set(id, toEntity(kind, row));
+  }
+  const entities = [...byId.values()];
+  if (identifying.length > 0) return { entities, fixedScore: 100 };
+  if (q.query === '') return { entities, fixedScore: PROPERTIES_ONLY_SCORE };
+  return { entities };
 }
 
 /** Answers a batch of queries: `{"q0": {"result": [candidate, …]}, …}`. */
 export async function reconcile(ctx: Ctx, kind: ReconcileKind, queries: unknown): Promise<ReconcileAnswer> {
-  const parsed = parseQueries(queries);
+  const entries = parseBatch(queries);
   const answer = Object.create(null) as ReconcileAnswer;
-  for (const q of parsed) {
-    answer[q.key] = { result: q.query === '' ? [] : rank(q.query, await pool(ctx, kind, q), q.limit) };
+  for (const entry of entries) {
+    if ('error' in entry) {
+      answer[entry.key] = { result: [], error: entry.error };
+      continue;
+    }
+    const q = entry.query;
+    if (q.query === '' && q.properties.length === 0) {
+      answer[q.key] = { result: [] };
+      continue;
+    }
+    const { entities, fixedScore } = await pool(ctx, kind, q);
+    answer[q.key] = { result: rank(q.query, entities, q.limit, fixedScore) };
   }
   return answer;
 }

@@ -3,8 +3,16 @@
 // - actors and places live in <standOff> (listPerson/listOrg/listPlace are model.standOffPart);
 // - keywords form a <taxonomy>, which TEI allows only in teiHeader/encodingDesc/classDecl (not in
 //   standOff; see TEIC/TEI#2530), so that document carries its data in the header;
-// - lists must not be empty, so an empty catalogue yields a document with an empty <text> instead.
-import { el, parent, serialize, type XmlNode } from './xml.js';
+// - lists must not be empty, so an empty catalogue yields a document with an empty <text> instead;
+// - <org> takes no dates (it is not att.datable): an organisation's existence is an <event>;
+// - dates go into @when/@from/@to, or @when-iso/@from-iso/@to-iso in year 0000 (tei-dates.ts).
+// Every document is validated against tei_all.rng with jing (test/clients/tei-p5.test.ts,
+// test/domain/tei-schema.test.ts). Change TEI_FORMAT (tei.ts) with the mapping: stored exports
+// of the old format are then rebuilt on their next read.
+import { clean, dateAttributes } from './tei-dates.js';
+import { el, parent, prerendered, serialize, stripInvalidXmlChars, type XmlNode } from './xml.js';
+
+export { dateAttributes, isIsoYearZeroDate, isW3cDate } from './tei-dates.js';
 
 export const TEI_NS = 'http://www.tei-c.org/ns/1.0';
 
@@ -18,6 +26,10 @@ export interface ActorRow {
   date_end: string | null;
   comment: string | null;
   gnd: string | null;
+  // Anton's fields (name variants, abbreviations, SIKART id): absent before their migration.
+  variants?: string | null;
+  abbreviations?: string | null;
+  sikart?: string | null;
 }
 
 export interface PlaceRow {
@@ -33,6 +45,9 @@ export interface PlaceRow {
   comment: string | null;
   gnd: string | null;
   geonames: string | null;
+  variants?: string | null;
+  abbreviations?: string | null;
+  wikipedia?: string | null;
 }
 
 export interface KeywordRow {
@@ -76,68 +91,69 @@ export function alternativeNames(text: string | null): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : [];
 }
 
-// --- dates ----------------------------------------------------------------------------------
+// --- dates (rules in tei-dates.ts) ----------------------------------------------------------
 
-const W3C_DATE = /^(-?\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
-
-/** Whether `s` is an xsd:gYear, xsd:gYearMonth or xsd:date (what TEI's @when/@from/@to take). */
-export function isW3cDate(s: string): boolean {
-  const m = W3C_DATE.exec(s);
-  if (!m) return false;
-  const [, y, mo, d] = m;
-  if (mo === undefined) return true;
-  const month = Number(mo);
-  if (month < 1 || month > 12) return false;
-  if (d === undefined) return true;
-  const probe = new Date(0);
-  probe.setUTCFullYear(Number(y), month, 0); // day 0 of the next month: the last day of this one
-  const day = Number(d);
-  return day >= 1 && day <= probe.getUTCDate();
-}
-
-const clean = (s: string | null | undefined): string | null => (s && s.trim() !== '' ? s.trim() : null);
-
-/** <birth when="1901"/> for a W3C date, else <birth>c. 1900</birth>: free-text dates are kept, not lost. */
+/** <birth when="1901"/>, <birth when-iso="0000"/>, or <birth>c. 1900</birth>: free-text dates are kept, not lost. */
 function pointDate(name: string, value: string | null): XmlNode[] {
   const v = clean(value);
   if (!v) return [];
-  return [isW3cDate(v) ? el(name, [['when', v]]) : el(name, [], v)];
+  const { attrs, free } = dateAttributes([['when', v]]);
+  return [el(name, attrs, free[0] ?? null)];
 }
 
-/** from/to attributes for the W3C-valid ends; the free text as well when an end is not W3C-valid. */
-function rangeDate(start: string | null, end: string | null): { attrs: [string, string | null][]; text: string | null } {
+/** A period: from/to attributes for the ends that have a date, and readable text "start–end" when an end is free text. */
+function rangeDate(start: string | null, end: string | null): { attrs: [string, string | null][]; text: string | null; any: boolean } {
   const s = clean(start);
   const e = clean(end);
-  const attrs: [string, string | null][] = [
-    ['from', s && isW3cDate(s) ? s : null],
-    ['to', e && isW3cDate(e) ? e : null],
-  ];
-  const allValid = (!s || isW3cDate(s)) && (!e || isW3cDate(e));
-  return { attrs, text: allValid || (!s && !e) ? null : `${s ?? ''}–${e ?? ''}` };
+  const { attrs, free } = dateAttributes([
+    ['from', s],
+    ['to', e],
+  ]);
+  return { attrs, text: free.length > 0 ? `${s ?? ''}–${e ?? ''}` : null, any: s !== null || e !== null };
 }
 
 // --- shared pieces --------------------------------------------------------------------------
 
-function names(element: string, name: string, labelText: string | null, alternatives: string | null): XmlNode[] {
+/** The name, then its other forms, each typed: alternative names, variants, abbreviations, labels by language. */
+function names(element: string, row: NameColumns): XmlNode[] {
+  const typed = (type: string, text: string | null | undefined) => alternativeNames(text ?? null).map((n) => el(element, [['type', type]], n));
   return [
-    el(element, [], name),
-    ...alternativeNames(alternatives).map((n) => el(element, [['type', 'alternative']], n)),
-    ...labels(labelText).map(([lang, text]) => el(element, [['type', 'label'], ['xml:lang', lang]], text)),
+    el(element, [], row.name),
+    ...typed('alternative', row.alternative_names),
+    ...typed('variant', row.variants),
+    ...typed('abbreviation', row.abbreviations),
+    ...labels(row.label).map(([lang, text]) => el(element, [['type', 'label'], ['xml:lang', lang]], text)),
   ];
 }
 
-const idno = (type: string, value: string | null): XmlNode[] => {
+interface NameColumns {
+  name: string;
+  label: string | null;
+  alternative_names: string | null;
+  variants?: string | null;
+  abbreviations?: string | null;
+}
+
+const idno = (type: string, value: string | null | undefined): XmlNode[] => {
   const v = clean(value);
   return v ? [el('idno', [['type', type]], v)] : [];
 };
 
 const note = (text: string | null, type?: string): XmlNode[] => (clean(text) ? [el('note', [['type', type]], text)] : []);
 
-function teiDocument(title: string, generatedAt: string, entries: number, header: XmlNode[], body: XmlNode | null): string {
+/**
+ * `lastChange` is when the data last changed (the newest `updated_at`), not when the document
+ * was generated: the same data gives the same bytes, so the content hash (the ETag) and
+ * Last-Modified stay put across refreshes.
+ */
+function teiDocument(title: string, lastChange: string | null, entries: number, header: XmlNode[], body: XmlNode | null): string {
+  const count = `${entries} ${entries === 1 ? 'entry' : 'entries'}`;
   const teiHeader = parent('teiHeader', [], [
     parent('fileDesc', [], [
       parent('titleStmt', [], [el('title', [], title)]),
-      parent('publicationStmt', [], [el('p', [], `Generated by archivectl at ${generatedAt} (${entries} ${entries === 1 ? 'entry' : 'entries'}).`)]),
+      parent('publicationStmt', [], [
+        el('p', [], `Exported by archivectl from the archive catalogue: ${count}${lastChange ? `, last changed at ${lastChange}` : ''}.`),
+      ]),
       parent('sourceDesc', [], [el('p', [], 'Born digital: exported from the authority files of the archive catalogue.')]),
     ]),
     ...header,
@@ -155,6 +171,12 @@ function standOff(lists: (XmlNode | null)[]): XmlNode | null {
 
 const list = (name: string, items: XmlNode[]): XmlNode | null => (items.length > 0 ? parent(name, [], items) : null);
 
+/** A value for @type (teidata.enumerated: no spaces, no controls): the API's constants pass unchanged, damaged ones are made to fit. */
+function word(value: string | null): string | null {
+  const w = stripInvalidXmlChars(value ?? '').replace(/[\p{C}\p{Z}]+/gu, '_');
+  return w === '' || w === '_' ? null : w;
+}
+
 // --- actors ---------------------------------------------------------------------------------
 
 function person(a: ActorRow): XmlNode {
@@ -162,71 +184,98 @@ function person(a: ActorRow): XmlNode {
   let dates: XmlNode[];
   if (a.type === 'family') {
     const range = rangeDate(a.date_start, a.date_end);
-    dates = range.attrs.some(([, v]) => v !== null) || range.text ? [el('floruit', range.attrs, range.text)] : [];
+    dates = range.any ? [el('floruit', range.attrs, range.text)] : [];
   } else {
     dates = [...pointDate('birth', a.date_start), ...pointDate('death', a.date_end)];
   }
   return parent('person', [['xml:id', `actor-${a.id}`], ['role', a.type === 'family' ? 'family' : null]], [
-    ...names('persName', a.name, a.label, a.alternative_names),
+    ...names('persName', a),
     ...dates,
     ...idno('GND', a.gnd),
+    ...idno('SIKART', a.sikart),
     ...note(a.comment),
   ]);
 }
 
 function org(a: ActorRow): XmlNode {
-  // <org> is att.datable: its existence goes into from/to; free-text dates into a note.
+  // <org> itself takes no dates (it is not att.datable), and floruit/birth belong to persons;
+  // an organisation's existence is an <event> (model.orgPart), dated with from/to and labelled
+  // with the period as stored.
   const range = rangeDate(a.date_start, a.date_end);
-  return parent('org', [['xml:id', `actor-${a.id}`], ['type', a.type], ...range.attrs], [
-    ...names('orgName', a.name, a.label, a.alternative_names),
+  const existence = range.any
+    ? [parent('event', [['type', 'existence'], ...range.attrs], [el('label', [], `${clean(a.date_start) ?? ''}–${clean(a.date_end) ?? ''}`)])]
+    : [];
+  return parent('org', [['xml:id', `actor-${a.id}`], ['type', word(a.type)]], [
+    ...names('orgName', a),
     ...idno('GND', a.gnd),
+    ...idno('SIKART', a.sikart),
+    ...existence,
     ...note(a.comment),
-    ...note(range.text, 'dates'),
   ]);
 }
 
 /** The actors export: persons and families in <listPerson>, every other actor type in <listOrg>. */
-export function actorsDocument(rows: readonly ActorRow[], generatedAt: string): string {
-  const persons = rows.filter((a) => PERSON_TYPES.has(a.type)).map(person);
-  const orgs = rows.filter((a) => !PERSON_TYPES.has(a.type)).map(org);
+export function actorsDocument(rows: readonly ActorRow[], lastChange: string | null): string {
+  // Depth 3: TEI > standOff > listPerson/listOrg > entry.
+  const persons = rows.filter((a) => PERSON_TYPES.has(a.type)).map((a) => prerendered(person(a), 3));
+  const orgs = rows.filter((a) => !PERSON_TYPES.has(a.type)).map((a) => prerendered(org(a), 3));
   const body = standOff([list('listPerson', persons), list('listOrg', orgs)]);
-  return teiDocument('Actors', generatedAt, rows.length, [], body);
+  return teiDocument('Actors', lastChange, rows.length, [], body);
 }
 
 // --- places ---------------------------------------------------------------------------------
 
-const LAT_LON = /^\s*(-?\d+(?:\.\d+)?)[\s,]+(-?\d+(?:\.\d+)?)\s*$/;
+// How places store their location (fields.ts): "<lat> <lon>" in decimal degrees, signs optional.
+const LAT_LON = /^\s*([-+]?\d{1,3}(?:\.\d+)?)[\s,]+([-+]?\d{1,3}(?:\.\d+)?)\s*$/;
 
-/** TEI's default geoDecl is WGS84 "latitude longitude", which is how places store their location. */
+/**
+ * TEI's default geoDecl is WGS84 "latitude longitude" in decimal degrees: <geo>47.3769 8.5417</geo>.
+ * A value that is not a latitude/longitude pair in range (other coordinate systems, damaged
+ * text) is kept as a note of the location rather than passed off as WGS84.
+ */
 function geo(location: string | null): XmlNode[] {
   const v = clean(location);
   if (!v) return [];
   const m = LAT_LON.exec(v);
-  return [el('geo', [], m ? `${m[1]} ${m[2]}` : v)];
+  const [lat, lon] = m ? [(m[1] as string).replace(/^\+/, ''), (m[2] as string).replace(/^\+/, '')] : [];
+  if (lat !== undefined && lon !== undefined && Math.abs(Number(lat)) <= 90 && Math.abs(Number(lon)) <= 180) {
+    return [el('geo', [], `${lat} ${lon}`)];
+  }
+  return [el('note', [['type', 'coordinates']], v)];
+}
+
+/** An address as stored (up to 512 characters, several lines allowed): one addrLine per non-empty line. */
+function address(text: string | null): XmlNode[] {
+  const lines = (clean(text) ?? '')
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  return lines.length > 0 ? [parent('address', [], lines.map((l) => el('addrLine', [], l)))] : [];
 }
 
 function place(p: PlaceRow): XmlNode {
-  const address = clean(p.address);
   const country = clean(p.country_code);
   const where: XmlNode[] = [
-    ...(address ? [parent('address', [], [el('addrLine', [], address)])] : []),
-    ...(clean(p.city) ? [el('settlement', [], p.city)] : []),
-    ...(clean(p.state) ? [el('region', [], p.state)] : []),
+    ...address(p.address),
+    ...(clean(p.city) ? [el('settlement', [], clean(p.city))] : []),
+    ...(clean(p.state) ? [el('region', [], clean(p.state))] : []),
     ...(country ? [el('country', [['key', country.toUpperCase()]], country.toUpperCase())] : []),
     ...geo(p.location),
   ];
   return parent('place', [['xml:id', `place-${p.id}`]], [
-    ...names('placeName', p.name, p.label, p.alternative_names),
+    ...names('placeName', p),
     ...(where.length > 0 ? [parent('location', [], where)] : []),
     ...idno('GND', p.gnd),
     ...idno('GeoNames', p.geonames),
+    ...idno('Wikipedia', p.wikipedia),
     ...note(p.comment),
   ]);
 }
 
 /** The places export: one <listPlace>. */
-export function placesDocument(rows: readonly PlaceRow[], generatedAt: string): string {
-  return teiDocument('Places', generatedAt, rows.length, [], standOff([list('listPlace', rows.map(place))]));
+export function placesDocument(rows: readonly PlaceRow[], lastChange: string | null): string {
+  const places = rows.map((p) => prerendered(place(p), 3)); // TEI > standOff > listPlace > place
+  return teiDocument('Places', lastChange, rows.length, [], standOff([list('listPlace', places)]));
 }
 
 // --- keywords -------------------------------------------------------------------------------
@@ -236,18 +285,19 @@ const GND_URI = 'https://d-nb.info/gnd/';
 function category(k: KeywordRow): XmlNode {
   const gnd = clean(k.gnd);
   // catDesc may hold neither idno nor equiv beside it, so the GND id travels as a link.
-  return parent('category', [['xml:id', `keyword-${k.id}`], ['corresp', gnd ? GND_URI + encodeURIComponent(gnd) : null]], [
+  // A lone surrogate in a damaged value would make encodeURIComponent throw. in a damaged value would make encodeURIComponent throw.
+  return parent('category', [['xml:id', `keyword-${k.id}`], ['corresp', gnd ? GND_URI + encodeURIComponent(stripInvalidXmlChars(gnd)) : null]], [
     el('catDesc', [], k.name),
     ...labels(k.label).map(([lang, text]) => el('catDesc', [['xml:lang', lang]], text)),
   ]);
 }
 
 /** The keywords export: a <taxonomy> in the header's classDecl, one <category> per keyword. */
-export function keywordsDocument(rows: readonly KeywordRow[], generatedAt: string): string {
+export function keywordsDocument(rows: readonly KeywordRow[], lastChange: string | null): string {
   const taxonomy = parent('taxonomy', [['xml:id', 'keywords']], [
     el('desc', [], 'Keywords of the archive catalogue'),
-    ...rows.map(category),
+    ...rows.map((k) => prerendered(category(k), 5)), // TEI > teiHeader > encodingDesc > classDecl > taxonomy > category
   ]);
   const encodingDesc = parent('encodingDesc', [], [parent('classDecl', [], [taxonomy])]);
-  return teiDocument('Keywords', generatedAt, rows.length, [encodingDesc], null);
+  return teiDocument('Keywords', lastChange, rows.length, [encodingDesc], null);
 }

@@ -23,14 +23,30 @@ const ENTITIES: Record<string, string> = {
 };
 const ATTR_ENTITIES: Record<string, string> = { ...ENTITIES, '\t': '&#9;', '\n': '&#10;' };
 
+// C1 controls (U+0080–U+009F) are legal XML 1.0 characters (the API accepts them in names),
+// but XML 1.0 §2.2 discourages them and XML 1.1 requires them as references; written as
+// character references they parse to the same text everywhere and cannot upset line-oriented
+// tools (U+0085 is a line break to some).
+const C1 = /[\u0080-\u009F]/g;
+const charRef = (c: string): string => `&#x${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;
+
+// Most catalogue values need no escaping at all: one test instead of three replacements.
+const NEEDS_WORK = /[^\n\u0020-\u0021\u0023-\u0025\u0028-\u003B\u003D\u003F-\u007E\u00A0-\uD7FF\uE000-\uFFFD]/;
+
 /** Escapes character data (element content). */
 export function escapeText(text: string): string {
-  return stripInvalidXmlChars(text).replace(/[&<>"'\r]/g, (c) => ENTITIES[c] ?? c);
+  if (!NEEDS_WORK.test(text)) return text;
+  return stripInvalidXmlChars(text)
+    .replace(/[&<>"'\r]/g, (c) => ENTITIES[c] ?? c)
+    .replace(C1, charRef);
 }
 
 /** Escapes an attribute value (for use between double quotes). */
 export function escapeAttr(text: string): string {
-  return stripInvalidXmlChars(text).replace(/[&<>"'\t\n\r]/g, (c) => ATTR_ENTITIES[c] ?? c);
+  if (!NEEDS_WORK.test(text) && !text.includes('\n')) return text;
+  return stripInvalidXmlChars(text)
+    .replace(/[&<>"'\t\n\r]/g, (c) => ATTR_ENTITIES[c] ?? c)
+    .replace(C1, charRef);
 }
 
 export type Attrs = ReadonlyArray<readonly [name: string, value: string | null | undefined]>;
@@ -41,6 +57,8 @@ export interface XmlNode {
   attrs: Attrs;
   text?: string | null;
   children?: readonly XmlNode[];
+  /** Already serialised (see prerendered): written as it is. */
+  raw?: string;
 }
 
 /** An element with text content; names are trusted constants, attribute values and text are escaped. */
@@ -56,12 +74,32 @@ function attrText(attrs: Attrs): string {
 
 /** Serialises a node, indented by two spaces per level so a person can read the export. */
 export function serialize(node: XmlNode, depth = 0): string {
+  // One list of lines joined once: exports of tens of thousands of entries are built per change.
+  const lines: string[] = [];
+  write(node, depth, lines);
+  return lines.join('\n');
+}
+
+/**
+ * A node serialised now, at the depth where it will be written: a list of tens of thousands of
+ * entries then holds one string per entry instead of a tree of objects per entry (which cost
+ * more in garbage collection than the serialising itself).
+ */
+export const prerendered = (node: XmlNode, depth: number): XmlNode => ({ name: node.name, attrs: [], raw: serialize(node, depth) });
+
+function write(node: XmlNode, depth: number, lines: string[]): void {
+  if (node.raw !== undefined) {
+    lines.push(node.raw);
+    return;
+  }
   const pad = '  '.repeat(depth);
   const open = `${node.name}${attrText(node.attrs)}`;
   if (node.children && node.children.length > 0) {
-    const inner = node.children.map((c) => serialize(c, depth + 1)).join('\n');
-    return `${pad}<${open}>\n${inner}\n${pad}</${node.name}>`;
+    lines.push(`${pad}<${open}>`);
+    for (const c of node.children) write(c, depth + 1, lines);
+    lines.push(`${pad}</${node.name}>`);
+    return;
   }
   const text = node.text ? escapeText(node.text) : '';
-  return text ? `${pad}<${open}>${text}</${node.name}>` : `${pad}<${open}/>`;
+  lines.push(text ? `${pad}<${open}>${text}</${node.name}>` : `${pad}<${open}/>`);
 }

@@ -1,17 +1,86 @@
-// TEI exports (SPEC §4.4). Served from storage; `ids` and /refresh regenerate. HEAD is answered
-// by Koa from the GET handler (same headers, no body).
-import { getExport, parseIds, refreshExports, regenerateEntries, type TeiExport, type TeiKind } from '../../domain/catalog/tei.js';
+// TEI exports (SPEC §4.4, issue 9). Never stale: a plain GET rebuilds an export whose rows
+// changed since it was stored (see domain/catalog/tei.ts); `ids` and /refresh rebuild in any
+// case. Conditional GET: a strong ETag (the content's SHA-256) and Last-Modified (when the
+// content last changed); If-None-Match, else If-Modified-Since, answers 304 without a body.
+// HEAD is answered by Koa from the GET handler (same headers, no body).
+import {
+  currentExport,
+  parseIds,
+  readExport,
+  refreshExports,
+  regenerateEntries,
+  type TeiExport,
+  type TeiExportMeta,
+  type TeiKind,
+} from '../../domain/catalog/tei.js';
 import type { ApiContext, Handler, HandlerMap } from '../types.js';
 
 export const TEI_CONTENT_TYPE = 'application/tei+xml; charset=utf-8';
 
-function sendDocument(ctx: ApiContext, exp: TeiExport): void {
-  ctx.status = 200;
-  ctx.body = exp.document;
-  // Set after the body: assigning a string body would otherwise pick text/html for "<?xml".
-  ctx.set('Content-Type', TEI_CONTENT_TYPE);
-  const modified = new Date(exp.generatedAt);
-  if (!Number.isNaN(modified.getTime())) ctx.set('Last-Modified', modified.toUTCString());
+const entityTag = (meta: TeiExportMeta): string => `"${meta.etag}"`;
+
+/** An HTTP date has whole seconds. */
+const floorSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
+
+/**
+ * Last-Modified: when the content last changed, but never later than the answer's own time
+ * (RFC 9110 §8.8.2.1); none for an export whose time is not reliable (see TeiExportMeta.stored).
+ */
+function lastModified(meta: TeiExportMeta, now: Date): string | null {
+  const at = Date.parse(meta.modifiedAt);
+  if (!meta.stored || Number.isNaN(at)) return null;
+  return new Date(Math.min(floorSecond(at), floorSecond(now.getTime()))).toUTCString();
+}
+
+/** The entity tags of an If-None-Match header; '*' for the wildcard; weak tags compare by their opaque part (RFC 9110 §13.1.2). */
+export function ifNoneMatchHits(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  for (const m of header.matchAll(/(?:W\/)?("[\x21\x23-\x7E\x80-\xFF]*")/g)) if (m[1] === etag) return true;
+  return false;
+}
+
+/**
+ * RFC 9110 §13.2.2 for GET/HEAD: If-None-Match decides when present (If-Modified-Since is then
+ * ignored); else If-Modified-Since (a valid HTTP date) is "not modified" when the content last
+ * changed in or before that second. Last-Modified is clamped to the answer's time, and a newer
+ * content always lies in a later second than the one before it (nextModified), so a client's
+ * If-Modified-Since never hides a change from it.
+ */
+export function notModified(ctx: ApiContext, meta: TeiExportMeta): boolean {
+  const inm = ctx.get('If-None-Match');
+  if (inm !== '') return ifNoneMatchHits(inm, entityTag(meta));
+  const ims = ctx.get('If-Modified-Since');
+  if (ims === '' || !meta.stored) return false;
+  const since = Date.parse(ims);
+  const modified = Date.parse(meta.modifiedAt);
+  if (Number.isNaN(since) || Number.isNaN(modified)) return false;
+  return floorSecond(modified) <= since;
+}
+
+function setValidators(ctx: ApiContext, meta: TeiExportMeta): void {
+  ctx.set('ETag', entityTag(meta));
+  const lm = lastModified(meta, ctx.state.deps.clock.now());
+  if (lm) ctx.set('Last-Modified', lm);
+  // Any cache must ask again each time (a 304 costs two one-row reads): the export changes
+  // with the catalogue, and access to it with the settings.
+  ctx.set('Cache-Control', 'no-cache');
+}
+
+function send(ctx: ApiContext, meta: TeiExportMeta, document: () => Promise<TeiExport> | TeiExport): Promise<void> | void {
+  if (notModified(ctx, meta)) {
+    setValidators(ctx, meta);
+    ctx.status = 304;
+    return;
+  }
+  const answer = (exp: TeiExport): void => {
+    ctx.status = 200;
+    ctx.body = exp.document;
+    // Set after the body: assigning a string body would otherwise pick text/html for "<?xml".
+    ctx.set('Content-Type', TEI_CONTENT_TYPE);
+    setValidators(ctx, exp);
+  };
+  const exp = document();
+  return exp instanceof Promise ? exp.then(answer) : answer(exp);
 }
 
 function exportHandler(kind: TeiKind): Handler {
@@ -20,10 +89,14 @@ function exportHandler(kind: TeiKind): Handler {
     // The access step already chose the stricter rule when `ids` is present at all (even empty).
     if (ctx.query.ids !== undefined) {
       const ids = parseIds(ctx.query.ids);
-      sendDocument(ctx, await regenerateEntries({ db, clock }, kind, ids));
+      const exp = await regenerateEntries({ db, clock }, kind, ids);
+      await send(ctx, exp, () => exp);
       return;
     }
-    sendDocument(ctx, await getExport({ db, clock }, kind));
+    const meta = await currentExport({ db, clock }, kind);
+    const { document } = meta;
+    // The document is read only when the client does not have it already.
+    await send(ctx, meta, () => (document !== undefined ? { ...meta, document } : readExport({ db, clock }, kind)));
   };
 }
 

@@ -1,0 +1,127 @@
+// Reading a batch of reconciliation queries (Reconciliation 0.2 §"Structure of a
+// Reconciliation Query"): the batch as a whole must be one JSON object of at most batchSize
+// queries; each query is then read on its own, and one that cannot be used is reported beside
+// the others instead of failing them (OpenRefine would mark the whole batch's rows as errors).
+import { isPlainObject, isStringArray } from './fields.js';
+import { BatchTooLarge, cleanText, jsonObjectParam, MAX_QUERIES, shortKey } from './reconcile-input.js';
+
+export const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = 5;
+const MAX_QUERY_LENGTH = 1000;
+const MAX_TYPES = 20;
+const MAX_PROPERTIES = 20;
+const MAX_VALUES = 20;
+/** batch → query → properties → property → values → value: 6; a little room, no more. */
+const MAX_DEPTH = 8;
+
+/** A property of a query with its values as strings (`{"id": …}` values by their id). */
+export interface PropertyFilter {
+  pid: string;
+  values: string[];
+}
+
+export interface ReconcileQuery {
+  /** The key the client gave the query (`q0`, …). */
+  key: string;
+  /** The query string, normalised; '' when the query has none (0.2: properties only). */
+  query: string;
+  limit: number;
+  /** Type ids to restrict to, or null for any. */
+  types: string[] | null;
+  properties: PropertyFilter[];
+}
+
+/** One query of a batch: usable, or the reason it is not (answered with no candidates). */
+export type BatchEntry = { key: string; query: ReconcileQuery } | { key: string; error: string };
+
+/** A property value as a string: a reconciled value (`{"id", "name"}`) counts by its id. */
+function valueStrings(v: unknown): string[] | null {
+  const one = (x: unknown): string | null | undefined => {
+    if (typeof x === 'string') return x;
+    if (typeof x === 'number') return Number.isFinite(x) ? String(x) : null;
+    if (typeof x === 'boolean') return undefined; // no property here is boolean: matches nothing
+    if (isPlainObject(x) && typeof x.id === 'string') return x.id;
+    return null;
+  };
+  const list = Array.isArray(v) ? v : [v];
+  if (list.length > MAX_VALUES) return null;
+  const out: string[] = [];
+  for (const x of list) {
+    const s = one(x);
+    if (s === null) return null;
+    if (s !== undefined) out.push(s);
+  }
+  return out;
+}
+
+/** `properties` as 0.2 sends it (`[{pid, v}]`), or as the 0.1 text describes it (`{pid: v}`). */
+function parseProperties(raw: unknown): PropertyFilter[] | string {
+  if (!Array.isArray(raw) && !isPlainObject(raw)) return '"properties" must be an array of {"pid", "v"}';
+  const entries: unknown[] = Array.isArray(raw) ? raw : Object.entries(raw).map(([pid, v]) => ({ pid, v }));
+  if (entries.length > MAX_PROPERTIES) return `"properties" may hold at most ${MAX_PROPERTIES} entries`;
+  const out: PropertyFilter[] = [];
+  for (const entry of entries) {
+    if (!isPlainObject(entry) || typeof entry.pid !== 'string' || entry.pid === '' || !('v' in entry)) {
+      return '"properties" must be an array of {"pid", "v"}';
+    }
+    const values = valueStrings(entry.v);
+    if (values === null) return `the values of property "${shortKey(entry.pid)}" must be strings, numbers or {"id"} (at most ${MAX_VALUES})`;
+    const cleaned: string[] = [];
+    for (const value of values) {
+      const c = cleanText(value, MAX_QUERY_LENGTH);
+      if (!c.ok) return `a value of property "${shortKey(entry.pid)}" ${c.message}`;
+      cleaned.push(c.text);
+    }
+    out.push({ pid: entry.pid, values: cleaned });
+  }
+  return out;
+}
+
+/** One query of a batch, or why it cannot be used. */
+function parseQuery(key: string, q: unknown): ReconcileQuery | string {
+  if (!isPlainObject(q)) return 'must be an object with "query" or "properties"';
+  let query = '';
+  if (q.query !== undefined && q.query !== null) {
+    if (typeof q.query !== 'string') return '"query" must be a string';
+    const c = cleanText(q.query, MAX_QUERY_LENGTH);
+    if (!c.ok) return `"query" ${c.message}`;
+    query = c.text;
+  }
+  let limit = DEFAULT_LIMIT;
+  if (q.limit !== undefined && q.limit !== null) {
+    const n = typeof q.limit === 'string' && /^[0-9]{1,6}$/.test(q.limit) ? Number(q.limit) : q.limit;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) return '"limit" must be a positive integer';
+    limit = Math.min(n, MAX_LIMIT);
+  }
+  let types: string[] | null = null;
+  if (q.type !== undefined && q.type !== null && q.type !== '') {
+    if (typeof q.type === 'string') types = [q.type];
+    else if (isStringArray(q.type) && q.type.length <= MAX_TYPES) types = q.type.length > 0 ? q.type : null;
+    else return '"type" must be a type id or an array of type ids';
+  }
+  let properties: PropertyFilter[] = [];
+  if (q.properties !== undefined && q.properties !== null) {
+    const parsed = parseProperties(q.properties);
+    if (typeof parsed === 'string') return parsed;
+    properties = parsed;
+  }
+  // 0.2: at least one of `query` or `properties`.
+  if ((q.query === undefined || q.query === null) && properties.length === 0) return 'needs "query" or "properties"';
+  return { key, query, limit, types, properties };
+}
+
+/**
+ * `queries` as the client sent it: JSON text (a query-string or form value) or an already
+ * parsed JSON value (a JSON body). A batch that is not a JSON object is a 422 on "queries"; one
+ * of more than MAX_QUERIES queries a BatchTooLarge; a query that cannot be used is an entry with
+ * its error, and the other queries are answered as usual.
+ */
+export function parseBatch(raw: unknown): BatchEntry[] {
+  const batch = jsonObjectParam(raw, 'queries', MAX_DEPTH);
+  const keys = Object.keys(batch);
+  if (keys.length > MAX_QUERIES) throw new BatchTooLarge('queries', keys.length, MAX_QUERIES);
+  return keys.map((key) => {
+    const parsed = parseQuery(key, batch[key]);
+    return typeof parsed === 'string' ? { key, error: parsed } : { key, query: parsed };
+  });
+}

@@ -1,0 +1,75 @@
+// Reading what reconciliation clients send: a JSON document in a parameter (`queries`,
+// `extend`) given as text (a query string or form field) or already parsed (a JSON body), and
+// the short strings inside it.
+import { invalid } from '../../errors.js';
+import { hasControlChars, isPlainObject } from './fields.js';
+
+/** The most queries in one batch: the manifest's `batchSize` (OpenRefine sends 10 by default). */
+export const MAX_QUERIES = 50;
+
+/**
+ * A batch larger than the service takes (the manifest's `batchSize`). Reconciliation 0.2: the
+ * service MAY answer it with 413; each door decides how to say so.
+ */
+export class BatchTooLarge extends Error {
+  constructor(
+    readonly what: string,
+    readonly size: number,
+    readonly max: number,
+  ) {
+    super(`at most ${max} ${what} per request; this one has ${size}`);
+    this.name = 'BatchTooLarge';
+  }
+}
+
+/**
+ * Whether a JSON value nests deeper than `max` containers. No valid document of the protocol
+ * nests deeper than 6 (batch → query → properties → property → values → value); a deeper one is
+ * refused as a whole before anything walks it. Iterative, so 100,000 levels cost no stack.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * The JSON object a client sent in `field`: JSON text (query string, form) or a parsed value
+ * (JSON body). Anything that is not one JSON object is a 422 naming the field.
+ */
+export function jsonObjectParam(raw: unknown, field: string, maxDepth: number): Record<string, unknown> {
+  if (raw === undefined || raw === null || raw === '') throw invalid(`invalid ${field} request`, { [field]: 'required' });
+  if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) {
+    throw invalid(`invalid ${field} request`, { [field]: 'must be given once' });
+  }
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw) as unknown;
+    } catch {
+      throw invalid(`invalid ${field} request`, { [field]: 'must be a JSON object' });
+    }
+  }
+  if (!isPlainObject(value)) throw invalid(`invalid ${field} request`, { [field]: 'must be a JSON object' });
+  if (nestsDeeperThan(value, maxDepth)) throw invalid(`invalid ${field} request`, { [field]: `must not nest deeper than ${maxDepth} levels` });
+  return value;
+}
+
+/**
+ * A short piece of text from a client, NFKC-normalised with whitespace collapsed, or a message
+ * saying why it cannot be used.
+ */
+export function cleanText(value: string, maxLength: number): { ok: true; text: string } | { ok: false; message: string } {
+  const text = value.normalize('NFKC').trim().replace(/\s+/g, ' ');
+  if ([...text].length > maxLength) return { ok: false, message: `must be at most ${maxLength} characters` };
+  if (hasControlChars(text) || /[\u0080-\u009F]/.test(text)) return { ok: false, message: 'must not contain control characters' };
+  return { ok: true, text };
+}
+
+/** `key` shortened for a message: a client's key can be any length. */
+export const shortKey = (key: string) => (key.length > 40 ? `${key.slice(0, 40)}…` : key);

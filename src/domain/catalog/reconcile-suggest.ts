@@ -1,0 +1,163 @@
+// The suggest services of Reconciliation 0.2: auto-completion of a register's entities, its
+// properties and its types, for the input fields of OpenRefine's reconciliation dialogs.
+// GET with `prefix` (the text typed so far) and `cursor` (suggestions to skip).
+import { invalid } from '../../errors.js';
+import type { Ctx } from '../context.js';
+import { singleParam, type QueryInput } from './list.js';
+import { cleanText } from './reconcile-input.js';
+import { alternativeNamesOf, COLUMNS, descriptionOf, rowIdOf, TYPES, typeIdOf, typesOf, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
+import { PROPERTIES } from './reconcile-properties.js';
+import { fold, normalise } from './similarity.js';
+
+const MAX_PREFIX_LENGTH = 255;
+const MAX_CURSOR = 10_000;
+const DEFAULT_LIMIT = 10;
+const MAX_LIMIT = 100;
+/** Rows fetched by substring before ranking: enough to fill the first pages, bounded in cost. */
+const POOL = 200;
+
+export interface SuggestParams {
+  /** What the user typed (normalised); '' suggests nothing. */
+  prefix: string;
+  cursor: number;
+  limit: number;
+  /** Entities only: restrict to these type ids (`type`), or null for any. */
+  types: string[] | null;
+}
+
+export interface SuggestItem {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+export interface SuggestEntity extends SuggestItem {
+  notable: TypeRef[];
+}
+
+function intParam(raw: string | undefined, key: string, min: number, max: number, fallback: number, errors: Record<string, string>): number {
+  if (raw === undefined) return fallback;
+  const n = /^[0-9]{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    errors[key] = `must be an integer from ${min} to ${max}`;
+    return fallback;
+  }
+  return n;
+}
+
+/**
+ * The parameters of a suggest request. `prefix` as 0.2 names it; `query` too, which the
+ * suggest widget of OpenRefine sends unless told otherwise. Unknown parameters (`spell`,
+ * `exact`, `_` …) are ignored. Bad values are a 422 naming the parameter.
+ */
+export function parseSuggestParams(kind: ReconcileKind, query: QueryInput): SuggestParams {
+  const errors: Record<string, string> = {};
+  const raw = singleParam(query, 'prefix', errors) ?? singleParam(query, 'query', errors) ?? '';
+  let prefix = '';
+  const c = cleanText(raw, MAX_PREFIX_LENGTH);
+  if (c.ok) prefix = c.text;
+  else errors[query.prefix !== undefined ? 'prefix' : 'query'] = c.message;
+  const cursor = intParam(singleParam(query, 'cursor', errors), 'cursor', 0, MAX_CURSOR, 0, errors);
+  const limit = intParam(singleParam(query, 'limit', errors), 'limit', 1, MAX_LIMIT, DEFAULT_LIMIT, errors);
+  let types: string[] | null = null;
+  const type = singleParam(query, 'type', errors);
+  if (type !== undefined) types = [typeIdOf(kind, type) ?? type];
+  if (Object.keys(errors).length > 0) throw invalid('invalid suggest request', errors);
+  return { prefix, cursor, limit, types };
+}
+
+/** How well a name answers what was typed: lower is better, null for not at all. */
+function rankOf(prefix: string, name: string): number | null {
+  const p = normalise(prefix);
+  const n = normalise(name);
+  if (n === p) return 0;
+  if (n.startsWith(p)) return 1;
+  if (n.split(/[^\p{L}\p{N}]+/u).some((w) => w.startsWith(p))) return 2;
+  if (n.includes(p)) return 3;
+  const fp = fold(prefix);
+  if (fp !== '' && fold(name).includes(fp)) return 4; // "zurich" finds "Zürich"
+  return null;
+}
+
+const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const likeAnywhere = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Entities whose name (or an alternative name) begins with, contains a word beginning with, or
+ * contains what was typed, best first; an entity's id typed in full finds that entity too (0.2:
+ * "supplying an entity identifier as prefix should return this entity").
+ */
+export async function suggestEntities(ctx: Ctx, kind: ReconcileKind, p: SuggestParams): Promise<{ result: SuggestEntity[] }> {
+  if (p.prefix === '') return { result: [] };
+  if (p.types && kind !== 'actors' && !p.types.some((t) => TYPES[kind].some((k) => k.id === t))) return { result: [] };
+  const base = () => {
+    const b = ctx.db(kind).select(...COLUMNS[kind]);
+    return p.types && kind === 'actors' ? b.whereIn('type', p.types) : b;
+  };
+  const lower = p.prefix.toLowerCase();
+  const wanted = p.cursor + p.limit;
+  const id = rowIdOf(p.prefix);
+  const lookups: Promise<Row[]>[] = [
+    // Names that begin with the text, in name order: the first pages are always complete.
+    base().whereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', likePrefix(lower)]).orderBy('name_lower').orderBy('id').limit(wanted) as Promise<Row[]>,
+    base()
+      .where((w) => {
+        void w.whereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', likeAnywhere(lower)]);
+        if (kind !== 'keywords') void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, ['alternative_names', likeAnywhere(lower)]);
+      })
+      .orderBy('id')
+      .limit(POOL) as Promise<Row[]>,
+  ];
+  if (id !== null) lookups.push(base().where('id', id) as Promise<Row[]>);
+  const seen = new Map<number, { row: Row; rank: number }>();
+  for (const row of (await Promise.all(lookups)).flat()) {
+    const rowId = Number(row.id);
+    if (seen.has(rowId)) continue;
+    let rank = rankOf(p.prefix, row.name);
+    if (rank === null) {
+      // An alternative name that answers ranks after every name that does.
+      const best = Math.min(...alternativeNamesOf(kind, row).map((a) => rankOf(p.prefix, a) ?? Infinity));
+      if (Number.isFinite(best)) rank = 5 + best;
+    }
+    if (rank === null && rowId === id) rank = 0.5;
+    if (rank !== null) seen.set(rowId, { row, rank });
+  }
+  const ranked = [...seen.values()].sort(
+    (a, b) => a.rank - b.rank || normalise(a.row.name).localeCompare(normalise(b.row.name)) || Number(a.row.id) - Number(b.row.id),
+  );
+  return {
+    result: ranked.slice(p.cursor, p.cursor + p.limit).map(({ row }) => {
+      const description = descriptionOf(kind, row);
+      return { id: String(row.id), name: row.name, ...(description ? { description } : {}), notable: typesOf(kind, row) };
+    }),
+  };
+}
+
+/** Items whose id or name contains what was typed (case-insensitive), those beginning with it first. */
+function suggestFrom<T extends SuggestItem>(items: readonly T[], p: SuggestParams): { result: T[] } {
+  const typed = normalise(p.prefix);
+  const ranked = items.flatMap((item, i) => {
+    const byName = rankOf(p.prefix, item.name);
+    const byId = item.id.toLowerCase().startsWith(typed) ? 1 : item.id.toLowerCase().includes(typed) ? 3 : null;
+    const rank = Math.min(byName ?? Infinity, byId ?? Infinity);
+    return typed === '' || Number.isFinite(rank) ? [{ item, rank: typed === '' ? 0 : rank, i }] : [];
+  });
+  ranked.sort((a, b) => a.rank - b.rank || a.i - b.i);
+  return { result: ranked.slice(p.cursor, p.cursor + p.limit).map((r) => r.item) };
+}
+
+/** The register's properties (those the data extension service returns), for auto-completion. */
+export function suggestProperties(kind: ReconcileKind, p: SuggestParams): { result: SuggestItem[] } {
+  return suggestFrom(
+    PROPERTIES[kind].map(({ id, name, description }) => ({ id, name, description })),
+    p,
+  );
+}
+
+/** The register's types, for auto-completion. */
+export function suggestTypes(kind: ReconcileKind, p: SuggestParams): { result: TypeRef[] } {
+  return suggestFrom(
+    TYPES[kind].map((t) => ({ ...t })),
+    p,
+  );
+}

@@ -1,0 +1,78 @@
+// Cross-origin access to the reconciliation services (the routes marked `crossOrigin` in the
+// access matrix). OpenRefine registers and uses such a service from its web page, on another
+// origin: Reconciliation 0.2 requires CORS on every endpoint, and JSONP is its older fallback.
+//
+// - `Access-Control-Allow-Origin: *` on every answer of those paths, errors included, so the
+//   page can read a 401 or 422. No credentials: tokens travel in the Authorization header,
+//   which a page must set itself (it is allowed in preflights), never in cookies, so `*` gives
+//   a page nothing it could not fetch from anywhere else.
+// - A preflight (OPTIONS with Origin and Access-Control-Request-Method) is answered 204 before
+//   authentication: it carries no token. The request that follows meets the route's rule as
+//   usual. Any other OPTIONS is a method like any other (405 with Allow).
+// - JSONP (`callback=`) on the GET answers that are JSON: the name is checked strictly and the
+//   answer is `application/javascript` with `nosniff`. A script tag sends no Authorization
+//   header, so JSONP only ever reaches what is open without a token.
+import type Router from '@koa/router';
+import type { Next } from 'koa';
+import { invalid } from '../errors.js';
+import { owningRoutes } from './router.js';
+import type { ApiContext, ApiState } from './types.js';
+
+/** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
+const MAX_AGE_SECONDS = 7200;
+/** What a page may read of an error: the Bearer challenge, when to retry, what is allowed. */
+const EXPOSED = 'WWW-Authenticate, Retry-After, Allow';
+
+export interface CrossOrigin {
+  /** Mounted before anything can refuse a request: sets the CORS headers on every answer of a path. */
+  headers(ctx: ApiContext, next: Next): Promise<void>;
+  /** Mounted after the api_token check and before authentication: answers preflights. */
+  preflight(ctx: ApiContext, next: Next): Promise<void>;
+}
+
+export function crossOrigin(router: Router<ApiState>): CrossOrigin {
+  const isCrossOrigin = (path: string) => owningRoutes(router, path).some((r) => r.crossOrigin);
+  return {
+    async headers(ctx, next) {
+      if (isCrossOrigin(ctx.path)) {
+        ctx.set('Access-Control-Allow-Origin', '*');
+        ctx.set('Access-Control-Expose-Headers', EXPOSED);
+      }
+      await next();
+    },
+    async preflight(ctx, next) {
+      const isPreflight = ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
+      if (!isPreflight || !isCrossOrigin(ctx.path)) return next();
+      ctx.status = 204;
+      ctx.set('Access-Control-Allow-Methods', ctx.state.allowed.join(', '));
+      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+      ctx.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
+      // A preflight has no body; one sent anyway is not read, so the connection is not reused.
+      const h = ctx.req.headers;
+      if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0')) ctx.set('Connection', 'close');
+    },
+  };
+}
+
+/** A JSONP callback: a JavaScript name or dotted path (`jQuery3710_17`, `cb.done`), 64 characters at most. */
+const CALLBACK_RE = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
+
+/**
+ * Answers `value` as JSON, or — for a GET or HEAD with `callback` — as JSONP:
+ * `/**\/callback(json);` typed `application/javascript`. The comment in front keeps the first
+ * bytes from being read as anything but script; U+2028/U+2029 are escaped for old parsers.
+ */
+export function answerJson(ctx: ApiContext, value: unknown): void {
+  const callback = ctx.method === 'GET' || ctx.method === 'HEAD' ? ctx.query.callback : undefined;
+  if (callback === undefined) {
+    ctx.body = value;
+    return;
+  }
+  if (typeof callback !== 'string' || callback.length > 64 || !CALLBACK_RE.test(callback)) {
+    throw invalid('invalid JSONP callback', { callback: 'must be given once, a JavaScript name such as jQuery123_456 (at most 64 characters)' });
+  }
+  const json = JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = 'application/javascript; charset=utf-8';
+  ctx.body = `/**/${callback}(${json});`;
+}
