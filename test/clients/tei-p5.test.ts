@@ -4,40 +4,14 @@
 // load` and a SIP import for keywords), validates against the TEI P5 schema tei_all.rng with
 // jing — empty exports included. All documents go to one jing run (it takes seconds to load
 // the schema).
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicTokens, client, dataOf, importSip, loadCatalog, type BasicTokens } from '../helpers/api.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { jing, SKIP } from '../helpers/tei.js';
 import { useDaemon } from '../helpers/daemon.js';
 
-const SCHEMA = path.join(REPO_ROOT, '..', 'shared', 'specs', 'tei', 'tei_all.rng');
-
-/** The jing executable on PATH, or null. */
-function findJing(): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && existsSync(path.join(dir, 'jing'))) return path.join(dir, 'jing');
-  }
-  return null;
-}
-const JING = findJing();
-const SKIP = !JING ? 'jing is not installed (Debian package "jing"; .ci/run installs it)' : !existsSync(SCHEMA) ? `no schema at ${SCHEMA}` : null;
-if (SKIP) console.warn(`TEI schema validation SKIPPED: ${SKIP}`);
-
-/** Runs jing once over several files: the error lines (empty when all are valid). */
-function jing(files: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(JING as string, [SCHEMA, ...files], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout) => {
-      // jing exits 1 and lists "file:line:col: error: …" on stdout when a file is invalid;
-      // its stderr carries classpath warnings of the Debian wrapper only.
-      if (err && typeof err.code !== 'number') reject(err);
-      else resolve(stdout.trim());
-    });
-  });
-}
 
 const { cli, daemon } = useDaemon();
 const api = client(daemon);

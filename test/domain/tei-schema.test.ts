@@ -3,63 +3,17 @@
 // (free-text and malformed dates, damaged JSON, characters XML 1.0 forbids, lone surrogates,
 // coordinates in other systems), Anton's extra fields, and empty catalogues. What the API itself
 // accepts is validated through a running daemon in test/clients/tei-p5.test.ts.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actorsDocument, keywordsDocument, placesDocument, type ActorRow, type PlaceRow } from '../../src/domain/catalog/tei-document.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { actor, jing, place, SKIP } from '../helpers/tei.js';
 
-const SCHEMA = path.join(REPO_ROOT, '..', 'shared', 'specs', 'tei', 'tei_all.rng');
-
-function findJing(): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && existsSync(path.join(dir, 'jing'))) return path.join(dir, 'jing');
-  }
-  return null;
-}
-const JING = findJing();
-const SKIP = !JING ? 'jing is not installed (Debian package "jing"; .ci/run installs it)' : !existsSync(SCHEMA) ? `no schema at ${SCHEMA}` : null;
-if (SKIP) console.warn(`TEI schema validation SKIPPED: ${SKIP}`);
-
-/** Runs jing once over several files: the error lines (empty when all are valid). */
-function jing(files: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(JING as string, [SCHEMA, ...files], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout) => {
-      if (err && typeof err.code !== 'number') reject(err);
-      else resolve(stdout.trim());
-    });
-  });
-}
 
 const AT = '2026-11-22T10:00:00.000Z';
 const ODD = 'x\u0000\u0001\u0008\u000B\u001F\uFFFE\uFFFF\uD800\uDFFF \uD800 lone \uDC00 \u0085\u009B & < > " \' ]]> 😀';
 
-const actor = (over: Partial<ActorRow> & Pick<ActorRow, 'id' | 'type' | 'name'>): ActorRow => ({
-  label: null,
-  alternative_names: null,
-  date_start: null,
-  date_end: null,
-  comment: null,
-  gnd: null,
-  ...over,
-});
-
-const place = (over: Partial<PlaceRow> & Pick<PlaceRow, 'id' | 'name'>): PlaceRow => ({
-  label: null,
-  city: null,
-  state: null,
-  address: null,
-  country_code: null,
-  location: null,
-  alternative_names: null,
-  comment: null,
-  gnd: null,
-  geonames: null,
-  ...over,
-});
 
 const TYPES = ['person', 'family', 'corporate_body', 'organisational_unit', 'group', 'software', 'unknown_legacy_type', 'corporate body', '', ' \u0085 '];
 const DATES: [string | null, string | null][] = [

@@ -13,6 +13,7 @@ import {
 import { parseIds } from '../../src/domain/catalog/tei.js';
 import { escapeAttr, escapeText, stripInvalidXmlChars } from '../../src/domain/catalog/xml.js';
 import { AppError } from '../../src/errors.js';
+import { actor, place } from '../helpers/tei.js';
 
 const AT = '2026-11-20T10:00:00.000Z';
 
@@ -49,29 +50,6 @@ function assertWellFormed(xml: string): void {
   expect(roots).toBe(1);
 }
 
-const actor = (over: Partial<ActorRow> & Pick<ActorRow, 'id' | 'type' | 'name'>): ActorRow => ({
-  label: null,
-  alternative_names: null,
-  date_start: null,
-  date_end: null,
-  comment: null,
-  gnd: null,
-  ...over,
-});
-
-const place = (over: Partial<PlaceRow> & Pick<PlaceRow, 'id' | 'name'>): PlaceRow => ({
-  label: null,
-  city: null,
-  state: null,
-  address: null,
-  country_code: null,
-  location: null,
-  alternative_names: null,
-  comment: null,
-  gnd: null,
-  geonames: null,
-  ...over,
-});
 
 describe('XML escaping', () => {
   it('escapes the five special characters in text and attributes', () => {

@@ -1,0 +1,57 @@
+// TEI test helpers: jing against tei_all.rng (Debian's `jing`, installed by .ci/run), and rows
+// of the TEI mapping with every optional field empty.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { ActorRow, PlaceRow } from '../../src/domain/catalog/tei-document.js';
+import { REPO_ROOT } from './cli.js';
+
+export const SCHEMA = path.join(REPO_ROOT, '..', 'shared', 'specs', 'tei', 'tei_all.rng');
+
+/** The jing executable on PATH, or null. */
+function findJing(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && existsSync(path.join(dir, 'jing'))) return path.join(dir, 'jing');
+  }
+  return null;
+}
+export const JING = findJing();
+/** Why the schema tests cannot run here, or null. */
+export const SKIP = !JING ? 'jing is not installed (Debian package "jing"; .ci/run installs it)' : !existsSync(SCHEMA) ? `no schema at ${SCHEMA}` : null;
+if (SKIP) console.warn(`TEI schema validation SKIPPED: ${SKIP}`);
+
+/** Runs jing once over several files: the error lines (empty when all are valid). */
+export function jing(files: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(JING as string, [SCHEMA, ...files], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout) => {
+      // jing exits 1 and lists "file:line:col: error: …" on stdout when a file is invalid;
+      // its stderr carries classpath warnings of the Debian wrapper only.
+      if (err && typeof err.code !== 'number') reject(err);
+      else resolve(stdout.trim());
+    });
+  });
+}
+
+export const actor = (over: Partial<ActorRow> & Pick<ActorRow, 'id' | 'type' | 'name'>): ActorRow => ({
+  label: null,
+  alternative_names: null,
+  date_start: null,
+  date_end: null,
+  comment: null,
+  gnd: null,
+  ...over,
+});
+
+export const place = (over: Partial<PlaceRow> & Pick<PlaceRow, 'id' | 'name'>): PlaceRow => ({
+  label: null,
+  city: null,
+  state: null,
+  address: null,
+  country_code: null,
+  location: null,
+  alternative_names: null,
+  comment: null,
+  gnd: null,
+  geonames: null,
+  ...over,
+});
