@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { basicTokens, bearer, client, dataOf, type BasicTokens, type Reply } from '../helpers/api.js';
 import { useDaemon } from '../helpers/daemon.js';
-import { ifNoneMatchHits } from '../../src/http/routes/tei.js';
+import { ifNoneMatchHits } from '../../src/http/conditional.js';
 import { nextModified } from '../../src/domain/catalog/tei.js';
 
 const { cli, daemon } = useDaemon();

@@ -2,6 +2,7 @@
 import { invalid, notFound } from '../../errors.js';
 import { isPlainObject } from '../../domain/catalog/fields.js';
 import type { ApiContext } from '../types.js';
+import { floorSecond, notModified } from '../conditional.js';
 
 // Row ids are PostgreSQL `integer` (serial): a larger number would make the database fail
 // the query (a 500) instead of finding nothing.
@@ -74,35 +75,6 @@ export interface Validators {
   lastModified: Date | null;
 }
 
-/** The entity tags of an If-None-Match header (`*` matches any); weak tags compare by their opaque part. */
-function tagsOf(header: string): string[] {
-  return header
-    .split(',')
-    .map((t) => t.trim().replace(/^W\//, ''))
-    .filter((t) => t !== '');
-}
-
-/**
- * Whether a GET or HEAD can be answered 304 (RFC 9110 §13.1-13.2): If-None-Match decides when
- * present (weak comparison); only without it does If-Modified-Since count, against
- * Last-Modified at whole seconds, as HTTP dates have them.
- */
-export function notModified(ctx: ApiContext, v: Validators): boolean {
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
-  const inm = ctx.get('If-None-Match');
-  if (inm) {
-    const tags = tagsOf(inm);
-    return tags.includes('*') || tags.includes(v.etag.replace(/^W\//, ''));
-  }
-  const ims = ctx.get('If-Modified-Since');
-  if (!ims || v.lastModified === null) return false;
-  const since = Date.parse(ims);
-  if (Number.isNaN(since)) return false; // an unreadable date is ignored (RFC 9110 §13.1.3)
-  return Math.floor(v.lastModified.getTime() / 1000) * 1000 <= since;
-}
-
-const floorSecond = (at: Date) => Math.floor(at.getTime() / 1000) * 1000;
-
 /**
  * Answers a text with its validators (ETag, Last-Modified, `Cache-Control: no-cache`: reuse
  * only after revalidation), or 304 without a body when the client's copy is current.
@@ -115,12 +87,12 @@ export function sendValidated(ctx: ApiContext, text: string, contentType: string
   const now = ctx.state.deps.clock.now();
   const settled: Validators = {
     etag: v.etag,
-    lastModified: v.lastModified !== null && floorSecond(v.lastModified) < floorSecond(now) ? v.lastModified : null,
+    lastModified: v.lastModified !== null && floorSecond(v.lastModified.getTime()) < floorSecond(now.getTime()) ? v.lastModified : null,
   };
   ctx.set('ETag', settled.etag);
   if (settled.lastModified !== null) ctx.set('Last-Modified', settled.lastModified.toUTCString());
   ctx.set('Cache-Control', 'no-cache');
-  if (notModified(ctx, settled)) {
+  if (notModified(ctx, settled.etag, settled.lastModified)) {
     ctx.status = 304;
     return;
   }

@@ -13,14 +13,12 @@ import {
   type TeiExportMeta,
   type TeiKind,
 } from '../../domain/catalog/tei.js';
+import { floorSecond, notModified } from '../conditional.js';
 import type { ApiContext, Handler, HandlerMap } from '../types.js';
 
 export const TEI_CONTENT_TYPE = 'application/tei+xml; charset=utf-8';
 
 const entityTag = (meta: TeiExportMeta): string => `"${meta.etag}"`;
-
-/** An HTTP date has whole seconds. */
-const floorSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
 
 /**
  * Last-Modified: when the content last changed, but never later than the answer's own time
@@ -32,29 +30,9 @@ function lastModified(meta: TeiExportMeta, now: Date): string | null {
   return new Date(Math.min(floorSecond(at), floorSecond(now.getTime()))).toUTCString();
 }
 
-/** The entity tags of an If-None-Match header; '*' for the wildcard; weak tags compare by their opaque part (RFC 9110 §13.1.2). */
-export function ifNoneMatchHits(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  for (const m of header.matchAll(/(?:W\/)?("[\x21\x23-\x7E\x80-\xFF]*")/g)) if (m[1] === etag) return true;
-  return false;
-}
-
-/**
- * RFC 9110 §13.2.2 for GET/HEAD: If-None-Match decides when present (If-Modified-Since is then
- * ignored); else If-Modified-Since (a valid HTTP date) is "not modified" when the content last
- * changed in or before that second. Last-Modified is clamped to the answer's time, and a newer
- * content always lies in a later second than the one before it (nextModified), so a client's
- * If-Modified-Since never hides a change from it.
- */
-export function notModified(ctx: ApiContext, meta: TeiExportMeta): boolean {
-  const inm = ctx.get('If-None-Match');
-  if (inm !== '') return ifNoneMatchHits(inm, entityTag(meta));
-  const ims = ctx.get('If-Modified-Since');
-  if (ims === '' || !meta.stored) return false;
-  const since = Date.parse(ims);
-  const modified = Date.parse(meta.modifiedAt);
-  if (Number.isNaN(since) || Number.isNaN(modified)) return false;
-  return floorSecond(modified) <= since;
+/** The content's last change, when it can be relied on (see TeiExportMeta.stored). */
+function modifiedAt(meta: TeiExportMeta): Date | null {
+  return meta.stored ? new Date(meta.modifiedAt) : null;
 }
 
 function setValidators(ctx: ApiContext, meta: TeiExportMeta): void {
@@ -67,7 +45,7 @@ function setValidators(ctx: ApiContext, meta: TeiExportMeta): void {
 }
 
 function send(ctx: ApiContext, meta: TeiExportMeta, document: () => Promise<TeiExport> | TeiExport): Promise<void> | void {
-  if (notModified(ctx, meta)) {
+  if (notModified(ctx, entityTag(meta), modifiedAt(meta))) {
     setValidators(ctx, meta);
     ctx.status = 304;
     return;
