@@ -4,17 +4,17 @@
 // loads a page from a second server on another address and port and does what OpenRefine does:
 // reads the manifest, sends a batch of queries by POST (form, as the spec requires), and uses
 // the suggest and preview services the manifest names. The daemon runs with public_access on.
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySettings, basicTokens, loadCatalog, type BasicTokens } from '../helpers/api.js';
 import { useDaemon } from '../helpers/daemon.js';
+import { pathOf, systemTool } from '../helpers/system-tools.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SKIPPED = HAVE_CHROMIUM ? '' : ` (skipped: ${CHROMIUM} is not installed; apt-get install chromium)`;
+const CHROMIUM = systemTool('chromium', 'chromium');
+const HAVE_CHROMIUM = CHROMIUM.skip === null;
+const SKIPPED = HAVE_CHROMIUM ? '' : ` (skipped: ${CHROMIUM.skip})`;
 /** Every wait is bounded: no step of the browser may hang the suite. */
 const STEP_MS = 20_000;
 
@@ -102,7 +102,7 @@ beforeAll(async () => {
     pageServer?.listen(0, '127.0.0.2', resolve);
   });
   pageUrl = `http://127.0.0.2:${(pageServer.address() as AddressInfo).port}/`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, timeout: STEP_MS });
+  browser = await chromium.launch({ executablePath: pathOf(CHROMIUM, 'chromium'), headless: true, timeout: STEP_MS });
 }, 60_000);
 
 afterAll(async () => {

@@ -5,25 +5,18 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ActorRow, PlaceRow } from '../../src/domain/catalog/tei-document.js';
 import { REPO_ROOT } from './cli.js';
+import { pathOf, systemTool } from './system-tools.js';
 
 export const SCHEMA = path.join(REPO_ROOT, '..', 'shared', 'specs', 'tei', 'tei_all.rng');
 
-/** The jing executable on PATH, or null. */
-function findJing(): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && existsSync(path.join(dir, 'jing'))) return path.join(dir, 'jing');
-  }
-  return null;
-}
-export const JING = findJing();
+const tool = systemTool('jing', 'jing');
 /** Why the schema tests cannot run here, or null. */
-export const SKIP = !JING ? 'jing is not installed (Debian package "jing"; .ci/run installs it)' : !existsSync(SCHEMA) ? `no schema at ${SCHEMA}` : null;
-if (SKIP) console.warn(`TEI schema validation SKIPPED: ${SKIP}`);
+export const SKIP = tool.skip ?? (existsSync(SCHEMA) ? null : `no schema at ${SCHEMA}`);
 
 /** Runs jing once over several files: the error lines (empty when all are valid). */
 export function jing(files: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(JING as string, [SCHEMA, ...files], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout) => {
+    execFile(pathOf(tool, 'jing'), [SCHEMA, ...files], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout) => {
       // jing exits 1 and lists "file:line:col: error: …" on stdout when a file is invalid;
       // its stderr carries classpath warnings of the Debian wrapper only.
       if (err && typeof err.code !== 'number') reject(err);
