@@ -19,7 +19,7 @@ import { crossOrigin } from './cors.js';
 import { redactTokens } from '../errors.js';
 import { errorHandler, HttpError } from './errors.js';
 import { accessLog } from './log.js';
-import { budgetKey, clientAddress, compileTrust } from './client-address.js';
+import { budgetKey, clientAddress, type TrustFn } from './client-address.js';
 import { buildRouter, requireRoute, resolveRoute } from './router.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiState, Deps } from './types.js';
@@ -29,6 +29,8 @@ export interface AppParts {
   log: Logger;
   access: AccessState;
   authenticator: Authenticator;
+  /** Which peers are trusted proxies (compiled once from `trustProxy`, shared with the connection limits). */
+  trust: TrustFn;
 }
 
 /** Body problems (400/413/415) are answered only after authentication and the access rule. */
@@ -38,9 +40,8 @@ async function rejectUnreadableBody(ctx: ApiContext, next: Next): Promise<void> 
   await next();
 }
 
-export function createApp({ deps, log, access, authenticator }: AppParts): Koa<ApiState> {
+export function createApp({ deps, log, access, authenticator, trust }: AppParts): Koa<ApiState> {
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
-  const trust = compileTrust(deps.config.trustProxy);
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   const router = buildRouter(HANDLERS);
   const { limits } = deps.config;

@@ -24,13 +24,22 @@ export function compileTrust(trust: TrustProxy): TrustFn {
  * trusted proxy, so the Koa context (protocol, host) cannot be steered by a client either.
  */
 export function clientAddress(req: IncomingMessage, trust: TrustFn): string {
-  const peer = req.socket.remoteAddress ?? '';
-  if (!trust(peer, 0)) {
+  const socket = req.socket;
+  let peer = peers.get(socket);
+  if (peer === undefined) {
+    const raw = socket.remoteAddress ?? '';
+    peer = { address: normalise(raw), trusted: trust(raw, 0) };
+    peers.set(socket, peer);
+  }
+  if (!peer.trusted) {
     for (const name of FORWARDED) delete req.headers[name];
-    return normalise(peer);
+    return peer.address;
   }
   return normalise(proxyaddr(req, trust));
 }
+
+/** A connection's peer, read once: keep-alive requests on it need no parsing again. */
+const peers = new WeakMap<object, { address: string; trusted: boolean }>();
 
 function normalise(address: string): string {
   if (!ipaddr.isValid(address)) return address;

@@ -105,7 +105,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     kdf: { ...DEFAULT_AUTH_OPTIONS.kdf, concurrency: limits.kdfConcurrency, total: limits.kdfQueue },
     ...options.auth,
   });
-  const app = createApp({ deps: { db, clock, config }, log, access, authenticator });
+  const trust = compileTrust(config.trustProxy);
+  const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust });
 
   let closing = false;
   let inFlight = 0;
@@ -138,7 +139,6 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   server.requestTimeout = config.timeouts.requestMs;
   server.keepAliveTimeout = config.timeouts.keepAliveMs;
   server.on('clientError', answerClientError);
-  const trust = compileTrust(config.trustProxy);
   guard = guardConnections(
     server,
     { total: limits.connections, perAddress: limits.connectionsPerAddress, pipelined: limits.pipelinedRequests },

@@ -13,14 +13,6 @@ import { HttpError } from '../errors.js';
 import type { ApiContext, HandlerMap } from '../types.js';
 import { baseUrl, bodyObject } from './input.js';
 
-/**
- * The origin (and path prefix) for the manifest's URLs: the configured `publicUrl`; only when
- * none is configured the origin of the request (whose Host header the client chose).
- */
-function publicBase(ctx: ApiContext): string {
-  return ctx.state.deps.config.publicUrl ?? baseUrl(ctx);
-}
-
 /** Reconciliation 0.2: a service MAY answer a batch larger than its `batchSize` with 413. */
 async function sized<T>(work: Promise<T>): Promise<T> {
   try {
@@ -40,7 +32,7 @@ async function endpoint(ctx: ApiContext, kind: ReconcileKind, params: { queries:
   if (extension !== undefined) return answerJson(ctx, await sized(extend(ctx.state.deps, kind, extension)));
   if (queries !== undefined || ctx.method === 'POST') return answerJson(ctx, await sized(reconcile(ctx.state.deps, kind, queries)));
   // Queries need a token unless public_access is on: the manifest says how to send one.
-  answerJson(ctx, manifest(kind, publicBase(ctx), { authentication: !ctx.state.settings.public_access }));
+  answerJson(ctx, manifest(kind, baseUrl(ctx), { authentication: !ctx.state.settings.public_access }));
 }
 
 function reconciliation(kind: ReconcileKind): HandlerMap {
