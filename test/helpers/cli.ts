@@ -363,3 +363,16 @@ export function legacyValue(): string {
   for (let i = 0; i < 60; i++) out += alphabet[randomInt(62)];
   return out;
 }
+
+/** A connection of the test's own to the sandbox's database (its SQLite file or PostgreSQL schema). */
+export async function withSandboxDb<T>(box: Sandbox, work: (db: import('knex').Knex) => Promise<T>): Promise<T> {
+  const { default: knex } = await import('knex');
+  const db = box.dbFile
+    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
+    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+  try {
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}

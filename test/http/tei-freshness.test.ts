@@ -2,10 +2,9 @@
 // next plain GET of the export shows it, without GET /api/tei/refresh. The daemon compares the
 // stored export's source version with the one the database's triggers keep (one per kind,
 // changed in the same transaction as the rows), and rebuilds the export when they differ.
-import type { Knex } from 'knex';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { basicTokens, client, dataOf, importSip, loadCatalog, type BasicTokens } from '../helpers/api.js';
-import type { Sandbox } from '../helpers/cli.js';
+import { withSandboxDb } from '../helpers/cli.js';
 import { startDaemon, useDaemon } from '../helpers/daemon.js';
 
 const { cli, daemon } = useDaemon();
@@ -24,18 +23,6 @@ async function create(path: string, body: Record<string, unknown>): Promise<numb
   return dataOf<{ id: number }>(r).id;
 }
 
-/** A connection of the test's own to the sandbox's database (SQLite file or PostgreSQL schema). */
-async function withDb<T>(box: Sandbox, work: (db: Knex) => Promise<T>): Promise<T> {
-  const { default: knex } = await import('knex');
-  const db = box.dbFile
-    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
-    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
-  try {
-    return await work(db);
-  } finally {
-    await db.destroy();
-  }
-}
 
 beforeAll(async () => {
   t = await basicTokens(cli());
@@ -88,14 +75,14 @@ describe('every door', () => {
   it('a change written straight into the database, without touching updated_at, shows too', async () => {
     const id = await create('/api/actors', { name: 'Direct, Dora' });
     expect(await tei('actors')).toContain('Direct, Dora');
-    await withDb(cli(), (db) => db('actors').where('id', id).update({ name: 'Directly changed, Dora' }));
+    await withSandboxDb(cli(), (db) => db('actors').where('id', id).update({ name: 'Directly changed, Dora' }));
     expect(await tei('actors')).toContain('Directly changed, Dora');
-    await withDb(cli(), (db) => db('places').insert({ name: 'Inserted by hand', name_lower: 'inserted by hand', created_at: '2000-01-01T00:00:00.000Z', updated_at: '2000-01-01T00:00:00.000Z' }));
+    await withSandboxDb(cli(), (db) => db('places').insert({ name: 'Inserted by hand', name_lower: 'inserted by hand', created_at: '2000-01-01T00:00:00.000Z', updated_at: '2000-01-01T00:00:00.000Z' }));
     expect(await tei('places')).toContain('Inserted by hand');
   });
 
   it('an export stored by an older program (another format, no ETag) is rebuilt on its next read', async () => {
-    await withDb(cli(), (db) => db('tei_exports').where('kind', 'places').update({ document: '<TEI>old and invalid</TEI>', format: null, etag: null, modified_at: null }));
+    await withSandboxDb(cli(), (db) => db('tei_exports').where('kind', 'places').update({ document: '<TEI>old and invalid</TEI>', format: null, etag: null, modified_at: null }));
     const doc = await tei('places');
     expect(doc).not.toContain('old and invalid');
     expect(doc).toContain('Lausanne');

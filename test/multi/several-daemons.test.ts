@@ -2,7 +2,7 @@
 // every daemon from its next request. Runs on the suite's backend: SQLite (daemons on one file,
 // told through the signal file) and, when ARCHIVE_TEST_PG_URL is set, PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccounts, createSandbox, createToken, IS_PG, type Sandbox } from '../helpers/cli.js';
+import { createAccounts, createSandbox, createToken, IS_PG, type Sandbox, withSandboxDb } from '../helpers/cli.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 
 describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () => {
@@ -107,7 +107,7 @@ describe('a migration interrupted by a crash', () => {
       // What a process killed while migrating leaves behind: knex's lock row set and, on
       // SQLite, our lock file naming a process that no longer exists.
       // The last migration is made pending again, so that the next start has work to do.
-      await withDb(box, async (db) => {
+      await withSandboxDb(box, async (db) => {
         await db('knex_migrations_lock').update({ is_locked: 1 });
         await db.schema.dropTable('daemons');
         await db('knex_migrations').where('name', 'like', '%daemons%').delete();
@@ -122,26 +122,15 @@ describe('a migration interrupted by a crash', () => {
       } finally {
         await d.stop();
       }
-      expect(await withDb(box, (db) => db.schema.hasTable('daemons'))).toBe(true);
+      expect(await withSandboxDb(box, (db) => db.schema.hasTable('daemons'))).toBe(true);
     } finally {
       await box.cleanup();
     }
   });
 });
 
-async function withDb<T>(box: Sandbox, work: (db: import('knex').Knex) => Promise<T>): Promise<T> {
-  const { default: knex } = await import('knex');
-  const db = box.dbFile
-    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
-    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
-  try {
-    return await work(db);
-  } finally {
-    await db.destroy();
-  }
-}
 
 /** The names in knex_migrations, read with the database's own client. */
 async function appliedMigrations(box: Sandbox): Promise<string[]> {
-  return withDb(box, async (db) => ((await db('knex_migrations').select('name')) as { name: string }[]).map((r) => r.name));
+  return withSandboxDb(box, async (db) => ((await db('knex_migrations').select('name')) as { name: string }[]).map((r) => r.name));
 }
