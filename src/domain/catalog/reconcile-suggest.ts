@@ -3,7 +3,7 @@
 // GET with `prefix` (the text typed so far) and `cursor` (suggestions to skip).
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { singleParam, type QueryInput } from './list.js';
+import { intParam, singleParam, type QueryInput } from './list.js';
 import { cleanText } from './reconcile-input.js';
 import { alternativeNamesOf, COLUMNS, descriptionOf, rowIdOf, TYPES, typeIdOf, typesOf, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
 import { PROPERTIES } from './reconcile-properties.js';
@@ -33,16 +33,6 @@ export interface SuggestItem {
 
 export interface SuggestEntity extends SuggestItem {
   notable: TypeRef[];
-}
-
-function intParam(raw: string | undefined, key: string, min: number, max: number, fallback: number, errors: Record<string, string>): number {
-  if (raw === undefined) return fallback;
-  const n = /^[0-9]{1,6}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    errors[key] = `must be an integer from ${min} to ${max}`;
-    return fallback;
-  }
-  return n;
 }
 
 /**
