@@ -3,32 +3,13 @@
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { createRecord, getRecord, updateRecord, type RecordTable } from './records.js';
-import {
-  dateBefore,
-  field,
-  gndId,
-  insertedId,
-  isStringArray,
-  isStringRecord,
-  jsonColumn,
-  labelMap,
-  name,
-  nameList,
-  oneOf,
-  parseJsonColumn,
-  partialDate,
-  READ_ONLY,
-  readFields,
-  sikartId,
-  text,
-  type FieldValues,
-  type Read,
-} from './fields.js';
+import { dateBefore, field, gndId, isStringArray, isStringRecord, jsonColumn, labelMap, name, nameList, oneOf, parseJsonColumn, partialDate, READ_ONLY, readFields, sikartId, text, type FieldValues, type Read } from './fields.js';
 import { DERIVED_FIELDS, type AuthorityCode } from './anton-fields.js';
 import { mapAntonActor, nameFollowsLabel } from './anton-input.js';
 import { beaconDump, type BeaconDump } from './beacon.js';
 import { pageOf, whereLike, type ListOptions, type ListQuery, type ListResult } from './list.js';
 import type { Knex } from 'knex';
+import { insertedId } from '../../db/row-id.js';
 
 export const ACTOR_TYPES = ['person', 'family', 'corporate_body', 'organisational_unit', 'group', 'software'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];

@@ -326,14 +326,6 @@ export function jsonColumn(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
-/** The first id of `insert(...).returning('id')`: `[{id}]` on PostgreSQL and recent SQLite, `[id]` on older drivers. */
-export function insertedId(rows: unknown): number {
-  const first = Array.isArray(rows) ? (rows[0] as unknown) : undefined;
-  if (typeof first === 'number') return first;
-  if (isPlainObject(first) && first.id !== undefined) return Number(first.id);
-  throw new Error('insert returned no id');
-}
-
 /** Prefixes every key of an error map, e.g. `name` → `actors[3].name`. */
 export function prefixErrors(prefix: string, errors: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};

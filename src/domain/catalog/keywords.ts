@@ -2,21 +2,10 @@
 // A keyword is unique by its case-insensitive name (the `name_lower` unique index).
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import {
-  field,
-  gndId,
-  insertedId,
-  isStringRecord,
-  jsonColumn,
-  labelMap,
-  name,
-  parseJsonColumn,
-  readFields,
-  type FieldValues,
-  type Read,
-} from './fields.js';
+import { field, gndId, isStringRecord, jsonColumn, labelMap, name, parseJsonColumn, readFields, type FieldValues, type Read } from './fields.js';
 import { pageOf, whereLike, type ListOptions, type ListQuery, type ListResult } from './list.js';
 import type { Knex } from 'knex';
+import { insertedId } from '../../db/row-id.js';
 
 export interface Keyword {
   id: number;

@@ -1,10 +1,11 @@
 // Archive objects (SPEC §4.4): read-only over HTTP; created by SIP imports and `catalog load`.
 import { conflict, invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { field, insertedId, name, oneOf, readFields, text, type Checked, type Read } from './fields.js';
+import { field, name, oneOf, readFields, text, type Checked, type Read } from './fields.js';
 import { ensureKeyword } from './keywords.js';
 import { orWhereLike, pageOf, singleParam, whereLike, type ListOptions, type ListQuery, type ListResult, type QueryInput } from './list.js';
 import type { Knex } from 'knex';
+import { insertedId } from '../../db/row-id.js';
 
 export const OBJECT_STATUSES = ['ingesting', 'ingested', 'failed'] as const;
 export type ObjectStatus = (typeof OBJECT_STATUSES)[number];

@@ -3,32 +3,13 @@
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { createRecord, getRecord, updateRecord, type RecordTable } from './records.js';
-import {
-  countryCode,
-  field,
-  geonamesId,
-  gndId,
-  insertedId,
-  isStringArray,
-  isStringRecord,
-  jsonColumn,
-  labelMap,
-  location,
-  name,
-  nameList,
-  parseJsonColumn,
-  READ_ONLY,
-  readFields,
-  text,
-  wikipediaUrl,
-  type FieldValues,
-  type Read,
-} from './fields.js';
+import { countryCode, field, geonamesId, gndId, isStringArray, isStringRecord, jsonColumn, labelMap, location, name, nameList, parseJsonColumn, READ_ONLY, readFields, text, wikipediaUrl, type FieldValues, type Read } from './fields.js';
 import { DERIVED_FIELDS } from './anton-fields.js';
 import { mapAntonPlace, nameFollowsLabel } from './anton-input.js';
 import { beaconDump, type BeaconDump } from './beacon.js';
 import { pageOf, whereLike, type ListOptions, type ListQuery, type ListResult } from './list.js';
 import type { Knex } from 'knex';
+import { insertedId } from '../../db/row-id.js';
 
 export interface Place {
   id: number;

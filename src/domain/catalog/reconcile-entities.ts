@@ -3,6 +3,7 @@
 import type { Ctx } from '../context.js';
 import { ACTOR_TYPES } from './actors.js';
 import { isStringArray, parseJsonColumn } from './fields.js';
+import { parseRowId } from '../../db/row-id.js';
 
 export type ReconcileKind = 'actors' | 'places' | 'keywords';
 export const RECONCILE_KINDS: readonly ReconcileKind[] = ['actors', 'places', 'keywords'];
@@ -92,16 +93,8 @@ export function toEntity(kind: ReconcileKind, row: Row): Entity {
   };
 }
 
-// Row ids are PostgreSQL `integer` (serial): anything else cannot name a row, and a larger
-// number would make the database fail the query instead of finding nothing.
-const MAX_ID = 2_147_483_647;
-
 /** The row id an entity id names, or null ("12" names row 12; "012", "1e3", "x" name none). */
-export function rowIdOf(id: string): number | null {
-  if (!/^[1-9][0-9]{0,9}$/.test(id)) return null;
-  const n = Number(id);
-  return n <= MAX_ID ? n : null;
-}
+export const rowIdOf = (id: string): number | null => parseRowId(id);
 
 /** The rows with these ids (in no particular order; unknown ids are left out). */
 export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly number[]): Promise<Row[]> {

@@ -15,8 +15,9 @@ import path from 'node:path';
 import { writeTransaction } from '../../db/connect.js';
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { insertedId } from './fields.js';
+
 import { checkObjectCreate, createObject } from './objects.js';
+import { insertedId } from '../../db/row-id.js';
 
 /** A file part already written to disk (structurally the HTTP layer's UploadedFile). */
 export interface StagedFile {

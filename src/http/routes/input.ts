@@ -2,21 +2,17 @@
 import { invalid, notFound } from '../../errors.js';
 import { isPlainObject } from '../../domain/catalog/fields.js';
 import type { ApiContext } from '../types.js';
+import { parseRowId } from '../../db/row-id.js';
 import { floorSecond, notModified } from '../conditional.js';
-
-// Row ids are PostgreSQL `integer` (serial): a larger number would make the database fail
-// the query (a 500) instead of finding nothing.
-const MAX_ID = 2_147_483_647;
 
 /**
  * The `:id` path parameter as a positive integer. Anything else (`abc`, `0`, `-1`, `1.5`, `1e3`,
  * `99999999999999999999`) cannot name a row: 404, as for an unknown id.
  */
 export function idParam(ctx: ApiContext, what = 'resource'): number {
-  const raw = ctx.params.id;
-  const n = raw !== undefined && /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n > MAX_ID) throw notFound(`no ${what} with that id`);
-  return n;
+  const id = parseRowId(ctx.params.id);
+  if (id === null) throw notFound(`no ${what} with that id`);
+  return id;
 }
 
 /**

@@ -1,0 +1,47 @@
+// The one schema language of the project: valibot. Every input (configuration, request bodies,
+// query parameters, CLI arguments, CSV rows) is described by a valibot schema, which also gives
+// its TypeScript type and defaults. This module turns a failed parse into the project's errors:
+// a map of dotted field paths to messages, one message a field (the first found).
+import * as v from 'valibot';
+import { invalid, type AppError } from './errors.js';
+
+export { v };
+
+/** `{ "name": "required", "dates.birth": "must be a date" }`: the first issue of each field. */
+export function issueMap(issues: readonly v.BaseIssue<unknown>[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const issue of issues) {
+    const key = v.getDotPath(issue) ?? '';
+    errors[key] ??= issue.message;
+  }
+  return errors;
+}
+
+export type Parsed<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; errors: Record<string, string> };
+
+/** Parses without throwing: the output, or the error map. */
+export function check<S extends v.GenericSchema>(schema: S, input: unknown): Parsed<S> {
+  const r = v.safeParse(schema, input);
+  return r.success ? { ok: true, value: r.output } : { ok: false, errors: issueMap(r.issues) };
+}
+
+/**
+ * Parses or throws: by default a 422 `invalid` error whose fields are the error map; `fail`
+ * makes another error from it (a usage or configuration error of the CLI).
+ */
+export function parseInput<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  fail: (errors: Record<string, string>) => AppError = (errors) => invalid(summary(errors), errors),
+): v.InferOutput<S> {
+  const r = check(schema, input);
+  if (r.ok) return r.value;
+  throw fail(r.errors);
+}
+
+/** One line naming every field at fault: `name: required; dates.birth: must be a date`. */
+export function summary(errors: Record<string, string>): string {
+  return Object.entries(errors)
+    .map(([k, m]) => (k ? `${k}: ${m}` : m))
+    .join('; ');
+}
