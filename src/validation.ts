@@ -9,12 +9,14 @@ export { v };
 
 /** `{ "name": "required", "dates.birth": "must be a date" }`: the first issue of each field. */
 export function issueMap(issues: readonly v.BaseIssue<unknown>[]): Record<string, string> {
-  const errors: Record<string, string> = {};
+  // A Map, then own properties: a field named `__proto__` is reported like any other, and never
+  // reaches a prototype.
+  const errors = new Map<string, string>();
   for (const issue of issues) {
     const key = v.getDotPath(issue) ?? '';
-    errors[key] ??= issue.message;
+    if (!errors.has(key)) errors.set(key, issue.message);
   }
-  return errors;
+  return Object.fromEntries(errors);
 }
 
 export type Parsed<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; errors: Record<string, string> };

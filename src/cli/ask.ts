@@ -4,15 +4,11 @@
 import os from 'node:os';
 import { usage } from '../errors.js';
 import { io } from './io.js';
+import { prompt } from './prompt.js';
 
 export function isInteractive(): boolean {
   const { stdin, stdout } = io();
   return Boolean(stdin.isTTY && stdout.isTTY);
-}
-
-/** The prompt streams of this run (the process's own terminal, or what a caller gave). */
-function promptContext(output = io().stdout) {
-  return { input: io().stdin, output };
 }
 
 export async function resolveActor(flag: string | undefined): Promise<string> {
@@ -21,8 +17,7 @@ export async function resolveActor(flag: string | undefined): Promise<string> {
   if (!isInteractive()) {
     throw usage('missing --as <username> (or ARCHIVECTL_AS): the account this action is done as');
   }
-  const { input } = await import('@inquirer/prompts');
-  const answer = (await input({ message: 'Act as which account (--as)?' }, promptContext())).trim();
+  const answer = (await prompt('Act as which account (--as)?')).trim();
   if (!answer) throw usage('missing --as <username>');
   return answer;
 }
@@ -50,8 +45,7 @@ export function osActor(): string {
 export async function askFor(value: string | undefined, flag: string, message: string): Promise<string> {
   if (value !== undefined) return value;
   if (!isInteractive()) throw usage(`missing ${flag}`);
-  const { input } = await import('@inquirer/prompts');
-  return input({ message }, promptContext());
+  return prompt(message);
 }
 
 /**
@@ -60,6 +54,5 @@ export async function askFor(value: string | undefined, flag: string, message: s
  */
 export async function askSecret(message: string): Promise<string | undefined> {
   if (!io().stdin.isTTY) return undefined;
-  const { password } = await import('@inquirer/prompts');
-  return password({ message, mask: false }, promptContext(io().stderr));
+  return prompt(message, { output: io().stderr, hidden: true });
 }

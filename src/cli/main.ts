@@ -7,6 +7,7 @@ import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../domain/tokens/names.js';
 import type { GlobalOptions } from './context.js';
 import { resolveIo, runWithIo, type CliIo } from './io.js';
+import { PromptCancelled } from './prompt.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
 import { registerCatalog } from './commands/catalog.js';
@@ -18,7 +19,8 @@ import { registerSettings } from './commands/settings.js';
 import { registerToken } from './commands/token.js';
 
 function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 export function buildProgram(io: CliIo = resolveIo()): Command {
@@ -89,16 +91,19 @@ export async function main(argv: string[], given: Partial<CliIo> = {}): Promise<
     } catch (err) {
       const code = exitCodeFor(err);
       if (err instanceof CommanderError) return code; // commander has printed its message
-      if (err instanceof Error && err.name === 'ExitPromptError') {
+      if (err instanceof PromptCancelled) {
         io.stderr.write('cancelled\n');
         return 1;
       }
       // Unexpected errors may quote SQL with bound values (hashes): cut those out. Messages
       // quote names and arguments, which may hold what a terminal would obey: escaped.
-      const message = escapeUnsafe(redactSecrets(err instanceof Error ? err.message : String(err)), { keepNewlines: true });
+      const message = escapeUnsafe(redactSecrets(err instanceof Error ? err.message : String(err)), {
+        keepNewlines: true,
+      });
       io.stderr.write(`${message.startsWith('config error') ? '' : 'error: '}${message}\n`);
       // A user error is one line; anything else is a bug, whose stack helps only on request.
-      if (!isAppError(err) && io.env.ARCHIVECTL_DEBUG && err instanceof Error) io.stderr.write(`${escapeUnsafe(redactSecrets(err.stack ?? ''), { keepNewlines: true })}\n`);
+      if (!isAppError(err) && io.env.ARCHIVECTL_DEBUG && err instanceof Error)
+        io.stderr.write(`${escapeUnsafe(redactSecrets(err.stack ?? ''), { keepNewlines: true })}\n`);
       return code;
     }
   });

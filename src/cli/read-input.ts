@@ -7,7 +7,7 @@ import { io } from './io.js';
 export async function readInput(file: string): Promise<string> {
   if (file === '-') {
     const parts: Buffer[] = [];
-    for await (const chunk of io().stdin) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    for await (const chunk of io().stdin) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     return Buffer.concat(parts).toString('utf8');
   }
   try {

@@ -9,12 +9,14 @@
 import type { Knex } from 'knex';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { writeTransaction } from '../db/connect.js';
+import { insertedId } from '../db/row-id.js';
 import { bumpGeneration } from './auth-state.js';
 import { record, SYSTEM, type Acting } from './audit.js';
 import type { Ctx } from './context.js';
-import { atLeast, parseRole, type Role } from './roles.js';
+import { atLeast, type Role } from './roles.js';
 import { escapeUnsafe, findUnsafe } from './tokens/names.js';
 import { listTokens, type TokenView } from './tokens/queries.js';
+import { parseInput, summary, v } from '../validation.js';
 
 export interface Account {
   id: number;
@@ -22,27 +24,30 @@ export interface Account {
   role: Role;
 }
 
-const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+const USERNAME = v.pipe(
+  v.string(),
+  v.check(
+    (name) => !findUnsafe(name),
+    (issue) =>
+      `invalid username "${escapeUnsafe(String(issue.input))}": it may not contain control characters or invisible ` +
+      `formatting characters (found ${findUnsafe(String(issue.input))})`,
+  ),
+  v.regex(
+    /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/,
+    (issue) =>
+      `invalid username "${String(issue.input)}": ` +
+      '1-64 characters of letters, digits, ".", "_", "@", "-", starting with a letter or digit',
+  ),
+  // The audit log names the CLI itself `system`; an account of that name would be ambiguous.
+  v.check((name) => name.toLowerCase() !== SYSTEM, `"${SYSTEM}" is reserved`),
+);
 
 export function checkUsername(username: string): string {
-  const bad = findUnsafe(username);
-  if (bad) {
-    throw invalid(`invalid username "${escapeUnsafe(username)}": it may not contain control characters or invisible formatting characters (found ${bad})`);
-  }
-  if (!USERNAME_RE.test(username)) {
-    throw invalid(
-      `invalid username "${username}": 1-64 characters of letters, digits, ".", "_", "@", "-", starting with a letter or digit`,
-    );
-  }
-  // The audit log names the CLI itself `system`; an account of that name would be ambiguous.
-  if (username.toLowerCase() === SYSTEM) throw invalid(`"${SYSTEM}" is reserved`);
-  return username;
+  return parseInput(USERNAME, username, (errors) => invalid(summary(errors)));
 }
 
 export async function findAccount(ctx: Pick<Ctx, 'db'>, username: string): Promise<Account | undefined> {
-  return (await ctx.db('accounts').where('username', username).first('id', 'username', 'role')) as
-    | Account
-    | undefined;
+  return ctx.db('accounts').where('username', username).first<Account | undefined>('id', 'username', 'role');
 }
 
 export async function getAccount(ctx: Pick<Ctx, 'db'>, username: string): Promise<Account> {
@@ -52,7 +57,9 @@ export async function getAccount(ctx: Pick<Ctx, 'db'>, username: string): Promis
 }
 
 async function accountIn(trx: Knex.Transaction, username: string): Promise<Account> {
-  const account = (await trx('accounts').where('username', username).first('id', 'username', 'role')) as Account | undefined;
+  const account = await trx('accounts')
+    .where('username', username)
+    .first<Account | undefined>('id', 'username', 'role');
   if (!account) throw notFound(`no account named "${username}"`);
   return account;
 }
@@ -80,12 +87,15 @@ function assertSuperuserActs(actor: Account | null, what: string): void {
  * both go through: the second waits, and then counts again.
  */
 async function lockSuperusers(trx: Knex.Transaction): Promise<number[]> {
-  return ((await trx('accounts').where('role', 'superuser').forUpdate().select('id')) as { id: number }[]).map((r) => r.id);
+  const rows = await trx('accounts').where('role', 'superuser').forUpdate().select<{ id: number }[]>('id');
+  return rows.map((r) => r.id);
 }
 
 function assertNotLastSuperuser(superusers: number[], account: Account, what: string): void {
   if (account.role === 'superuser' && superusers.every((id) => id === account.id)) {
-    throw conflict(`${account.username} is the last superuser and may not be ${what}; make another account superuser first`);
+    throw conflict(
+      `${account.username} is the last superuser and may not be ${what}; make another account superuser first`,
+    );
   }
 }
 
@@ -93,9 +103,8 @@ function actorName(actor: Account | null, by: Acting): string {
   return actor ? actor.username : by.otherwise;
 }
 
-export async function createAccount(ctx: Ctx, username: string, roleName: string, by: Acting): Promise<Account> {
+export async function createAccount(ctx: Ctx, username: string, role: Role, by: Acting): Promise<Account> {
   checkUsername(username);
-  const role = parseRole(roleName);
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
     const actor = await actingAccount(trx, by);
@@ -103,12 +112,11 @@ export async function createAccount(ctx: Ctx, username: string, roleName: string
     if (await trx('accounts').where('username', username).first('id')) {
       throw conflict(`an account named "${username}" already exists`);
     }
-    const [row] = (await trx('accounts')
+    const rows: unknown = await trx('accounts')
       .insert({ username, role, created_at: now, updated_at: now })
-      .returning('id')) as ({ id: number } | number)[];
+      .returning('id');
     await record(trx, ctx.clock.now(), actorName(actor, by), 'account.create', `${username} (${role})`);
-    const id = typeof row === 'object' ? row.id : (row as number);
-    return { id, username, role };
+    return { id: insertedId(rows), username, role };
   });
 }
 
@@ -121,38 +129,51 @@ export interface AccountSummary {
 /** Accounts with their number of active tokens (not revoked, not expired). */
 export async function listAccounts(ctx: Ctx): Promise<AccountSummary[]> {
   const now = ctx.clock.now().toISOString();
-  const rows = (await ctx.db('accounts as a')
+  const rows = (await ctx
+    .db('accounts as a')
     .leftJoin('tokens as t', function () {
       this.on('t.account_id', 'a.id').andOnNull('t.revoked_at');
     })
     .select('a.username', 'a.role')
     .select(
-      ctx.db.raw('SUM(CASE WHEN t.id IS NOT NULL AND (t.expires_at IS NULL OR t.expires_at > ?) THEN 1 ELSE 0 END) AS tokens', [now]),
+      ctx.db.raw(
+        'SUM(CASE WHEN t.id IS NOT NULL AND (t.expires_at IS NULL OR t.expires_at > ?) THEN 1 ELSE 0 END) AS tokens',
+        [now],
+      ),
     )
     .groupBy('a.id', 'a.username', 'a.role')
     .orderBy('a.username')) as { username: string; role: Role; tokens: number | string | null }[];
   return rows.map((r) => ({ username: r.username, role: r.role, tokens: Number(r.tokens ?? 0) }));
 }
 
-export async function showAccount(ctx: Ctx, username: string): Promise<{ username: string; role: Role; tokens: TokenView[] }> {
+export async function showAccount(
+  ctx: Ctx,
+  username: string,
+): Promise<{ username: string; role: Role; tokens: TokenView[] }> {
   const account = await getAccount(ctx, username);
   const tokens = await listTokens(ctx, { accountId: account.id, all: true });
   return { username: account.username, role: account.role, tokens };
 }
 
-export async function setRole(ctx: Ctx, username: string, roleName: string, by: Acting): Promise<Account> {
-  const role = parseRole(roleName);
+export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting): Promise<Account> {
   return writeTransaction(ctx.db, async (trx) => {
     const superusers = await lockSuperusers(trx);
     const actor = await actingAccount(trx, by);
     const account = await accountIn(trx, username);
     if (account.role === role) return account;
-    if (account.role === 'superuser') assertSuperuserActs(actor, `change the role of the superuser ${account.username}`);
+    if (account.role === 'superuser')
+      assertSuperuserActs(actor, `change the role of the superuser ${account.username}`);
     if (role === 'superuser') assertSuperuserActs(actor, 'make an account superuser');
     assertNotLastSuperuser(superusers, account, `made ${role}`);
     await trx('accounts').where('id', account.id).update({ role, updated_at: ctx.clock.now().toISOString() });
     await bumpGeneration(trx);
-    await record(trx, ctx.clock.now(), actorName(actor, by), 'account.set-role', `${username} (${account.role} -> ${role})`);
+    await record(
+      trx,
+      ctx.clock.now(),
+      actorName(actor, by),
+      'account.set-role',
+      `${username} (${account.role} -> ${role})`,
+    );
     return { ...account, role };
   });
 }

@@ -1,5 +1,4 @@
 // public_api and public_access (SPEC §4.2): stored in the database, both off by default.
-import { invalid } from '../errors.js';
 import { bumpGeneration } from './auth-state.js';
 import { record } from './audit.js';
 import type { Ctx } from './context.js';
@@ -14,19 +13,6 @@ export async function readSettings(ctx: Pick<Ctx, 'db'>): Promise<Settings> {
   const out: Settings = { public_api: false, public_access: false };
   for (const row of rows) out[row.key as SettingName] = row.value === 'on';
   return out;
-}
-
-export function parseSwitch(value: string): boolean {
-  if (value === 'on') return true;
-  if (value === 'off') return false;
-  throw invalid(`a setting is "on" or "off", got "${value}"`);
-}
-
-export function parseSettingName(name: string): SettingName {
-  if (!(SETTING_NAMES as readonly string[]).includes(name)) {
-    throw invalid(`unknown setting "${name}" (one of ${SETTING_NAMES.join(', ')})`);
-  }
-  return name as SettingName;
 }
 
 export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, actor: string): Promise<Settings> {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ROLES } from '../../domain/roles.js';
 import type { Acting } from '../../domain/audit.js';
+import { ROLE, parseArg } from '../args.js';
 import { optionalActor, osActor } from '../ask.js';
 import { withDb, type GlobalOptions } from '../context.js';
 import { note, printJson, printTable, printTokens, shown, writeOut } from '../output.js';
@@ -42,10 +43,16 @@ is never demoted or deleted.`,
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`)
     .option('--as <admin>', AS_HELP)
     .option('--json', 'print {"username","role"}')
-    .addHelpText('after', '\nExamples:\n  archivectl account create root --role superuser      # the first account\n  archivectl account create ingest-bot --role editor --as root')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  archivectl account create root --role superuser      # the first account\n' +
+        '  archivectl account create ingest-bot --role editor --as root',
+    )
     .action(async (username: string, opts: { role: string } & AsFlag & JsonFlag) => {
+      const role = parseArg(ROLE, opts.role);
       const { createAccount } = await import('../../domain/accounts.js');
-      const created = await withDb(globals(), (ctx) => createAccount(ctx, username, opts.role, acting(opts)));
+      const created = await withDb(globals(), (ctx) => createAccount(ctx, username, role, acting(opts)));
       if (opts.json) printJson({ username: created.username, role: created.role });
       else note(`created account ${created.username} (${created.role})`);
     });
@@ -59,7 +66,11 @@ is never demoted or deleted.`,
       const accounts = await withDb(globals(), (ctx) => listAccounts(ctx));
       if (opts.json) printJson(accounts);
       else if (accounts.length === 0) note('no accounts');
-      else await printTable(['Username', 'Role', 'Active tokens'], accounts.map((a) => [a.username, a.role, a.tokens]));
+      else
+        await printTable(
+          ['Username', 'Role', 'Active tokens'],
+          accounts.map((a) => [a.username, a.role, a.tokens]),
+        );
     });
 
   account
@@ -82,7 +93,8 @@ is never demoted or deleted.`,
     .description('change the role (in effect on the next request)')
     .option('--as <admin>', AS_HELP)
     .option('--json', 'print {"username","role"}')
-    .action(async (username: string, role: string, opts: AsFlag & JsonFlag) => {
+    .action(async (username: string, roleName: string, opts: AsFlag & JsonFlag) => {
+      const role = parseArg(ROLE, roleName);
       const { setRole } = await import('../../domain/accounts.js');
       const changed = await withDb(globals(), (ctx) => setRole(ctx, username, role, acting(opts)));
       if (opts.json) printJson({ username: changed.username, role: changed.role });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { withDb, type GlobalOptions } from '../context.js';
 import { printJson, printTable } from '../output.js';
+import type { LoadCounts } from '../../domain/catalog/load.js';
 
 export function registerCatalog(program: Command, globals: () => GlobalOptions): void {
   const catalog = program.command('catalog').description('the catalogue: actors, places, keywords, objects');
@@ -35,8 +36,12 @@ Example:
       } catch (err) {
         throw invalid(`${file} is not valid JSON (${(err as Error).message}); nothing was loaded`);
       }
-      const counts = await withDb(globals(), (ctx) => loadCatalog(ctx, data));
+      const counts: LoadCounts = await withDb(globals(), (ctx) => loadCatalog(ctx, data));
       if (opts.json) printJson(counts);
-      else await printTable(['Loaded', 'Count'], Object.entries(counts).map(([kind, n]) => [kind, n]));
+      else
+        await printTable(
+          ['Loaded', 'Count'],
+          Object.entries<number>({ ...counts }).map(([kind, n]) => [kind, n]),
+        );
     });
 }

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
+import { parseArg, POSTGRES_URL } from '../args.js';
 import { askSecret } from '../ask.js';
 import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
 import { io } from '../io.js';
 import { note, printJson, printTable } from '../output.js';
 import { usage } from '../../errors.js';
-
-const POSTGRES_URL = /^postgres(ql)?:\/\//;
 
 /** True when a connection URL carries a password (in its user part or as ?password=). */
 function hasPassword(url: string): boolean {
@@ -24,7 +23,10 @@ function hasPassword(url: string): boolean {
 async function targetUrl(argument: string | undefined): Promise<string> {
   if (argument !== undefined) {
     if (hasPassword(argument)) {
-      note('note: a password in the command line is visible to other users of this machine (ps, /proc); use ARCHIVECTL_COPY_TO, the prompt, or PGPASSWORD instead');
+      note(
+        'note: a password in the command line is visible to other users of this machine (ps, /proc); ' +
+          'use ARCHIVECTL_COPY_TO, the prompt, or PGPASSWORD instead',
+      );
     }
     return argument;
   }
@@ -32,7 +34,10 @@ async function targetUrl(argument: string | undefined): Promise<string> {
   if (fromEnv) return fromEnv;
   const typed = await askSecret('PostgreSQL URL of the target database:');
   if (typed === undefined) {
-    throw usage('missing the target: give ARCHIVECTL_COPY_TO=<postgres-url> (or the URL as an argument, or run it in a terminal to be asked)');
+    throw usage(
+      'missing the target: give ARCHIVECTL_COPY_TO=<postgres-url> ' +
+        '(or the URL as an argument, or run it in a terminal to be asked)',
+    );
   }
   if (!typed.trim()) throw usage('missing the target postgres:// URL');
   return typed.trim();
@@ -41,7 +46,9 @@ async function targetUrl(argument: string | undefined): Promise<string> {
 export function registerCopyDatabase(program: Command, globals: () => GlobalOptions): void {
   program
     .command('copy-database [postgres-url]')
-    .description('copy everything (accounts, token hashes, settings, audit log, catalogue) into a new, empty PostgreSQL database')
+    .description(
+      'copy everything (accounts, token hashes, settings, audit log, catalogue) into a new, empty PostgreSQL database',
+    )
     .option('--json', 'print the number of rows copied per table')
     .addHelpText(
       'after',
@@ -63,8 +70,7 @@ Examples:
   archivectl copy-database      # in a terminal: asks for the URL without echoing it`,
     )
     .action(async (argument: string | undefined, opts: { json?: boolean }) => {
-      const url = await targetUrl(argument);
-      if (!POSTGRES_URL.test(url)) throw usage('the target must be a postgres:// URL');
+      const url = parseArg(POSTGRES_URL, await targetUrl(argument), usage);
       const config = readConfig(globals());
       const { openDatabase } = await import('../../db/connect.js');
       const { copyDatabase } = await import('../../db/copy.js');
@@ -74,7 +80,10 @@ Examples:
         const counts = await copyDatabase(source, target);
         if (opts.json) printJson(counts);
         else {
-          await printTable(['Table', 'Rows copied'], Object.entries(counts).map(([t, n]) => [t, n]));
+          await printTable(
+            ['Table', 'Rows copied'],
+            Object.entries(counts).map(([t, n]) => [t, n]),
+          );
           note('copied; point the configuration at the new database and start the daemons');
         }
       } finally {

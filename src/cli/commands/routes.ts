@@ -2,10 +2,14 @@ import type { Command } from 'commander';
 import { withDb, type GlobalOptions } from '../context.js';
 import { printJson, printTable, writeOut } from '../output.js';
 
+const onOff = (on: boolean) => (on ? 'on' : 'off');
+
 export function registerRoutes(program: Command, globals: () => GlobalOptions): void {
   program
     .command('routes')
-    .description('the access matrix: every route, its rule, and whether it is open without a token under the current settings')
+    .description(
+      'the access matrix: every route, its rule, and whether it is open without a token under the current settings',
+    )
     .option('--json', 'print [{"method","path","rule","open"}]')
     .action(async (opts: { json?: boolean }) => {
       const { readSettings } = await import('../../domain/settings.js');
@@ -15,8 +19,13 @@ export function registerRoutes(program: Command, globals: () => GlobalOptions): 
       if (opts.json) printJson(rows);
       else {
         const { RULE_TEXT } = await import('../../domain/access.js');
-        await printTable(['Method', 'Path', 'Rule', 'Without a token'], rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']));
-        writeOut(`\nUnder public_access ${settings.public_access ? 'on' : 'off'}, public_api ${settings.public_api ? 'on' : 'off'}. Rules:\n`);
+        await printTable(
+          ['Method', 'Path', 'Rule', 'Without a token'],
+          rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']),
+        );
+        writeOut(
+          `\nUnder public_access ${onOff(settings.public_access)}, public_api ${onOff(settings.public_api)}. Rules:\n`,
+        );
         for (const [name, text] of Object.entries(RULE_TEXT)) writeOut(`  ${name.padEnd(20)} ${text}\n`);
       }
     });

@@ -1,11 +1,16 @@
 import type { Command } from 'commander';
+import { parseArg, SETTING_NAME, SWITCH } from '../args.js';
 import { withDb, type GlobalOptions } from '../context.js';
 import { printJson, printTable } from '../output.js';
 import type { Settings } from '../../domain/settings.js';
 
 async function show(settings: Settings, json: boolean | undefined): Promise<void> {
   if (json) printJson(settings);
-  else await printTable(['Setting', 'Value'], Object.entries(settings).map(([k, v]) => [k, v ? 'on' : 'off']));
+  else
+    await printTable(
+      ['Setting', 'Value'],
+      Object.entries(settings).map(([k, v]) => [k, v ? 'on' : 'off']),
+    );
 }
 
 export function registerSettings(program: Command, globals: () => GlobalOptions): void {
@@ -31,9 +36,9 @@ Changes are in effect in every running daemon from the next request.`,
     .option('--json', 'print the settings as JSON')
     .addHelpText('after', '\nExample:\n  archivectl settings set public_access on')
     .action(async (name: string, value: string, opts: { json?: boolean }) => {
-      const { parseSettingName, parseSwitch, setSetting } = await import('../../domain/settings.js');
-      const setting = parseSettingName(name);
-      const on = parseSwitch(value);
+      const setting = parseArg(SETTING_NAME, name);
+      const on = parseArg(SWITCH, value);
+      const { setSetting } = await import('../../domain/settings.js');
       const { SYSTEM } = await import('../../domain/audit.js');
       await show(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, SYSTEM)), opts.json);
     });

@@ -37,17 +37,23 @@ records the operating-system user as os:<name>.`,
 
   token
     .command('create <username>')
-    .description("create a token for an account and print its value once (alone on stdout)")
-    .option('--name <name>', 'what the token is for (unique among the account\'s tokens)')
+    .description('create a token for an account and print its value once (alone on stdout)')
+    .option('--name <name>', "what the token is for (unique among the account's tokens)")
     .option('--expires <YYYY-MM-DD>', 'last day of validity (UTC), at most 2038-01-18')
     .option('--as <admin>', 'the admin or superuser creating it')
     .option('--json', 'print the token as JSON, with its value in "token"')
-    .addHelpText('after', '\nExample:\n  TOKEN=$(archivectl token create ingest-bot --name "nightly ingest" --expires 2027-06-30 --as alice)')
+    .addHelpText(
+      'after',
+      '\nExample:\n' +
+        '  TOKEN=$(archivectl token create ingest-bot --name "nightly ingest" --expires 2027-06-30 --as alice)',
+    )
     .action(async (username: string, opts: { name?: string; expires?: string; as?: string } & JsonFlag) => {
       const actor = await resolveActor(opts.as);
       const name = await askFor(opts.name, '--name <name>', 'What is the token for (--name)?');
       const { createToken } = await import('../../domain/tokens/service.js');
-      const created = await withDb(globals(), (ctx) => createToken(ctx, { username, name, expires: opts.expires, actor }));
+      const created = await withDb(globals(), (ctx) =>
+        createToken(ctx, { username, name, expires: opts.expires, actor }),
+      );
       printCreated(created, opts, 'Created');
     });
 
@@ -55,7 +61,7 @@ records the operating-system user as os:<name>.`,
     .command('list [username]')
     .description('list tokens (active ones; --all adds expired and revoked)')
     .option('--all', 'include expired and revoked tokens')
-    .option('--as <username>', "act as this account: a non-admin sees only its own tokens")
+    .option('--as <username>', 'act as this account: a non-admin sees only its own tokens')
     .option('--json', 'print a JSON array of tokens')
     .action(async (username: string | undefined, opts: { all?: boolean; as?: string } & JsonFlag) => {
       const { listTokensAs } = await import('../../domain/tokens/listing.js');
@@ -96,7 +102,10 @@ records the operating-system user as os:<name>.`,
     .command('prune')
     .description('delete expired and revoked tokens')
     .option('--dry-run', 'count what would be deleted, delete nothing')
-    .option('--as <admin>', 'the admin or superuser pruning (else ARCHIVECTL_AS; without either, the audit log names the OS user)')
+    .option(
+      '--as <admin>',
+      'the admin or superuser pruning (else ARCHIVECTL_AS; without either, the audit log names the OS user)',
+    )
     .option('--json', 'print {"pruned": n}')
     .action(async (opts: { dryRun?: boolean; as?: string } & JsonFlag) => {
       const { pruneTokens } = await import('../../domain/tokens/service.js');
@@ -143,7 +152,9 @@ Example:
       const { progressBar } = await import('../progress.js');
       const progress = progressBar();
       try {
-        const result = await withDb(globals(), (ctx) => importLegacy(ctx, text, { actor, ...(progress ? { progress: progress.update } : {}) }));
+        const result = await withDb(globals(), (ctx) =>
+          importLegacy(ctx, text, { actor, ...(progress ? { progress: (...at) => progress.update(...at) } : {}) }),
+        );
         progress?.done();
         if (opts.json) printJson(result);
         else note(`imported ${result.imported} legacy token(s), skipped ${result.skipped} already imported`);

@@ -2,20 +2,9 @@
 // for cost reporting. Every bad field is named in `fields`, so a tool author fixes all at once.
 import { hasControlChars } from './fields.js';
 import { invalid } from '../../errors.js';
+import { check, v } from '../../validation.js';
 import type { Ctx } from '../context.js';
-
-export interface UsageRecord {
-  provider: string;
-  model: string;
-  tokens_in: number;
-  tokens_out: number;
-  cost_chf: number;
-  success: boolean;
-  latency_ms: number | null;
-  profile_slug: string | null;
-  entry_uuid: string | null;
-  source: string;
-}
+import { insertedId } from '../../db/row-id.js';
 
 /**
  * Where the values came from. JSON carries types, so numbers must be JSON numbers and `success`
@@ -26,19 +15,8 @@ export type ValueSource = 'json' | 'form';
 
 export const DEFAULT_SOURCE = 'agate';
 const MAX_INT32 = 2_147_483_647; // latency_ms is a 32-bit integer column
-
-const KNOWN = new Set([
-  'provider',
-  'model',
-  'tokens_in',
-  'tokens_out',
-  'cost_chf',
-  'success',
-  'latency_ms',
-  'profile_slug',
-  'entry_uuid',
-  'source',
-]);
+/** Unknown fields named in one answer, at most: a body of thousands of keys gets a bounded reply. */
+const MAX_UNKNOWN = 50;
 
 /** Length in characters (code points), as PostgreSQL's varchar(n) counts. */
 export function charLength(s: string): number {
@@ -48,153 +26,130 @@ export function charLength(s: string): number {
   return n;
 }
 
-type Problem = string; // the message for `fields`
-
-class Fields {
-  private readonly problems = new Map<string, Problem>();
-  add(name: string, problem: Problem): void {
-    if (!this.problems.has(name)) this.problems.set(name, problem);
-  }
-  get size(): number {
-    return this.problems.size;
-  }
-  // Object.fromEntries defines own properties, so a field named __proto__ cannot touch a prototype.
-  toObject(): Record<string, string> {
-    return Object.fromEntries(this.problems);
-  }
-}
-
 /** A single value: forms may repeat a key (an array); that is a mistake, not a list. */
-function single(fields: Fields, name: string, value: unknown): unknown {
-  if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
-    fields.add(name, 'must be a single value');
-    return undefined;
-  }
-  return value;
+const single = v.check((value: unknown) => value === null || typeof value !== 'object', 'must be a single value');
+
+/** A required field: absent or null (in a form also "") is "is required". */
+function required<S extends v.GenericSchema>(from: ValueSource, schema: S) {
+  const given = (value: unknown) => value !== null && !(from === 'form' && value === '');
+  return v.pipe(v.unknown(), single, v.check(given, 'is required'), schema);
 }
 
-function text(fields: Fields, name: string, value: unknown, min: number, max: number): string | undefined {
-  if (typeof value !== 'string') {
-    fields.add(name, 'must be a string');
-    return undefined;
-  }
-  const length = charLength(value);
-  if (length < min || (min > 0 && value.trim() === '')) fields.add(name, 'is required and must not be blank');
-  else if (length > max) fields.add(name, `must be at most ${max} characters`);
-  else if (hasControlChars(value)) fields.add(name, 'must not contain control characters');
-  else return value;
-  return undefined;
+/** An optional field: absent, null or "" all mean "not given", which is `fallback`. */
+function optional<S extends v.GenericSchema, F extends v.InferOutput<S> | null>(schema: S, fallback: F) {
+  const given = v.pipe(
+    v.unknown(),
+    single,
+    v.transform((value) => (value === null || value === '' ? undefined : value)),
+    v.optional(schema),
+  );
+  return v.optional(
+    v.pipe(
+      given,
+      v.transform((value) => value ?? fallback),
+    ),
+    fallback,
+  );
 }
 
-function integer(fields: Fields, name: string, value: unknown, from: ValueSource, max: number): number | undefined {
-  let n: number | undefined;
-  if (typeof value === 'number') n = value;
-  else if (from === 'form' && typeof value === 'string' && /^\d{1,16}$/.test(value)) n = Number(value);
-  if (n === undefined || !Number.isSafeInteger(n) || n < 0) {
-    fields.add(name, 'must be an integer, 0 or more');
-    return undefined;
-  }
-  if (n > max) {
-    fields.add(name, `must be at most ${max}`);
-    return undefined;
-  }
-  return n;
+function text(min: number, max: number) {
+  return v.pipe(
+    v.string('must be a string'),
+    v.check((s) => charLength(s) >= min && !(min > 0 && s.trim() === ''), 'is required and must not be blank'),
+    v.check((s) => charLength(s) <= max, `must be at most ${max} characters`),
+    v.check((s) => !hasControlChars(s), 'must not contain control characters'),
+  );
 }
 
-function amount(fields: Fields, name: string, value: unknown, from: ValueSource): number | undefined {
-  let n: number | undefined;
-  if (typeof value === 'number') n = value;
-  else if (from === 'form' && typeof value === 'string' && /^\d{1,16}(?:\.\d{1,16})?$/.test(value)) n = Number(value);
-  if (n === undefined || !Number.isFinite(n) || n < 0) {
-    fields.add(name, 'must be a number, 0 or more');
-    return undefined;
-  }
-  return n === 0 ? 0 : n; // -0 would be stored and shown as "-0"
+function integer(from: ValueSource, max: number) {
+  const message = 'must be an integer, 0 or more';
+  return v.pipe(
+    v.unknown(),
+    v.transform((value) =>
+      from === 'form' && typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value,
+    ),
+    v.number(message),
+    v.safeInteger(message),
+    v.minValue(0, message),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+}
+
+function amount(from: ValueSource) {
+  const message = 'must be a number, 0 or more';
+  return v.pipe(
+    v.unknown(),
+    v.transform((value) =>
+      from === 'form' && typeof value === 'string' && /^\d{1,16}(?:\.\d{1,16})?$/.test(value) ? Number(value) : value,
+    ),
+    v.number(message),
+    v.finite(message),
+    v.minValue(0, message),
+    v.transform((n) => (n === 0 ? 0 : n)), // -0 would be stored and shown as "-0"
+  );
 }
 
 const FORM_BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
 
-function flag(fields: Fields, name: string, value: unknown, from: ValueSource): boolean | undefined {
-  if (typeof value === 'boolean') return value;
-  if (from === 'form' && typeof value === 'string' && Object.hasOwn(FORM_BOOLEANS, value)) return FORM_BOOLEANS[value];
-  fields.add(name, from === 'form' ? 'must be true, false, 1 or 0' : 'must be true or false');
-  return undefined;
+function flag(from: ValueSource) {
+  const message = from === 'form' ? 'must be true, false, 1 or 0' : 'must be true or false';
+  return v.pipe(
+    v.unknown(),
+    v.transform((value) =>
+      from === 'form' && typeof value === 'string' && Object.hasOwn(FORM_BOOLEANS, value)
+        ? FORM_BOOLEANS[value]
+        : value,
+    ),
+    v.boolean(message),
+  );
 }
 
-/** Optional values: absent, null or "" all mean "not given". */
-const absent = (v: unknown): boolean => v === undefined || v === null || v === '';
+function usageSchema(from: ValueSource) {
+  return v.object(
+    {
+      provider: required(from, text(1, 64)),
+      model: required(from, text(1, 128)),
+      tokens_in: required(from, integer(from, Number.MAX_SAFE_INTEGER)),
+      tokens_out: required(from, integer(from, Number.MAX_SAFE_INTEGER)),
+      cost_chf: required(from, amount(from)),
+      success: required(from, flag(from)),
+      latency_ms: optional(integer(from, MAX_INT32), null),
+      profile_slug: optional(text(0, 128), null),
+      entry_uuid: optional(text(0, 36), null),
+      source: optional(text(1, 32), DEFAULT_SOURCE),
+    },
+    // A missing key is reported at its path; the body itself is an object by the time it gets here.
+    (issue) => (issue.path ? 'is required' : 'must be an object'),
+  );
+}
+
+const SCHEMAS = { json: usageSchema('json'), form: usageSchema('form') };
+
+export type UsageRecord = v.InferOutput<(typeof SCHEMAS)['json']>;
 
 /** Validates a usage record; throws `invalid` (422) naming every bad field. */
 export function parseUsage(input: Record<string, unknown>, from: ValueSource): UsageRecord {
-  const fields = new Fields();
   // Unknown fields are refused so that a misspelt optional field is not silently dropped.
-  const unknown = Object.keys(input).filter((key) => !KNOWN.has(key));
-  for (const key of unknown.slice(0, 50)) fields.add(key, 'unknown field');
-
-  const get = (name: string): unknown => (Object.hasOwn(input, name) ? single(fields, name, input[name]) : undefined);
-  const required = (name: string): unknown => {
-    if (!Object.hasOwn(input, name)) {
-      fields.add(name, 'is required');
-      return undefined;
-    }
-    const v = get(name); // undefined: already reported as not a single value
-    if (v === null || (from === 'form' && v === '')) {
-      fields.add(name, 'is required');
-      return undefined;
-    }
-    return v;
-  };
-
-  const provider = required('provider');
-  const model = required('model');
-  const tokensIn = required('tokens_in');
-  const tokensOut = required('tokens_out');
-  const cost = required('cost_chf');
-  const success = required('success');
-  const latency = get('latency_ms');
-  const profile = get('profile_slug');
-  const entry = get('entry_uuid');
-  const source = get('source');
-
-  const record = {
-    provider: provider === undefined ? undefined : text(fields, 'provider', provider, 1, 64),
-    model: model === undefined ? undefined : text(fields, 'model', model, 1, 128),
-    tokens_in: tokensIn === undefined ? undefined : integer(fields, 'tokens_in', tokensIn, from, Number.MAX_SAFE_INTEGER),
-    tokens_out: tokensOut === undefined ? undefined : integer(fields, 'tokens_out', tokensOut, from, Number.MAX_SAFE_INTEGER),
-    cost_chf: cost === undefined ? undefined : amount(fields, 'cost_chf', cost, from),
-    success: success === undefined ? undefined : flag(fields, 'success', success, from),
-    latency_ms: absent(latency) ? null : integer(fields, 'latency_ms', latency, from, MAX_INT32),
-    profile_slug: absent(profile) ? null : text(fields, 'profile_slug', profile, 0, 128),
-    entry_uuid: absent(entry) ? null : text(fields, 'entry_uuid', entry, 0, 36),
-    source: absent(source) ? DEFAULT_SOURCE : text(fields, 'source', source, 1, 32),
-  };
-
-  if (fields.size > 0) {
-    const problems = fields.toObject();
-    const names = Object.keys(problems);
-    throw invalid(`invalid usage record: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`, problems);
-  }
-  // Every value is defined once no field is reported; the checks above return undefined only with a problem.
-  return record as UsageRecord;
+  const unknown = Object.keys(input)
+    .filter((key) => !Object.hasOwn(SCHEMAS.json.entries, key))
+    .slice(0, MAX_UNKNOWN);
+  const r = check(SCHEMAS[from], input);
+  if (r.ok && unknown.length === 0) return r.value;
+  // Object.fromEntries defines own properties, so a field named __proto__ cannot touch a prototype.
+  const problems = Object.fromEntries([
+    ...unknown.map((key) => [key, 'unknown field']),
+    ...(r.ok ? [] : Object.entries(r.errors)),
+  ]) as Record<string, string>;
+  const names = Object.keys(problems);
+  throw invalid(`invalid usage record: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`, problems);
 }
 
 /** Stores a usage record; answers its id. */
 export async function recordUsage(ctx: Ctx, input: Record<string, unknown>, from: ValueSource): Promise<number> {
-  const r = parseUsage(input, from);
-  const [row] = (await ctx.db('ai_cataloging_usage')
-    .insert({
-      provider: r.provider,
-      model: r.model,
-      tokens_in: r.tokens_in,
-      tokens_out: r.tokens_out,
-      cost_chf: r.cost_chf,
-      success: r.success,
-      latency_ms: r.latency_ms,
-      profile_slug: r.profile_slug,
-      entry_uuid: r.entry_uuid,
-      source: r.source,
-      created_at: ctx.clock.now().toISOString(),
-    })
-    .returning('id')) as ({ id: number } | number)[];
-  return typeof row === 'object' ? Number(row.id) : Number(row);
+  const record = parseUsage(input, from);
+  const rows: unknown = await ctx
+    .db('ai_cataloging_usage')
+    .insert({ ...record, created_at: ctx.clock.now().toISOString() })
+    .returning('id');
+  return insertedId(rows);
 }

@@ -4,8 +4,10 @@
 // the other sees 0 affected rows and gets 409, whatever the isolation level.
 import { hasControlChars } from './fields.js';
 import { writeTransaction } from '../../db/connect.js';
+import { MAX_ROW_ID } from '../../db/row-id.js';
 import { conflict, invalid, notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';
+import { check, v } from '../../validation.js';
 
 export type SubmissionStatus = 'received' | 'confirmed' | 'failed';
 
@@ -16,8 +18,6 @@ export interface SubmissionView {
 }
 
 export const MAX_REASON = 2000;
-/** Row ids are 32-bit integers on PostgreSQL; a larger id cannot exist (and must not reach the query). */
-const MAX_ROW_ID = 2_147_483_647;
 
 async function settle(
   ctx: Ctx,
@@ -32,9 +32,9 @@ async function settle(
     const changes: Record<string, string | null> = { status: to, updated_at: now };
     if (to === 'failed') changes.reason = reason;
     const changed = await trx('sip_submissions').where({ id, status: 'received' }).update(changes);
-    const row = (await trx('sip_submissions').where('id', id).first('status', 'object_id')) as
-      | { status: SubmissionStatus; object_id: number | string }
-      | undefined;
+    const row = await trx('sip_submissions')
+      .where('id', id)
+      .first<{ status: SubmissionStatus; object_id: number | string } | undefined>('status', 'object_id');
     if (!row) throw notFound(`no SIP submission ${id}`);
     if (Number(changed) === 0) throw conflict(`SIP submission ${id} is no longer received (it is ${row.status})`);
     await trx('objects').where('id', row.object_id).update({ status: objectStatus, updated_at: now });
@@ -52,29 +52,41 @@ export function failSubmission(ctx: Ctx, id: number, reason: string | null): Pro
   return settle(ctx, id, 'failed', 'failed', reason);
 }
 
+const reasonSchema = v.nullable(
+  v.pipe(
+    v.string('must be a string'),
+    // Counted on a bounded prefix: a huge value is refused without walking all of it.
+    v.check((s) => [...s.slice(0, 4 * MAX_REASON)].length <= MAX_REASON, `must be at most ${MAX_REASON} characters`),
+    v.check((s) => !hasControlChars(s), 'must not contain control characters'),
+  ),
+);
+
+const CALLBACK_BODIES = {
+  confirm: v.object({}),
+  failed: v.object({
+    reason: v.pipe(
+      v.optional(reasonSchema, null),
+      v.transform((reason) => reason || null),
+    ),
+  }),
+};
+
 /**
  * The body of a callback. `failed` takes an optional `reason` (string, at most 2000 characters;
  * null or "" count as none); `confirm` takes no fields. Unknown fields are refused so that a
  * misspelt `reason` is not silently dropped.
  */
 export function parseCallbackBody(input: Record<string, unknown>, allowReason: boolean): string | null {
-  const problems = new Map<string, string>();
-  for (const key of Object.keys(input).slice(0, 50)) {
-    if (!(allowReason && key === 'reason')) problems.set(key, 'unknown field');
-  }
-  let reason: string | null = null;
-  if (allowReason && Object.hasOwn(input, 'reason')) {
-    const value = input.reason;
-    if (typeof value === 'string') {
-      if ([...value.slice(0, 4 * MAX_REASON)].length > MAX_REASON) problems.set('reason', `must be at most ${MAX_REASON} characters`);
-      else if (hasControlChars(value)) problems.set('reason', 'must not contain control characters');
-      else reason = value === '' ? null : value;
-    } else if (value !== null) {
-      problems.set('reason', 'must be a string');
-    }
-  }
-  if (problems.size > 0) {
-    throw invalid(`invalid callback body: ${[...problems.keys()].slice(0, 10).join(', ')}`, Object.fromEntries(problems));
-  }
-  return reason;
+  const schema = allowReason ? CALLBACK_BODIES.failed : CALLBACK_BODIES.confirm;
+  const unknown = Object.keys(input)
+    .filter((key) => !Object.hasOwn(schema.entries, key))
+    .slice(0, 50);
+  const r = check(schema, input);
+  if (r.ok && unknown.length === 0) return 'reason' in r.value ? r.value.reason : null;
+  // Object.fromEntries defines own properties: a field named __proto__ is reported like any other.
+  const problems = Object.fromEntries([
+    ...unknown.map((key) => [key, 'unknown field']),
+    ...(r.ok ? [] : Object.entries(r.errors)),
+  ]) as Record<string, string>;
+  throw invalid(`invalid callback body: ${Object.keys(problems).slice(0, 10).join(', ')}`, problems);
 }

@@ -4,6 +4,7 @@
 import { writeTransaction } from '../../db/connect.js';
 import { conflict, invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
+import { check, v } from '../../validation.js';
 import { checkActorCreate, insertActor, type ActorInput } from './actors.js';
 import { isPlainObject, prefixErrors } from './fields.js';
 import { checkKeywordCreate, ensureKeyword, type KeywordInput } from './keywords.js';
@@ -28,6 +29,9 @@ interface Checked {
   objects: NewObject[];
 }
 
+/** A section: an array of entries; absent or null is none. */
+const SECTION = v.nullish(v.array(v.unknown()), []);
+
 /** How many problems the error message spells out; `fields` carries them all (up to a bound). */
 const SHOWN = 3;
 const MAX_REPORTED = 100;
@@ -45,17 +49,15 @@ export function checkCatalog(data: unknown): Checked {
   // Null prototype: a section named "__proto__" is reported like any other unknown key.
   const errors = Object.create(null) as Record<string, string>;
   for (const key of Object.keys(data)) {
-    if (!(SECTIONS as readonly string[]).includes(key)) errors[key.length > 64 ? `${key.slice(0, 64)}…` : key] = 'unknown section';
+    if (!(SECTIONS as readonly string[]).includes(key))
+      errors[key.length > 64 ? `${key.slice(0, 64)}…` : key] = 'unknown section';
   }
   const out: Checked = { actors: [], places: [], keywords: [], objects: [] };
   const section = (name: Section): unknown[] => {
-    const v = data[name];
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v)) {
-      errors[name] = 'must be an array';
-      return [];
-    }
-    return v;
+    const r = check(SECTION, data[name]);
+    if (r.ok) return r.value;
+    errors[name] = 'must be an array';
+    return [];
   };
   section('actors').forEach((entry, i) => {
     const r = checkActorCreate(entry);
@@ -101,7 +103,9 @@ export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> 
     const taken = new Set<string>();
     const ids = checked.objects.map((o) => o.identifier);
     for (let i = 0; i < ids.length; i += 500) {
-      const rows = (await trx('objects').whereIn('identifier', ids.slice(i, i + 500)).select('identifier')) as { identifier: string }[];
+      const rows = await trx('objects')
+        .whereIn('identifier', ids.slice(i, i + 500))
+        .select<{ identifier: string }[]>('identifier');
       for (const r of rows) taken.add(r.identifier);
     }
     if (taken.size > 0) {
@@ -110,7 +114,10 @@ export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> 
         if (taken.has(o.identifier)) errors[`objects[${i}].identifier`] = `"${o.identifier}" already exists`;
       });
       const first = Object.entries(errors)[0];
-      throw conflict(`${first ? `${first[0]}: ${first[1]}` : 'object identifiers already exist'}${taken.size > 1 ? ` (and ${taken.size - 1} more)` : ''}; nothing was loaded`);
+      throw conflict(
+        `${first ? `${first[0]}: ${first[1]}` : 'object identifiers already exist'}` +
+          `${taken.size > 1 ? ` (and ${taken.size - 1} more)` : ''}; nothing was loaded`,
+      );
     }
 
     const counts: LoadCounts = { actors: 0, places: 0, keywords: 0, objects: 0 };

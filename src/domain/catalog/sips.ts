@@ -14,6 +14,7 @@ import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeTransaction } from '../../db/connect.js';
 import { invalid } from '../../errors.js';
+import { check, v } from '../../validation.js';
 import type { Ctx } from '../context.js';
 
 import { checkObjectCreate, createObject } from './objects.js';
@@ -72,21 +73,58 @@ export async function hasZipSignature(file: string): Promise<boolean> {
   }
 }
 
-/** `keywords`: a JSON array of names, or names separated by commas (blank entries ignored). */
-function splitKeywords(raw: string, problems: Map<string, string>): string[] {
-  let names: unknown = raw.split(',');
-  if (raw.trimStart().startsWith('[')) {
-    try {
-      names = JSON.parse(raw) as unknown;
-    } catch {
-      names = null;
-    }
-    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) {
-      problems.set('keywords', 'must be a JSON array of strings or a comma-separated list');
-      return [];
-    }
+const KEYWORDS_MESSAGE = 'must be a JSON array of strings or a comma-separated list';
+
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
-  return (names as string[]).map((n) => n.trim()).filter((n) => n !== '');
+}
+
+/**
+ * The text fields of an upload (all optional); the file part is checked on its own. Each is
+ * read on its own, so that a bad identifier does not hide a bad title from the same 422.
+ */
+const SIP_FIELDS = {
+  // "" (an empty form field) asks for a generated identifier, as an absent one does.
+  identifier: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) => raw || undefined),
+      v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(IDENTIFIER_RE, '1-255 letters, digits, ".", "_", "-", ":" or "/", starting with a letter or digit'),
+          v.check((id) => !hasUnsafeSegment(id), 'no empty, "." or ".." segment between "/" and no trailing "/"'),
+        ),
+      ),
+    ),
+  ),
+  title: v.pipe(
+    v.optional(v.string()),
+    v.transform((raw) => (raw === undefined || raw.trim() === '' ? null : raw)),
+  ),
+  // A JSON array of names, or names separated by commas; blank entries are ignored.
+  keywords: v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((raw): unknown => (raw.trimStart().startsWith('[') ? jsonOrNull(raw) : raw.split(','))),
+    v.custom<string[]>((names) => Array.isArray(names) && names.every((n) => typeof n === 'string'), KEYWORDS_MESSAGE),
+    v.transform((names) => names.map((n) => n.trim()).filter((n) => n !== '')),
+  ),
+};
+
+/** One text field through its schema: the value, or its message recorded under its name. */
+function readField<K extends keyof typeof SIP_FIELDS>(
+  upload: SipUpload,
+  name: K,
+  problems: Map<string, string>,
+): v.InferOutput<(typeof SIP_FIELDS)[K]> | undefined {
+  const r = check(SIP_FIELDS[name], upload.fields[name]);
+  if (r.ok) return r.value;
+  problems.set(name, Object.values(r.errors)[0] ?? 'is invalid');
+  return undefined;
 }
 
 export interface SipRequest {
@@ -97,7 +135,10 @@ export interface SipRequest {
 }
 
 /** Checks the multipart fields and the file; throws `invalid` (422) naming every bad field. */
-export async function parseSipUpload(upload: SipUpload, newIdentifier: () => string = () => `sip-${randomUUID()}`): Promise<SipRequest> {
+export async function parseSipUpload(
+  upload: SipUpload,
+  newIdentifier: () => string = () => `sip-${randomUUID()}`,
+): Promise<SipRequest> {
   const problems = new Map<string, string>();
   const names = upload.names ?? [...Object.keys(upload.fields), ...upload.files.map((f) => f.field)];
   const seen = new Set<string>();
@@ -113,19 +154,10 @@ export async function parseSipUpload(upload: SipUpload, newIdentifier: () => str
   else if (files.length === 0) problems.set('file', 'a ZIP file in the field "file" is required');
   else if (files.length > 1) problems.set('file', 'exactly one file is accepted');
 
-  const rawIdentifier = upload.fields.identifier;
-  let identifier = '';
-  if (rawIdentifier === undefined || rawIdentifier === '') identifier = newIdentifier();
-  else if (!IDENTIFIER_RE.test(rawIdentifier)) {
-    problems.set('identifier', '1-255 letters, digits, ".", "_", "-", ":" or "/", starting with a letter or digit');
-  } else if (hasUnsafeSegment(rawIdentifier)) {
-    problems.set('identifier', 'no empty, "." or ".." segment between "/" and no trailing "/"');
-  } else identifier = rawIdentifier;
-
-  const rawTitle = upload.fields.title;
-  let title = rawTitle === undefined || rawTitle.trim() === '' ? null : rawTitle;
-  const rawKeywords = upload.fields.keywords;
-  let keywords = rawKeywords === undefined ? [] : splitKeywords(rawKeywords, problems);
+  const rawIdentifier = readField(upload, 'identifier', problems);
+  const identifier = problems.has('identifier') ? '' : (rawIdentifier ?? newIdentifier());
+  let title = readField(upload, 'title', problems) ?? null;
+  let keywords = readField(upload, 'keywords', problems) ?? [];
 
   // Title and keywords obey the same rules as objects loaded any other way.
   const checked = checkObjectCreate({ identifier: identifier || 'x', title, status: 'ingesting', keywords });
@@ -142,7 +174,10 @@ export async function parseSipUpload(upload: SipUpload, newIdentifier: () => str
     problems.set('file', 'not a ZIP archive');
   }
   if (problems.size > 0 || !file) {
-    throw invalid(`invalid SIP submission: ${[...problems.keys()].slice(0, 10).join(', ')}`, Object.fromEntries(problems));
+    throw invalid(
+      `invalid SIP submission: ${[...problems.keys()].slice(0, 10).join(', ')}`,
+      Object.fromEntries(problems),
+    );
   }
   return { file, identifier, title, keywords };
 }
@@ -167,7 +202,12 @@ async function moveFile(from: string, to: string): Promise<void> {
  * Records a SIP submission: an object in status `ingesting`, a submission in status `received`,
  * and the file at `<dataDir>/sips/<submission id>.zip`.
  */
-export async function importSip(ctx: Ctx, dataDir: string, upload: SipUpload, tokenId: number | null): Promise<SipReceipt> {
+export async function importSip(
+  ctx: Ctx,
+  dataDir: string,
+  upload: SipUpload,
+  tokenId: number | null,
+): Promise<SipReceipt> {
   const req = await parseSipUpload(upload);
   const at = ctx.clock.now();
   const now = at.toISOString();

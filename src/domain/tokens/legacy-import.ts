@@ -5,6 +5,8 @@
 // line's account: an admin or superuser, only a superuser for a superuser's tokens, never for
 // its own (an importer choosing the value of root's token would hold root's rights).
 import { parse } from 'csv-parse/sync';
+import pLimit from 'p-limit';
+import { v } from '../../validation.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { writeTransaction } from '../../db/connect.js';
 import { record } from '../audit.js';
@@ -26,6 +28,28 @@ export interface LegacyLine {
 const COLUMNS = ['username', 'token', 'name'];
 const CHUNK = 500; // rows per IN (...) list and per INSERT: well under every dialect's limits
 
+/** One line of the file; messages never quote the token. */
+const LEGACY_ROW = v.object({
+  username: v.pipe(v.optional(v.string(), ''), v.minLength(1, 'the username is empty')),
+  token: v.pipe(
+    v.optional(v.string(), ''),
+    v.check(isLegacyValue, `the token is not ${LEGACY_LENGTH} characters of A-Z, a-z, 0-9`),
+  ),
+  // The name rules of `token create`, whose messages already read as a line's problem.
+  name: v.pipe(
+    v.optional(v.string(), ''),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      if (!dataset.value) return LEGACY_NAME;
+      try {
+        return checkTokenName(dataset.value);
+      } catch (err) {
+        addIssue({ message: (err as Error).message });
+        return NEVER;
+      }
+    }),
+  ),
+});
+
 /** Parses and checks the CSV text on its own (no database). Returns lines or error messages. */
 export function parseLegacyCsv(text: string): { lines: LegacyLine[]; errors: string[] } {
   const errors: string[] = [];
@@ -35,7 +59,10 @@ export function parseLegacyCsv(text: string): { lines: LegacyLine[]; errors: str
       columns: (header: string[]) => {
         const names = header.map((h) => h.trim().toLowerCase());
         const unknown = names.filter((n) => !COLUMNS.includes(n));
-        if (unknown.length > 0) throw invalid(`line 1: unknown column(s) ${unknown.map((u) => `"${u}"`).join(', ')}; expected username,token[,name]`);
+        if (unknown.length > 0)
+          throw invalid(
+            `line 1: unknown column(s) ${unknown.map((u) => `"${u}"`).join(', ')}; expected username,token[,name]`,
+          );
         if (!names.includes('username') || !names.includes('token')) {
           throw invalid('line 1: the header must name the columns username,token (and optionally name)');
         }
@@ -57,25 +84,23 @@ export function parseLegacyCsv(text: string): { lines: LegacyLine[]; errors: str
   const seen = new Map<string, number>(); // selector -> line
   for (const { record: rec, info } of records) {
     const line = info.lines;
-    const username = rec.username ?? '';
-    const token = rec.token ?? '';
-    if (!username) errors.push(`line ${line}: the username is empty`);
-    if (!isLegacyValue(token)) {
-      errors.push(`line ${line}: the token is not ${LEGACY_LENGTH} characters of A-Z, a-z, 0-9`);
-      continue;
+    const r = v.safeParse(LEGACY_ROW, rec);
+    const issues = r.success ? [] : r.issues;
+    const badToken = issues.some((issue) => v.getDotPath(issue) === 'token');
+    // A line whose token is unreadable is reported for that (and its username), nothing more.
+    for (const issue of issues) {
+      if (!(badToken && v.getDotPath(issue) === 'name')) errors.push(`line ${line}: ${issue.message}`);
     }
-    let name = LEGACY_NAME;
-    if (rec.name) {
-      try {
-        name = checkTokenName(rec.name);
-      } catch (err) {
-        errors.push(`line ${line}: ${(err as Error).message}`);
-      }
-    }
+    if (badToken) continue;
+    const { username, token, name } = r.success
+      ? r.output
+      : { username: rec.username ?? '', token: rec.token ?? '', name: LEGACY_NAME };
     const selector = token.slice(0, SELECTOR_LENGTH);
     const earlier = seen.get(selector);
     if (earlier !== undefined) {
-      errors.push(`line ${line}: the token's first ${SELECTOR_LENGTH} characters (its id ${selector}) repeat line ${earlier}`);
+      errors.push(
+        `line ${line}: the token's first ${SELECTOR_LENGTH} characters (its id ${selector}) repeat line ${earlier}`,
+      );
       continue;
     }
     seen.set(selector, line);
@@ -91,17 +116,9 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 /** Runs `work` over `items` with at most `limit` in flight (scrypt runs on libuv's pool). */
-async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
+function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const lane = pLimit(limit);
+  return Promise.all(items.map((item) => lane(() => work(item))));
 }
 
 export interface ImportProgress {
@@ -123,7 +140,7 @@ export async function importLegacy(
   const accounts = new Map<string, number>();
   const refusals = new Map<string, string | null>();
   for (const part of chunks(usernames, CHUNK)) {
-    for (const a of (await ctx.db('accounts').whereIn('username', part).select('id', 'username', 'role')) as Account[]) {
+    for (const a of await ctx.db('accounts').whereIn('username', part).select<Account[]>('id', 'username', 'role')) {
       accounts.set(a.username, a.id);
       refusals.set(a.username, refusalFor(acting, a, 'import'));
     }
@@ -138,11 +155,18 @@ export async function importLegacy(
   // the same id is a collision that cannot be imported.
   const imported = new Map<string, string>();
   const taken = new Set<string>();
-  for (const part of chunks(lines.map((l) => l.selector), CHUNK)) {
-    for (const r of (await ctx.db('legacy_imports').whereIn('selector', part).select('selector', 'secret_hash')) as { selector: string; secret_hash: string }[]) {
+  for (const part of chunks(
+    lines.map((l) => l.selector),
+    CHUNK,
+  )) {
+    for (const r of await ctx
+      .db('legacy_imports')
+      .whereIn('selector', part)
+      .select<{ selector: string; secret_hash: string }[]>('selector', 'secret_hash')) {
       imported.set(r.selector, r.secret_hash);
     }
-    for (const r of (await ctx.db('tokens').whereIn('selector', part).select('selector')) as { selector: string }[]) taken.add(r.selector);
+    for (const r of await ctx.db('tokens').whereIn('selector', part).select<{ selector: string }[]>('selector'))
+      taken.add(r.selector);
   }
   const fresh: LegacyLine[] = [];
   let skipped = 0;
@@ -163,7 +187,11 @@ export async function importLegacy(
   const names = new Map<string, number>();
   const freshAccounts = [...new Set(fresh.map((l) => accounts.get(l.username)).filter((id) => id !== undefined))];
   for (const part of chunks(freshAccounts, CHUNK)) {
-    for (const r of (await ctx.db('tokens').whereIn('account_id', part).whereNull('revoked_at').select('account_id', 'name')) as { account_id: number; name: string }[]) {
+    for (const r of await ctx
+      .db('tokens')
+      .whereIn('account_id', part)
+      .whereNull('revoked_at')
+      .select<{ account_id: number; name: string }[]>('account_id', 'name')) {
       names.set(`${r.account_id}\u0000${r.name}`, 0);
     }
   }
@@ -171,7 +199,8 @@ export async function importLegacy(
     const key = `${accounts.get(l.username)}\u0000${l.name}`;
     const clash = names.get(key);
     if (clash === 0) errors.push(`line ${l.line}: ${l.username} already has a token named "${l.name}"`);
-    else if (clash !== undefined) errors.push(`line ${l.line}: ${l.username} has a token named "${l.name}" on line ${clash} too`);
+    else if (clash !== undefined)
+      errors.push(`line ${l.line}: ${l.username} has a token named "${l.name}" on line ${clash} too`);
     else names.set(key, l.line);
   }
 
@@ -194,14 +223,16 @@ export async function importLegacy(
     const owners = [...new Set(fresh.map((l) => l.username))];
     const current = new Map<string, Account>();
     for (const part of chunks([actor, ...owners], CHUNK)) {
-      for (const a of (await trx('accounts').whereIn('username', part).select('id', 'username', 'role')) as Account[]) current.set(a.username, a);
+      for (const a of await trx('accounts').whereIn('username', part).select<Account[]>('id', 'username', 'role'))
+        current.set(a.username, a);
     }
     const nowActing = current.get(actor);
     if (!nowActing) throw notFound(`no account named "${actor}"; nothing was imported`);
     assertMayManageTokens(nowActing, 'import');
     for (const username of owners) {
       const owner = current.get(username);
-      if (!owner || owner.id !== accounts.get(username)) throw conflict(`the account ${username} changed during the import; nothing was imported, try again`);
+      if (!owner || owner.id !== accounts.get(username))
+        throw conflict(`the account ${username} changed during the import; nothing was imported, try again`);
       const refusal = refusalFor(nowActing, owner, 'import');
       if (refusal) throw forbidden(`${refusal}; nothing was imported`);
     }
@@ -221,9 +252,18 @@ export async function importLegacy(
           revoked_at: null,
         })),
       );
-      await trx('legacy_imports').insert(part.map(({ l, hash }) => ({ selector: l.selector, secret_hash: hash, imported_at: now })));
+      await trx('legacy_imports').insert(
+        part.map(({ l, hash }) => ({ selector: l.selector, secret_hash: hash, imported_at: now })),
+      );
     }
-    if (fresh.length > 0) await record(trx, ctx.clock.now(), actor, 'token.import-legacy', `${fresh.length} legacy tokens (${skipped} already imported)`);
+    if (fresh.length > 0)
+      await record(
+        trx,
+        ctx.clock.now(),
+        actor,
+        'token.import-legacy',
+        `${fresh.length} legacy tokens (${skipped} already imported)`,
+      );
   });
   return { imported: fresh.length, skipped };
 }

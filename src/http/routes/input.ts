@@ -27,7 +27,8 @@ export function bodyObject(ctx: ApiContext): Record<string, unknown> {
     case 'none':
       return Object.create(null) as Record<string, unknown>;
     case 'json':
-      if (!isPlainObject(body.data)) throw invalid('the JSON body must be an object', { body: 'must be a JSON object' });
+      if (!isPlainObject(body.data))
+        throw invalid('the JSON body must be an object', { body: 'must be a JSON object' });
       return body.data;
     case 'form':
       return body.data;
@@ -83,7 +84,10 @@ export function sendValidated(ctx: ApiContext, text: string, contentType: string
   const now = ctx.state.deps.clock.now();
   const settled: Validators = {
     etag: v.etag,
-    lastModified: v.lastModified !== null && floorSecond(v.lastModified.getTime()) < floorSecond(now.getTime()) ? v.lastModified : null,
+    lastModified:
+      v.lastModified !== null && floorSecond(v.lastModified.getTime()) < floorSecond(now.getTime())
+        ? v.lastModified
+        : null,
   };
   ctx.set('ETag', settled.etag);
   if (settled.lastModified !== null) ctx.set('Last-Modified', settled.lastModified.toUTCString());

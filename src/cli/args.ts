@@ -1,0 +1,46 @@
+// The values commander hands over as text (roles, setting names, switches, dates, URLs), each
+// read through a valibot schema whose message is the one line the CLI prints. A bad value is
+// refused before the configuration or the database is touched.
+import { invalid, type AppError } from '../errors.js';
+import { ROLES } from '../domain/roles.js';
+import { parseDate } from '../domain/dates.js';
+import { SETTING_NAMES } from '../domain/settings.js';
+import { parseInput, summary, v } from '../validation.js';
+
+/** `value` through `schema`; a refusal is `fail(message)`: invalid input (exit 1) unless said otherwise. */
+export function parseArg<S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  fail: (message: string) => AppError = invalid,
+): v.InferOutput<S> {
+  return parseInput(schema, value, (errors) => fail(summary(errors)));
+}
+
+export const ROLE = v.picklist(ROLES, (issue) => `unknown role "${String(issue.input)}" (one of ${ROLES.join(', ')})`);
+
+export const SETTING_NAME = v.picklist(
+  SETTING_NAMES,
+  (issue) => `unknown setting "${String(issue.input)}" (one of ${SETTING_NAMES.join(', ')})`,
+);
+
+/** `on` or `off`, as a boolean. */
+export const SWITCH = v.pipe(
+  v.picklist(['on', 'off'], (issue) => `a setting is "on" or "off", got "${String(issue.input)}"`),
+  v.transform((value) => value === 'on'),
+);
+
+/** A real calendar day `YYYY-MM-DD` (UTC): `2038-02-30` and `tomorrow` are refused. */
+export function calendarDate(message: (input: string) => string) {
+  return v.pipe(
+    v.string(),
+    v.check(
+      (text) => parseDate(text) !== null,
+      (issue) => message(String(issue.input)),
+    ),
+  );
+}
+
+export const SINCE = calendarDate((text) => `--since must be a date YYYY-MM-DD, got "${text}"`);
+
+/** Never quoted in its message: a connection URL may hold a password. */
+export const POSTGRES_URL = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'the target must be a postgres:// URL'));

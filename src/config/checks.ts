@@ -1,0 +1,87 @@
+// The kinds of value a configuration key takes. Every check of a kind fails with the same
+// message, which names the whole rule (`must be an integer from 0 to 65535`), so one line tells
+// the operator what to write.
+import proxyaddr from 'proxy-addr';
+import { v } from '../validation.js';
+
+export const text = (() => {
+  const message = 'must be a non-empty string';
+  return v.pipe(v.string(message), v.minLength(1, message));
+})();
+
+export const textOrNull = v.nullable(text);
+
+export function int(min: number, max: number) {
+  const message = `must be an integer from ${min} to ${max}`;
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+}
+
+export function oneOf<const T extends readonly string[]>(choices: T) {
+  return v.picklist(choices, `must be one of ${choices.join(', ')}`);
+}
+
+/** Keys of a group must be known: a misspelt key would otherwise be ignored and its default used. */
+export function group<E extends v.ObjectEntries>(entries: E) {
+  return v.strictObject(entries, 'must be an object');
+}
+
+/**
+ * A group whose keys all have defaults: absent, it is all defaults. (The empty default is
+ * valid input only because every key is optional; each section passes only such keys.)
+ */
+export function section<E extends v.ObjectEntries>(entries: E) {
+  const schema = group(entries);
+  return v.optional(schema, {} as v.InferInput<typeof schema>);
+}
+
+/** Which peers may name the client in X-Forwarded-For: none, a hop count, or addresses/ranges. */
+export type TrustProxy = false | number | string[];
+
+// `true` (trust whoever connects) is refused: any client could then choose its own address and
+// with it a fresh failure budget. The proxies must be named.
+export const trustProxy = v.pipe(
+  v.unknown(),
+  v.rawTransform(({ dataset, addIssue, NEVER }): TrustProxy => {
+    const value = dataset.value;
+    if (value === false) return false;
+    if (value === true) {
+      addIssue({
+        message: 'must name the proxies: a list such as ["127.0.0.1"] or ["10.0.0.0/8"], or a hop count such as 1',
+      });
+      return NEVER;
+    }
+    if (Number.isInteger(value)) {
+      if ((value as number) >= 1 && (value as number) <= 16) return value as number;
+      addIssue({ message: 'as a hop count must be from 1 to 16' });
+      return NEVER;
+    }
+    const list = v.safeParse(v.pipe(v.array(text), v.minLength(1)), value);
+    if (list.success) {
+      try {
+        proxyaddr.compile(list.output);
+        return list.output;
+      } catch (err) {
+        addIssue({ message: `has an address or range that cannot be read (${(err as Error).message})` });
+        return NEVER;
+      }
+    }
+    addIssue({ message: 'must be false, a list of proxy addresses or CIDR ranges, or a hop count' });
+    return NEVER;
+  }),
+);
+
+export const publicUrl = (() => {
+  const message = 'must be null or an http(s) URL without query or trailing slash, e.g. "https://archive.example.org"';
+  return v.nullable(
+    v.pipe(
+      v.string(message),
+      v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, message),
+      v.check((url) => !url.endsWith('/'), message),
+    ),
+  );
+})();
+
+export const slug = v.pipe(
+  v.string('must be 1-32 lowercase letters, digits or _'),
+  v.regex(/^[a-z0-9][a-z0-9_]{0,31}$/, 'must be 1-32 lowercase letters, digits or _'),
+);

@@ -1,0 +1,91 @@
+// The configuration file (SPEC §5): every key once, with its check and its default. The keys
+// `listen.*`, `database.*`, `dataDir` and `log.level` keep their names: deployment tools
+// template them. config.example.json and the README's table list the same keys and defaults.
+import { v } from '../validation.js';
+import { group, int, oneOf, publicUrl, section, slug, text, textOrNull, trustProxy } from './checks.js';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const MAX_BYTES = 2 ** 40;
+
+export const listen = section({
+  host: v.optional(text, '127.0.0.1'),
+  port: v.optional(int(0, 65535), 8080),
+});
+
+export const database = section({
+  client: v.optional(oneOf(['sqlite3', 'pg'] as const), 'sqlite3'),
+  filename: v.optional(text, './data/archive.sqlite3'),
+  /** PostgreSQL, required with client "pg" (or DATABASE_URL). */
+  url: v.optional(textOrNull, null),
+  busyTimeoutMs: v.optional(int(0, 600_000), 5000),
+  pool: v.optional(
+    v.pipe(
+      group({ min: v.optional(int(0, 100), 0), max: v.optional(int(1, 100), 10) }),
+      v.forward(
+        v.check((pool) => pool.min <= pool.max, 'must not exceed "database.pool.max"'),
+        ['min'],
+      ),
+    ),
+    {},
+  ),
+});
+
+export const log = section({ level: v.optional(oneOf(LOG_LEVELS), 'info') });
+
+export const tls = v.optional(
+  v.pipe(
+    group({ cert: v.optional(textOrNull, null), key: v.optional(textOrNull, null) }),
+    v.forward(
+      v.check((pair) => Boolean(pair.cert) === Boolean(pair.key), 'and "tls.key" must be given together'),
+      ['cert'],
+    ),
+  ),
+  {},
+);
+
+export const limits = section({
+  jsonBytes: v.optional(int(1, MAX_BYTES), 1_048_576),
+  formBytes: v.optional(int(1, MAX_BYTES), 1_048_576),
+  sipUploadBytes: v.optional(int(1, MAX_BYTES), 1_073_741_824),
+  headerBytes: v.optional(int(1024, 1_048_576), 16_384),
+  failedAuthDelayMs: v.optional(int(0, 10_000), 100),
+  connections: v.optional(int(16, 1_000_000), 512),
+  connectionsPerAddress: v.optional(int(1, 1_000_000), 64),
+  pipelinedRequests: v.optional(int(1, 1024), 16),
+  kdfConcurrency: v.optional(int(1, 64), 1),
+  kdfQueue: v.optional(int(1, 100_000), 64),
+});
+
+export const timeouts = section({
+  headersMs: v.optional(int(100, 3_600_000), 10_000),
+  requestMs: v.optional(int(100, 86_400_000), 300_000),
+  keepAliveMs: v.optional(int(0, 3_600_000), 5_000),
+  shutdownMs: v.optional(int(0, 3_600_000), 10_000),
+});
+
+/** The file as written: every section, relative paths as they stand. */
+export const CONFIG_FILE = v.strictObject(
+  {
+    listen,
+    database,
+    /** SIP uploads (`sips/`) and temporary upload files (`tmp/`). */
+    dataDir: v.optional(text, './data'),
+    /** Where clients reach the API (origin and path prefix), for absolute URLs; null: from the request. */
+    publicUrl: v.optional(publicUrl, null),
+    /** This installation's short name, the first part of Anton's `full_id` (`<slug>-actors-12`). */
+    slug: v.optional(slug, 'archive'),
+    log,
+    tls,
+    trustProxy: v.optional(trustProxy, false),
+    limits,
+    timeouts,
+  },
+  'must be an object',
+);
+
+export type ConfigFile = v.InferOutput<typeof CONFIG_FILE>;
+
+/** The built-in defaults: what an empty file (or none) gives. */
+export const DEFAULTS: ConfigFile = v.parse(CONFIG_FILE, {});
