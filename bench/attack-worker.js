@@ -125,7 +125,37 @@ const countError = (stats, err) => {
   const code = err?.code ?? err?.message ?? 'error';
   stats.socketErrors[code] = (stats.socketErrors[code] ?? 0) + 1;
 };
+/** An error on a socket; one before its connection was made is also a failed connect. */
+const countSocketError = (stats, err, connected) => {
+  countError(stats, err);
+  if (!connected) stats.connectFailures++;
+};
+// Feeds a socket's bytes to its reader and counts its errors. Listeners run in the order they were
+// added, so a 'close' listener added afterwards sees the reader's last answer already counted.
+const watchSocket = (sock, reader, stats, isConnected) => {
+  sock.on('data', (d) => reader.push(d));
+  sock.on('error', (err) => countSocketError(stats, err, isConnected()));
+  sock.on('close', () => reader.end());
+};
 const address = (i) => `127.0.0.${2 + i}`;
+
+/** Timers that stop() clears all at once: no reconnect runs after an attack was stopped. */
+function timerSet() {
+  const timers = new Set();
+  return {
+    later: (fn, ms) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        fn();
+      }, ms);
+      timers.add(t);
+    },
+    clearAll: () => {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+    },
+  };
+}
 
 let current = null; // { kind, stats, stop(): void, info }
 
@@ -186,13 +216,8 @@ function startPipeline({ count, noTokenEvery, batch, reconnectDelayMs }) {
         }
         pump();
       });
-      s.on('data', (d) => reader.push(d));
-      s.on('error', (err) => {
-        countError(stats, err);
-        if (!connected) stats.connectFailures++;
-      });
+      watchSocket(s, reader, stats, () => connected);
       s.on('close', () => {
-        reader.end();
         if (stopped) return;
         if (connected) {
           stats.closedByDaemon++;
@@ -223,7 +248,16 @@ function startPipeline({ count, noTokenEvery, batch, reconnectDelayMs }) {
 // its hold: a slot whose connection the daemon closed reconnects after `reopenDelayMs`, doubled
 // (up to `reopenMaxDelayMs`) while its connections are refused or closed within a second — a
 // persistent pool, not a connection flood — and never more than `maxReopens` times in all.
-function startIdle({ count, addresses, rampConcurrency, reopenDelayMs, reopenMaxDelayMs, maxReopens, connectTimeoutMs, rampTimeoutMs }) {
+function startIdle({
+  count,
+  addresses,
+  rampConcurrency,
+  reopenDelayMs,
+  reopenMaxDelayMs,
+  maxReopens,
+  connectTimeoutMs,
+  rampTimeoutMs,
+}) {
   const stats = { ...newStats(), reopened: 0, oneRequestAnswered: {}, open: 0, openMax: 0, openMinAfterRamp: null };
   let stopped = false;
   const sockets = new Set();
@@ -234,14 +268,7 @@ function startIdle({ count, addresses, rampConcurrency, reopenDelayMs, reopenMax
   let firstRoundDone = 0;
   let rampResolve;
   const ramped = new Promise((r) => (rampResolve = r));
-  const timers = new Set();
-  const later = (fn, ms) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
+  const { later, clearAll: clearTimers } = timerSet();
 
   const backoff = new Map(); // slot → current reopen delay
   const open = (slot, first) => {
@@ -282,14 +309,9 @@ function startIdle({ count, addresses, rampConcurrency, reopenDelayMs, reopenMax
         stats.sent++;
       }
     });
-    sock.on('data', (d) => reader.push(d));
-    sock.on('error', (err) => {
-      countError(stats, err);
-      if (!connected) stats.connectFailures++;
-    });
+    watchSocket(sock, reader, stats, () => connected);
     sock.on('close', () => {
       sockets.delete(sock);
-      reader.end();
       settleFirst();
       if (connected) stats.open--;
       if (stopped) return;
@@ -309,7 +331,8 @@ function startIdle({ count, addresses, rampConcurrency, reopenDelayMs, reopenMax
   };
   fill();
   const sampler = setInterval(() => {
-    if (info.rampMs !== undefined && (stats.openMinAfterRamp === null || stats.open < stats.openMinAfterRamp)) stats.openMinAfterRamp = stats.open;
+    if (info.rampMs !== undefined && (stats.openMinAfterRamp === null || stats.open < stats.openMinAfterRamp))
+      stats.openMinAfterRamp = stats.open;
   }, 100);
   current = {
     kind: 'idle',
@@ -318,7 +341,7 @@ function startIdle({ count, addresses, rampConcurrency, reopenDelayMs, reopenMax
     stop() {
       stopped = true;
       clearInterval(sampler);
-      for (const t of timers) clearTimeout(t);
+      clearTimers();
       info.openAtStop = stats.open;
       for (const s of sockets) s.destroy();
       sockets.clear();
@@ -341,14 +364,7 @@ function startForged({ clients, selector, maxRequests, reconnectDelayMs }) {
   let stopped = false;
   let target = selector ?? null;
   const sockets = new Set();
-  const timers = new Set();
-  const later = (fn, ms) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
+  const { later, clearAll: clearTimers } = timerSet();
   const client = (i) => {
     if (stopped) return;
     if (!target) {
@@ -377,17 +393,14 @@ function startForged({ clients, selector, maxRequests, reconnectDelayMs }) {
       stats.connects++;
       send();
     });
-    sock.on('data', (d) => reader.push(d));
-    sock.on('error', (err) => {
-      countError(stats, err);
-      if (!connected) stats.connectFailures++;
-    });
+    watchSocket(sock, reader, stats, () => connected);
     sock.on('close', () => {
       sockets.delete(sock);
-      reader.end();
       if (stopped) return;
       if (connected) stats.closedByDaemon++;
-      if (inFlight) stats.socketErrors['closed with a request unanswered'] = (stats.socketErrors['closed with a request unanswered'] ?? 0) + 1;
+      if (inFlight)
+        stats.socketErrors['closed with a request unanswered'] =
+          (stats.socketErrors['closed with a request unanswered'] ?? 0) + 1;
       stats.reconnects++;
       // At once after a close the daemon chose (e.g. after a refusal); slower after failures.
       later(() => client(i), connected && !inFlight ? reconnectDelayMs : 100);
@@ -403,7 +416,7 @@ function startForged({ clients, selector, maxRequests, reconnectDelayMs }) {
     },
     stop() {
       stopped = true;
-      for (const t of timers) clearTimeout(t);
+      clearTimers();
       for (const s of sockets) s.destroy();
       sockets.clear();
     },
@@ -411,7 +424,7 @@ function startForged({ clients, selector, maxRequests, reconnectDelayMs }) {
   return Promise.resolve({});
 }
 
-parentPort.on('message', async (msg) => {
+async function handle(msg) {
   if (msg.type === 'start') {
     ({ host, port } = msg.target);
     const start = { pipeline: startPipeline, idle: startIdle, forged: startForged }[msg.kind];
@@ -428,5 +441,8 @@ parentPort.on('message', async (msg) => {
     await new Promise((r) => setTimeout(r, 50));
     parentPort.postMessage({ type: 'stopped', stats: c?.stats ?? null, info: c?.info ?? null });
   }
-});
+}
+// A failed message is left unhandled on purpose: it ends this worker, and the parent's 'error'
+// listener reports it and starts a fresh worker on the next call.
+parentPort.on('message', (msg) => void handle(msg));
 parentPort.postMessage({ type: 'ready' });

@@ -27,7 +27,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 
@@ -121,7 +120,14 @@ function get(target, { token, agent, close = false, timeoutMs = LEGIT_TIMEOUT_MS
     const headers = { Authorization: `Bearer ${token}` };
     if (close) headers.Connection = 'close';
     const req = http.get(
-      { host: target.host, port: target.port, path: '/api/actors?perPage=5', headers, agent, localAddress: '127.0.0.1' },
+      {
+        host: target.host,
+        port: target.port,
+        path: '/api/actors?perPage=5',
+        headers,
+        agent,
+        localAddress: '127.0.0.1',
+      },
       (res) => {
         res.on('data', () => {});
         res.on('end', () => finish({ status: res.statusCode, retryAfter: res.headers['retry-after'] }));
@@ -190,7 +196,13 @@ class Daemon {
       proc.stderr.setEncoding('utf8');
       proc.stderr.on('data', (c) => (this.stderrTail = (this.stderrTail + c).slice(-4000)));
       proc.on('exit', (code, signal) => {
-        this.exits.push({ code, signal, asked: this.stopping, at: new Date().toISOString(), stderr: this.stderrTail.trim().slice(-1500) });
+        this.exits.push({
+          code,
+          signal,
+          asked: this.stopping,
+          at: new Date().toISOString(),
+          stderr: this.stderrTail.trim().slice(-1500),
+        });
         if (this.sink) this.sink.exited = { code, signal };
         if (!started) {
           clearTimeout(timer);
@@ -227,7 +239,9 @@ class AttackWorker {
   }
   async ensure() {
     if (this.worker) return;
-    this.worker = new Worker(new URL('./attack-worker.js', import.meta.url), { workerData: { formatModule: this.formatModule } });
+    this.worker = new Worker(new URL('./attack-worker.js', import.meta.url), {
+      workerData: { formatModule: this.formatModule },
+    });
     this.worker.on('error', (err) => {
       console.error(`attack worker error: ${err.stack ?? err}`);
       this.worker = null;
@@ -290,7 +304,9 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
   let IDLE = IDLE_WANTED;
   if (Number.isFinite(ownLimit) && ownLimit < IDLE_WANTED + 500) {
     IDLE = Math.max(100, ownLimit - 500);
-    notes.push(`ulimit -n is ${ownLimit}: (b) reduced to ${IDLE} connections; run with "ulimit -n ${IDLE_WANTED + 1000}" for the full figure`);
+    notes.push(
+      `ulimit -n is ${ownLimit}: (b) reduced to ${IDLE} connections; run with "ulimit -n ${IDLE_WANTED + 1000}" for the full figure`,
+    );
   }
 
   const watchdog = setTimeout(() => {
@@ -309,7 +325,9 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
   let rec = null;
   const readRss = () => {
     try {
-      return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${daemon.proc.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+      return (
+        Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${daemon.proc.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
+      );
     } catch {
       return NaN;
     }
@@ -337,8 +355,12 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
   const cliAsync = (...args) =>
     new Promise((resolve, reject) => {
       // Not execFileSync: blocking this thread would stall the legitimate clients it measures.
-      execFile(process.execPath, [bin, '--config', config, ...args], { env, encoding: 'utf8', timeout: 20_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${args.join(' ')}: ${err.message} ${String(stderr).trim()}`)) : resolve(stdout),
+      execFile(
+        process.execPath,
+        [bin, '--config', config, ...args],
+        { env, encoding: 'utf8', timeout: 20_000 },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`${args.join(' ')}: ${err.message} ${String(stderr).trim()}`)) : resolve(stdout),
       );
     });
 
@@ -398,13 +420,17 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
     const took = Date.now() - t0;
     const e = daemon.exits.at(-1);
     const of = `the daemon of ${daemonOf ?? 'the first phase'}`;
-    if (took > 3_000) notes.push(`${of} took ${(took / 1000).toFixed(1)} s to stop on SIGTERM (timeouts.shutdownMs is 10 s)`);
-    if (e && e.code !== 0) notes.push(`${of} ended with ${e.code ?? e.signal} after SIGTERM${e.stderr ? `: ${e.stderr}` : ''}`);
+    if (took > 3_000)
+      notes.push(`${of} took ${(took / 1000).toFixed(1)} s to stop on SIGTERM (timeouts.shutdownMs is 10 s)`);
+    if (e && e.code !== 0)
+      notes.push(`${of} ended with ${e.code ?? e.signal} after SIGTERM${e.stderr ? `: ${e.stderr}` : ''}`);
     const fivexx = Object.entries(sd.statuses)
       .filter(([k]) => k.startsWith('5'))
       .reduce((a, [, v]) => a + v, 0);
     if (fivexx || sd.errorLines) {
-      notes.push(`${of} logged during its shutdown: statuses ${fmtCounts(sd.statuses)}, ${sd.errorLines} error lines, e.g. ${sd.errorSamples[0]?.slice(0, 300) ?? '-'}`);
+      notes.push(
+        `${of} logged during its shutdown: statuses ${fmtCounts(sd.statuses)}, ${sd.errorLines} error lines, e.g. ${sd.errorSamples[0]?.slice(0, 300) ?? '-'}`,
+      );
     }
   }
 
@@ -502,11 +528,21 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
     const t0 = Date.now();
     const cpu0 = { machine: machineCpu(), daemon: processCpu(daemon.proc.pid), self: processCpu(process.pid) };
     try {
-      if (attack) rec.attackInfo = (await attacker.call({ type: 'start', kind: attack.kind, opts: attack.opts, target: daemon.target }, 'started', 30_000)).info;
+      if (attack)
+        rec.attackInfo = (
+          await attacker.call(
+            { type: 'start', kind: attack.kind, opts: attack.opts, target: daemon.target },
+            'started',
+            30_000,
+          )
+        ).info;
       const stop = { stop: false };
       const phaseStart = now();
       const clients = Array.from({ length: CALM_CLIENTS }, () => legitLoop(rec, stop));
-      const work = Promise.all([sleep(T_SECONDS * 1000), withProbes ? probes(rec, phaseStart, attack?.flooding === true) : null]);
+      const work = Promise.all([
+        sleep(T_SECONDS * 1000),
+        withProbes ? probes(rec, phaseStart, attack?.flooding === true) : null,
+      ]);
       const finished = await Promise.race([work.then(() => true), limit(PHASE_HARD_MS).then(() => false)]);
       if (!finished) {
         rec.cut = true;
@@ -545,7 +581,10 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
       };
       // /proc/stat is sampled per tick, process times are exact: the difference is approximate
       // (a few % either way), hence clamped at 0.
-      rec.cpu.other = Math.max(0, rec.cpu.machine - (Number.isFinite(rec.cpu.daemon) ? rec.cpu.daemon : 0) - rec.cpu.bench);
+      rec.cpu.other = Math.max(
+        0,
+        rec.cpu.machine - (Number.isFinite(rec.cpu.daemon) ? rec.cpu.daemon : 0) - rec.cpu.bench,
+      );
     }
     rec.seconds = (Date.now() - t0) / 1000;
     daemon.sink = null;
@@ -562,21 +601,44 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
     const selector = token.slice(4, 12);
 
     await phase('calm', 'calm', null, process.env.BENCH_CALM_PROBES !== '0');
-    await phase('a', `(a) ${PIPELINE} pipelined`, { kind: 'pipeline', opts: { count: PIPELINE, noTokenEvery: 10, batch: 500, reconnectDelayMs: 5 } }, false);
+    await phase(
+      'a',
+      `(a) ${PIPELINE} pipelined`,
+      { kind: 'pipeline', opts: { count: PIPELINE, noTokenEvery: 10, batch: 500, reconnectDelayMs: 5 } },
+      false,
+    );
     await phase(
       'b',
       `(b) ${IDLE} idle conns`,
       {
         kind: 'idle',
-        opts: { count: IDLE, addresses: IDLE_ADDRESSES, rampConcurrency: 256, reopenDelayMs: 1_000, reopenMaxDelayMs: 8_000, maxReopens: IDLE_REOPEN ? 100_000 : 0, connectTimeoutMs: 5_000, rampTimeoutMs: 15_000 },
+        opts: {
+          count: IDLE,
+          addresses: IDLE_ADDRESSES,
+          rampConcurrency: 256,
+          reopenDelayMs: 1_000,
+          reopenMaxDelayMs: 8_000,
+          maxReopens: IDLE_REOPEN ? 100_000 : 0,
+          connectTimeoutMs: 5_000,
+          rampTimeoutMs: 15_000,
+        },
       },
       false,
     );
-    await phase('c', '(c) 64 forged, known id', { kind: 'forged', opts: { clients: FLOOD_CLIENTS, selector, maxRequests: 2_000_000, reconnectDelayMs: 2 } }, true);
+    await phase(
+      'c',
+      '(c) 64 forged, known id',
+      { kind: 'forged', opts: { clients: FLOOD_CLIENTS, selector, maxRequests: 2_000_000, reconnectDelayMs: 2 } },
+      true,
+    );
     await phase(
       'd',
       '(d) 64 forged, new id',
-      { kind: 'forged', flooding: true, opts: { clients: FLOOD_CLIENTS, selector: null, maxRequests: 2_000_000, reconnectDelayMs: 2 } },
+      {
+        kind: 'forged',
+        flooding: true,
+        opts: { clients: FLOOD_CLIENTS, selector: null, maxRequests: 2_000_000, reconnectDelayMs: 2 },
+      },
       true,
     );
   } finally {
@@ -588,7 +650,10 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
     clearTimeout(watchdog);
     process.off('exit', killOnExit);
   }
-  for (const e of daemon.exits.filter((x) => !x.asked)) notes.push(`the daemon exited by itself: ${e.code ?? e.signal} at ${e.at}${e.stderr ? ` — stderr: ${e.stderr}` : ''}`);
+  for (const e of daemon.exits.filter((x) => !x.asked))
+    notes.push(
+      `the daemon exited by itself: ${e.code ?? e.signal} at ${e.at}${e.stderr ? ` — stderr: ${e.stderr}` : ''}`,
+    );
   notes.push(`load average (1/5/15 min) at the start ${loadAtStart}, at the end ${loadavg()}, on ${cpus()} CPUs`);
   notes.push(
     `attack section: ${((Date.now() - started) / 1000).toFixed(0)} s; phases of ${T_SECONDS} s, ${SAME_DAEMON ? `one daemon, cooldown ${COOLDOWN_MS} ms` : 'a fresh daemon each'}, warm-up ${WARM_MS} ms; ${CALM_CLIENTS} legitimate clients, think ${THINK_MS} ms`,
@@ -600,24 +665,42 @@ function phaseFigures(r) {
   const s = sorted(r.latencies);
   const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);
   const nt = r.newTokens;
-  return { s, n: s.length, p50: pct(s, 50), p99: pct(s, 99), max: s.length ? s[s.length - 1] : NaN, errors, newOk: nt ? nt.filter((p) => p.ok).length : null };
+  return {
+    s,
+    n: s.length,
+    p50: pct(s, 50),
+    p99: pct(s, 99),
+    max: s.length ? s[s.length - 1] : NaN,
+    errors,
+    newOk: nt ? nt.filter((p) => p.ok).length : null,
+  };
 }
 
 function printPhase(r) {
   const f = phaseFigures(r);
   const lines = [];
-  lines.push(`${r.label}: RSS ${f1(r.rssStart)} → max ${f1(r.rssMax)} → end ${f1(r.rssEnd)} MB (${r.rssSamples} samples), fds max ${r.fdMax}, daemon ${r.alive ? 'alive' : 'NOT ALIVE'}`);
-  if (r.cpu) lines.push(`  CPU (% of one; machine has ${r.cpu.of}): daemon ${f1(r.cpu.daemon)}, bench ${f1(r.cpu.bench)}, everything else ${f1(r.cpu.other)}`);
-  lines.push(`  legitimate: ${f.n} requests in ${f1((r.measuredMs ?? 0) / 1000)} s, p50 ${f2(f.p50)} p99 ${f2(f.p99)} max ${f2(f.max)} ms, errors ${f.errors}${f.errors ? ` (${fmtCounts(r.errors)})` : ''}; bench loop delay p99 ${f1(r.loopP99)} max ${f1(r.loopMax)} ms`);
+  lines.push(
+    `${r.label}: RSS ${f1(r.rssStart)} → max ${f1(r.rssMax)} → end ${f1(r.rssEnd)} MB (${r.rssSamples} samples), fds max ${r.fdMax}, daemon ${r.alive ? 'alive' : 'NOT ALIVE'}`,
+  );
+  if (r.cpu)
+    lines.push(
+      `  CPU (% of one; machine has ${r.cpu.of}): daemon ${f1(r.cpu.daemon)}, bench ${f1(r.cpu.bench)}, everything else ${f1(r.cpu.other)}`,
+    );
+  lines.push(
+    `  legitimate: ${f.n} requests in ${f1((r.measuredMs ?? 0) / 1000)} s, p50 ${f2(f.p50)} p99 ${f2(f.p99)} max ${f2(f.max)} ms, errors ${f.errors}${f.errors ? ` (${fmtCounts(r.errors)})` : ''}; bench loop delay p99 ${f1(r.loopP99)} max ${f1(r.loopMax)} ms`,
+  );
   if (r.attack) {
     const a = r.attack;
     const extra = [];
-    if (a.sent !== undefined) extra.push(`sent ${a.sent}, answered ${a.answered}, unanswered at stop ${Math.max(0, a.sent - a.answered)}`);
+    if (a.sent !== undefined)
+      extra.push(`sent ${a.sent}, answered ${a.answered}, unanswered at stop ${Math.max(0, a.sent - a.answered)}`);
     if (a.connects) extra.push(`connects ${a.connects}`);
     if (a.connectFailures) extra.push(`connect failures ${a.connectFailures}`);
     if (a.closedByDaemon) extra.push(`closed by daemon ${a.closedByDaemon}`);
     if (a.openMax !== undefined) extra.push(`open max ${a.openMax}, min after ramp ${a.openMinAfterRamp ?? '-'}`);
-    lines.push(`  attacker answers: ${fmtCounts(a.statuses)}; ${extra.join(', ')}${Object.keys(a.socketErrors).length ? `; socket errors ${fmtCounts(a.socketErrors)}` : ''}`);
+    lines.push(
+      `  attacker answers: ${fmtCounts(a.statuses)}; ${extra.join(', ')}${Object.keys(a.socketErrors).length ? `; socket errors ${fmtCounts(a.socketErrors)}` : ''}`,
+    );
   }
   if (r.attackInfo && Object.keys(r.attackInfo).length) lines.push(`  attack info: ${JSON.stringify(r.attackInfo)}`);
   if (r.newTokens) {
@@ -626,7 +709,9 @@ function printPhase(r) {
     );
   }
   const log = r.daemonLog;
-  lines.push(`  daemon access log statuses: ${fmtCounts(log.statuses)}${log.errorLines ? `; error lines ${log.errorLines}: ${log.errorSamples.join(' | ')}` : ''}${log.exited ? `; EXITED ${JSON.stringify(log.exited)}` : ''}`);
+  lines.push(
+    `  daemon access log statuses: ${fmtCounts(log.statuses)}${log.errorLines ? `; error lines ${log.errorLines}: ${log.errorSamples.join(' | ')}` : ''}${log.exited ? `; EXITED ${JSON.stringify(log.exited)}` : ''}`,
+  );
   console.error(lines.join('\n'));
   r.detail = lines;
 }
@@ -666,12 +751,29 @@ function printTable(results, notes, partial) {
       why.length ? `FAIL (${why.join(', ')})` : 'PASS',
     ]);
   }
-  const head = ['phase', 'RSS max MB', 'legit req', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'new ≤2s', 'other CPU % ≈', 'verdict'];
+  const head = [
+    'phase',
+    'RSS max MB',
+    'legit req',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'errors',
+    'new ≤2s',
+    'other CPU % ≈',
+    'verdict',
+  ];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const fmt = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ').trimEnd();
+  const fmt = (cells) =>
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(w[i]) : c.padStart(w[i])))
+      .join('  ')
+      .trimEnd();
   const out = [];
   out.push('');
-  out.push(`attacks${partial ? ' (PARTIAL: hard timeout)' : ''} — targets: daemon RSS ≤ ${RSS_LIMIT_MB} MB throughout; legitimate p99 ≤ max(${P99_FLOOR_MS}, 3 × calm p99 = ${f2(3 * calmP99)}) = ${f2(p99Limit)} ms with 0 errors; new token 200 within 2 s ≥ 9/10`);
+  out.push(
+    `attacks${partial ? ' (PARTIAL: hard timeout)' : ''} — targets: daemon RSS ≤ ${RSS_LIMIT_MB} MB throughout; legitimate p99 ≤ max(${P99_FLOOR_MS}, 3 × calm p99 = ${f2(3 * calmP99)}) = ${f2(p99Limit)} ms with 0 errors; new token 200 within 2 s ≥ 9/10`,
+  );
   out.push(fmt(head));
   for (const r of rows) out.push(fmt(r));
   out.push('attacker answers (status:count) and new-token first uses:');
@@ -686,7 +788,11 @@ function printTable(results, notes, partial) {
       if (a.closedByDaemon) parts.push(`closed by daemon:${a.closedByDaemon}`);
     }
     if (r.newTokens) parts.push(`new tokens ms: ${r.newTokens.map((p) => `${f1(p.ms)}${p.ok ? '' : '!'}`).join(' ')}`);
-    parts.push(`daemon 5xx:${Object.entries(r.daemonLog.statuses).filter(([k]) => k.startsWith('5')).reduce((s, [, v]) => s + v, 0)}`);
+    parts.push(
+      `daemon 5xx:${Object.entries(r.daemonLog.statuses)
+        .filter(([k]) => k.startsWith('5'))
+        .reduce((s, [, v]) => s + v, 0)}`,
+    );
     out.push(`  ${r.label}: ${parts.join('; ')}`);
   }
   const busy = results.filter((r) => r.cpu && r.cpu.other > 25);

@@ -17,7 +17,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-const ROOT = process.env.BENCH_DAEMON_ROOT ? path.resolve(process.env.BENCH_DAEMON_ROOT) : fileURLToPath(new URL('..', import.meta.url));
+const ROOT = process.env.BENCH_DAEMON_ROOT
+  ? path.resolve(process.env.BENCH_DAEMON_ROOT)
+  : fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'archivectl');
 const { checksum, randomBase62 } = await import(path.join(ROOT, 'dist/domain/tokens/format.js'));
 const { hashSecret } = await import(path.join(ROOT, 'dist/domain/tokens/hash.js'));
@@ -49,12 +51,20 @@ setTimeout(() => {
 const dir = mkdtempSync(path.join(os.tmpdir(), 'archivectl-bench-'));
 const config = path.join(dir, 'config.json');
 // Log level info, as in production: the one access-log line per request is part of the cost.
-writeFileSync(config, JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data', log: { level: 'info' } }));
+writeFileSync(
+  config,
+  JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data', log: { level: 'info' } }),
+);
 const env = { ...process.env, ARCHIVECTL_AS: 'root' };
 delete env.ARCHIVE_CONFIG;
 delete env.DATABASE_URL;
 
-const cli = (...args) => execFileSync(process.execPath, [BIN, '--config', config, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const cli = (...args) =>
+  execFileSync(process.execPath, [BIN, '--config', config, ...args], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -71,7 +81,10 @@ function timeCommand(args, runs = 9) {
 
 function startDaemon() {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, '--config', config, 'serve', '--port', '0', '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [BIN, '--config', config, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     daemons.add(proc);
     let buf = '';
     proc.stdout.on('data', (c) => {
@@ -91,10 +104,14 @@ function startDaemon() {
 function get(url, token) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const req = http.get(url, { headers: token ? { Authorization: `Bearer ${token}` } : {}, agent: keepAlive }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode, ms: ms(t0) }));
-    });
+    const req = http.get(
+      url,
+      { headers: token ? { Authorization: `Bearer ${token}` } : {}, agent: keepAlive },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode, ms: ms(t0) }));
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -102,24 +119,37 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function cannon(opts) {
   return new Promise((resolve, reject) => {
-    const inst = autocannon({ connections: CONNECTIONS, duration: ROUND_SECONDS, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
-    autocannon.track(inst, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
+    const inst = autocannon({ connections: CONNECTIONS, duration: ROUND_SECONDS, ...opts }, (err, res) =>
+      err ? reject(err) : resolve(res),
+    );
+    autocannon.track(inst, {
+      renderProgressBar: false,
+      renderResultsTable: false,
+      renderLatencyTable: false,
+      outputStream: new (class {
+        write() {}
+      })(),
+    });
   });
 }
 
 const rows = [];
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const rssSeen = [];
-const row = (figure, value, target, met) => rows.push({ figure, value, target, met: met === undefined ? '' : met ? 'yes' : 'NO' });
+const row = (figure, value, target, met) =>
+  rows.push({ figure, value, target, met: met === undefined ? '' : met ? 'yes' : 'NO' });
 
 function printCore() {
   const width = Math.max(...rows.map((r) => r.figure.length));
   const vw = Math.max(...rows.map((r) => String(r.value).length));
   console.log(`${'figure'.padEnd(width)}  ${'value'.padStart(vw)}  target  met`);
-  for (const r of rows) console.log(`${r.figure.padEnd(width)}  ${String(r.value).padStart(vw)}  ${r.target}  ${r.met}`);
+  for (const r of rows)
+    console.log(`${r.figure.padEnd(width)}  ${String(r.value).padStart(vw)}  ${r.target}  ${r.met}`);
 }
 
-console.log(`archivectl bench — node ${process.version}, ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
+console.log(
+  `archivectl bench — node ${process.version}, ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`,
+);
 try {
   // Setup: accounts, a token, 1,000 actors, the archive public so anonymous reads are served.
   // The first account has nobody to act as: created without ARCHIVECTL_AS.
@@ -129,7 +159,10 @@ try {
   });
   cli('account', 'create', 'bench', '--role', 'editor');
   const token = cli('token', 'create', 'bench', '--name', 'bench').trim();
-  const actors = Array.from({ length: 1000 }, (_, i) => ({ name: `Actor ${String(i).padStart(4, '0')}`, type: i % 3 ? 'person' : 'corporate_body' }));
+  const actors = Array.from({ length: 1000 }, (_, i) => ({
+    name: `Actor ${String(i).padStart(4, '0')}`,
+    type: i % 3 ? 'person' : 'corporate_body',
+  }));
   writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify({ actors }));
   cli('catalog', 'load', path.join(dir, 'catalog.json'));
   cli('settings', 'set', 'public_access', 'on');
@@ -191,7 +224,12 @@ try {
     const firstMs = median(first);
     row('one scrypt hash, ms (median)', kdfMs.toFixed(2), '', undefined);
     row('request with an already verified token, ms (median)', median(warm).toFixed(2), '', undefined);
-    row('first request with a fresh token, ms (median of 7)', firstMs.toFixed(2), `<= scrypt + 5 = ${(kdfMs + 5).toFixed(2)}`, firstMs <= kdfMs + 5);
+    row(
+      'first request with a fresh token, ms (median of 7)',
+      firstMs.toFixed(2),
+      `<= scrypt + 5 = ${(kdfMs + 5).toFixed(2)}`,
+      firstMs <= kdfMs + 5,
+    );
 
     // (3) legitimate p99 under a flood of forged tokens (real selector, fresh wrong secret each time).
     const calm = [];
@@ -212,7 +250,9 @@ try {
       url: target,
       connections: 64,
       duration: ROUND_SECONDS + 1,
-      requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, Authorization: `Bearer ${forged()}` } }) }],
+      requests: [
+        { setupRequest: (req) => ({ ...req, headers: { ...req.headers, Authorization: `Bearer ${forged()}` } }) },
+      ],
     });
     flood.on('response', (_client, status) => {
       forgedStatuses[status] = (forgedStatuses[status] ?? 0) + 1;
@@ -234,11 +274,33 @@ try {
     const calmP99 = percentile(calm, 99);
     const loadP99 = percentile(loaded, 99);
     row('legitimate p99 calm, ms', calmP99.toFixed(2), '', undefined);
-    row('legitimate p99 during 64-client forged flood, ms', loadP99.toFixed(2), `<= 3x calm (${(3 * calmP99).toFixed(2)}) or <= 50`, loadP99 <= 3 * calmP99 || loadP99 <= 50);
-    row('legitimate requests during flood / errors', `${loaded.length} / ${legitErrors}`, '0 errors', legitErrors === 0);
+    row(
+      'legitimate p99 during 64-client forged flood, ms',
+      loadP99.toFixed(2),
+      `<= 3x calm (${(3 * calmP99).toFixed(2)}) or <= 50`,
+      loadP99 <= 3 * calmP99 || loadP99 <= 50,
+    );
+    row(
+      'legitimate requests during flood / errors',
+      `${loaded.length} / ${legitErrors}`,
+      '0 errors',
+      legitErrors === 0,
+    );
     const forgedOther = Object.values(forgedStatuses).reduce((a, b) => a + b, 0) - forgedRefused - forgedAccepted;
-    row('forged requests refused / accepted', `${forgedRefused} / ${forgedAccepted}`, 'all refused', forgedAccepted === 0 && forgedOther === 0 && forgedRefused > 0);
-    row('  forged answers by status', Object.entries(forgedStatuses).map(([k, v]) => `${k}:${v}`).join(' '), '', undefined);
+    row(
+      'forged requests refused / accepted',
+      `${forgedRefused} / ${forgedAccepted}`,
+      'all refused',
+      forgedAccepted === 0 && forgedOther === 0 && forgedRefused > 0,
+    );
+    row(
+      '  forged answers by status',
+      Object.entries(forgedStatuses)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(' '),
+      '',
+      undefined,
+    );
 
     // (6) peak RSS of the daemon (VmHWM: the high-water mark of its resident set).
     const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
