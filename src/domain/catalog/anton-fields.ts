@@ -3,9 +3,7 @@
 // (`<installation slug>-<register>-<id>`, written into TEI `@ref` attributes); actors carry
 // `fullname` and `authority_type`, places `country`. They are derived from our fields, never
 // stored, and ignored when a client sends them back (like `id`).
-import type { Actor } from './actors.js';
-import type { Keyword } from './keywords.js';
-import type { Place } from './places.js';
+import type { Actor, Keyword, Place } from './resources/index.js';
 import { invalid } from '../../errors.js';
 import { singleParam, type QueryInput } from './list.js';
 
@@ -16,8 +14,6 @@ export function fullId(slug: string, register: Register, id: number): string {
   return `${slug}-${register}-${id}`;
 }
 
-/** Derived fields a body may carry back unchanged; ignored like `id`, `created_at`, `updated_at`. */
-export const DERIVED_FIELDS = ['full_id', 'fullname', 'authority_type', 'country'] as const;
 
 /**
  * Anton's authority types in the order of its documented enum (openapi.yaml, `authority_type`),

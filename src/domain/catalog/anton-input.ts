@@ -17,6 +17,7 @@
 // `anton_date_start`, `country_code` and `country_code_id`), they must agree.
 import { isPlainObject, labelName, partialDate } from './fields.js';
 import { TYPE_ID_TEXT, typeOfTypeId } from './anton-fields.js';
+import type { Read } from './record-schema.js';
 
 /** A body with Anton's fields replaced by ours, and what could not be mapped. */
 export interface Mapped {
@@ -31,6 +32,16 @@ function without(body: Record<string, unknown>, keys: readonly string[]): Record
   const out = Object.create(null) as Record<string, unknown>;
   for (const k of Object.keys(body)) if (!keys.includes(k)) out[k] = body[k];
   return out;
+}
+
+/**
+ * Reads a body after Anton's fields are mapped (`mapped`; null for a body that is not an
+ * object, which `read` refuses): the problems of both in one answer.
+ */
+export function withAntonFields<T>(mapped: Mapped | null, input: unknown, read: (body: unknown) => Read<T>): Read<T> {
+  const r = read(mapped ? mapped.input : input);
+  const errors = { ...(r.ok ? {} : r.errors), ...mapped?.errors };
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : r;
 }
 
 /** Anton's dates: ours (`YYYY`, `YYYY-MM`, `YYYY-MM-DD`) or Swiss numeric `D.M.YYYY`, `M.YYYY`. */
@@ -134,4 +145,13 @@ export function nameFollowsLabel(
   if (was === undefined || was.trim() !== current.name) return undefined;
   const next = labelName(newLabel);
   return next === undefined || next === current.name ? undefined : next;
+}
+
+/** A change's values with the name that follows a new label (nameFollowsLabel) when it gives no name. */
+export function followingLabel<V extends { name?: string | null; label?: Record<string, string> | null }>(
+  current: { name: string; label: Record<string, string> | null },
+  values: V,
+): V {
+  const name = values.name === undefined ? nameFollowsLabel(current, values.label) : undefined;
+  return name === undefined ? values : { ...values, name };
 }

@@ -136,30 +136,36 @@ export async function lastChange(db: Knex, table: string): Promise<Date | null> 
   return Number.isNaN(at.getTime()) ? null : at;
 }
 
-export interface DumpSpec {
-  table: 'actors' | 'places';
-  provider: BeaconProvider;
-  header: Omit<BeaconHeader, 'provider' | 'timestamp'>;
-  /** Narrows the rows (e.g. an actor type); the timestamp still covers the whole table. */
-  where?: (q: Knex.QueryBuilder) => Knex.QueryBuilder;
+/** What a dump needs of a resource's description. */
+export interface DumpSource {
+  table: string;
+  beacon?: { name: string };
 }
 
 /**
- * Reads and renders a dump. `#TIMESTAMP` (and Last-Modified) is the last change to any row of
- * the table, not only to the rows in the dump: a change can also take a row out of it (an
- * identifier cleared, a type changed), and that change must move the timestamp too. Rows are
- * never deleted over the API, so the timestamp only moves forward.
+ * Reads and renders the dump of a resource's records that have an id of `provider`, linked to
+ * `<baseUrl>/api/<table>/{ID}`; `narrow` selects some of them (an actor type). `#TIMESTAMP` (and
+ * Last-Modified) is the last change to any row of the table, not only to the rows in the dump:
+ * a change can also take a row out of it (an identifier cleared, a type changed), and that
+ * change must move the timestamp too. Rows are never deleted over the API, so the timestamp only
+ * moves forward.
  */
-export async function beaconDump(db: Knex, spec: DumpSpec): Promise<BeaconDump> {
-  const column = PROVIDERS[spec.provider].column;
+export async function beaconDump(
+  db: Knex,
+  source: DumpSource,
+  provider: BeaconProvider,
+  baseUrl: string,
+  narrow: (q: Knex.QueryBuilder) => Knex.QueryBuilder = (q) => q,
+): Promise<BeaconDump> {
+  const column = PROVIDERS[provider].column;
   // The timestamp is read before the rows: a write between the two reads then gives rows newer
   // than the timestamp (a harvester fetches once more), never a timestamp newer than the rows
   // (it would answer 304 to a harvester that has not seen the write).
-  const lastModified = await lastChange(db, spec.table);
-  let q = db(spec.table).whereNotNull(column);
-  if (spec.where) q = spec.where(q);
+  const lastModified = await lastChange(db, source.table);
+  const q = narrow(db(source.table).whereNotNull(column));
   const rows = (await q.select('id', 'name', `${column} as source`).orderBy('id')) as { id: number; name: string; source: string }[];
   const links = rows.map((r) => ({ source: String(r.source), id: Number(r.id), annotation: String(r.name) }));
-  const text = renderBeacon({ ...spec.header, provider: spec.provider, timestamp: lastModified }, links);
+  const header = { name: source.beacon?.name ?? source.table, target: `${baseUrl}/api/${source.table}/{ID}` };
+  const text = renderBeacon({ ...header, provider, timestamp: lastModified }, links);
   return { text, etag: etagOf(text), lastModified };
 }

@@ -1,23 +1,15 @@
-// Field checks shared by the catalogue's resources (actors, places, keywords, objects) and by
-// `catalog load`. Each check turns an untrusted JSON value into a typed, normalised value or a
-// short message; `readFields` applies a table of them to an input object and collects every
-// problem, so a client sees all of its mistakes in one 422 and `catalog load` can name the entry.
+// The value schemas of the catalogue's fields (actors, places, keywords, objects; `catalog load`
+// takes the same). Each turns an untrusted JSON value into a typed, normalised value or one short
+// message; a field reports one message, never a path inside its value, so a client's 422 names
+// the field it sent. Resources combine them into record schemas (record-schema.ts).
+import { v } from '../../validation.js';
 import { swissToWgs84 } from './anton-location.js';
+import { isPlainObject } from './json-values.js';
+import type { ValueSchema } from './record-schema.js';
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
-export type Check<T> = (value: unknown) => Checked<T>;
-
-const ok = <T>(value: T): Checked<T> => ({ ok: true, value });
-const fail = <T>(message: string): Checked<T> => ({ ok: false, message });
-
-/** A JSON object (not an array, not null, not a class instance). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
-const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+export { isPlainObject, isStringArray, isStringRecord } from './json-values.js';
+// The record schemas built from these (record-schema.ts), for callers that read a table of fields.
+export { field, readFields } from './record-schema.js';
 
 // C0 controls other than tab, LF and CR have no business in catalogue text and break the
 // line-oriented formats we emit (BEACON, TEI).
@@ -29,44 +21,81 @@ export function hasControlChars(s: string): boolean {
   return CONTROL_RE.test(s);
 }
 
+/** Prefixes every key of an error map, e.g. `name` → `actors[3].name`. */
+export function prefixErrors(prefix: string, errors: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, m] of Object.entries(errors)) out[`${prefix}.${k}`] = m;
+  return out;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** One value through a schema: the output, or the first message. */
+export function checkValue<T>(schema: ValueSchema<T>, value: unknown): Checked<T> {
+  const r = v.safeParse(schema, value);
+  return r.success ? { ok: true, value: r.output } : { ok: false, message: r.issues[0].message };
+}
+
+/** A schema as a function of one value (for code that converts single values: Anton's dates, query filters). */
+export const checker =
+  <T>(schema: ValueSchema<T>) =>
+  (value: unknown): Checked<T> =>
+    checkValue(schema, value);
+
+/** The schema's output for `value`, or null when it refuses it. */
+export const valueOr = <T>(schema: ValueSchema<T>, value: unknown): T | null => {
+  const r = v.safeParse(schema, value);
+  return r.success ? r.output : null;
+};
+
+const codePoints = (s: string) => [...s].length;
+
 /** A trimmed string of min..max characters (code points). */
-export function text(max: number, min = 1): Check<string> {
-  return (v) => {
-    if (typeof v !== 'string') return fail('must be a string');
-    const s = v.trim();
-    const length = [...s].length;
-    if (length < min || length > max) {
-      return fail(min > 0 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`);
-    }
-    if (CONTROL_RE.test(s)) return fail('must not contain control characters');
-    return ok(s);
-  };
+export function text(max: number, min = 1): ValueSchema<string> {
+  return v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.check((s) => codePoints(s) >= min && codePoints(s) <= max, min > 0 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`),
+    v.check((s) => !hasControlChars(s), 'must not contain control characters'),
+  );
 }
 
 /** A single-line name: no line breaks either (names appear in BEACON lines and select2 lists). */
-export function name(max = 255): Check<string> {
-  const base = text(max);
-  return (v) => {
-    const r = base(v);
-    if (r.ok && /[\r\n\t]/.test(r.value)) return fail('must be a single line');
-    return r;
-  };
+export function name(max = 255): ValueSchema<string> {
+  return v.pipe(
+    text(max),
+    v.check((s) => !/[\r\n\t]/.test(s), 'must be a single line'),
+  );
 }
 
-export function oneOf<T extends string>(choices: readonly T[]): Check<T> {
-  return (v) =>
-    typeof v === 'string' && (choices as readonly string[]).includes(v)
-      ? ok(v as T)
-      : fail(`must be one of ${choices.join(', ')}`);
+const NAME = name(255);
+
+export function oneOf<const T extends string>(choices: readonly T[]): ValueSchema<T> {
+  return v.picklist(choices, `must be one of ${choices.join(', ')}`);
 }
 
 /** A string matching a pattern, after an optional normalisation (e.g. stripping a URI prefix). */
-export function pattern(re: RegExp, description: string, normalise: (s: string) => string = (s) => s): Check<string> {
-  return (v) => {
-    if (typeof v !== 'string') return fail('must be a string');
-    const s = normalise(v.trim());
-    return s.length <= 64 && re.test(s) ? ok(s) : fail(`must be ${description}`);
-  };
+export function pattern(re: RegExp, description: string, normalise: (s: string) => string = (s) => s): ValueSchema<string> {
+  return v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.transform(normalise),
+    v.check((s) => s.length <= 64 && re.test(s), `must be ${description}`),
+  );
+}
+
+/**
+ * A conversion that may refuse: `convert` answers the new value, or `refuse(message)`. For values
+ * whose check and normalisation are one step (an item of a list, a coordinate pair, a URL).
+ */
+function converted<I, O>(convert: (input: I, refuse: (message: string) => null) => O | null) {
+  return v.rawTransform<I, O>(({ dataset, addIssue, NEVER }) => {
+    const out = convert(dataset.value, (message) => {
+      addIssue({ message });
+      return null;
+    });
+    return out === null && dataset.issues ? NEVER : (out as O);
+  });
 }
 
 const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
@@ -76,22 +105,23 @@ const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
  * is null or blank has no translation (Anton's label allows null values) and is left out; a
  * label left with no locale at all is no label (null).
  */
-export const labelMap: Check<Record<string, string> | null> = (v) => {
-  if (!isPlainObject(v)) return fail('must be an object of locale → string, e.g. {"en": "…"}');
-  const keys = Object.keys(v);
-  if (keys.length > 50) return fail('must have at most 50 locales');
-  // A null-prototype object: a locale named "__proto__" stays a plain key.
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const key of keys) {
-    if (!LOCALE_RE.test(key)) return fail('keys must be locale codes such as "en" or "de-CH"');
-    const raw = v[key];
-    if (raw === null || (typeof raw === 'string' && raw.trim() === '')) continue;
-    const r = name(255)(raw);
-    if (!r.ok) return fail(`${key}: ${r.message}`);
-    out[key] = r.value;
-  }
-  return ok(Object.keys(out).length === 0 ? null : out);
-};
+export const LABEL_MAP: ValueSchema<Record<string, string> | null> = v.pipe(
+  v.custom<Record<string, unknown>>(isPlainObject, 'must be an object of locale → string, e.g. {"en": "…"}'),
+  v.check((o) => Object.keys(o).length <= 50, 'must have at most 50 locales'),
+  converted((o: Record<string, unknown>, refuse) => {
+    // A null-prototype object: a locale named "__proto__" stays a plain key.
+    const out = Object.create(null) as Record<string, string>;
+    for (const key of Object.keys(o)) {
+      if (!LOCALE_RE.test(key)) return refuse('keys must be locale codes such as "en" or "de-CH"');
+      const raw = o[key];
+      if (raw === null || (typeof raw === 'string' && raw.trim() === '')) continue;
+      const r = checkValue(NAME, raw);
+      if (!r.ok) return refuse(`${key}: ${r.message}`);
+      out[key] = r.value;
+    }
+    return Object.keys(out).length === 0 ? null : out;
+  }),
+);
 
 /** The locales a name is taken from when a body gives only a `label`, in this order. */
 export const LABEL_LOCALES = ['de', 'en', 'fr', 'it'] as const;
@@ -118,32 +148,40 @@ export function labelName(label: unknown): string | undefined {
   return undefined;
 }
 
-/** `alternative_names`: an array of names. */
-export const nameList: Check<string[]> = (v) => {
-  if (!Array.isArray(v)) return fail('must be an array of strings');
-  if (v.length > 100) return fail('must have at most 100 entries');
-  const out: string[] = [];
-  for (const [i, item] of v.entries()) {
-    const r = name(255)(item);
-    if (!r.ok) return fail(`[${i}] ${r.message}`);
-    out.push(r.value);
-  }
-  return ok(out);
-};
+/** An array of at most `max` names, checked one by one so the message names the bad entry (`[2] …`). */
+export function nameList(max: number, notArray: string): ValueSchema<string[]> {
+  return v.pipe(
+    v.array(v.unknown(), notArray),
+    v.maxLength(max, `must have at most ${max} entries`),
+    converted((items: unknown[], refuse) => {
+      const out: string[] = [];
+      for (const [i, item] of items.entries()) {
+        const r = checkValue(NAME, item);
+        if (!r.ok) return refuse(`[${i}] ${r.message}`);
+        out.push(r.value);
+      }
+      return out;
+    }),
+  );
+}
 
-/** Calendar dates of varying precision: `YYYY`, `YYYY-MM` or `YYYY-MM-DD` (a real date). */
-export const partialDate: Check<string> = (v) => {
-  const bad = fail<string>('must be a date YYYY, YYYY-MM or YYYY-MM-DD');
-  if (typeof v !== 'string') return bad;
-  const s = v.trim();
+/** `alternative_names`, `variants`, `abbreviations`: arrays of names. */
+export const NAME_LIST = nameList(100, 'must be an array of strings');
+
+const DATE_MESSAGE = 'must be a date YYYY, YYYY-MM or YYYY-MM-DD';
+
+function isCalendarDate(s: string): boolean {
   const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/.exec(s);
-  if (!m) return bad;
+  if (!m) return false;
   const [y, mo, d] = [Number(m[1]), m[2] === undefined ? 1 : Number(m[2]), m[3] === undefined ? 1 : Number(m[3])];
   const at = new Date(Date.UTC(2000, mo - 1, d));
   at.setUTCFullYear(y);
-  if (at.getUTCFullYear() !== y || at.getUTCMonth() !== mo - 1 || at.getUTCDate() !== d) return bad;
-  return ok(s);
-};
+  return at.getUTCFullYear() === y && at.getUTCMonth() === mo - 1 && at.getUTCDate() === d;
+}
+
+/** Calendar dates of varying precision: `YYYY`, `YYYY-MM` or `YYYY-MM-DD` (a real date). */
+export const PARTIAL_DATE: ValueSchema<string> = v.pipe(v.string(DATE_MESSAGE), v.trim(), v.check(isCalendarDate, DATE_MESSAGE));
+export const partialDate = checker(PARTIAL_DATE);
 
 /**
  * Whether `end` lies before `start`, comparing at the precision both have: `1900` and `1900-05`
@@ -163,42 +201,40 @@ export const GND_RE = /^(?:1[012]?\d{7}[0-9X]|[47]\d{6}-\d|[1-9]\d{0,7}-[0-9X]|3
 const GND_URI_RE = /^https?:\/\/d-nb\.info\/gnd\//i;
 
 /** `gnd`: a GND id; the URI form `https://d-nb.info/gnd/<id>` is accepted and stored as the id. */
-export const gndId: Check<string> = pattern(GND_RE, 'a GND identifier such as 118540238 or 4005728-8', (s) =>
-  s.replace(GND_URI_RE, ''),
-);
+export const GND_ID = pattern(GND_RE, 'a GND identifier such as 118540238 or 4005728-8', (s) => s.replace(GND_URI_RE, ''));
 
 const GEONAMES_URI_RE = /^https?:\/\/(?:sws\.|www\.)?geonames\.org\/(\d+)(?:\/.*)?$/i;
 
 /** `geonames`: a GeoNames id (digits); the URI form is accepted and stored as the id. */
-export const geonamesId: Check<string> = pattern(/^[1-9][0-9]{0,11}$/, 'a GeoNames identifier (digits)', (s) =>
-  s.replace(GEONAMES_URI_RE, '$1'),
-);
+export const GEONAMES_ID = pattern(/^[1-9][0-9]{0,11}$/, 'a GeoNames identifier (digits)', (s) => s.replace(GEONAMES_URI_RE, '$1'));
+
+const COUNTRY_MESSAGE = 'must be two uppercase letters (ISO 3166-1 alpha-2)';
 
 /** `country_code`: ISO 3166-1 alpha-2, two uppercase letters. */
-export const countryCode: Check<string> = (v) =>
-  typeof v === 'string' && /^[A-Z]{2}$/.test(v) ? ok(v) : fail('must be two uppercase letters (ISO 3166-1 alpha-2)');
+export const COUNTRY_CODE: ValueSchema<string> = v.pipe(v.string(COUNTRY_MESSAGE), v.regex(/^[A-Z]{2}$/, COUNTRY_MESSAGE));
 
 const DECIMAL_RE = /^[-+]?\d{1,3}(?:\.\d{1,12})?$/;
+const LOCATION_MESSAGE =
+  'must be "<latitude> <longitude>" in decimal degrees, e.g. "47.3769 8.5417", or Swiss coordinates, e.g. "2683000 1247000"';
 
 /**
  * `location`: `"<lat> <lon>"` in decimal degrees, latitude -90..90, longitude -180..180; or Swiss
  * coordinates (LV95/LV03, anton-location.ts), stored converted.
  */
-export const location: Check<string> = (v) => {
-  const bad = fail<string>(
-    'must be "<latitude> <longitude>" in decimal degrees, e.g. "47.3769 8.5417", or Swiss coordinates, e.g. "2683000 1247000"',
-  );
-  if (typeof v !== 'string') return bad;
-  const parts = v.trim().split(/\s+/);
-  if (parts.length === 2 && parts.every((p) => DECIMAL_RE.test(p))) {
-    const [lat, lon] = parts as [string, string];
-    if (Math.abs(Number(lat)) > 90) return fail('latitude must be from -90 to 90');
-    if (Math.abs(Number(lon)) > 180) return fail('longitude must be from -180 to 180');
-    return ok(`${lat} ${lon}`);
-  }
-  const swiss = v.length <= 64 ? swissToWgs84(v) : null;
-  return swiss === null ? bad : ok(swiss);
-};
+export const LOCATION: ValueSchema<string> = v.pipe(
+  v.string(LOCATION_MESSAGE),
+  converted((raw: string, refuse) => {
+    const parts = raw.trim().split(/\s+/);
+    if (parts.length === 2 && parts.every((p) => DECIMAL_RE.test(p))) {
+      const [lat, lon] = parts as [string, string];
+      if (Math.abs(Number(lat)) > 90) return refuse('latitude must be from -90 to 90');
+      if (Math.abs(Number(lon)) > 180) return refuse('longitude must be from -180 to 180');
+      return `${lat} ${lon}`;
+    }
+    return (raw.length <= 64 ? swissToWgs84(raw) : null) ?? refuse(LOCATION_MESSAGE);
+  }),
+);
+export const location = checker(LOCATION);
 
 const SIKART_URI_RE = /^https?:\/\/(?:www\.|recherche\.)?(?:sikart\.ch|sik-isea\.ch)\/.*?(?:sik:person-|[?&]id=)(\d+)(?:\D.*)?$/i;
 
@@ -207,11 +243,19 @@ const SIKART_URI_RE = /^https?:\/\/(?:www\.|recherche\.)?(?:sikart\.ch|sik-isea\
  * its URIs (`https://recherche.sik-isea.ch/sik:person-4000055/in/sikart`, old
  * `https://www.sikart.ch/KuenstlerInnen.aspx?id=4000055`) are stored as the id.
  */
-export const sikartId: Check<string> = pattern(/^[1-9][0-9]{3,11}$/, 'a SIKART identifier (digits, e.g. 4000055)', (s) =>
-  s.replace(SIKART_URI_RE, '$1'),
-);
+export const SIKART_ID = pattern(/^[1-9][0-9]{3,11}$/, 'a SIKART identifier (digits, e.g. 4000055)', (s) => s.replace(SIKART_URI_RE, '$1'));
+export const sikartId = checker(SIKART_ID);
 
 const WIKIPEDIA_RE = /^https?:\/\/([a-z][a-z0-9-]{1,19})\.(?:m\.)?wikipedia\.org\/wiki\/([^?#]+)(?:#.*)?$/i;
+const WIKIPEDIA_MESSAGE = 'must be the URL of a Wikipedia article, e.g. "https://de.wikipedia.org/wiki/Zürich"';
+
+function decoded(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * `wikipedia`: the URL of a Wikipedia article, stored as an IRI in MediaWiki's canonical form:
@@ -219,116 +263,19 @@ const WIKIPEDIA_RE = /^https?:\/\/([a-z][a-z0-9-]{1,19})\.(?:m\.)?wikipedia\.org
  * and only `%`, `?`, `"`, `\`, `^` and `` ` `` percent-encoded (so the value is a usable link
  * and a BEACON source token: no whitespace, no `|`).
  */
-export const wikipediaUrl: Check<string> = (v) => {
-  const bad = fail<string>('must be the URL of a Wikipedia article, e.g. "https://de.wikipedia.org/wiki/Zürich"');
-  if (typeof v !== 'string' || v.length > 2048) return bad;
-  const m = WIKIPEDIA_RE.exec(v.trim());
-  if (!m) return bad;
-  let title: string;
-  try {
-    title = decodeURIComponent(m[2] as string);
-  } catch {
-    return bad;
-  }
-  title = title.replace(/[\s_]+/g, '_').replace(/^_+|_+$/g, '');
-  // MediaWiki titles never hold these; control characters have no business in a link.
-  // eslint-disable-next-line no-control-regex
-  if (title === '' || [...title].length > 255 || /[|<>[\]{}#\u0000-\u001f\u007f-\u009f\ufffe\uffff]/u.test(title)) return bad;
-  const iri = title.replace(/[%?"\\^`]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-  return ok(`https://${(m[1] as string).toLowerCase()}.wikipedia.org/wiki/${iri}`);
-};
-
-export interface FieldSpec<T> {
-  check: Check<T>;
-  /** Must be present (and not null) when creating. */
-  required?: boolean;
-  /** May be null (clears the field). */
-  nullable?: boolean;
-}
-
-export type FieldSpecs = Record<string, FieldSpec<unknown>>;
-export type FieldValues<S extends FieldSpecs> = {
-  [K in keyof S]?: S[K] extends FieldSpec<infer T> ? T | null : never;
-};
-
-export const field = <T>(check: Check<T>, options: Omit<FieldSpec<T>, 'check'> = {}): FieldSpec<T> => ({
-  check,
-  ...options,
-});
-
-/**
- * Server-set fields a client may send back unchanged (a GET result PUT back as is); they are
- * ignored rather than refused.
- */
-export const READ_ONLY: readonly string[] = ['id', 'created_at', 'updated_at'];
-
-export type Read<T> = { ok: true; values: T } | { ok: false; errors: Record<string, string> };
-
-/**
- * Applies a field table to an untrusted input object. Only the keys of the table are read (so
- * `__proto__` or `constructor` in the input can never reach a prototype); any other key is an
- * error. In `create` mode required fields must be present; in `update` mode only the given
- * fields are returned. `readOnly` keys are skipped: server-set or derived fields sent back.
- */
-export function readFields<S extends FieldSpecs>(
-  input: unknown,
-  specs: S,
-  mode: 'create' | 'update',
-  readOnly: readonly string[] = READ_ONLY,
-): Read<FieldValues<S>> {
-  const errors: Record<string, string> = Object.create(null) as Record<string, string>;
-  if (!isPlainObject(input)) return { ok: false, errors: { body: 'must be a JSON object' } };
-  const values = Object.create(null) as Record<string, unknown>;
-  let unknown = 0;
-  for (const key of Object.keys(input)) {
-    if (hasOwn(specs, key) || readOnly.includes(key)) continue;
-    // Report a few, with bounded names: the message must not become an echo of the body.
-    if (unknown++ < 10) errors[key.length > 64 ? `${key.slice(0, 64)}…` : key] = 'unknown field';
-  }
-  for (const key of Object.keys(specs)) {
-    const spec = specs[key] as FieldSpec<unknown>;
-    const present = hasOwn(input, key) && input[key] !== undefined;
-    if (!present) {
-      if (mode === 'create' && spec.required) errors[key] = 'required';
-      continue;
+export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
+  v.string(WIKIPEDIA_MESSAGE),
+  v.maxLength(2048, WIKIPEDIA_MESSAGE),
+  converted((raw: string, refuse) => {
+    const m = WIKIPEDIA_RE.exec(raw.trim());
+    const title = m ? decoded(m[2] as string)?.replace(/[\s_]+/g, '_').replace(/^_+|_+$/g, '') : undefined;
+    // MediaWiki titles never hold these; control characters have no business in a link.
+    // eslint-disable-next-line no-control-regex
+    if (!m || !title || codePoints(title) > 255 || /[|<>[\]{}#\u0000-\u001f\u007f-\u009f\ufffe\uffff]/u.test(title)) {
+      return refuse(WIKIPEDIA_MESSAGE);
     }
-    const raw = input[key];
-    if (raw === null) {
-      if (spec.nullable) values[key] = null;
-      else errors[key] = spec.required ? 'required' : 'must not be null';
-      continue;
-    }
-    const r = spec.check(raw);
-    if (r.ok) values[key] = r.value;
-    else errors[key] = r.message;
-  }
-  if (Object.keys(errors).length > 0) return { ok: false, errors: { ...errors } };
-  return { ok: true, values: values as FieldValues<S> };
-}
-
-/** JSON text column → value; a damaged value reads as null rather than failing the request. */
-export function parseJsonColumn<T>(raw: unknown, guard: (v: unknown) => v is T): T | null {
-  if (typeof raw !== 'string') return null;
-  try {
-    const v = JSON.parse(raw) as unknown;
-    return guard(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
-export const isStringRecord = (v: unknown): v is Record<string, string> =>
-  isPlainObject(v) && Object.values(v).every((x) => typeof x === 'string');
-export const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-
-/** Value → JSON text column (null stays null). */
-export function jsonColumn(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
-}
-
-/** Prefixes every key of an error map, e.g. `name` → `actors[3].name`. */
-export function prefixErrors(prefix: string, errors: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(errors)) out[`${prefix}.${k}`] = v;
-  return out;
-}
+    const iri = title.replace(/[%?"\\^`]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+    return `https://${(m[1] as string).toLowerCase()}.wikipedia.org/wiki/${iri}`;
+  }),
+);
+export const wikipediaUrl = checker(WIKIPEDIA_URL);

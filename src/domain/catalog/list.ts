@@ -4,6 +4,8 @@
 import { hasControlChars } from './fields.js';
 import { invalid } from '../../errors.js';
 import type { Knex } from 'knex';
+import type { Ctx } from '../context.js';
+import { toRecord, type Stored } from './records.js';
 
 export type QueryInput = Record<string, string | string[] | undefined>;
 export type ListFormat = 'json' | 'select2' | 'beacon';
@@ -113,19 +115,21 @@ export function parseListQuery<F extends string>(query: QueryInput, options: Lis
 
 /** `%`, `_` and `\` match themselves: the search is a plain substring, not a pattern. */
 export function likePattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${escapeLike(search)}%`;
 }
 
+/** As likePattern, for values that begin with `search`. */
+export function likePrefix(search: string): string {
+  return `${escapeLike(search)}%`;
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /**
- * Adds `column LIKE '%search%'` with backslash as the escape character. The column holds
+ * Adds `OR column LIKE '%search%'` with backslash as the escape character. The column holds
  * lower-cased text and the search is lower-cased, so this is case-insensitive on both SQLite
  * (whose LIKE folds ASCII only) and PostgreSQL (whose LIKE is case-sensitive), without ILIKE.
  */
-export function whereLike(builder: Knex.QueryBuilder, column: string, search: string): Knex.QueryBuilder {
-  return builder.whereRaw(`?? LIKE ? ESCAPE '\\'`, [column, likePattern(search)]);
-}
-
-/** As whereLike, as an OR alternative (for searches over several columns). */
 export function orWhereLike(builder: Knex.QueryBuilder, column: string, search: string): Knex.QueryBuilder {
   return builder.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, [column, likePattern(search)]);
 }
@@ -165,4 +169,32 @@ export async function pageOf<R>(
       .offset(offsetOf(q)),
   ]);
   return { rows: rows as R[], total: countOf(countRow) };
+}
+
+/** What a list needs of a resource's description. */
+export interface Listed<R> extends Stored<R> {
+  list: { search: readonly string[]; sortColumns?: Partial<Record<string, string>> };
+}
+
+/**
+ * One page of a resource's records: `search` is a case-insensitive substring of any of its
+ * searched columns (their lower-cased copies); `narrow` adds the resource's own filters.
+ */
+export async function listRecords<R>(
+  ctx: Pick<Ctx, 'db'>,
+  t: Listed<R>,
+  q: ListQuery,
+  narrow: (b: Knex.QueryBuilder) => Knex.QueryBuilder = (b) => b,
+): Promise<ListResult<R>> {
+  const filtered = () => {
+    const b = narrow(ctx.db(t.table));
+    const search = q.search;
+    if (search === null) return b;
+    return b.where((w) => {
+      for (const column of t.list.search) void orWhereLike(w, column, search);
+    });
+  };
+  const sortColumn = t.list.sortColumns?.[q.sortField] ?? q.sortField;
+  const { rows, total } = await pageOf<Record<string, unknown>>(filtered, q, sortColumn, t.columnNames);
+  return { data: rows.map((row) => toRecord(t, row)), meta: { page: q.page, perPage: q.perPage, total } };
 }

@@ -1,8 +1,10 @@
 // What the reconciliation services know of a register's records: its kinds and types, the
 // columns they read, and a record as the protocol's entity (id, name, types, description).
+import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
-import { ACTOR_TYPES } from './actors.js';
-import { isStringArray, parseJsonColumn } from './fields.js';
+import { ACTOR_TYPES } from './resources/index.js';
+import { isStringArray } from './json-values.js';
+import { parseJsonColumn } from './resources/columns.js';
 import { parseRowId } from '../../db/row-id.js';
 
 export type ReconcileKind = 'actors' | 'places' | 'keywords';
@@ -100,4 +102,14 @@ export const rowIdOf = (id: string): number | null => parseRowId(id);
 export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly number[]): Promise<Row[]> {
   if (ids.length === 0) return [];
   return (await ctx.db(kind).select(...COLUMNS[kind]).whereIn('id', [...new Set(ids)])) as Row[];
+}
+
+/**
+ * Adds, as OR alternatives, `name_lower LIKE pattern` and, where the register has them, the same
+ * on the alternative names' JSON text (lower-cased: a substring without quotes or backslashes
+ * of that text is a substring of a name).
+ */
+export function orNameLike(w: Knex.QueryBuilder, kind: ReconcileKind, pattern: string): void {
+  void w.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', pattern]);
+  if (kind !== 'keywords') void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, ['alternative_names', pattern]);
 }

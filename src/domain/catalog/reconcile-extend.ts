@@ -4,7 +4,7 @@
 // extension query (`extend` = {"ids": […], "properties": [{"id"}, …]}) fetches the values.
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { isPlainObject } from './fields.js';
+import { isPlainObject } from './json-values.js';
 import { singleParam, type QueryInput } from './list.js';
 import { BatchTooLarge, jsonObjectParam, shortKey } from './reconcile-input.js';
 import { rowIdOf, rowsByIds, typeIdOf, type ReconcileKind, type Row } from './reconcile-entities.js';

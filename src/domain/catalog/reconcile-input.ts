@@ -4,6 +4,11 @@
 import { invalid } from '../../errors.js';
 import { hasControlChars, isPlainObject } from './fields.js';
 
+/** The most candidates or suggestions one query may ask for. */
+export const MAX_LIMIT = 100;
+/** Rows fetched by substring before ranking: enough for the first pages, bounded in cost. */
+export const POOL = 200;
+
 /** The most queries in one batch: the manifest's `batchSize` (OpenRefine sends 10 by default). */
 export const MAX_QUERIES = 50;
 

@@ -1,7 +1,8 @@
 // The properties of each register as the reconciliation services name them: what the data
 // extension service returns for a record, what the property suggest and proposal services
 // offer, and which of them a reconciliation query may filter by (`properties: [{pid, v}]`).
-import { geonamesId, gndId, partialDate, type Check } from './fields.js';
+import { GEONAMES_ID, GND_ID, PARTIAL_DATE, valueOr } from './fields.js';
+import type { ValueSchema } from './record-schema.js';
 import { alternativeNamesOf, typeIdOf, type ReconcileKind, type Row } from './reconcile-entities.js';
 
 /** A value in a data extension answer (0.2 data-extension-response schema). */
@@ -27,10 +28,7 @@ export interface PropertyDef {
 }
 
 const str = (v: string | null | undefined): PropertyValue[] => (v ? [{ str: v }] : []);
-const checked = (check: Check<string>) => (value: string) => {
-  const r = check(value.trim());
-  return r.ok ? r.value : null;
-};
+const checked = (schema: ValueSchema<string>) => (value: string) => valueOr(schema, value.trim());
 const exact = (value: string) => value.trim() || null;
 
 /** "47.37 8.54" → [47.37, 8.54], or null. */
@@ -39,13 +37,26 @@ function coordinates(location: string | null | undefined): [number, number] | nu
   return parts?.length === 2 && parts.every(Number.isFinite) ? [parts[0] as number, parts[1] as number] : null;
 }
 
+/** One of the two numbers of the location, as a number. */
+function coordinate(id: string, name: string, index: 0 | 1): PropertyDef {
+  return {
+    id,
+    name,
+    description: 'Decimal degrees, from the location',
+    values: (r) => {
+      const c = coordinates(r.location);
+      return c ? [{ float: c[index] }] : [];
+    },
+  };
+}
+
 const NAME: PropertyDef = { id: 'name', name: 'Name', description: 'The preferred name', values: (r) => str(r.name) };
 const GND: PropertyDef = {
   id: 'gnd',
   name: 'GND',
   description: 'Identifier in the Gemeinsame Normdatei (https://d-nb.info/gnd/…)',
   values: (r) => str(r.gnd),
-  match: { column: 'gnd', normalise: checked(gndId), identifies: true },
+  match: { column: 'gnd', normalise: checked(GND_ID), identifies: true },
 };
 const COMMENT: PropertyDef = { id: 'comment', name: 'Comment', description: 'Free-text note', values: (r) => str(r.comment) };
 
@@ -74,14 +85,14 @@ export const PROPERTIES: Record<ReconcileKind, readonly PropertyDef[]> = {
       name: 'Start date',
       description: 'Birth or founding: YYYY, YYYY-MM or YYYY-MM-DD',
       values: (r) => str(r.date_start),
-      match: { column: 'date_start', normalise: checked(partialDate) },
+      match: { column: 'date_start', normalise: checked(PARTIAL_DATE) },
     },
     {
       id: 'date_end',
       name: 'End date',
       description: 'Death or dissolution: YYYY, YYYY-MM or YYYY-MM-DD',
       values: (r) => str(r.date_end),
-      match: { column: 'date_end', normalise: checked(partialDate) },
+      match: { column: 'date_end', normalise: checked(PARTIAL_DATE) },
     },
     GND,
     COMMENT,
@@ -112,31 +123,15 @@ export const PROPERTIES: Record<ReconcileKind, readonly PropertyDef[]> = {
       match: { column: 'country_code', normalise: (v) => (/^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : null) },
     },
     { id: 'location', name: 'Location', description: '"<latitude> <longitude>" in decimal degrees', values: (r) => str(r.location) },
-    {
-      id: 'latitude',
-      name: 'Latitude',
-      description: 'Decimal degrees, from the location',
-      values: (r) => {
-        const c = coordinates(r.location);
-        return c ? [{ float: c[0] }] : [];
-      },
-    },
-    {
-      id: 'longitude',
-      name: 'Longitude',
-      description: 'Decimal degrees, from the location',
-      values: (r) => {
-        const c = coordinates(r.location);
-        return c ? [{ float: c[1] }] : [];
-      },
-    },
+    coordinate('latitude', 'Latitude', 0),
+    coordinate('longitude', 'Longitude', 1),
     GND,
     {
       id: 'geonames',
       name: 'GeoNames',
       description: 'Identifier in GeoNames (https://sws.geonames.org/…/)',
       values: (r) => str(r.geonames),
-      match: { column: 'geonames', normalise: checked(geonamesId), identifies: true },
+      match: { column: 'geonames', normalise: checked(GEONAMES_ID), identifies: true },
     },
     COMMENT,
   ],

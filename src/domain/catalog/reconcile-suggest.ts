@@ -3,18 +3,15 @@
 // GET with `prefix` (the text typed so far) and `cursor` (suggestions to skip).
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { intParam, singleParam, type QueryInput } from './list.js';
-import { cleanText } from './reconcile-input.js';
-import { alternativeNamesOf, COLUMNS, descriptionOf, rowIdOf, TYPES, typeIdOf, typesOf, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
+import { intParam, likePattern, likePrefix, singleParam, type QueryInput } from './list.js';
+import { cleanText, MAX_LIMIT, POOL } from './reconcile-input.js';
+import { alternativeNamesOf, COLUMNS, orNameLike, descriptionOf, rowIdOf, TYPES, typeIdOf, typesOf, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
 import { PROPERTIES } from './reconcile-properties.js';
 import { fold, normalise } from './similarity.js';
 
 const MAX_PREFIX_LENGTH = 255;
 const MAX_CURSOR = 10_000;
 const DEFAULT_LIMIT = 10;
-const MAX_LIMIT = 100;
-/** Rows fetched by substring before ranking: enough to fill the first pages, bounded in cost. */
-const POOL = 200;
 
 export interface SuggestParams {
   /** What the user typed (normalised); '' suggests nothing. */
@@ -69,8 +66,6 @@ function rankOf(prefix: string, name: string): number | null {
   return null;
 }
 
-const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-const likeAnywhere = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Entities whose name (or an alternative name) begins with, contains a word beginning with, or
@@ -91,10 +86,7 @@ export async function suggestEntities(ctx: Ctx, kind: ReconcileKind, p: SuggestP
     // Names that begin with the text, in name order: the first pages are always complete.
     base().whereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', likePrefix(lower)]).orderBy('name_lower').orderBy('id').limit(wanted) as Promise<Row[]>,
     base()
-      .where((w) => {
-        void w.whereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', likeAnywhere(lower)]);
-        if (kind !== 'keywords') void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, ['alternative_names', likeAnywhere(lower)]);
-      })
+      .where((w) => orNameLike(w, kind, likePattern(lower)))
       .orderBy('id')
       .limit(POOL) as Promise<Row[]>,
   ];

@@ -12,16 +12,15 @@ import type { Ctx } from '../context.js';
 import { likePattern } from './list.js';
 import { normalise, scoreName } from './similarity.js';
 import { parseBatch, type ReconcileQuery } from './reconcile-batch.js';
-import { COLUMNS, toEntity, typeIdOf, type Entity, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
+import { COLUMNS, orNameLike, toEntity, typeIdOf, type Entity, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
 import { propertyOf, type PropertyMatch } from './reconcile-properties.js';
 
 export { RECONCILE_KINDS, type Entity, type ReconcileKind } from './reconcile-entities.js';
 export { manifest, type Manifest } from './reconcile-manifest.js';
 export { BatchTooLarge, MAX_QUERIES } from './reconcile-input.js';
+import { POOL } from './reconcile-input.js';
 export { DEFAULT_LIMIT, MAX_LIMIT, parseBatch, type BatchEntry, type PropertyFilter, type ReconcileQuery } from './reconcile-batch.js';
 
-/** Rows fetched per query by substring before scoring: enough for ranking, bounded in cost. */
-const POOL = 200;
 /** The score of a candidate found by non-identifying properties alone (no name to compare). */
 const PROPERTIES_ONLY_SCORE = 50;
 
@@ -153,13 +152,8 @@ async function pool(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery): Promise<{
       lookups.push(
         base()
           .where((w) => {
-            for (const word of words) {
-              const pattern = likePattern(word);
-              void w.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', pattern]);
-              // Alternative names are JSON text; the words hold no quote or backslash, so a
-              // substring of the text is a substring of a name.
-              if (kind !== 'keywords') void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, ['alternative_names', pattern]);
-            }
+            // The words hold no quote or backslash (see orNameLike).
+            for (const word of words) orNameLike(w, kind, likePattern(word));
           })
           .orderBy('id')
           .limit(POOL) as Promise<Row[]>,

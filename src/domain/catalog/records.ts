@@ -1,67 +1,101 @@
-// The read-one / create / change steps that actors and places share: one row by id (404 when
-// missing), a checked insert, and a partial update that re-reads the stored record.
+// Storage of a catalogue resource, derived from its description (resources/): a row read into a
+// record, checked values written as columns, one record by id (404 when missing), a checked
+// insert, and a partial update that re-reads the stored record.
 import type { Knex } from 'knex';
 import { writeTransaction } from '../../db/connect.js';
+import { insertedId } from '../../db/row-id.js';
 import { invalid, notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import type { Read } from './fields.js';
+import type { Read } from './record-schema.js';
+import type { Column } from './resources/columns.js';
 
-/** One catalogue table as these steps see it. */
-export interface RecordTable<T> {
+/** The part of a description storage needs. */
+export interface Stored<R> {
   table: string;
-  /** The word in "no actor with id 3". */
   what: string;
-  columns: readonly string[];
-  toRecord(row: Record<string, unknown>): T;
+  columns: { [K in keyof R]: Column<R[K]> };
+  columnNames: readonly string[];
+  insertDefaults?: Record<string, unknown>;
 }
 
-export async function findRecord<T>(db: Knex, t: RecordTable<T>, id: number): Promise<T | undefined> {
-  const row = (await db(t.table).where('id', id).first(...t.columns)) as Record<string, unknown> | undefined;
-  return row ? t.toRecord(row) : undefined;
+export function toRecord<R>(t: Stored<R>, row: Record<string, unknown>): R {
+  const out = {} as Record<string, unknown>;
+  for (const key of t.columnNames) out[key] = (t.columns[key as keyof R] as Column<unknown>).read(row[key]);
+  return out as R;
 }
 
-export async function getRecord<T>(ctx: Pick<Ctx, 'db'>, t: RecordTable<T>, id: number): Promise<T> {
+/**
+ * The columns of checked values: only the values given (a change touches no others), each in
+ * its stored form, with its lower-cased copy. Values that are no column (an object's keywords)
+ * are left to the caller.
+ */
+export function toColumns<R>(t: Stored<R>, values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const column = (t.columns as Record<string, Column<unknown> | undefined>)[key];
+    if (value === undefined || column === undefined) continue;
+    out[key] = column.write ? column.write(value) : value;
+    if (column.lower) out[column.lower] = typeof value === 'string' ? value.toLowerCase() : null;
+  }
+  return out;
+}
+
+/** Inserts checked values (with the description's defaults and both timestamps); answers the new id. */
+export async function insertRecord<R>(trx: Knex, t: Stored<R>, values: Record<string, unknown>, at: Date): Promise<number> {
+  const now = at.toISOString();
+  const rows: unknown = await trx(t.table)
+    .insert({ ...t.insertDefaults, ...toColumns(t, values), created_at: now, updated_at: now })
+    .returning('id');
+  return insertedId(rows);
+}
+
+export async function findRecord<R>(db: Knex, t: Stored<R>, id: number): Promise<R | undefined> {
+  const row = (await db(t.table).where('id', id).first(...t.columnNames)) as Record<string, unknown> | undefined;
+  return row ? toRecord(t, row) : undefined;
+}
+
+export async function getRecord<R>(ctx: Pick<Ctx, 'db'>, t: Stored<R>, id: number): Promise<R> {
   const record = await findRecord(ctx.db, t, id);
   if (!record) throw notFound(`no ${t.what} with id ${id}`);
   return record;
 }
 
 /** Inserts checked values (422 with `fields` when the check failed) and answers the stored record. */
-export async function createRecord<T, V>(
+export async function createRecord<R, V extends Record<string, unknown>>(
   ctx: Ctx,
-  t: RecordTable<T>,
+  t: Stored<R>,
   checked: Read<V>,
-  insert: (trx: Knex, values: V, at: Date) => Promise<number>,
-): Promise<T> {
+  insert: (trx: Knex, values: V, at: Date) => Promise<number> = (trx, values, at) => insertRecord(trx, t, values, at),
+): Promise<R> {
   if (!checked.ok) throw invalid('validation failed', checked.errors);
   return writeTransaction(ctx.db, async (trx) => {
     const id = await insert(trx, checked.values, ctx.clock.now());
-    return (await findRecord(trx, t, id)) as T;
+    return (await findRecord(trx, t, id)) as R;
   });
 }
 
 /**
- * Changes the given columns of one record (404 when missing). `changes` may depend on the stored
+ * Changes the given values of one record (404 when missing). `changes` may depend on the stored
  * record (a name that follows its label). `checkMerged` sees the stored record first, for rules
  * about the record as a whole (a date range, say).
  */
-export async function updateRecord<T>(
+export async function updateRecord<R>(
   ctx: Ctx,
-  t: RecordTable<T>,
+  t: Stored<R>,
   id: number,
-  changes: Record<string, unknown> | ((current: T) => Record<string, unknown>),
-  checkMerged?: (current: T) => Read<unknown>,
-): Promise<T> {
+  changes: (current: R) => Record<string, unknown>,
+  checkMerged?: (current: R) => Read<unknown>,
+): Promise<R> {
   return writeTransaction(ctx.db, async (trx) => {
     const current = await findRecord(trx, t, id);
     if (!current) throw notFound(`no ${t.what} with id ${id}`);
-    const columns = typeof changes === 'function' ? changes(current) : changes;
+    const columns = toColumns(t, changes(current));
     if (Object.keys(columns).length === 0) return current;
     const merged = checkMerged?.(current);
     if (merged && !merged.ok) throw invalid('validation failed', merged.errors);
     await trx(t.table)
       .where('id', id)
       .update({ ...columns, updated_at: ctx.clock.now().toISOString() });
-    return (await findRecord(trx, t, id)) as T;
+    return (await findRecord(trx, t, id)) as R;
   });
 }

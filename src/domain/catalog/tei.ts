@@ -10,6 +10,7 @@
 // same ETag, refresh or not), and `modified_at`, when the content last changed.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { MAX_ROW_ID } from '../../db/row-id.js';
 import { invalid, notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import {
@@ -51,8 +52,6 @@ export interface TeiExport extends TeiExportMeta {
 
 /** At most this many ids in one `?ids=` request. */
 export const MAX_IDS = 1000;
-/** Row ids are 32-bit integers on PostgreSQL; a larger id cannot exist (and must not reach the query). */
-const MAX_ROW_ID = 2_147_483_647;
 
 interface StoredRow {
   entries: number | string;

@@ -1,0 +1,12 @@
+// Guards for untrusted JSON values: what a parsed body, parameter or stored JSON column holds.
+
+/** A JSON object (not an array, not null, not a class instance). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+export const isStringRecord = (v: unknown): v is Record<string, string> =>
+  isPlainObject(v) && Object.values(v).every((x) => typeof x === 'string');
+export const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');

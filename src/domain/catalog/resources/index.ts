@@ -1,0 +1,15 @@
+// The catalogue's resources, one description each (actor.ts, place.ts, keyword.ts, object.ts).
+//
+// Adding a field to a resource touches its description, a migration and its tests. In the
+// description: its type in the record interface, its column (how the row value is read and
+// written: text, JSON, a lower-cased copy), its entry in `fields` (the valibot schema of the
+// input, required or nullable) and, when it should be listed, searched or sorted by, its place
+// in `list`. Storage (records.ts), the list (list.ts), the HTTP routes
+// (http/routes/catalog-routes.ts), select2 and BEACON follow from the description; TEI and
+// reconciliation show a field once it is named in their projection of the resource
+// (tei-document.ts, reconcile-properties.ts).
+export { ACTOR, ACTOR_TYPES, type Actor, type ActorType } from './actor.js';
+export { KEYWORD, type Keyword } from './keyword.js';
+export { OBJECT, OBJECT_STATUSES, type ObjectRecord, type ObjectStatus } from './object.js';
+export { PLACE, type Place } from './place.js';
+export type { AnyResource, Resource } from './resource.js';

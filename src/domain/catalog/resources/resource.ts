@@ -1,0 +1,59 @@
+// What a catalogue resource is, once: its table and columns, the schema of its input, how it is
+// listed (searched columns, sort fields, formats) and how it is shown elsewhere (select2,
+// BEACON). records.ts, list.ts, the route builder and the projections derive their work from it.
+import type { v } from '../../../validation.js';
+import type { ListFormat, ListOptions } from '../list.js';
+import { recordSchema, type FieldSpecs, type FieldValues } from '../record-schema.js';
+import type { BeaconProvider } from '../beacon.js';
+import type { Column } from './columns.js';
+
+export interface ResourceDescription<R extends { id: number }, S extends FieldSpecs, F extends string, B extends BeaconProvider = BeaconProvider> {
+  table: string;
+  /** The word in "no actor with id 3". */
+  what: string;
+  /** The record's columns, in the order of its JSON. */
+  columns: { [K in keyof R]: Column<R[K]> };
+  /** The fields a client (or `catalog load`) may give. */
+  fields: S;
+  /** Keys a body may carry without effect: server-set and derived fields (a GET result sent back). */
+  readOnly: readonly string[];
+  /** Column values of a new row that its input did not give. */
+  insertDefaults?: Record<string, unknown>;
+  list: {
+    sortFields: readonly F[];
+    formats: readonly ListFormat[];
+    /** Longest accepted search string (the searched columns' width); 255 when absent. */
+    searchMax?: number;
+    /** The lower-cased columns `search` looks in (any of them). */
+    search: readonly string[];
+    /** Sort fields stored under another column (a lower-cased copy); others sort by their own. */
+    sortColumns?: Partial<Record<F, string>>;
+  };
+  /** The text of a record in a select2 list. */
+  select2(record: R): string;
+  /** BEACON link dumps: the authority files whose ids the resource keeps, and the dump's name. */
+  beacon?: { providers: readonly B[]; name: string };
+}
+
+export interface Resource<R extends { id: number }, S extends FieldSpecs, F extends string, B extends BeaconProvider = BeaconProvider>
+  extends ResourceDescription<R, S, F, B> {
+  columnNames: readonly string[];
+  listOptions: ListOptions<F>;
+  /** The input schemas: a create needs the required fields, a change reads those given. */
+  input: { create: v.GenericSchema<unknown, FieldValues<S>>; update: v.GenericSchema<unknown, FieldValues<S>> };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyResource = Resource<any, FieldSpecs, string>;
+
+/** Completes a description with what is derived from it once. */
+export function defineResource<R extends { id: number }, S extends FieldSpecs, F extends string, B extends BeaconProvider = never>(
+  d: ResourceDescription<R, S, F, B>,
+): Resource<R, S, F, B> {
+  return {
+    ...d,
+    columnNames: Object.keys(d.columns),
+    listOptions: { sortFields: d.list.sortFields, formats: d.list.formats, ...(d.list.searchMax ? { searchMax: d.list.searchMax } : {}) },
+    input: { create: recordSchema(d.fields, 'create', d.readOnly), update: recordSchema(d.fields, 'update', d.readOnly) },
+  };
+}

@@ -1,0 +1,67 @@
+// The routes of one catalogue resource, built from its description (domain/catalog/resources/)
+// and its operations: the list (json, select2 and, where the resource has BEACON providers, a
+// link dump), one record, create and change. Each route file says only what differs.
+import type { Ctx } from '../../domain/context.js';
+import { parseBeaconProvider, type BeaconDump, type BeaconProvider } from '../../domain/catalog/beacon.js';
+import { toSelect2 } from '../../domain/catalog/formats.js';
+import { parseListQuery, type ListQuery, type ListResult, type QueryInput } from '../../domain/catalog/list.js';
+import type { Resource } from '../../domain/catalog/resources/index.js';
+import type { FieldSpecs } from '../../domain/catalog/record-schema.js';
+import type { ApiContext, Handler, HandlerMap } from '../types.js';
+import { baseUrl, bodyObject, idParam, sendValidated, setLocation } from './input.js';
+
+export interface CatalogRoutes<R extends { id: number }, Filter, B extends BeaconProvider> {
+  resource: Resource<R, FieldSpecs, string, B>;
+  /** The resource's own list parameters (read after the common ones). */
+  filter?: (query: QueryInput) => Filter;
+  list: (ctx: Ctx, q: ListQuery, filter: Filter) => Promise<ListResult<R>>;
+  beacon?: (ctx: Ctx, provider: B, baseUrl: string, filter: Filter) => Promise<BeaconDump>;
+  /** A record as the API answers it (Anton's derived fields added); the record itself when absent. */
+  show?: (record: R, slug: string) => unknown;
+  get?: (ctx: Ctx, id: number) => Promise<R>;
+  create?: (ctx: Ctx, body: Record<string, unknown>) => Promise<R>;
+  /** The method that changes a record on its URL (the source API changes places with POST). */
+  update?: { method: 'PUT' | 'POST'; change: (ctx: Ctx, id: number, body: Record<string, unknown>) => Promise<R> };
+}
+
+export function catalogRoutes<R extends { id: number }, Filter, B extends BeaconProvider>(api: CatalogRoutes<R, Filter, B>): HandlerMap {
+  const { resource } = api;
+  const path = `/api/${resource.table}`;
+  const show = (ctx: ApiContext, record: R) => (api.show ? api.show(record, ctx.state.deps.config.slug) : record);
+  const handlers: Record<string, Handler> = {
+    [`GET ${path}`]: async (ctx) => {
+      const { deps } = ctx.state;
+      const q = parseListQuery(ctx.query, resource.listOptions);
+      const filter = api.filter?.(ctx.query) as Filter;
+      if (q.format === 'beacon' && api.beacon && resource.beacon) {
+        const provider = parseBeaconProvider(ctx.query, resource.beacon.providers);
+        const dump = await api.beacon(deps, provider, baseUrl(ctx), filter);
+        sendValidated(ctx, dump.text, 'text/plain; charset=utf-8', dump);
+        return;
+      }
+      const list = await api.list(deps, q, filter);
+      ctx.body = q.format === 'select2' ? toSelect2(list, resource.select2) : api.show ? { ...list, data: list.data.map((r) => show(ctx, r)) } : list;
+    },
+  };
+  const { get, create, update } = api;
+  if (get) {
+    handlers[`GET ${path}/:id`] = async (ctx) => {
+      ctx.body = { data: show(ctx, await get(ctx.state.deps, idParam(ctx, resource.what))) };
+    };
+  }
+  if (create) {
+    handlers[`POST ${path}`] = async (ctx) => {
+      const record = await create(ctx.state.deps, bodyObject(ctx));
+      ctx.status = 201;
+      setLocation(ctx, `${path}/${record.id}`);
+      ctx.body = { data: show(ctx, record) };
+    };
+  }
+  if (update) {
+    handlers[`${update.method} ${path}/:id`] = async (ctx) => {
+      const id = idParam(ctx, resource.what);
+      ctx.body = { data: show(ctx, await update.change(ctx.state.deps, id, bodyObject(ctx))) };
+    };
+  }
+  return handlers;
+}
