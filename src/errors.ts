@@ -20,8 +20,7 @@ export class AppError extends Error {
   }
 }
 
-export const invalid = (message: string, fields?: Record<string, string>) =>
-  new AppError('invalid', message, fields);
+export const invalid = (message: string, fields?: Record<string, string>) => new AppError('invalid', message, fields);
 export const notFound = (message: string) => new AppError('not_found', message);
 export const forbidden = (message: string) => new AppError('forbidden', message);
 export const conflict = (message: string) => new AppError('conflict', message);
@@ -60,7 +59,7 @@ export function redactSecrets(text: string): string {
 // only those are looked at further, so ordinary text costs one pass.
 
 /** Runs of this many token characters are replaced whole. A new-format secret is 40 characters. */
-export const LONG_RUN = 40;
+const LONG_RUN = 40;
 const ID_LENGTH = 8;
 const REDACTED = '[REDACTED]';
 
@@ -72,7 +71,8 @@ const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
 const RUN_CHARS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) RUN_CHARS[c] = isAlnum(c) || c === 0x5f || c === 0x25 ? 1 : 0;
 const isRunChar = (c: number) => c < 128 && RUN_CHARS[c] === 1;
-const hexDigit = (c: number) => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
+const hexDigit = (c: number) =>
+  c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
 
 /** Redacts one candidate run (see above); `raw` as it stands in the text, escapes included. */
 function redactRun(raw: string): string {
@@ -81,7 +81,7 @@ function redactRun(raw: string): string {
   // Decode the run into units: the character each stands for and where it starts in `raw`.
   const codes: number[] = [];
   const starts: number[] = [];
-  for (let i = 0; i < raw.length; ) {
+  for (let i = 0; i < raw.length;) {
     starts.push(i);
     let code = raw.charCodeAt(i);
     let next = i + 1;
@@ -140,7 +140,7 @@ export function redactTokens(text: string): string {
   let out = '';
   let copied = 0;
   const n = text.length;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     if (!isRunChar(text.charCodeAt(i))) {
       i++;
       continue;
@@ -160,10 +160,4 @@ export function redactTokens(text: string): string {
     }
   }
   return copied === 0 ? text : out + text.slice(copied);
-}
-
-/** A unique-index violation (SQLite or PostgreSQL): someone else wrote the same thing first. */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  return e?.code === '23505' || (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(String(e.message)));
 }

@@ -1,5 +1,5 @@
 // How a running daemon learns, without a database round trip per request, that the CLI changed
-// something that can withdraw access (SQLite only; see ../domain/access-state.ts).
+// something that can withdraw access (SQLite only; read by ./access-watch.ts).
 //
 // After committing such a change, the CLI replaces a small file beside the database
 // (`<database>-authgen`) with new content (write to a temporary name, then rename, so readers
@@ -9,7 +9,7 @@
 // between its commit and the file write.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
-import type { Db } from './connect.js';
+import type { Db } from './dialect.js';
 
 const signalFiles = new WeakMap<Db, string>();
 
@@ -48,7 +48,10 @@ export async function signalChange(db: Db): Promise<void> {
     writeFileSync(tmp, `${Date.now()} ${randomUUID()}\n`, { mode: 0o644 });
     renameSync(tmp, file);
   } catch (err) {
-    process.emitWarning(`could not signal running daemons (${(err as NodeJS.ErrnoException).code ?? 'error'}); waiting for their periodic check`);
+    process.emitWarning(
+      `could not signal running daemons (${(err as NodeJS.ErrnoException).code ?? 'error'}); ` +
+        'waiting for their periodic check',
+    );
     await new Promise((resolve) => setTimeout(resolve, SIGNAL_RECHECK_MS + 100));
   }
 }

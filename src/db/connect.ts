@@ -1,13 +1,13 @@
-// Opens the database named by the configuration. Dialect differences live here and nowhere else.
+// Opens the database named by the configuration, with the settings each dialect needs.
 import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Knex } from 'knex';
 import type { Config } from '../config.js';
-import { conflict, isUniqueViolation } from '../errors.js';
-import { attachSignalFile, signalChange, signalFileFor } from './change-signal.js';
-import { isPg, notifyInTransaction, waitForAcks } from './pg-lease.js';
+import { attachSignalFile, signalFileFor } from './change-signal.js';
+import type { Db } from './dialect.js';
 
-export type Db = Knex;
+// Kept for importers outside src/db/ that still name this module for these.
+export type { Db } from './dialect.js';
+export { writeTransaction } from './write-transaction.js';
 
 interface SqliteConnection {
   configure(option: 'busyTimeout', ms: number): void;
@@ -32,7 +32,10 @@ export function databaseFileWarning(config: Pick<Config, 'database'>): string | 
   if ((mode & 0o077) === 0) return null;
   const octal = mode.toString(8).padStart(4, '0');
   const arg = /^[A-Za-z0-9_./@:+-]+$/.test(file) ? file : `'${file.replace(/'/g, `'\\''`)}'`;
-  return `warning: the database file ${file} has mode ${octal}: other users may read or change token hashes and the audit log; fix it with: chmod 600 ${arg} (and its -wal and -shm files)`;
+  return (
+    `warning: the database file ${file} has mode ${octal}: other users may read or change token hashes ` +
+    `and the audit log; fix it with: chmod 600 ${arg} (and its -wal and -shm files)`
+  );
 }
 
 export async function openDatabase(database: Config['database']): Promise<Db> {
@@ -71,53 +74,4 @@ export async function openDatabase(database: Config['database']): Promise<Db> {
   });
   attachSignalFile(db, signalFileFor(file));
   return db;
-}
-
-export function isSqlite(db: Db): boolean {
-  return db.client.config.client === 'sqlite3';
-}
-
-const changesAccess = new WeakSet<Knex.Transaction>();
-
-/** Marks a transaction as changing who may do what; running daemons are told after it commits. */
-export function markAccessChange(trx: Knex.Transaction): void {
-  changesAccess.add(trx);
-}
-
-/**
- * A write transaction. On SQLite a transaction that reads first and writes later can fail at
- * once with SQLITE_BUSY when another process committed in between (the busy timeout does not
- * apply to that upgrade). Taking the write lock with the first statement makes SQLite wait on
- * the busy timeout instead; the no-op UPDATE does that on SQLite and costs nothing on PostgreSQL.
- */
-export async function writeTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  let signal = false;
-  let generation = '';
-  const result = await db.transaction(async (trx): Promise<T> => {
-    if (isSqlite(db)) await trx('auth_state').where('id', -1).update({ generation: 0 });
-    const value = await work(trx);
-    signal = changesAccess.has(trx);
-    if (signal && isPg(db)) {
-      const row = (await trx('auth_state').where('id', 1).first('generation')) as { generation: string | number };
-      generation = String(row.generation);
-      await notifyInTransaction(trx, generation);
-    }
-    return value;
-  }).catch((err: unknown) => {
-    // Checks run before the write; a unique index refusing it means another process wrote
-    // the same name or id in between. Nothing was changed.
-    if (isUniqueViolation(err)) throw conflict('a concurrent change conflicts with this one; nothing was changed, try again');
-    throw err;
-  });
-  if (signal && isPg(db)) {
-    // The change is committed; return only once every running daemon has adopted it, so that
-    // "revoked" means refused by all of them from their next request.
-    const unconfirmed = await waitForAcks(db, generation);
-    if (unconfirmed > 0) {
-      process.emitWarning(`${unconfirmed} daemon(s) did not confirm the change in time; their leases have lapsed, so they check the database on every request until they are back`);
-    }
-  } else if (signal) {
-    await signalChange(db);
-  }
-  return result;
 }

@@ -2,12 +2,12 @@
 // PostgreSQL): accounts, token hashes, settings, the audit log, the catalogue. Rows keep their
 // ids; the target must be freshly migrated and empty; everything is written in one
 // transaction, so a failed copy leaves the target as empty as it was.
-import type { Db } from './connect.js';
-import { migrateLatest } from './migrate.js';
 import { conflict } from '../errors.js';
+import { isPg, type Db } from './dialect.js';
+import { migrateLatest } from './migrate.js';
 
 /** Every table, parents before children (foreign keys hold at each insert). */
-export const TABLES = [
+const TABLES = [
   'accounts',
   'tokens',
   'legacy_imports',
@@ -33,15 +33,20 @@ const ORDER: Partial<Record<(typeof TABLES)[number], string[]>> = {
 
 const CHUNK = 500;
 
-export type CopyCounts = Record<(typeof TABLES)[number], number>;
+type CopyCounts = Record<(typeof TABLES)[number], number>;
 
-export async function copyDatabase(source: Db, target: Db, progress?: (table: string, rows: number) => void): Promise<CopyCounts> {
+export async function copyDatabase(
+  source: Db,
+  target: Db,
+  progress?: (table: string, rows: number) => void,
+): Promise<CopyCounts> {
   await migrateLatest(source);
   await migrateLatest(target);
   for (const table of TABLES) {
     if (table === 'auth_state') continue; // created with its one row by the migration
     const row = (await target(table).count({ n: '*' }).first()) as { n: number | string };
-    if (Number(row.n) > 0) throw conflict(`the target database is not empty (table ${table} has rows); copy only into a new database`);
+    if (Number(row.n) > 0)
+      throw conflict(`the target database is not empty (table ${table} has rows); copy only into a new database`);
   }
   const counts = {} as CopyCounts;
   await target.transaction(async (trx) => {
@@ -50,7 +55,10 @@ export async function copyDatabase(source: Db, target: Db, progress?: (table: st
       const order = ORDER[table] ?? ['id'];
       let copied = 0;
       for (let offset = 0; ; offset += CHUNK) {
-        const rows = (await source(table).select('*').orderBy(order).limit(CHUNK).offset(offset)) as Record<string, unknown>[];
+        const rows = (await source(table).select('*').orderBy(order).limit(CHUNK).offset(offset)) as Record<
+          string,
+          unknown
+        >[];
         if (rows.length === 0) break;
         await trx(table).insert(rows);
         copied += rows.length;
@@ -60,10 +68,13 @@ export async function copyDatabase(source: Db, target: Db, progress?: (table: st
       counts[table] = copied;
     }
     // Explicit ids leave PostgreSQL's sequences behind; move them past the copied rows.
-    if (target.client.config.client === 'pg') {
+    if (isPg(target)) {
       for (const table of TABLES) {
         if (ORDER[table] || table === 'auth_state') continue;
-        await trx.raw(`SELECT setval(pg_get_serial_sequence(?, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ??`, [table, table]);
+        await trx.raw(
+          `SELECT setval(pg_get_serial_sequence(?, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ??`,
+          [table, table],
+        );
       }
     }
   });

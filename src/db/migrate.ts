@@ -1,35 +1,20 @@
 // Runs the knex migrations in ./migrations (plain ESM files, shared by SQLite and PostgreSQL).
 import { readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
-import type { Db } from './connect.js';
+import { isPg, pgClientConfig, sqliteFile, type Db } from './dialect.js';
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
-type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
+// knex's own directory loader: it sorts the files by name and import()s them, as the package is
+// "type": "module".
+const options: Knex.MigratorConfig = { directory: MIGRATIONS_DIR, loadExtensions: ['.js'] };
 
-// A source of our own instead of knex's directory loader: it imports the ESM files directly
-// and lists them in name order, the same way on every platform.
-const source: Knex.MigrationSource<string> = {
-  async getMigrations() {
-    return readdirSync(MIGRATIONS_DIR)
-      .filter((f) => f.endsWith('.js'))
-      .sort();
-  },
-  getMigrationName(name) {
-    return name;
-  },
-  async getMigration(name): Promise<Migration> {
-    return (await import(pathToFileURL(path.join(MIGRATIONS_DIR, name)).href)) as Migration;
-  },
-};
-
-const options: Knex.MigratorConfig = { migrationSource: source };
-
+/** Names of the migrations not applied yet. */
 export async function pendingMigrations(db: Db): Promise<string[]> {
-  const [, pending] = (await db.migrate.list(options)) as [unknown, string[]];
-  return pending;
+  const [, pending] = (await db.migrate.list(options)) as [unknown, { file: string }[]];
+  return pending.map((m) => m.file);
 }
 
 // Any fixed number, the same in every process: the key of PostgreSQL's advisory lock.
@@ -49,8 +34,9 @@ export async function migrateLatest(db: Db): Promise<string[]> {
   // database even the look happens under the lock.
   if (await db.schema.hasTable(LOCK_TABLE)) {
     // A plain read of what is applied: knex's own listing would create missing rows.
-    const applied = new Set(((await db('knex_migrations').select('name')) as { name: string }[]).map((r) => r.name));
-    const files = (await source.getMigrations([])).map((f) => source.getMigrationName(f));
+    const rows = await db('knex_migrations').select<{ name: string }[]>('name');
+    const applied = new Set(rows.map((r) => r.name));
+    const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.js')); // as the loader picks them
     if (files.every((f) => applied.has(f))) return [];
   }
   return withMigrationLock(db, async () => {
@@ -66,11 +52,9 @@ export async function migrateLatest(db: Db): Promise<string[]> {
 const LOCK_TABLE = 'knex_migrations_lock';
 
 async function withMigrationLock<T>(db: Db, work: () => Promise<T>): Promise<T> {
-  if (db.client.config.client === 'pg') {
+  if (isPg(db)) {
     const { default: pg } = await import('pg');
-    // knex may have parsed the URL into an object; pg.Client takes either form.
-    const conn = db.client.config.connection as string | Record<string, unknown>;
-    const lock = new pg.Client(typeof conn === 'string' ? { connectionString: conn } : conn);
+    const lock = new pg.Client(pgClientConfig(db));
     await lock.connect();
     try {
       await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -80,10 +64,9 @@ async function withMigrationLock<T>(db: Db, work: () => Promise<T>): Promise<T> 
       await lock.end();
     }
   }
-  const { filename } = db.client.config.connection as { filename: string };
-  let real = filename;
+  let real = sqliteFile(db);
   try {
-    real = realpathSync(filename); // one lock per database file, whatever name reaches it
+    real = realpathSync(real); // one lock per database file, whatever name reaches it
   } catch {
     // not created yet
   }
@@ -118,7 +101,10 @@ async function withLockFile<T>(file: string, work: () => Promise<T>): Promise<T>
       } catch {
         continue; // released between our attempt and the read
       }
-      if (Date.now() > deadline) throw new Error(`another process has been migrating for a minute (${file}); if none is, remove that file`);
+      if (Date.now() > deadline)
+        throw new Error(`another process has been migrating for a minute (${file}); if none is, remove that file`, {
+          cause: err,
+        });
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -15,23 +15,14 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type pg from 'pg';
-import type { Db } from './connect.js';
+import { pgClientConfig, type Db } from './dialect.js';
 
-export const CHANNEL = 'archive_access';
-export const HEARTBEAT_MS = 500;
-export const LEASE_MS = 2_000;
-export const LIVE_MS = 3_000;
+const CHANNEL = 'archive_access';
+const HEARTBEAT_MS = 500;
+const LEASE_MS = 2_000;
+const LIVE_MS = 3_000;
 const ACK_TIMEOUT_MS = 5_000;
 const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
-
-export function isPg(db: Db): boolean {
-  return db.client.config.client === 'pg';
-}
-
-function connectionConfig(db: Db): pg.ClientConfig {
-  const conn = db.client.config.connection as string | pg.ClientConfig;
-  return typeof conn === 'string' ? { connectionString: conn } : { ...conn };
-}
 
 export interface Lease {
   /** The generation this daemon has adopted, while its lease is valid; null otherwise. */
@@ -45,7 +36,11 @@ export interface Lease {
 
 const newer = (a: string, b: string) => BigInt(a) > BigInt(b);
 
-export async function startLease(db: Db, readGeneration: () => Promise<string>, onError: (err: Error) => void): Promise<Lease> {
+export async function startLease(
+  db: Db,
+  readGeneration: () => Promise<string>,
+  onError: (err: Error) => void,
+): Promise<Lease> {
   const { default: pgModule } = await import('pg');
   const id = randomUUID();
   let generation = await readGeneration();
@@ -60,10 +55,16 @@ export async function startLease(db: Db, readGeneration: () => Promise<string>, 
       .where('id', id)
       .update({ acked_generation: db.raw('GREATEST(acked_generation, ?)', [gen]), seen_ms: db.raw(DB_NOW_MS) });
   const register = () =>
-    db('daemons').insert({ id, host: os.hostname().slice(0, 255), pid: process.pid, acked_generation: generation, seen_ms: db.raw(DB_NOW_MS) });
+    db('daemons').insert({
+      id,
+      host: os.hostname().slice(0, 255),
+      pid: process.pid,
+      acked_generation: generation,
+      seen_ms: db.raw(DB_NOW_MS),
+    });
 
   const listen = async () => {
-    const client = new pgModule.Client({ ...connectionConfig(db), application_name: 'archivectl-listen' });
+    const client = new pgModule.Client({ ...pgClientConfig(db), application_name: 'archivectl-listen' });
     client.on('notification', (msg) => {
       if (msg.channel !== CHANNEL || !msg.payload || !/^\d+$/.test(msg.payload)) return;
       if (newer(msg.payload, generation)) generation = msg.payload; // adopted before it is acknowledged
@@ -87,7 +88,9 @@ export async function startLease(db: Db, readGeneration: () => Promise<string>, 
     listening = true;
   };
 
-  await db('daemons').where('seen_ms', '<', db.raw(`${DB_NOW_MS} - 86400000`)).delete(); // rows of long-gone daemons
+  await db('daemons')
+    .where('seen_ms', '<', db.raw(`${DB_NOW_MS} - 86400000`))
+    .delete(); // rows of long-gone daemons
   await register();
 
   const heartbeat = async () => {
@@ -132,7 +135,10 @@ export async function startLease(db: Db, readGeneration: () => Promise<string>, 
       clearInterval(timer);
       leaseUntil = 0;
       await listener?.end().catch(() => undefined);
-      await db('daemons').where('id', id).delete().catch(() => undefined);
+      await db('daemons')
+        .where('id', id)
+        .delete()
+        .catch(() => undefined);
     },
   };
 }

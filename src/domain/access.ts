@@ -32,7 +32,12 @@ export interface RouteSpec {
 
 const authority = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'authority' });
 const editor = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'editor' });
-const reconciliation = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'authority', crossOrigin: true });
+const reconciliation = (method: Method, path: string): RouteSpec => ({
+  method,
+  path,
+  rule: 'authority',
+  crossOrigin: true,
+});
 
 /**
  * A register's reconciliation service (W3C Reconciliation API 0.2): the endpoint (manifest,
@@ -83,7 +88,7 @@ export const RULE_TEXT: Record<Rule, string> = {
 };
 
 /** Whether a request without a token is served. */
-export function isOpen(rule: Rule, method: string, settings: Settings): boolean {
+function isOpen(rule: Rule, method: string, settings: Settings): boolean {
   const read = method === 'GET' || method === 'HEAD';
   switch (rule) {
     case 'token_or_public_api':
@@ -96,7 +101,7 @@ export function isOpen(rule: Rule, method: string, settings: Settings): boolean 
   }
 }
 
-export type Decision = 'allow' | 'unauthenticated' | 'forbidden';
+type Decision = 'allow' | 'unauthenticated' | 'forbidden';
 
 /** The access rule of a route for a request made with `role` (null: no token). */
 export function decide(rule: Rule, method: string, settings: Settings, role: Role | null): Decision {
@@ -110,7 +115,7 @@ export function displayPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
 }
 
-export interface RouteRow {
+interface RouteRow {
   method: Method;
   path: string;
   /** The rule's name (a key of RULE_TEXT): stable for scripts. */

@@ -1,4 +1,5 @@
-// The audit log: who (an account, the operating-system user `os:<name>`, or `system`) did what to which target. Never a token value.
+// The audit log: who (an account, the operating-system user `os:<name>`, or `system`) did what to
+// which target. Never a token value.
 import type { Knex } from 'knex';
 import { invalid } from '../errors.js';
 import type { Ctx } from './context.js';

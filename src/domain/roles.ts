@@ -6,7 +6,7 @@ export type Role = (typeof ROLES)[number];
 
 const rank = (role: Role) => ROLES.indexOf(role);
 
-export function isRole(value: string): value is Role {
+function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
 

@@ -17,14 +17,14 @@ import { atLeast } from '../domain/roles.js';
 import { readBody } from './body.js';
 import { crossOrigin } from './cors.js';
 import { redactTokens } from '../errors.js';
-import { errorHandler, HttpError } from './errors.js';
+import { errorHandler, httpError } from './errors.js';
 import { accessLog } from './log.js';
 import { budgetKey, clientAddress, type TrustFn } from './client-address.js';
 import { buildRouter, requireRoute, resolveRoute } from './router.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiState, Deps } from './types.js';
 
-export interface AppParts {
+interface AppParts {
   deps: Deps;
   log: Logger;
   access: AccessState;
@@ -36,7 +36,8 @@ export interface AppParts {
 /** Body problems (400/413/415) are answered only after authentication and the access rule. */
 async function rejectUnreadableBody(ctx: ApiContext, next: Next): Promise<void> {
   const body = ctx.state.body;
-  if (body.kind === 'invalid') throw new HttpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
+  if (body.kind === 'invalid')
+    throw httpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
   await next();
 }
 
@@ -59,7 +60,8 @@ export function createApp({ deps, log, access, authenticator, trust }: AppParts)
     ctx.state.body = { kind: 'none' };
     // The path is echoed with anything token-shaped cut out: a value pasted into a URL must not
     // come back in the answer either.
-    if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) throw new HttpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
+    if (ctx.path !== '/api' && !ctx.path.startsWith('/api/'))
+      throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
     await next();
   });
   app.use(resolveRoute(router));
@@ -75,7 +77,9 @@ export function createApp({ deps, log, access, authenticator, trust }: AppParts)
       uploadBytes: limits.sipUploadBytes,
       // Files are written to disk only for an editor's upload; anyone else's are discarded.
       keepFiles: (ctx) =>
-        ctx.state.route?.path === '/api/sips/import' && ctx.state.principal !== null && atLeast(ctx.state.principal.role, 'editor'),
+        ctx.state.route?.path === '/api/sips/import' &&
+        ctx.state.principal !== null &&
+        atLeast(ctx.state.principal.role, 'editor'),
       // A request already known to be refused (its header, its path or method, its route's
       // rule) is answered at its first file part, the rest of the upload unread.
       refused: willBeRefused,

@@ -9,7 +9,7 @@ import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator, Refusal } from '../domain/tokens/authenticate.js';
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
-import { HttpError, REALM, unauthorized } from './errors.js';
+import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
 import type { ApiContext } from './types.js';
 
 export function refuseApiTokenInQuery(log: Logger) {
@@ -60,14 +60,14 @@ function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): Htt
   const close = { Connection: 'close' };
   switch (reason) {
     case 'blocked':
-      return new HttpError(403, REFUSAL_TEXT.blocked);
+      return httpError(403, REFUSAL_TEXT.blocked);
     case 'throttled':
-      return new HttpError(429, REFUSAL_TEXT.throttled, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
+      return httpError(429, REFUSAL_TEXT.throttled, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
     case 'busy':
-      return new HttpError(503, REFUSAL_TEXT.busy, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
+      return httpError(503, REFUSAL_TEXT.busy, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
     default: {
       const error = unauthorized(REFUSAL_TEXT[reason], true);
-      return new HttpError(error.status, error.message, { ...error.headers, ...close });
+      return httpError(error.status, error.message, { ...error.headers, ...close });
     }
   }
 }
@@ -94,7 +94,10 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
       const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
       const value = match?.[2];
       if (!match || match[1]?.toLowerCase() !== 'bearer') {
-        ctx.state.refusal = { error: unauthorized('only Authorization: Bearer <token> is accepted', false), answerAt: 0 };
+        ctx.state.refusal = {
+          error: unauthorized('only Authorization: Bearer <token> is accepted', false),
+          answerAt: 0,
+        };
       } else if (!value) {
         ctx.state.refusal = { error: unauthorized('the Authorization header carries no token', false), answerAt: 0 };
       } else {
@@ -165,7 +168,7 @@ export async function enforceAccess(ctx: ApiContext, next: Next): Promise<void> 
       // blocked account (answered in step 2, and here only as a safety net): its token is not
       // short of a right, the account is barred, and a new token would not help.
       const blocked = ctx.state.principal?.role === 'blocked';
-      throw new HttpError(
+      throw httpError(
         403,
         rule === 'editor' ? 'this endpoint needs the role editor or higher' : 'access denied',
         blocked ? {} : { 'WWW-Authenticate': `${REALM}, error="insufficient_scope"` },

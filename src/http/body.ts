@@ -14,7 +14,7 @@ import type { Next } from 'koa';
 import { isApiTokenKey, queryHasApiToken } from './api-token.js';
 import type { ApiContext, ParsedBody, UploadedFile } from './types.js';
 
-export interface BodyLimits {
+interface BodyLimits {
   jsonBytes: number;
   formBytes: number;
   uploadBytes: number;
@@ -59,7 +59,11 @@ async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: num
     if (status === 415) return { kind: 'invalid', status: 415, message: 'unsupported content encoding' };
     // co-body's JSON parser (bourne) refuses prototype keys rather than letting them through.
     if (err instanceof Error && /prototype/.test(err.message)) {
-      return { kind: 'invalid', status: 400, message: 'the JSON body contains a forbidden key (__proto__ or constructor.prototype)' };
+      return {
+        kind: 'invalid',
+        status: 400,
+        message: 'the JSON body contains a forbidden key (__proto__ or constructor.prototype)',
+      };
     }
     return { kind: 'invalid', status: 400, message: kind === 'json' ? 'malformed JSON body' : 'malformed form body' };
   }
@@ -104,7 +108,7 @@ async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, s
  * answer: fetch reports "EPIPE"). A larger or chunked rest is never read: the answer carries
  * `Connection: close` and the connection is closed after it.
  */
-export const DISCARD_REST_BYTES = 64 * 1024;
+const DISCARD_REST_BYTES = 64 * 1024;
 
 /**
  * Multipart bodies, parsed as they arrive. Reading stops early when the answer no longer
@@ -191,7 +195,14 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     try {
       bb = Busboy({
         headers: req.headers,
-        limits: { fileSize: limits.uploadBytes, files: 4, fields: 100, fieldSize: 65_536, parts: 110, headerPairs: 100 },
+        limits: {
+          fileSize: limits.uploadBytes,
+          files: 4,
+          fields: 100,
+          fieldSize: 65_536,
+          parts: 110,
+          headerPairs: 100,
+        },
       });
     } catch {
       stopReading({ kind: 'invalid', status: 400, message: 'malformed multipart body (no boundary)' });
@@ -244,7 +255,11 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
         fail(413, `the upload exceeds ${limits.uploadBytes} bytes`);
         decide(problem as ParsedBody);
       });
-      writes.push(storeFile(stream, file, limits.tmpDir, () => decided !== null).catch(() => fail(400, 'the upload could not be stored')));
+      writes.push(
+        storeFile(stream, file, limits.tmpDir, () => decided !== null).catch(() =>
+          fail(400, 'the upload could not be stored'),
+        ),
+      );
     });
     bb.on('partsLimit', () => fail(413, 'too many multipart parts'));
     bb.on('filesLimit', () => fail(413, 'too many files'));
@@ -271,11 +286,17 @@ export function readBody(limits: BodyLimits) {
   return async function parseBody(ctx: ApiContext, next: Next): Promise<void> {
     ctx.state.body = { kind: 'none' };
     if (hasBody(ctx)) {
-      if (ctx.is('application/json', 'application/*+json')) ctx.state.body = await readJsonOrForm(ctx, 'json', limits.jsonBytes);
-      else if (ctx.is('application/x-www-form-urlencoded')) ctx.state.body = await readJsonOrForm(ctx, 'form', limits.formBytes);
+      if (ctx.is('application/json', 'application/*+json'))
+        ctx.state.body = await readJsonOrForm(ctx, 'json', limits.jsonBytes);
+      else if (ctx.is('application/x-www-form-urlencoded'))
+        ctx.state.body = await readJsonOrForm(ctx, 'form', limits.formBytes);
       else if (ctx.is('multipart/form-data')) ctx.state.body = await readMultipart(ctx, limits);
       else if (ctx.method === 'POST' || ctx.method === 'PUT') {
-        ctx.state.body = { kind: 'invalid', status: 415, message: 'send application/json, a urlencoded form or multipart/form-data' };
+        ctx.state.body = {
+          kind: 'invalid',
+          status: 415,
+          message: 'send application/json, a urlencoded form or multipart/form-data',
+        };
       }
     }
     try {

@@ -14,7 +14,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 
-export interface ConnectionLimits {
+interface ConnectionLimits {
   total: number;
   perAddress: number;
   pipelined: number;
@@ -120,7 +120,10 @@ export function guardConnections(
       if (!entry) return true;
       if (entry.pending >= limits.pipelined) {
         stats.pipelineClosed++;
-        options.log.warn({ ip: entry.address, waiting: entry.pending }, 'closed a connection that pipelined too many requests');
+        options.log.warn(
+          { ip: entry.address, waiting: entry.pending },
+          'closed a connection that pipelined too many requests',
+        );
         socket.destroy();
         return false;
       }

@@ -23,11 +23,11 @@ const MAX_AGE_SECONDS = 7200;
 /** What a page may read of an error: the Bearer challenge, when to retry, what is allowed. */
 const EXPOSED = 'WWW-Authenticate, Retry-After, Allow';
 
-export interface CrossOrigin {
+interface CrossOrigin {
   /** Mounted before anything can refuse a request: sets the CORS headers on every answer of a path. */
-  headers(ctx: ApiContext, next: Next): Promise<void>;
+  headers: (ctx: ApiContext, next: Next) => Promise<void>;
   /** Mounted after the api_token check and before authentication: answers preflights. */
-  preflight(ctx: ApiContext, next: Next): Promise<void>;
+  preflight: (ctx: ApiContext, next: Next) => Promise<void>;
 }
 
 export function crossOrigin(router: Router<ApiState>): CrossOrigin {
@@ -41,15 +41,20 @@ export function crossOrigin(router: Router<ApiState>): CrossOrigin {
       await next();
     },
     async preflight(ctx, next) {
-      const isPreflight = ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-      if (!isPreflight || !isCrossOrigin(ctx.path)) return next();
+      const isPreflight =
+        ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
+      if (!isPreflight || !isCrossOrigin(ctx.path)) {
+        await next();
+        return;
+      }
       ctx.status = 204;
       ctx.set('Access-Control-Allow-Methods', ctx.state.allowed.join(', '));
       ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
       ctx.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
       // A preflight has no body; one sent anyway is not read, so the connection is not reused.
       const h = ctx.req.headers;
-      if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0')) ctx.set('Connection', 'close');
+      if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0'))
+        ctx.set('Connection', 'close');
     },
   };
 }
@@ -69,9 +74,13 @@ export function answerJson(ctx: ApiContext, value: unknown): void {
     return;
   }
   if (typeof callback !== 'string' || callback.length > 64 || !CALLBACK_RE.test(callback)) {
-    throw invalid('invalid JSONP callback', { callback: 'must be given once, a JavaScript name such as jQuery123_456 (at most 64 characters)' });
+    throw invalid('invalid JSONP callback', {
+      callback: 'must be given once, a JavaScript name such as jQuery123_456 (at most 64 characters)',
+    });
   }
-  const json = JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const json = JSON.stringify(value)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.type = 'application/javascript; charset=utf-8';
   ctx.body = `/**/${callback}(${json});`;

@@ -1,5 +1,6 @@
 // Every error answers JSON with a string `error` (SPEC §4.1). Domain errors carry a kind; the
 // kind decides the status. Anything else is a bug: logged, answered 500 without details.
+import createError from 'http-errors';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { isAppError, redactSecrets, type ErrorKind } from '../errors.js';
@@ -15,19 +16,26 @@ const STATUS: Record<ErrorKind, number> = {
 
 export const REALM = 'Bearer realm="archive"';
 
-/** An HTTP answer decided by the pipeline (401, 403, 404, 405, 400, 413, 415). */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
+export type HttpError = createError.HttpError;
+
+/**
+ * An HTTP answer decided by the pipeline (401, 403, 404, 405, 400, 413, 415, 429, 503): its
+ * status, `{"error": message}` and headers. Exposed whatever the status: the 503 of a full
+ * verification queue tells the client to come back, as the 4xx tell it what went wrong.
+ */
+export function httpError(status: number, message: string, headers: Record<string, string> = {}): HttpError {
+  return createError(status, message, { headers, expose: true });
 }
 
+/** Kept for src/http/routes/reconcile.ts, which still writes `new HttpError(…)`: use httpError(). */
+export const HttpError = httpError as unknown as new (
+  status: number,
+  message: string,
+  headers?: Record<string, string>,
+) => HttpError;
+
 export function unauthorized(message: string, tokenRefused: boolean): HttpError {
-  return new HttpError(401, message, {
+  return httpError(401, message, {
     'WWW-Authenticate': tokenRefused ? `${REALM}, error="invalid_token"` : REALM,
   });
 }
@@ -53,9 +61,9 @@ export function errorHandler(log: Logger) {
     try {
       await next();
     } catch (err) {
-      if (err instanceof HttpError) {
+      if (createError.isHttpError(err) && err.expose) {
         ctx.status = err.status;
-        ctx.set(err.headers);
+        if (err.headers) ctx.set(err.headers);
         ctx.body = { error: err.message };
       } else if (isAppError(err)) {
         ctx.status = STATUS[err.kind];

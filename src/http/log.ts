@@ -17,7 +17,12 @@ import type { ApiContext } from './types.js';
 export async function createLogger(level: string, destination?: NodeJS.WritableStream): Promise<Logger> {
   const { pino } = await import('pino');
   return pino(
-    { level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, hooks: { streamWrite: redactTokens } },
+    {
+      level,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      hooks: { streamWrite: redactTokens },
+    },
     (destination as never) ?? pino.destination({ dest: 1, sync: false }),
   );
 }

@@ -3,11 +3,11 @@
 import Router, { type Layer } from '@koa/router';
 import type { Next } from 'koa';
 import { ROUTES, displayPath, type RouteSpec } from '../domain/access.js';
-import { HttpError } from './errors.js';
+import { httpError } from './errors.js';
 import type { ApiContext, ApiState, HandlerMap } from './types.js';
 import { redactTokens } from '../errors.js';
 
-export const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
+const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
 
 const SPECS = new Map(ROUTES.map((r) => [routeKey(r), r]));
 
@@ -22,7 +22,7 @@ export function buildRouter(handlers: HandlerMap): Router<ApiState> {
     // Only the route the pipeline resolved (resolveRoute) runs: where patterns overlap, a layer
     // of a less specific pattern steps aside, so the handler is always the one the access rule
     // was judged for.
-    router.register(spec.path, [spec.method], (ctx, next) => (ctx.state.route === spec ? handler(ctx as ApiContext) : next()), {
+    router.register(spec.path, [spec.method], (ctx, next) => (ctx.state.route === spec ? handler(ctx) : next()), {
       name: key,
     });
   }
@@ -41,7 +41,7 @@ const parameters = (layer: RouteLayer) => layer.paramNames.length;
  * specific (fewest parameters; the first in the matrix on a tie). `/api/actors/reconcile` is
  * owned by its own pattern, never by `/api/actors/:id`, so its methods are exactly its own.
  */
-export function owningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
+function owningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
   const matching = router.match(path, 'GET').path.filter((l) => l.name && SPECS.has(l.name));
   let owner: RouteLayer | undefined;
   for (const layer of matching) if (!owner || parameters(layer) < parameters(owner)) owner = layer;
@@ -70,9 +70,9 @@ export function resolveRoute(router: Router<ApiState>) {
 export async function requireRoute(ctx: ApiContext, next: Next): Promise<void> {
   if (!ctx.state.route) {
     if (ctx.state.allowed.length > 0) {
-      throw new HttpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
+      throw httpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
     }
-    throw new HttpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
+    throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
   }
   await next();
 }

@@ -10,9 +10,11 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { databaseFileWarning, openDatabase, type Db } from '../db/connect.js';
+import { watchAccessGeneration, type GenerationSource } from '../db/access-watch.js';
+import { databaseFileWarning, openDatabase } from '../db/connect.js';
+import type { Db } from '../db/dialect.js';
 import { migrateLatest, pendingMigrations } from '../db/migrate.js';
-import { AccessState, generationSourceFor, type GenerationSource } from '../domain/access-state.js';
+import { AccessState } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
 import { configError, usage } from '../errors.js';
@@ -57,9 +59,13 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
         ? [408, 'Request Timeout', 'the request took too long']
         : [400, 'Bad Request', 'malformed HTTP request'];
   const body = JSON.stringify({ error: message });
-  socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const head = [
+    `HTTP/1.1 ${status} ${text}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
 function readPem(file: string, key: string): Buffer {
@@ -73,7 +79,9 @@ function readPem(file: string, key: string): Buffer {
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   // Read before anything is opened, so a bad path stops the start cleanly.
-  const tls = config.tls ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') } : null;
+  const tls = config.tls
+    ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') }
+    : null;
   const log = await createLogger(config.log.level, options.logDestination);
   const fileWarning = databaseFileWarning(config);
   if (fileWarning) log.warn(fileWarning.replace(/^warning: /, ''));
@@ -82,7 +90,11 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   try {
     if (options.migrate === false) {
       const pending = await pendingMigrations(db);
-      if (pending.length > 0) throw usage(`the database needs migrations (${pending.join(', ')}); run "archivectl migrate" or start without --no-migrate`);
+      if (pending.length > 0)
+        throw usage(
+          `the database needs migrations (${pending.join(', ')}); ` +
+            'run "archivectl migrate" or start without --no-migrate',
+        );
     } else {
       const applied = await migrateLatest(db);
       if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
@@ -90,7 +102,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
     // Uploads interrupted by a crash leave temporary files behind; nothing refers to them.
     await rm(path.join(config.dataDir, 'tmp'), { recursive: true, force: true });
-    source = await generationSourceFor(db, (err) => log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'));
+    source = await watchAccessGeneration(db, (err) =>
+      log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'),
+    );
   } catch (err) {
     await db.destroy();
     throw err;

@@ -2,7 +2,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/connect.js';
+import type { Db } from '../db/dialect.js';
 import type { RouteSpec } from '../domain/access.js';
 import type { Settings } from '../domain/settings.js';
 import type { Principal } from '../domain/tokens/authenticate.js';

@@ -13,7 +13,7 @@
 //   the price of ten values a minute, and cannot buy more than a trickle of CPU either.
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connect.js';
+import type { Db } from '../../db/dialect.js';
 import type { Role } from '../roles.js';
 import { FailureBudget } from './failure-budget.js';
 import { parse } from './format.js';
@@ -33,9 +33,8 @@ export interface Principal {
 /** `throttled`: the client is out of failure budget (429); `busy`: the KDF queue is full (503). */
 export type Refusal = 'malformed' | 'unknown' | 'mismatch' | 'revoked' | 'expired' | 'blocked' | 'throttled' | 'busy';
 
-export type AuthResult =
-  | { ok: true; principal: Principal }
-  | { ok: false; reason: Refusal; selector?: string; retryAfterSeconds?: number };
+type AuthResult =
+  { ok: true; principal: Principal } | { ok: false; reason: Refusal; selector?: string; retryAfterSeconds?: number };
 
 interface AuthRow {
   id: number;
@@ -77,7 +76,7 @@ export const DEFAULT_AUTH_OPTIONS: AuthenticatorOptions = {
 };
 
 /** Counts of the expensive steps, for tests and the benchmark. */
-export interface AuthStats {
+interface AuthStats {
   kdfRuns: number;
   lookups: number;
   cacheHits: number;
@@ -190,7 +189,13 @@ export class Authenticator {
     return false;
   }
 
-  private async verify(key: string, selector: string, secret: string, generation: string, client: string): Promise<AuthResult> {
+  private async verify(
+    key: string,
+    selector: string,
+    secret: string,
+    generation: string,
+    client: string,
+  ): Promise<AuthResult> {
     // Every attempt spends a credit before any await, so values arriving together cannot all
     // slip under the budget; unknown ids spend too, so that budgets say nothing about which
     // ids exist. Out of credit, a shared trickle of probation runs is all that is left.
@@ -237,16 +242,22 @@ export class Authenticator {
     this.lastUsed?.touch(row.id, row.last_used_at);
     return {
       ok: true,
-      principal: { tokenId: row.id, selector: row.selector, accountId: row.account_id, username: row.username, role: row.role },
+      principal: {
+        tokenId: row.id,
+        selector: row.selector,
+        accountId: row.account_id,
+        username: row.username,
+        role: row.role,
+      },
     };
   }
 
   private async lookup(selector: string): Promise<AuthRow | undefined> {
     this.stats.lookups++;
-    return (await this.db('tokens as t')
+    return this.db('tokens as t')
       .join('accounts as a', 'a.id', 't.account_id')
       .where('t.selector', selector)
-      .first(
+      .first<AuthRow | undefined>(
         't.id',
         't.selector',
         't.account_id',
@@ -256,7 +267,7 @@ export class Authenticator {
         't.expires_at',
         't.revoked_at',
         't.last_used_at',
-      )) as AuthRow | undefined;
+      );
   }
 
   private remember(key: string, entry: CacheEntry): void {

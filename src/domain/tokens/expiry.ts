@@ -4,10 +4,10 @@ import { invalid } from '../../errors.js';
 import { utcDate } from '../../clock.js';
 import { addDays, parseDate } from '../dates.js';
 
-export const LATEST_EXPIRY = '2038-01-18';
-export const HANDOFF_HOURS = 12;
+const LATEST_EXPIRY = '2038-01-18';
+const HANDOFF_HOURS = 12;
 
-export interface Expiry {
+interface Expiry {
   expires: string;
   /** The first instant at which the token is refused. */
   expiresAt: string;

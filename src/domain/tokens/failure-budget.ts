@@ -4,7 +4,7 @@
 // bounded, and when it is full the entry that has been idle longest goes first, so a client
 // that floods new keys evicts its own old entries before anyone else's recent ones.
 
-export interface BudgetOptions {
+interface BudgetOptions {
   burst: number;
   perMinute: number;
   /** Keys tracked at most. */

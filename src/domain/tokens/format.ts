@@ -6,8 +6,8 @@ import { crc32 } from 'node:zlib';
 
 export const PREFIX = 'arc_';
 export const SELECTOR_LENGTH = 8;
-export const SECRET_LENGTH = 40;
-export const CHECKSUM_LENGTH = 6;
+const SECRET_LENGTH = 40;
+const CHECKSUM_LENGTH = 6;
 export const TOKEN_LENGTH = PREFIX.length + SELECTOR_LENGTH + SECRET_LENGTH + CHECKSUM_LENGTH;
 export const LEGACY_LENGTH = 60;
 
@@ -39,7 +39,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export interface MintedToken {
+interface MintedToken {
   value: string;
   selector: string;
   secret: string;
@@ -51,9 +51,8 @@ export function mint(): MintedToken {
   return { value: PREFIX + selector + secret + checksum(selector + secret), selector, secret };
 }
 
-export type ParsedToken =
-  | { kind: 'regular'; selector: string; secret: string }
-  | { kind: 'legacy'; selector: string; secret: string };
+type ParsedToken =
+  { kind: 'regular'; selector: string; secret: string } | { kind: 'legacy'; selector: string; secret: string };
 
 /**
  * Splits a presented value into selector and secret, or returns null when it cannot be a

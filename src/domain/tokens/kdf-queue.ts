@@ -35,14 +35,8 @@ export class KdfQueue {
   private waitingCount = 0;
   /** Clients with waiting runs, in turn order (a Map keeps insertion order). */
   private readonly waiting = new Map<string, Job[]>();
-  /** Runs started, and refused for lack of room (for tests and the benchmark). */
-  readonly stats = { runs: 0, refused: 0 };
 
   constructor(private readonly options: KdfQueueOptions) {}
-
-  get queued(): number {
-    return this.waitingCount;
-  }
 
   get running(): number {
     return this.active;
@@ -52,15 +46,11 @@ export class KdfQueue {
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
         start: () => {
-          this.stats.runs++;
           work()
             .then(resolve, reject)
             .finally(() => this.release());
         },
-        refuse: () => {
-          this.stats.refused++;
-          reject(new KdfBusy());
-        },
+        refuse: () => reject(new KdfBusy()),
       };
       if (this.active < this.options.concurrency && this.waitingCount === 0) {
         this.active++;

@@ -3,10 +3,10 @@
 // collected in memory and written by a timer once a second. The UPDATE itself only moves the
 // value forward by more than 60 seconds, so several daemons sharing a database coalesce too.
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connect.js';
+import type { Db } from '../../db/dialect.js';
 
-export const LAST_USED_RESOLUTION_MS = 60_000;
-export const LAST_USED_FLUSH_MS = 1_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_FLUSH_MS = 1_000;
 
 export class LastUsedRecorder {
   /** Per token: the last_used value this process believes is stored (ms), to skip repeats. */
@@ -41,11 +41,6 @@ export class LastUsedRecorder {
     }
     this.known.set(tokenId, now);
     this.pending.set(tokenId, new Date(now).toISOString());
-  }
-
-  /** Forget what this process believes about a token (it was revoked, rotated or pruned). */
-  forget(tokenId: number): void {
-    this.known.delete(tokenId);
   }
 
   async flush(): Promise<void> {

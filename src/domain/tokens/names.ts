@@ -1,7 +1,7 @@
 import { invalid } from '../../errors.js';
 
 export const LEGACY_NAME = 'Legacy API token';
-export const MAX_NAME_LENGTH = 100;
+const MAX_NAME_LENGTH = 100;
 
 /**
  * Characters a terminal may interpret instead of showing, or that hide or reorder what is
@@ -10,11 +10,12 @@ export const MAX_NAME_LENGTH = 100;
  * U+202E in a name makes "evil\u202ecod.exe" read as "evilexe.doc"). Names and usernames may
  * not contain them; text from the database is shown with them escaped (escapeUnsafe).
  */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+/** Characters that format text invisibly, as regular-expression class ranges (C1 controls included). */
+export const INVISIBLE_CLASS =
+  '\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
+const UNSAFE = new RegExp(`[\\u0000-\\u001f${INVISIBLE_CLASS}]`);
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
-// eslint-disable-next-line no-control-regex
-const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const UNSAFE_BUT_NEWLINE = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f${INVISIBLE_CLASS}]`, 'g');
 
 /** `\x1b` for a character below U+0100, else `\u202e`. */
 function escapeChar(c: string): string {
@@ -40,7 +41,10 @@ export function checkTokenName(name: string): string {
   if (trimmed.length > MAX_NAME_LENGTH) throw invalid(`a token name is at most ${MAX_NAME_LENGTH} characters`);
   const bad = findUnsafe(trimmed);
   if (bad) {
-    throw invalid(`a token name may not contain control characters or invisible formatting characters (found ${bad}): "${escapeUnsafe(trimmed)}"`);
+    throw invalid(
+      'a token name may not contain control characters or invisible formatting characters ' +
+        `(found ${bad}): "${escapeUnsafe(trimmed)}"`,
+    );
   }
   return trimmed;
 }

@@ -44,7 +44,8 @@ export function assertMayHandOff(actor: Account, owner: Account): void {
  * the day the account is unblocked.
  */
 export function assertMayReceiveToken(owner: Account): void {
-  if (owner.role === 'blocked') throw forbidden(`${owner.username} is blocked: no new token is made for a blocked account`);
+  if (owner.role === 'blocked')
+    throw forbidden(`${owner.username} is blocked: no new token is made for a blocked account`);
 }
 
 /** Listing: admins and superusers see every token; any other account only its own. */

@@ -3,7 +3,7 @@ import type { Ctx } from '../context.js';
 import { utcDate } from '../../clock.js';
 
 export type TokenKind = 'regular' | 'legacy' | 'handoff';
-export type TokenStatus = 'active' | 'expired' | 'revoked';
+type TokenStatus = 'active' | 'expired' | 'revoked';
 
 export interface TokenRow {
   id: number;
@@ -54,8 +54,9 @@ export function toView(row: TokenRow, now: Date): TokenView {
   };
 }
 
-export function tokenQuery(ctx: Pick<Ctx, 'db'>) {
-  return ctx.db('tokens as t')
+function tokenQuery(ctx: Pick<Ctx, 'db'>) {
+  return ctx
+    .db('tokens as t')
     .join('accounts as a', 'a.id', 't.account_id')
     .select(
       't.id',
@@ -78,7 +79,9 @@ export async function listTokens(ctx: Ctx, opts: { accountId?: number; all: bool
   const query = tokenQuery(ctx).orderBy([{ column: 'a.username' }, { column: 't.created_at' }, { column: 't.id' }]);
   if (opts.accountId !== undefined) query.where('t.account_id', opts.accountId);
   if (!opts.all) {
-    query.whereNull('t.revoked_at').where((q) => q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now.toISOString()));
+    query
+      .whereNull('t.revoked_at')
+      .where((q) => q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now.toISOString()));
   }
   const rows = (await query) as TokenRow[];
   return rows.map((r) => toView(r, now));

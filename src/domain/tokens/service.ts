@@ -1,10 +1,10 @@
 // Creating, revoking, rotating, pruning and handing off tokens. The CLI calls these; the rules
 // live here once (policy.ts for who may act, expiry.ts for dates).
 import type { Knex } from 'knex';
+import { bumpAccessGeneration } from '../../db/access-generation.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 import { conflict, invalid, notFound } from '../../errors.js';
-import { writeTransaction } from '../../db/connect.js';
 import { getAccount, type Account } from '../accounts.js';
-import { bumpGeneration } from '../auth-state.js';
 import { record, type Acting } from '../audit.js';
 import type { Ctx } from '../context.js';
 import { handoffExpiry, parseExpiry } from './expiry.js';
@@ -30,8 +30,14 @@ interface NewToken {
 }
 
 async function assertNameFree(trx: Knex.Transaction, account: Account, name: string): Promise<void> {
-  const clash = await trx('tokens').where({ account_id: account.id, name }).whereNull('revoked_at').first('id');
-  if (clash) throw conflict(`${account.username} already has a token named "${name}" (names are unique among non-revoked tokens)`);
+  const clash = await trx('tokens')
+    .where({ account_id: account.id, name })
+    .whereNull('revoked_at')
+    .first<{ id: number } | undefined>('id');
+  if (clash)
+    throw conflict(
+      `${account.username} already has a token named "${name}" (names are unique among non-revoked tokens)`,
+    );
 }
 
 async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Promise<CreatedToken> {
@@ -59,7 +65,7 @@ async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Pro
   return { token: view, value: minted.value };
 }
 
-export interface CreateInput {
+interface CreateInput {
   username: string;
   name: string;
   expires?: string | undefined;
@@ -81,14 +87,21 @@ export async function createToken(ctx: Ctx, input: CreateInput): Promise<Created
       expires: expiry?.expires ?? null,
       expiresAt: expiry?.expiresAt ?? null,
     });
-    await record(trx, ctx.clock.now(), actor.username, 'token.create', `${created.token.id} "${name}" of ${owner.username}`);
+    await record(
+      trx,
+      ctx.clock.now(),
+      actor.username,
+      'token.create',
+      `${created.token.id} "${name}" of ${owner.username}`,
+    );
     return created;
   });
 }
 
 async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
   // Never echo the argument: a pasted token value would end up in the terminal and its logs.
-  if (!isSelector(id)) throw invalid('that is not a token id: give the 8-character id shown by token list, not the value');
+  if (!isSelector(id))
+    throw invalid('that is not a token id: give the 8-character id shown by token list, not the value');
   const row = await findTokenBySelector(ctx, id);
   if (!row) throw notFound(`no token with id ${id}`);
   return row;
@@ -98,7 +111,7 @@ async function ownerOf(ctx: Ctx, row: TokenRow): Promise<Account> {
   return getAccount(ctx, row.username);
 }
 
-export interface RevokeResult {
+interface RevokeResult {
   token: TokenView;
   alreadyRevoked: boolean;
 }
@@ -111,8 +124,14 @@ export async function revokeToken(ctx: Ctx, id: string, actorName: string): Prom
   const now = ctx.clock.now().toISOString();
   await writeTransaction(ctx.db, async (trx) => {
     await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
-    await bumpGeneration(trx);
-    await record(trx, ctx.clock.now(), actor.username, 'token.revoke', `${row.selector} "${row.name}" of ${row.username}`);
+    await bumpAccessGeneration(trx);
+    await record(
+      trx,
+      ctx.clock.now(),
+      actor.username,
+      'token.revoke',
+      `${row.selector} "${row.name}" of ${row.username}`,
+    );
   });
   return { token: toView({ ...row, revoked_at: now }, ctx.clock.now()), alreadyRevoked: false };
 }
@@ -131,7 +150,7 @@ export async function rotateToken(ctx: Ctx, id: string, actorName: string): Prom
   return writeTransaction(ctx.db, async (trx) => {
     const revoked = await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
     if (revoked === 0) throw conflict(`token ${id} was revoked meanwhile`);
-    await bumpGeneration(trx);
+    await bumpAccessGeneration(trx);
     // A rotated legacy token becomes a regular one: the new value has the new format.
     const created = await insertToken(ctx, trx, {
       account: owner,
@@ -140,7 +159,13 @@ export async function rotateToken(ctx: Ctx, id: string, actorName: string): Prom
       expires: row.expires,
       expiresAt: row.expires_at,
     });
-    await record(trx, ctx.clock.now(), actor.username, 'token.rotate', `${row.selector} -> ${created.token.id} "${row.name}" of ${row.username}`);
+    await record(
+      trx,
+      ctx.clock.now(),
+      actor.username,
+      'token.rotate',
+      `${row.selector} -> ${created.token.id} "${row.name}" of ${row.username}`,
+    );
     return created;
   });
 }
@@ -195,4 +220,3 @@ export async function handoffToken(ctx: Ctx, username: string, actorName: string
     return created;
   });
 }
-

@@ -1,0 +1,34 @@
+// Telling running daemons that a committed transaction changed who may do what: on PostgreSQL
+// a NOTIFY sent with the commit, then a wait for every live daemon's acknowledgement
+// (./pg-lease.ts); on SQLite the signal file beside the database (./change-signal.ts).
+import type { Knex } from 'knex';
+import { movedGeneration, readAccessGeneration } from './access-generation.js';
+import { signalChange } from './change-signal.js';
+import { isPg, type Db } from './dialect.js';
+import { notifyInTransaction, waitForAcks } from './pg-lease.js';
+
+/** What is left to do once the transaction has committed. */
+type AfterCommit = () => Promise<void>;
+
+/**
+ * Runs last inside a write transaction. When the transaction moved the access generation,
+ * prepares the announcement (on PostgreSQL the NOTIFY, delivered at commit) and returns the
+ * step to run after the commit; otherwise null.
+ */
+export async function prepareAnnouncement(db: Db, trx: Knex.Transaction): Promise<AfterCommit | null> {
+  if (!movedGeneration(trx)) return null;
+  if (!isPg(db)) return () => signalChange(db);
+  const generation = await readAccessGeneration(trx);
+  await notifyInTransaction(trx, generation);
+  return async () => {
+    // Return only once every running daemon has adopted the change, so that "revoked" means
+    // refused by all of them from their next request.
+    const unconfirmed = await waitForAcks(db, generation);
+    if (unconfirmed > 0) {
+      process.emitWarning(
+        `${unconfirmed} daemon(s) did not confirm the change in time; their leases have lapsed, ` +
+          'so they check the database on every request until they are back',
+      );
+    }
+  };
+}

@@ -1,0 +1,57 @@
+// How a running daemon learns the current access generation for each request under /api
+// without a database round trip per request where the dialect allows: the signal file on
+// SQLite (./change-signal.ts), the notified generation while its lease holds on PostgreSQL
+// (./pg-lease.ts), otherwise one small indexed read.
+import { readAccessGeneration } from './access-generation.js';
+import { getSignalFile, readSignal, SIGNAL_RECHECK_MS } from './change-signal.js';
+import { isPg, type Db } from './dialect.js';
+import { startLease, type Lease } from './pg-lease.js';
+
+/** Where the current generation comes from; `read` runs once per request under /api. */
+export interface GenerationSource {
+  read(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The best source for the database at hand; `onError` hears of interrupted notifications. */
+export async function watchAccessGeneration(db: Db, onError: (err: Error) => void): Promise<GenerationSource> {
+  const file = getSignalFile(db);
+  if (file) return signalledGeneration(db, file);
+  if (isPg(db)) return leasedGeneration(db, onError);
+  return { read: () => readAccessGeneration(db), close: async () => undefined };
+}
+
+/** SQLite: query the database only when the signal file moved, or once a second as a safety net. */
+function signalledGeneration(db: Db, file: string): GenerationSource {
+  let seen: string | null = null;
+  let generation = '';
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  return {
+    async read() {
+      const content = readSignal(file);
+      const at = performance.now();
+      if (content === seen && at - checkedAt < SIGNAL_RECHECK_MS) return generation;
+      // Read the database after the file, so a change signalled before this request is seen.
+      const fresh = await readAccessGeneration(db);
+      seen = content;
+      generation = fresh;
+      checkedAt = at;
+      return fresh;
+    },
+    close: async () => undefined,
+  };
+}
+
+/**
+ * PostgreSQL: while this daemon holds its lease, the generation it was notified of is current,
+ * because the CLI waits for every leased daemon to acknowledge a change before it returns;
+ * without a valid lease, one read per request. The lease is exposed for diagnostics.
+ */
+async function leasedGeneration(db: Db, onError: (err: Error) => void): Promise<GenerationSource & { lease: Lease }> {
+  const lease = await startLease(db, () => readAccessGeneration(db), onError);
+  return {
+    lease,
+    read: async () => lease.current() ?? readAccessGeneration(db),
+    close: () => lease.close(),
+  };
+}
