@@ -3,7 +3,8 @@
 // clock are those of the run (io.ts), so an in-process run with another clock never touches
 // the process's own.
 import { loadConfig, type Config } from '../config.js';
-import { databaseFileWarning, openDatabase, type Db } from '../db/connect.js';
+import { databaseFileWarning, openDatabase } from '../db/connect.js';
+import type { Db } from '../db/dialect.js';
 import { migrateLatest } from '../db/migrate.js';
 import type { Ctx } from '../domain/context.js';
 import { io } from './io.js';

@@ -8,9 +8,9 @@
 // could then manage superusers' tokens or create another one with --as.
 import type { Knex } from 'knex';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
-import { writeTransaction } from '../db/connect.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { insertedId } from '../db/row-id.js';
-import { bumpGeneration } from './auth-state.js';
+import { bumpAccessGeneration } from '../db/access-generation.js';
 import { record, SYSTEM, type Acting } from './audit.js';
 import type { Ctx } from './context.js';
 import { atLeast, type Role } from './roles.js';
@@ -166,7 +166,7 @@ export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting
     if (role === 'superuser') assertSuperuserActs(actor, 'make an account superuser');
     assertNotLastSuperuser(superusers, account, `made ${role}`);
     await trx('accounts').where('id', account.id).update({ role, updated_at: ctx.clock.now().toISOString() });
-    await bumpGeneration(trx);
+    await bumpAccessGeneration(trx);
     await record(
       trx,
       ctx.clock.now(),
@@ -189,7 +189,7 @@ export async function deleteAccount(ctx: Ctx, username: string, by: Acting): Pro
     // where foreign keys are not enforced).
     await trx('tokens').where('account_id', account.id).delete();
     await trx('accounts').where('id', account.id).delete();
-    await bumpGeneration(trx);
+    await bumpAccessGeneration(trx);
     await record(trx, ctx.clock.now(), actorName(actor, by), 'account.delete', username);
     return { username };
   });

@@ -1,19 +1,9 @@
 // Roles, lowest to highest; each includes the rights of those below it (SPEC §2).
-import { invalid } from '../errors.js';
 
 export const ROLES = ['blocked', 'user', 'user_intern', 'loan_admin', 'editor', 'admin', 'superuser'] as const;
 export type Role = (typeof ROLES)[number];
 
 const rank = (role: Role) => ROLES.indexOf(role);
-
-function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
-
-export function parseRole(value: string): Role {
-  if (!isRole(value)) throw invalid(`unknown role "${value}" (one of ${ROLES.join(', ')})`);
-  return value;
-}
 
 /** True when `role` includes the rights of `minimum`. A blocked account has no rights at all. */
 export function atLeast(role: Role, minimum: Role): boolean {

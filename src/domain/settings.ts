@@ -1,8 +1,8 @@
 // public_api and public_access (SPEC §4.2): stored in the database, both off by default.
-import { bumpGeneration } from './auth-state.js';
+import { bumpAccessGeneration } from '../db/access-generation.js';
 import { record } from './audit.js';
 import type { Ctx } from './context.js';
-import { writeTransaction } from '../db/connect.js';
+import { writeTransaction } from '../db/write-transaction.js';
 
 export const SETTING_NAMES = ['public_api', 'public_access'] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -20,7 +20,7 @@ export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, actor
     const value = on ? 'on' : 'off';
     const updated = await trx('settings').where('key', name).update({ value });
     if (updated === 0) await trx('settings').insert({ key: name, value });
-    await bumpGeneration(trx);
+    await bumpAccessGeneration(trx);
     await record(trx, ctx.clock.now(), actor, 'settings.set', `${name}=${value}`);
   });
   return readSettings(ctx);

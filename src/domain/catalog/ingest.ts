@@ -3,7 +3,7 @@
 // makes that race-free on both dialects: of two concurrent callbacks, one changes the row and
 // the other sees 0 affected rows and gets 409, whatever the isolation level.
 import { hasControlChars } from './fields.js';
-import { writeTransaction } from '../../db/connect.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 import { MAX_ROW_ID } from '../../db/row-id.js';
 import { conflict, invalid, notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';

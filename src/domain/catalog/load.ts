@@ -1,7 +1,7 @@
 // `archivectl catalog load <file.json>` (SPEC §6): actors, places, keywords and objects for setup,
 // demos and tests. Everything is checked first, with the same checks as the API's create
 // endpoints; then all of it is written in one transaction, so a bad file loads nothing.
-import { writeTransaction } from '../../db/connect.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 import { conflict, invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { check, v } from '../../validation.js';

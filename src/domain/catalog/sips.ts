@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { writeTransaction } from '../../db/connect.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 import { invalid } from '../../errors.js';
 import { check, v } from '../../validation.js';
 import type { Ctx } from '../context.js';

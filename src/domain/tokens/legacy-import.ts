@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import pLimit from 'p-limit';
 import { v } from '../../validation.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
-import { writeTransaction } from '../../db/connect.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 import { record } from '../audit.js';
 import type { Ctx } from '../context.js';
 import { getAccount, type Account } from '../accounts.js';
