@@ -52,7 +52,9 @@ export class LastUsedRecorder {
       this.writes++;
       await this.db('tokens')
         .where('id', tokenId)
-        .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', threshold))
+        .where((q) => {
+          q.whereNull('last_used_at').orWhere('last_used_at', '<', threshold);
+        })
         .update({ last_used_at: at });
     }
   }

@@ -81,7 +81,9 @@ export async function listTokens(ctx: Ctx, opts: { accountId?: number; all: bool
   if (!opts.all) {
     query
       .whereNull('t.revoked_at')
-      .where((q) => q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now.toISOString()));
+      .where((q) => {
+        q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now.toISOString());
+      });
   }
   const rows = (await query) as TokenRow[];
   return rows.map((r) => toView(r, now));

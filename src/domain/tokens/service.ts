@@ -182,7 +182,11 @@ export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; by: Acting 
     actor = acting.username;
   }
   const now = ctx.clock.now().toISOString();
-  const dead = (q: Knex.QueryBuilder) => q.whereNotNull('revoked_at').orWhere('expires_at', '<=', now);
+  // A grouping callback returns nothing: a query builder is thenable, and returning one would
+  // read as a promise handed where none is awaited.
+  const dead = (q: Knex.QueryBuilder): void => {
+    q.whereNotNull('revoked_at').orWhere('expires_at', '<=', now);
+  };
   if (opts.dryRun) {
     const row = (await ctx.db('tokens').where(dead).count({ n: '*' }).first()) as { n: number | string };
     return { pruned: Number(row.n) };
