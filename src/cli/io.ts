@@ -8,6 +8,12 @@ import { systemClock, type Clock } from '../clock.js';
 export type OutStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 export type InStream = NodeJS.ReadableStream & { isTTY?: boolean };
 
+/**
+ * Where `serve` hears that it must stop ('SIGTERM' or 'SIGINT' events): the process itself, or
+ * an emitter of the caller's when the daemon runs inside a process that is not its own (tests).
+ */
+export type StopSignals = Pick<NodeJS.EventEmitter, 'once'>;
+
 export interface CliIo {
   stdout: OutStream;
   stderr: OutStream;
@@ -15,6 +21,7 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   clock: Clock;
+  signals: StopSignals;
 }
 
 const current = new AsyncLocalStorage<CliIo>();
@@ -28,6 +35,7 @@ export function resolveIo(given: Partial<CliIo> = {}): CliIo {
     env: given.env ?? process.env,
     cwd: given.cwd ?? process.cwd(),
     clock: given.clock ?? systemClock,
+    signals: given.signals ?? process,
   };
 }
 

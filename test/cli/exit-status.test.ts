@@ -1,9 +1,9 @@
 // SPEC §6: exit status 0 done, 1 refused or failed (not found, not allowed, invalid input),
 // 2 usage or configuration error; no stack traces for user errors.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, createAccounts, createToken, lines, REPO_ROOT, STACK_FRAME_RE, useSandbox, type CliResult } from '../helpers/cli.js';
+import { allTokens, createAccounts, createToken, legacyValue, lines, REPO_ROOT, STACK_FRAME_RE, useSandbox, type CliResult } from '../helpers/cli.js';
 
 // The tests only read, or change accounts and tokens of their own: they run concurrently.
 const cli = useSandbox();
@@ -165,5 +165,45 @@ describe.concurrent('accounts', () => {
     const show = await cli.run(['account', 'show', 'bob']);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain('bob');
+  });
+});
+
+// The tests above call main() in this process; these run `node bin/archivectl` itself, whose
+// process exit status, pipes and environment are the ones a shell sees.
+describe.concurrent('the binary, as a process', () => {
+  const spawned = { spawn: true } as const;
+
+  it('exits 0 with the version', async () => {
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const r = await cli.run(['--version'], spawned);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('exits 2 on a usage error and 1 on a refusal, with one line and no stack trace', async () => {
+    expectUserError(await cli.run(['frobnicate'], spawned), 2, 'frobnicate', { oneLine: false });
+    expectUserError(await cli.run(['account', 'show', 'nobody'], spawned), 1, 'nobody');
+    expectUserError(await cli.run(['token', 'create', 'nameless', '--as', 'alice'], spawned), 2, '--name');
+  });
+
+  it('exits 2 on a configuration error', async () => {
+    const file = path.join(cli.dir, 'colourful.json');
+    writeFileSync(file, JSON.stringify({ colour: 'blue' }));
+    const r = await cli.run(['account', 'list'], { ...spawned, config: file });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(lines(r.stderr)).toHaveLength(1);
+    expect(r.stderr).toContain('"colour"');
+    expect(STACK_FRAME_RE.test(r.stderr)).toBe(false);
+  });
+
+  it('reads the acting account from its environment and "-" from a real pipe', async () => {
+    const r = await cli.run(['token', 'import-legacy', '-', '--json'], {
+      ...spawned,
+      env: { ARCHIVECTL_AS: 'alice' },
+      input: `username,token,name\nbob,${legacyValue()},through a pipe\n`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ imported: 1, skipped: 0 });
   });
 });

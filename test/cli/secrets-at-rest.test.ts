@@ -2,11 +2,12 @@
 // hash of the secret. Every file of the installation (the SQLite file and its -wal/-shm
 // files) is read byte by byte and searched for every value and every secret part.
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createToken, IS_PG, legacyValue, useSandbox, type CreatedTokenJson } from '../helpers/cli.js';
+import { filesUnder } from '../helpers/files.js';
 
 interface Secret {
   what: string;
@@ -19,16 +20,6 @@ interface Secret {
 
 const arcSecret = (what: string, value: string): Secret => ({ what, value, secret: value.slice(12, 52), selector: value.slice(4, 12) });
 const legacySecret = (what: string, value: string): Secret => ({ what, value, secret: value.slice(8, 60), selector: value.slice(0, 8) });
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
-    else if (entry.isFile()) out.push(full);
-  }
-  return out;
-}
 
 /** Every file under dir, as latin1 text (one character per byte). */
 async function readAll(dir: string): Promise<Map<string, string>> {

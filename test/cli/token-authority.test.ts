@@ -6,22 +6,12 @@
 // superuser token recorded as "system". A blocked account gets no new token.
 import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, createAccounts, createToken, legacyValue, lines, STACK_FRAME_RE, useSandbox, type CliResult, type CreatedTokenJson } from '../helpers/cli.js';
+import { allTokens, createAccounts, createToken, legacyValue, lines, STACK_FRAME_RE, STAFF, useSandbox, type CliResult, type CreatedTokenJson } from '../helpers/cli.js';
 
 const cli = useSandbox();
 
 beforeAll(async () => {
-  await createAccounts(cli, {
-    alice: 'admin',
-    adam: 'admin',
-    root: 'superuser',
-    sam: 'superuser',
-    eddie: 'editor',
-    bob: 'user',
-    carol: 'user',
-    bert: 'blocked',
-    fading: 'user',
-  });
+  await createAccounts(cli, { ...STAFF, carol: 'user', fading: 'user' });
 });
 
 interface AuditEntry {

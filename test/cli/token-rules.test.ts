@@ -1,22 +1,12 @@
 // SPEC §3.4: who may create and revoke whose tokens, and how the acting account is given.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, createAccounts, createToken, lines, STACK_FRAME_RE, TOKEN_VALUE_RE, useSandbox, type TokenJson } from '../helpers/cli.js';
+import { allTokens, createAccounts, createToken, lines, STACK_FRAME_RE, STAFF, TOKEN_VALUE_RE, useSandbox, type TokenJson } from '../helpers/cli.js';
 
 // Every test works on its own tokens (distinct names), so the tests of a block run concurrently.
 const cli = useSandbox();
 
 beforeAll(async () => {
-  await createAccounts(cli, {
-    alice: 'admin',
-    adam: 'admin',
-    root: 'superuser',
-    sam: 'superuser',
-    eddie: 'editor',
-    ursula: 'user',
-    bob: 'user',
-    lena: 'loan_admin',
-    bert: 'blocked',
-  });
+  await createAccounts(cli, { ...STAFF, ursula: 'user', lena: 'loan_admin' });
 });
 
 /** Asserts a refusal: exit 1, one line on stderr, nothing on stdout, no stack trace. */

@@ -12,18 +12,8 @@ import { KEYWORD_LIST } from '../../src/domain/catalog/keywords.js';
 import { likePattern, parseListQuery, type QueryInput } from '../../src/domain/catalog/list.js';
 import { parseObjectFilter } from '../../src/domain/catalog/objects.js';
 import { checkPlaceCreate, PLACE_BEACON_PROVIDERS } from '../../src/domain/catalog/places.js';
-import { AppError } from '../../src/errors.js';
+import { thrown } from '../helpers/errors.js';
 
-/** The AppError a call throws (fails the test when it does not throw one). */
-function thrown(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error('expected an error');
-}
 
 const parse = (query: QueryInput) => parseListQuery(query, ACTOR_LIST);
 

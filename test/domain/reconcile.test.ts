@@ -8,17 +8,8 @@ import { nestsDeeperThan } from '../../src/domain/catalog/reconcile-input.js';
 import { renderPreview } from '../../src/domain/catalog/reconcile-preview.js';
 import { suggestProperties, suggestTypes } from '../../src/domain/catalog/reconcile-suggest.js';
 import { fold, scoreName } from '../../src/domain/catalog/similarity.js';
-import { AppError } from '../../src/errors.js';
+import { thrown } from '../helpers/errors.js';
 
-function thrown(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error('expected an error');
-}
 
 const person = [{ id: 'person', name: 'Person' }];
 const entity = (id: number, name: string, alternativeNames: string[] = []): Entity => ({ id, name, alternativeNames, type: person });

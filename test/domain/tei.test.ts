@@ -8,7 +8,6 @@ import {
   placesDocument,
   type ActorRow,
   type KeywordRow,
-  type PlaceRow,
 } from '../../src/domain/catalog/tei-document.js';
 import { parseIds } from '../../src/domain/catalog/tei.js';
 import { escapeAttr, escapeText, stripInvalidXmlChars } from '../../src/domain/catalog/xml.js';

@@ -1,27 +1,28 @@
-// Drives the built CLI (`node bin/archivectl …`) as a child process against a throw-away
-// installation: a temporary directory holding a config.json and, on SQLite, the database.
+// Runs the CLI against a throw-away installation: a temporary directory holding a config.json
+// and, on SQLite, the database.
 //
 // Usage in a test file:
 //   const cli = useSandbox();            // registers beforeAll/afterAll
 //   const r = await cli.run(['account', 'list']);          // { code, stdout, stderr }
 //   const accounts = await cli.json(['account', 'list']);  // runs with --json, asserts exit 0
 //   await cli.run(['token', 'list', '--all'], { now: '2026-11-21T00:00:00Z' }); // pinned clock
+//   await cli.run(['account', 'list'], { spawn: true });   // the real binary, as a child process
 //
-// A run with a pinned clock calls the built CLI's main(argv, io) in this process, with the
-// clock injected: the product has no way to pin its clock from outside (no environment
-// variable), so that nobody can back-date audit entries or mint long-lived "12-hour" tokens.
-// Every other run spawns the real binary.
-//
-// The CLI must have been built first (`npx tsc -p .`, or `npm test`, whose pretest builds it).
+// A run calls the CLI's main(argv, io) from src/ in this process (vitest compiles the source, so
+// a test never meets a stale build), with its own streams, environment, working directory and,
+// when `now` is given, a pinned clock: the product has no way to pin its clock from outside (no
+// environment variable), so that nobody can back-date audit entries or mint long-lived
+// "12-hour" tokens. `spawn: true` runs `node bin/archivectl …` instead, for what only a process
+// shows: exit status and bin/, real pipes, signals, several processes at once, crash safety.
+// test/global-setup.ts builds dist/ from src/ before any test, so the binary matches the source.
 import { spawn } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { randomBase62 } from './token-values.js';
 
 /** The repository root, from this file's own location (test/helpers/cli.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,8 +69,10 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Written to stdin (which is a pipe, never a terminal, in any case). */
   input?: string;
-  /** An ISO instant that pins the CLI's clock: the run happens in this process (runInProcess). */
+  /** An ISO instant that pins the CLI's clock (in-process runs only). */
   now?: string;
+  /** Runs the real binary as a child process instead of main() in this process. */
+  spawn?: boolean;
   /** Working directory of the CLI; the sandbox directory by default. */
   cwd?: string;
   /**
@@ -106,12 +109,6 @@ export function childEnv(...layers: (Record<string, string | undefined> | undefi
   return env;
 }
 
-function assertBuilt(): void {
-  if (!existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
-    throw new Error(`the CLI is not built: run "npx tsc -p ." in ${REPO_ROOT} first`);
-  }
-}
-
 /**
  * Runs `node bin/archivectl <args>` with the given environment and cwd; no --config is added.
  * stdin is a pipe (not a terminal), so the CLI never prompts.
@@ -120,7 +117,6 @@ export function runRaw(
   args: string[],
   opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string; timeoutMs?: number },
 ): Promise<CliResult> {
-  assertBuilt();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd,
@@ -146,12 +142,11 @@ export function runRaw(
   });
 }
 
-type CliMain = typeof import('../../src/cli/main.js');
-let cliMain: Promise<CliMain> | undefined;
 /** One in-process run at a time (see runInProcess). */
 let inProcessQueue: Promise<unknown> = Promise.resolve();
 
-function collector(): { stream: Writable; text: () => string } {
+/** A stream that keeps what is written to it. */
+export function collector(): { stream: Writable; text: () => string } {
   const parts: Buffer[] = [];
   const stream = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
@@ -163,22 +158,21 @@ function collector(): { stream: Writable; text: () => string } {
 }
 
 /**
- * Runs the built CLI's `main` in this process with a pinned clock, the given environment and
- * working directory, stdin a non-terminal stream holding `input`, and stdout/stderr captured.
- * Runs are queued one at a time: a command waiting for SQLite's write lock blocks a thread of
- * libuv's pool (4 per process), and several of them could starve the one holding the lock of
- * the thread its scrypt run needs. Child processes each have their own pool.
+ * Runs the CLI's `main` in this process with the given environment and working directory,
+ * stdin a non-terminal stream holding `input`, stdout/stderr captured and, when `now` is given,
+ * the clock pinned. Runs are queued one at a time: a command waiting for SQLite's write lock
+ * blocks a thread of libuv's pool, and several of them could starve the one holding the lock
+ * (or a daemon in this process) of the thread its scrypt run needs. Child processes each have
+ * their own pool.
  */
 export function runInProcess(
   args: string[],
-  opts: { env: NodeJS.ProcessEnv; cwd: string; now: string; input?: string },
+  opts: { env: NodeJS.ProcessEnv; cwd: string; now?: string; input?: string },
 ): Promise<CliResult> {
-  assertBuilt();
-  const at = Date.parse(opts.now);
+  const at = opts.now === undefined ? undefined : Date.parse(opts.now);
   if (Number.isNaN(at)) throw new Error(`now: "${opts.now}" is not an ISO 8601 instant`);
   const run = async (): Promise<CliResult> => {
-    cliMain ??= import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'cli', 'main.js')).href) as Promise<CliMain>;
-    const { main } = await cliMain;
+    const { main } = await import('../../src/cli/main.js');
     const out = collector();
     const err = collector();
     const code = await main([process.execPath, BIN, ...args], {
@@ -187,7 +181,7 @@ export function runInProcess(
       stdin: Readable.from([Buffer.from(opts.input ?? '')]),
       env: opts.env,
       cwd: opts.cwd,
-      clock: { now: () => new Date(at) },
+      ...(at === undefined ? {} : { clock: { now: () => new Date(at) } }),
     });
     await new Promise((resolve) => setImmediate(resolve)); // writes still on their way
     return { code, stdout: out.text(), stderr: err.text() };
@@ -201,8 +195,10 @@ export function runInProcess(
  * The one place that decides which database a sandbox uses: writes `config.json` into `dir`
  * and returns it with any environment the CLI needs. On SQLite the file is
  * `./archive.sqlite3`, relative to the config file. In a PostgreSQL run (ARCHIVE_TEST_PG_URL
- * names a database) each sandbox gets a schema of its own in that database, and DATABASE_URL
- * points at it through the connection's search_path; `drop` removes the schema.
+ * names a database) each sandbox gets a database of its own on that server, named in
+ * DATABASE_URL; `drop` removes it. Not a schema in a shared database: daemons hear of access
+ * changes on a LISTEN channel of their database, and test files run side by side would hear
+ * each other's generations.
  */
 export async function testDatabaseConfig(
   dir: string,
@@ -211,19 +207,19 @@ export async function testDatabaseConfig(
   const configFile = path.join(dir, 'config.json');
   await writeFile(configFile, `${JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }, null, 2)}\n`);
   if (!PG_URL || backend === 'sqlite') return { configFile, dbFile: path.join(dir, 'archive.sqlite3'), env: {}, drop: async () => undefined };
-  const schema = `sandbox_${path.basename(dir).replace(/[^A-Za-z0-9]/g, '_').toLowerCase()}`;
-  await pgAdmin(`CREATE SCHEMA "${schema}"`);
+  const name = `sandbox_${path.basename(dir).replace(/[^A-Za-z0-9]/g, '_').toLowerCase()}`;
+  await pgAdmin(`CREATE DATABASE "${name}"`);
   const url = new URL(PG_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  url.pathname = `/${name}`;
   return {
     configFile,
     dbFile: null,
     env: { DATABASE_URL: url.toString() },
-    drop: () => pgAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`),
+    drop: () => pgAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }
 
-/** Runs one statement on the PostgreSQL test database (schemas of sandboxes). */
+/** Runs one statement on the PostgreSQL test database (databases of sandboxes, schemas). */
 export async function pgAdmin(sql: string): Promise<void> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: PG_URL });
@@ -248,7 +244,9 @@ export async function createSandbox(options: { migrate?: boolean; backend?: 'def
       env: childEnv(dbEnv, opts.env),
       ...(opts.input === undefined ? {} : { input: opts.input }),
     };
-    return opts.now === undefined ? runRaw(argv, where) : runInProcess(argv, { ...where, now: opts.now });
+    if (!opts.spawn) return runInProcess(argv, { ...where, ...(opts.now === undefined ? {} : { now: opts.now }) });
+    if (opts.now !== undefined) throw new Error('a spawned CLI cannot have its clock pinned (now)');
+    return runRaw(argv, where);
   };
 
   const json = async <T = unknown>(args: string[], opts?: RunOptions): Promise<T> => {
@@ -320,6 +318,20 @@ export function useSandbox(options: { migrate?: boolean } = {}): Sandbox {
   };
 }
 
+/**
+ * The accounts of the authority tests (who may act on whose tokens): two admins, two
+ * superusers, an editor, a user and a blocked account.
+ */
+export const STAFF: Readonly<Record<string, string>> = {
+  alice: 'admin',
+  adam: 'admin',
+  root: 'superuser',
+  sam: 'superuser',
+  eddie: 'editor',
+  bob: 'user',
+  bert: 'blocked',
+};
+
 /** Creates accounts (username → role), concurrently; fails the test if one is refused. */
 export async function createAccounts(cli: Pick<Sandbox, 'run'>, accounts: Record<string, string>): Promise<void> {
   const results = await Promise.all(
@@ -357,12 +369,7 @@ export function lines(text: string): string[] {
 export const STACK_FRAME_RE = /^\s+at\s/m;
 
 /** A random legacy token value (60 base62 characters). */
-export function legacyValue(): string {
-  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  let out = '';
-  for (let i = 0; i < 60; i++) out += alphabet[randomInt(62)];
-  return out;
-}
+export const legacyValue = (): string => randomBase62(60);
 
 /** A connection of the test's own to the sandbox's database (its SQLite file or PostgreSQL schema). */
 export async function withSandboxDb<T>(box: Sandbox, work: (db: import('knex').Knex) => Promise<T>): Promise<T> {

@@ -14,7 +14,7 @@ let box: Sandbox | undefined;
 let d: RunningDaemon | undefined;
 let t: BasicTokens;
 
-const running = () => d !== undefined && d.proc.exitCode === null && d.proc.signalCode === null;
+const running = () => d !== undefined && d.running();
 
 beforeAll(async () => {
   box = await createSandbox();

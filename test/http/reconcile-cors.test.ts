@@ -70,7 +70,7 @@ describe('CORS on the reconciliation routes', () => {
     for (const path of [...new Set(CROSS_ORIGIN.map((r) => concrete(r.path)))]) {
       for (const method of ['GET', 'POST']) {
         // A preflight carries no token; one with a forged token is not judged either.
-        for (const extra of [{}, { Authorization: 'Bearer forged' }]) {
+        for (const extra of [{}, { Authorization: 'Bearer forged' }] as Record<string, string>[]) {
           const r = await send(daemon(), path, {
             method: 'OPTIONS',
             headers: { Origin: ORIGIN, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'authorization, content-type', ...extra },
@@ -138,7 +138,7 @@ describe('CORS on the reconciliation routes', () => {
   });
 
   it('answers an OPTIONS that is not a preflight (no Origin or no requested method) like any other method: 405 with Allow', async () => {
-    for (const headers of [{}, { Origin: ORIGIN }, { 'Access-Control-Request-Method': 'GET' }]) {
+    for (const headers of [{}, { Origin: ORIGIN }, { 'Access-Control-Request-Method': 'GET' }] as Record<string, string>[]) {
       const r = await api.request('/api/keywords/reconcile', { method: 'OPTIONS', headers: { ...headers, ...bearer(t.user) } });
       expect(r.status, JSON.stringify(headers)).toBe(405);
       expect(r.headers.get('allow')).toBe('HEAD, GET, POST');

@@ -3,7 +3,7 @@
 // told through the signal file) and, when ARCHIVE_TEST_PG_URL is set, PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createSandbox, createToken, IS_PG, type Sandbox, withSandboxDb } from '../helpers/cli.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { spawnDaemon, type RunningDaemon } from '../helpers/daemon.js';
 
 describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () => {
   let box: Sandbox;
@@ -13,7 +13,7 @@ describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () =>
   beforeAll(async () => {
     box = await createSandbox();
     await createAccounts(box, { root: 'superuser', reader: 'user' });
-    [a, b] = await Promise.all([startDaemon(box), startDaemon(box)]);
+    [a, b] = await Promise.all([spawnDaemon(box), spawnDaemon(box)]);
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -73,9 +73,9 @@ describe(`daemons and the CLI starting at the same moment on an empty ${IS_PG ? 
     const box = await createSandbox({ migrate: false });
     try {
       const [a, b, c, listed, settings] = await Promise.all([
-        startDaemon(box),
-        startDaemon(box),
-        startDaemon(box),
+        spawnDaemon(box),
+        spawnDaemon(box),
+        spawnDaemon(box),
         box.run(['account', 'list', '--json']),
         box.run(['settings', '--json']),
       ]);
@@ -116,7 +116,7 @@ describe('a migration interrupted by a crash', () => {
         const { writeFile } = await import('node:fs/promises');
         await writeFile(`${box.dbFile}-migrate.lock`, '2147483646');
       }
-      const d = await startDaemon(box);
+      const d = await spawnDaemon(box);
       try {
         expect((await d.fetch('/api/objects')).status).toBe(401);
       } finally {

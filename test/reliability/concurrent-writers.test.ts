@@ -78,7 +78,8 @@ describe('API and CLI writing at the same time', () => {
     // The CLI side: 5 × (token create + token revoke) and 10 settings changes = 20 runs.
     const cliRuns: { args: string[]; r: CliResult }[] = [];
     const run = async (args: string[]) => {
-      const r = await box.run(args);
+      // Processes of their own: the point is several writers on the database at once.
+      const r = await box.run(args, { spawn: true });
       cliRuns.push({ args, r });
       return r;
     };

@@ -5,7 +5,7 @@
 // writes must succeed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createSandbox, createToken, IS_PG, type Sandbox } from '../helpers/cli.js';
-import { logEntries, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { logEntries, spawnDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { pool } from '../helpers/pool.js';
 import { querySqlite } from '../helpers/sqlite.js';
 
@@ -33,7 +33,7 @@ afterAll(async () => {
 describe('SIGKILL mid-stream', () => {
   it('keeps every acknowledged write and restarts on an intact database', async () => {
     const auth = { Authorization: `Bearer ${token}` };
-    first = await startDaemon(box);
+    first = await spawnDaemon(box);
     const daemon = first;
     const acknowledged: { id: number; name: string }[] = [];
     let attempts = 0;
@@ -72,7 +72,7 @@ describe('SIGKILL mid-stream', () => {
     expect(acknowledged.length).toBeGreaterThanOrEqual(KILL_AFTER);
 
     // A new daemon on the same installation.
-    second = await startDaemon(box);
+    second = await spawnDaemon(box);
     let checked = 0;
     const mismatches: string[] = [];
     await pool(

@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createSandbox, createToken, IS_PG, type Sandbox, type TokenJson } from '../helpers/cli.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { spawnDaemon, type SpawnedDaemon } from '../helpers/daemon.js';
 import { patchConfig } from '../helpers/config.js';
 import { canConnect, holdConnection } from '../helpers/raw-http.js';
 import { querySqlite } from '../helpers/sqlite.js';
@@ -21,7 +21,7 @@ const CHUNK_INTERVAL_MS = 125; // 12 chunks → about 1.5 s per upload
 const EXIT_WITHIN_MS = 15_000;
 
 let box: Sandbox;
-let daemon: RunningDaemon | undefined;
+let daemon: SpawnedDaemon | undefined;
 let uploader = '';
 let fresh = '';
 let freshId = '';
@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (daemon && daemon.proc.exitCode === null && daemon.proc.signalCode === null) await daemon.stop('SIGKILL');
+  if (daemon?.running()) await daemon.stop('SIGKILL');
   await box?.cleanup();
 });
 
@@ -101,7 +101,7 @@ function slowUpload(url: string, index: number): { started: Promise<void>; done:
 
 describe('SIGTERM with requests in flight', () => {
   it('answers every in-flight upload, refuses new connections, flushes last used, exits 0', async () => {
-    daemon = await startDaemon(box);
+    daemon = await spawnDaemon(box);
     const d = daemon;
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       d.proc.once('exit', (code, signal) => resolve({ code, signal })),
@@ -179,7 +179,7 @@ describe('SIGTERM with requests in flight', () => {
       await patchConfig(other, { timeouts: { shutdownMs: 1500 } });
       await createAccounts(other, { gs2root: 'superuser', gs2ed: 'editor' });
       const tok = (await createToken(other, 'gs2ed', 'stalled upload', 'gs2root')).token;
-      const d = await startDaemon(other);
+      const d = await spawnDaemon(other);
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
         d.proc.once('exit', (code, signal) => resolve({ code, signal })),
       );

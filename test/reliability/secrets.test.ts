@@ -6,24 +6,15 @@
 // file of the installation (database, -wal, -shm, data directory), the daemon's stdout and
 // stderr, every CLI stderr, the stdout of every CLI command that is not meant to print a value,
 // and `archivectl audit --json`.
-import { randomInt } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, IS_PG, legacyValue, type CliResult, type CreatedTokenJson, type RunOptions, type Sandbox } from '../helpers/cli.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { filesUnder } from '../helpers/files.js';
+import { spawnDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { openSqlite, type SqliteReader } from '../helpers/sqlite.js';
-import { crc32 } from '../helpers/upload.js';
+import { arcValue, randomBase62 } from '../helpers/token-values.js';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const randomBase62 = (n: number) => Array.from({ length: n }, () => BASE62[randomInt(62)]).join('');
-const base62 = (n: number, width: number) => {
-  let out = '';
-  for (let rest = n; rest > 0; rest = Math.floor(rest / 62)) out = BASE62[rest % 62] + out;
-  return out.padStart(width, '0');
-};
-/** A well-formed `arc_` value (valid checksum) for a selector and secret. */
-const arcValue = (selector: string, secret: string) => `arc_${selector}${secret}${base62(crc32(selector + secret), 6)}`;
 
 interface Secret {
   what: string;
@@ -62,20 +53,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (daemon && daemon.proc.exitCode === null && daemon.proc.signalCode === null) await daemon.stop();
+  if (daemon?.running()) await daemon.stop();
   await reader?.close();
   await box?.cleanup();
 });
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
-    else if (entry.isFile()) out.push(full);
-  }
-  return out;
-}
 
 describe('token values never leak', () => {
   it('appear nowhere: database files, daemon output, CLI stderr, audit log', async () => {
@@ -130,7 +111,7 @@ describe('token values never leak', () => {
     }
 
     // The daemon, and a token created while it runs.
-    daemon = await startDaemon(box);
+    daemon = await spawnDaemon(box);
     const d = daemon;
     const late = await created(['token', 'create', 'scarol', '--name', 'created while serving', '--as', 'sadmin']);
     secrets.push(arc('late', late.token));

@@ -3,7 +3,6 @@
 // now applies to every log line the daemon writes, whatever the field: anything shaped like a
 // token keeps `arc_` and its 8-character public id and loses the rest; any other long run of
 // token characters is replaced whole. Also percent-encoded.
-import { randomInt } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { redactSecrets, redactTokens } from '../../src/errors.js';
@@ -11,20 +10,8 @@ import { createLogger } from '../../src/http/log.js';
 import { bearer } from '../helpers/api.js';
 import { createAccounts, createToken, legacyValue } from '../helpers/cli.js';
 import { useDaemon } from '../helpers/daemon.js';
-import { crc32 } from '../helpers/upload.js';
+import { arcValue } from '../helpers/token-values.js';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const random62 = (n: number) => Array.from({ length: n }, () => BASE62[randomInt(62)]).join('');
-const base62 = (n: number, width: number) => {
-  let out = '';
-  for (let rest = n; rest > 0; rest = Math.floor(rest / 62)) out = BASE62[rest % 62] + out;
-  return out.padStart(width, '0');
-};
-/** A well-formed value (valid checksum) that no database knows. */
-const arcValue = () => {
-  const body = random62(48);
-  return `arc_${body}${base62(crc32(body), 6)}`;
-};
 /** Every character percent-encoded. */
 const encodeAll = (s: string) => [...s].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
 /** Percent-escapes decoded where they are valid, the rest kept: what a reader of the log could recover. */

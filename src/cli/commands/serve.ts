@@ -20,7 +20,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       const config = readConfig(globals());
       const port = opts.port === undefined ? undefined : parsePort(opts.port);
       const { startDaemon } = await import('../../http/server.js');
-      const { stdout, stderr, clock } = io();
+      const { stdout, clock, signals } = io();
       // The daemon logs JSON lines to this run's stdout (its own fast writer when that is the
       // process's), and reports a readable database file in its log, not here.
       const daemon = await startDaemon(config, {
@@ -30,22 +30,22 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         clock,
         ...(stdout === process.stdout ? {} : { logDestination: stdout }),
       });
-      let failed = false;
-      await new Promise<void>((resolve) => {
+      const failure = await new Promise<Error | undefined>((resolve) => {
         const stop = (signal: string) => {
           daemon.log.info({ signal }, 'signal received');
-          daemon.close().then(resolve, (err: unknown) => {
-            stderr.write(`error during shutdown: ${(err as Error).message}\n`);
-            failed = true;
-            resolve();
-          });
+          daemon.close().then(
+            () => resolve(undefined),
+            (err: unknown) => resolve(new Error(`during shutdown: ${(err as Error).message}`)),
+          );
         };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
+        signals.once('SIGTERM', () => stop('SIGTERM'));
+        signals.once('SIGINT', () => stop('SIGINT'));
       });
       // Everything is closed and flushed. A handler still waiting on its client after the
-      // shutdown deadline must not keep a stopped daemon alive: leave now (with status 1 after a
-      // failed shutdown, whatever the caller of main sets meanwhile).
-      setImmediate(() => process.exit(failed ? 1 : undefined));
+      // shutdown deadline must not keep a stopped daemon alive: a daemon that owns its process
+      // leaves now (with status 1 after a failed shutdown, whatever the caller of main sets
+      // meanwhile). One running inside another program (tests) only returns its status.
+      if (signals === process) setImmediate(() => process.exit(failure ? 1 : undefined));
+      if (failure) throw failure;
     });
 }
