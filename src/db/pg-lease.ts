@@ -65,9 +65,14 @@ export async function startLease(
 
   const listen = async () => {
     const client = new pgModule.Client({ ...pgClientConfig(db), application_name: 'archivectl-listen' });
+    // NOTIFY reaches every session of the database, and several installations may share one
+    // database in schemas of their own: a payload names its schema, and only ours counts.
+    let ownPrefix: string | null = null;
     client.on('notification', (msg) => {
-      if (msg.channel !== CHANNEL || !msg.payload || !/^\d+$/.test(msg.payload)) return;
-      if (newer(msg.payload, generation)) generation = msg.payload; // adopted before it is acknowledged
+      if (msg.channel !== CHANNEL || ownPrefix === null || !msg.payload?.startsWith(ownPrefix)) return;
+      const notified = msg.payload.slice(ownPrefix.length);
+      if (!/^\d+$/.test(notified)) return;
+      if (newer(notified, generation)) generation = notified; // adopted before it is acknowledged
       void ack(generation).catch(() => undefined);
     });
     const lost = () => {
@@ -83,6 +88,8 @@ export async function startLease(
       await client.end();
       return;
     }
+    const schema = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
+    ownPrefix = `${schema.rows[0]?.schema ?? ''}:`;
     await client.query(`LISTEN ${CHANNEL}`);
     listener = client;
     listening = true;
@@ -145,7 +152,7 @@ export async function startLease(
 
 /** Inside the transaction of an access change: tell listening daemons at commit. */
 export async function notifyInTransaction(trx: Db, generation: string): Promise<void> {
-  await trx.raw('SELECT pg_notify(?, ?)', [CHANNEL, generation]);
+  await trx.raw("SELECT pg_notify(?, current_schema() || ':' || ?)", [CHANNEL, generation]);
 }
 
 /**

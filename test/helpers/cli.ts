@@ -219,10 +219,12 @@ export async function testDatabaseConfig(
   };
 }
 
-/** Runs one statement on the PostgreSQL test database (databases of sandboxes, schemas). */
-export async function pgAdmin(sql: string): Promise<void> {
+/** Runs one statement on the PostgreSQL test server: in ARCHIVE_TEST_PG_URL's database, or in `database`. */
+export async function pgAdmin(sql: string, database?: string): Promise<void> {
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: PG_URL });
+  const url = new URL(PG_URL ?? '');
+  if (database) url.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
   try {
     await client.query(sql);
