@@ -49,8 +49,11 @@ export function antonDate(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
   const s = v.trim();
   const pad = (n: string) => n.padStart(2, '0');
-  let m = /^(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4})$/.exec(s);
-  const iso = m ? `${m[3]}-${pad(m[2] as string)}-${pad(m[1] as string)}` : (m = /^(\d{1,2})\.\s?(\d{4})$/.exec(s)) ? `${m[2]}-${pad(m[1] as string)}` : s;
+  const dayMonthYear = /^(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4})$/.exec(s);
+  const monthYear = /^(\d{1,2})\.\s?(\d{4})$/.exec(s);
+  let iso = s;
+  if (dayMonthYear) iso = `${dayMonthYear[3]}-${pad(dayMonthYear[2] as string)}-${pad(dayMonthYear[1] as string)}`;
+  else if (monthYear) iso = `${monthYear[2]}-${pad(monthYear[1] as string)}`;
   const r = partialDate(iso);
   return r.ok ? r.value : undefined;
 }

@@ -130,7 +130,7 @@ export function etagOf(text: string): string {
 
 /** The latest `updated_at` of a table (ISO strings of one width sort as text), or null. */
 export async function lastChange(db: Knex, table: string): Promise<Date | null> {
-  const row = (await db(table).max({ at: 'updated_at' }).first()) as { at?: unknown } | undefined;
+  const row = await db(table).max({ at: 'updated_at' }).first<{ at?: unknown } | undefined>();
   if (typeof row?.at !== 'string') return null;
   const at = new Date(row.at);
   return Number.isNaN(at.getTime()) ? null : at;

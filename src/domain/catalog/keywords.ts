@@ -24,7 +24,7 @@ export function listKeywords(ctx: Ctx, q: ListQuery): Promise<ListResult<Keyword
 }
 
 const idOf = async (trx: Knex, lower: string) =>
-  (await trx(KEYWORD.table).where('name_lower', lower).first('id')) as { id: number } | undefined;
+  trx(KEYWORD.table).where('name_lower', lower).first<{ id: number } | undefined>('id');
 
 /**
  * The keyword of that name (case-insensitive), created when missing; `created` says which.

@@ -140,7 +140,7 @@ export function offsetOf(q: Pick<ListQuery, 'page' | 'perPage'>): number {
 
 /** `count({n: '*'})` answers a string on PostgreSQL and a number on SQLite. */
 export function countOf(row: unknown): number {
-  if (typeof row === 'object' && row !== null && 'n' in row) return Number((row as { n: unknown }).n);
+  if (typeof row === 'object' && row !== null && 'n' in row) return Number(row.n);
   return 0;
 }
 
@@ -149,17 +149,17 @@ export function countOf(row: unknown): number {
  * time (a knex builder is consumed by running it). Ties are broken by id, so pages are stable.
  * `sortColumn` must come from a whitelist (ListOptions.sortFields).
  */
-export async function pageOf<R>(
+export async function pageOf(
   filtered: () => Knex.QueryBuilder,
   q: ListQuery,
   sortColumn: string,
   columns: readonly string[],
-): Promise<{ rows: R[]; total: number }> {
+): Promise<{ rows: Record<string, unknown>[]; total: number }> {
   const dir = q.sortAsc ? 'asc' : 'desc';
   const [countRow, rows] = await Promise.all([
-    filtered().count({ n: '*' }).first(),
+    filtered().count({ n: '*' }).first<{ n: number | string } | undefined>(),
     filtered()
-      .select(...columns)
+      .select<Record<string, unknown>[]>(...columns)
       // Nulls last ascending, first descending, on both dialects (SQLite's default is the
       // opposite of PostgreSQL's).
       .orderByRaw(`(?? IS NULL) ${dir}`, [sortColumn])
@@ -168,7 +168,7 @@ export async function pageOf<R>(
       .limit(q.perPage)
       .offset(offsetOf(q)),
   ]);
-  return { rows: rows as R[], total: countOf(countRow) };
+  return { rows, total: countOf(countRow) };
 }
 
 /** What a list needs of a resource's description. */
@@ -195,6 +195,6 @@ export async function listRecords<R>(
     });
   };
   const sortColumn = t.list.sortColumns?.[q.sortField] ?? q.sortField;
-  const { rows, total } = await pageOf<Record<string, unknown>>(filtered, q, sortColumn, t.columnNames);
+  const { rows, total } = await pageOf(filtered, q, sortColumn, t.columnNames);
   return { data: rows.map((row) => toRecord(t, row)), meta: { page: q.page, perPage: q.perPage, total } };
 }

@@ -77,7 +77,7 @@ function withKeywords(o: ObjectRecord, keywords: string[]): ArchiveObject {
 
 /** The identifier of an object, or undefined when there is no such object. */
 export async function objectIdentifier(ctx: Pick<Ctx, 'db'>, id: number): Promise<string | undefined> {
-  const row = (await ctx.db(OBJECT.table).where('id', id).first('identifier')) as { identifier: string } | undefined;
+  const row = await ctx.db(OBJECT.table).where('id', id).first<{ identifier: string } | undefined>('identifier');
   return row?.identifier;
 }
 

@@ -1,58 +1,42 @@
-// What the reconciliation services know of a register's records: its kinds and types, the
-// columns they read, and a record as the protocol's entity (id, name, types, description).
+// What the reconciliation services know of a register's records, read from the reconciliation
+// projection of its resource description (resources/): its kinds and types, the columns they
+// read, and a record as the protocol's entity (id, name, types, description).
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
-import { ACTOR_TYPES } from './resources/index.js';
-import { isStringArray } from './json-values.js';
-import { parseJsonColumn } from './resources/columns.js';
 import { parseRowId } from '../../db/row-id.js';
+import { namesIn } from './reconcile-properties.js';
+import { typeIdIn, type PropertyDef, type ReconcileProjection, type Row, type TypeRef } from './reconcile-projection.js';
+import { RESOURCES } from './resources/index.js';
 
-export type ReconcileKind = 'actors' | 'places' | 'keywords';
-export const RECONCILE_KINDS: readonly ReconcileKind[] = ['actors', 'places', 'keywords'];
+export type { Row, TypeRef } from './reconcile-projection.js';
 
-export interface TypeRef {
-  id: string;
-  name: string;
+/** A register with a reconciliation service: its table, which also names it in the paths. */
+export type ReconcileKind = string;
+
+/** A register's service: its resource's projection, with the resource's table and word. */
+interface Service extends ReconcileProjection {
+  table: string;
+  what: string;
 }
 
-const titleCase = (id: string) => id.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+const SERVICES = new Map<ReconcileKind, Service>(
+  RESOURCES.flatMap((r) => (r.reconcile ? [[r.table, { ...r.reconcile, table: r.table, what: r.what }] as const] : [])),
+);
 
-/** The types of each register: actors have their `type`; places and keywords one type each. */
-export const TYPES: Record<ReconcileKind, readonly TypeRef[]> = {
-  actors: ACTOR_TYPES.map((id) => ({ id, name: titleCase(id) })),
-  places: [{ id: 'place', name: 'Place' }],
-  keywords: [{ id: 'keyword', name: 'Keyword' }],
-};
+/** The registers that have a reconciliation service (/api/<kind>/reconcile). */
+export const RECONCILE_KINDS: readonly ReconcileKind[] = [...SERVICES.keys()];
+
+/** The service of a register; the routes are built from RECONCILE_KINDS, so any other is a bug. */
+export function serviceOf(kind: ReconcileKind): Service {
+  const service = SERVICES.get(kind);
+  if (!service) throw new Error(`no reconciliation service for "${kind}"`);
+  return service;
+}
 
 /** A type id of this register, also given by its name ("Corporate body"), or null. */
 export function typeIdOf(kind: ReconcileKind, given: string): string | null {
-  const lower = given.trim().toLowerCase();
-  return TYPES[kind].find((t) => t.id === given || t.name.toLowerCase() === lower)?.id ?? null;
+  return typeIdIn(serviceOf(kind).types, given);
 }
-
-/** A row as the services read it: every column that a description, property or preview shows. */
-export interface Row {
-  id: number;
-  name: string;
-  alternative_names?: unknown;
-  type?: string;
-  date_start?: string | null;
-  date_end?: string | null;
-  comment?: string | null;
-  gnd?: string | null;
-  city?: string | null;
-  state?: string | null;
-  address?: string | null;
-  country_code?: string | null;
-  location?: string | null;
-  geonames?: string | null;
-}
-
-export const COLUMNS: Record<ReconcileKind, readonly string[]> = {
-  actors: ['id', 'name', 'alternative_names', 'type', 'date_start', 'date_end', 'comment', 'gnd'],
-  places: ['id', 'name', 'alternative_names', 'city', 'state', 'address', 'country_code', 'location', 'comment', 'gnd', 'geonames'],
-  keywords: ['id', 'name', 'gnd'],
-};
 
 export interface Entity {
   id: number;
@@ -63,25 +47,21 @@ export interface Entity {
 }
 
 export function alternativeNamesOf(kind: ReconcileKind, row: Row): string[] {
-  return kind === 'keywords' ? [] : (parseJsonColumn(row.alternative_names, isStringArray) ?? []);
+  const column = serviceOf(kind).alternativeNames;
+  return column ? namesIn(row, column) : [];
 }
 
+/** A record's types: its own (by the type column), else all the register's. */
 export function typesOf(kind: ReconcileKind, row: Row): TypeRef[] {
-  if (kind !== 'actors') return [...TYPES[kind]];
-  return [TYPES.actors.find((t) => t.id === row.type) ?? { id: String(row.type), name: String(row.type) }];
+  const { types, typeColumn } = serviceOf(kind);
+  if (!typeColumn) return [...types];
+  const id = row[typeColumn];
+  return [types.find((t) => t.id === id) ?? { id: String(id), name: String(id) }];
 }
 
 /** A short line that tells namesakes apart: "Person, 1759–1805", "Zürich, CH". */
 export function descriptionOf(kind: ReconcileKind, row: Row): string | undefined {
-  if (kind === 'actors') {
-    const dates = row.date_start || row.date_end ? `, ${row.date_start ?? ''}–${row.date_end ?? ''}` : '';
-    return `${typesOf(kind, row)[0]?.name ?? ''}${dates}`;
-  }
-  if (kind === 'places') {
-    const where = [row.city, row.country_code].filter(Boolean).join(', ');
-    return where || undefined;
-  }
-  return undefined;
+  return serviceOf(kind).describe?.(row, typesOf(kind, row));
 }
 
 export function toEntity(kind: ReconcileKind, row: Row): Entity {
@@ -95,13 +75,29 @@ export function toEntity(kind: ReconcileKind, row: Row): Entity {
   };
 }
 
+export const propertiesOf = (kind: ReconcileKind): readonly PropertyDef[] => serviceOf(kind).properties;
+
+export function propertyOf(kind: ReconcileKind, id: string): PropertyDef | undefined {
+  return propertiesOf(kind).find((p) => p.id === id);
+}
+
 /** The row id an entity id names, or null ("12" names row 12; "012", "1e3", "x" name none). */
 export const rowIdOf = (id: string): number | null => parseRowId(id);
+
+/**
+ * The register's rows with the columns the services read, restricted to the given type ids
+ * (when the register has a type column; otherwise `types` was checked by the caller).
+ */
+export function selectRows(ctx: Ctx, kind: ReconcileKind, types: readonly string[] | null = null): Knex.QueryBuilder {
+  const { table, columns, typeColumn } = serviceOf(kind);
+  const b = ctx.db(table).select(...columns);
+  return types && typeColumn ? b.whereIn(typeColumn, types) : b;
+}
 
 /** The rows with these ids (in no particular order; unknown ids are left out). */
 export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly number[]): Promise<Row[]> {
   if (ids.length === 0) return [];
-  return (await ctx.db(kind).select(...COLUMNS[kind]).whereIn('id', [...new Set(ids)])) as Row[];
+  return (await selectRows(ctx, kind).whereIn('id', [...new Set(ids)])) as Row[];
 }
 
 /**
@@ -111,5 +107,6 @@ export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly num
  */
 export function orNameLike(w: Knex.QueryBuilder, kind: ReconcileKind, pattern: string): void {
   void w.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', pattern]);
-  if (kind !== 'keywords') void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, ['alternative_names', pattern]);
+  const column = serviceOf(kind).alternativeNames;
+  if (column) void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, [column, pattern]);
 }

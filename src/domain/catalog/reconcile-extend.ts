@@ -7,8 +7,8 @@ import type { Ctx } from '../context.js';
 import { isPlainObject } from './json-values.js';
 import { singleParam, type QueryInput } from './list.js';
 import { BatchTooLarge, jsonObjectParam, shortKey } from './reconcile-input.js';
-import { rowIdOf, rowsByIds, typeIdOf, type ReconcileKind, type Row } from './reconcile-entities.js';
-import { PROPERTIES, propertyOf, type PropertyValue } from './reconcile-properties.js';
+import { propertiesOf, propertyOf, rowIdOf, rowsByIds, typeIdOf, type ReconcileKind } from './reconcile-entities.js';
+import type { PropertyValue, Row } from './reconcile-projection.js';
 
 /** The most entities in one data extension request; more is a BatchTooLarge (413). */
 export const MAX_EXTEND_IDS = 100;
@@ -39,7 +39,7 @@ export function proposeProperties(kind: ReconcileKind, query: QueryInput): Prope
   if (type !== undefined && [...type].length > 255) errors.type = 'must be at most 255 characters';
   if (Object.keys(errors).length > 0) throw invalid('invalid property proposal request', errors);
   const known = type === undefined || typeIdOf(kind, type) !== null;
-  const properties = known ? PROPERTIES[kind].map(({ id, name, description }) => ({ id, name, description })) : [];
+  const properties = known ? propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description })) : [];
   return {
     ...(type !== undefined ? { type } : {}),
     ...(limit !== undefined ? { limit } : {}),
@@ -74,7 +74,7 @@ export async function extend(ctx: Ctx, kind: ReconcileKind, raw: unknown): Promi
     for (const [i, p] of q.properties.entries()) {
       if (!isPlainObject(p) || typeof p.id !== 'string') errors[`extend.properties.${i}`] = 'must be an object with "id"';
       else if (p.settings !== undefined && !isPlainObject(p.settings)) errors[`extend.properties.${i}.settings`] = 'must be an object';
-      else if (!propertyOf(kind, p.id)) errors[`extend.properties.${i}.id`] = `unknown property "${shortKey(p.id)}" (known: ${PROPERTIES[kind].map((d) => d.id).join(', ')})`;
+      else if (!propertyOf(kind, p.id)) errors[`extend.properties.${i}.id`] = `unknown property "${shortKey(p.id)}" (known: ${propertiesOf(kind).map((d) => d.id).join(', ')})`;
       else if (!wanted.includes(p.id)) wanted.push(p.id);
       if (Object.keys(errors).length >= 20) break;
     }

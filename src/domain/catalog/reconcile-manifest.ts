@@ -1,7 +1,8 @@
 // The service manifest of a register's reconciliation service (GET without parameters):
 // what OpenRefine reads when a user adds the service, and from then on the only source of the
 // URLs of its suggest, preview and data extension services.
-import { TYPES, type ReconcileKind, type TypeRef } from './reconcile-entities.js';
+import { serviceOf, type ReconcileKind } from './reconcile-entities.js';
+import type { TypeRef } from './reconcile-projection.js';
 import { MAX_QUERIES } from './reconcile-input.js';
 
 export const PREVIEW_SIZE = { width: 400, height: 200 } as const;
@@ -38,6 +39,7 @@ export interface ManifestOptions {
  * configured `publicUrl`, else the origin of the request — without a trailing slash.
  */
 export function manifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}): Manifest {
+  const { types, view } = serviceOf(kind);
   const service = `${baseUrl}/api/${kind}/reconcile`;
   const at = (service_path: string): ServicePath => ({ service_url: service, service_path });
   return {
@@ -45,8 +47,8 @@ export function manifest(kind: ReconcileKind, baseUrl: string, options: Manifest
     name: `archivectl ${kind}`,
     identifierSpace: `${baseUrl}/api/${kind}/`,
     schemaSpace: `${baseUrl}/api/${kind}/types/`,
-    defaultTypes: [...TYPES[kind]],
-    ...(kind === 'keywords' ? {} : { view: { url: `${baseUrl}/api/${kind}/{{id}}` } }),
+    defaultTypes: [...types],
+    ...(view ? { view: { url: `${baseUrl}/api/${kind}/{{id}}` } } : {}),
     preview: { url: `${service}/preview/{{id}}`, ...PREVIEW_SIZE },
     suggest: { entity: at('/suggest/entity'), property: at('/suggest/property'), type: at('/suggest/type') },
     extend: { propose_properties: at('/properties'), property_settings: [] },

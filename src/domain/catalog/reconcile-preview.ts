@@ -4,19 +4,12 @@
 // reads it the same way; it carries no script.
 import { notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { descriptionOf, rowIdOf, rowsByIds, type ReconcileKind, type Row } from './reconcile-entities.js';
-import { PROPERTIES } from './reconcile-properties.js';
+import { descriptionOf, propertiesOf, rowIdOf, rowsByIds, serviceOf, type ReconcileKind } from './reconcile-entities.js';
+import type { Row } from './reconcile-projection.js';
 import { escapeAttr, escapeText } from './xml.js';
 
 /** Long free text is cut: the preview is a glance, not the record. */
 const MAX_TEXT = 300;
-/** Already in the heading and description (name, type), or in `location` (the coordinates). */
-const NOT_LISTED = new Set(['name', 'type', 'latitude', 'longitude']);
-
-const LINKS: Record<string, (id: string) => string> = {
-  gnd: (id) => `https://d-nb.info/gnd/${encodeURIComponent(id)}`,
-  geonames: (id) => `https://www.geonames.org/${encodeURIComponent(id)}/`,
-};
 
 const STYLE =
   'body{font:13px/1.4 sans-serif;margin:6px 8px;color:#222}h1{font-size:15px;margin:0 0 2px}' +
@@ -28,19 +21,20 @@ const cut = (s: string) => ([...s].length > MAX_TEXT ? `${[...s].slice(0, MAX_TE
 export async function previewHtml(ctx: Ctx, kind: ReconcileKind, id: string): Promise<string> {
   const rowId = rowIdOf(id);
   const [row] = rowId === null ? [] : await rowsByIds(ctx, kind, [rowId]);
-  if (!row) throw notFound(`no ${kind.slice(0, -1)} with that id`);
+  if (!row) throw notFound(`no ${serviceOf(kind).what} with that id`);
   return renderPreview(kind, row);
 }
 
 export function renderPreview(kind: ReconcileKind, row: Row): string {
   const items: string[] = [];
-  for (const property of PROPERTIES[kind]) {
-    if (NOT_LISTED.has(property.id)) continue;
+  for (const property of propertiesOf(kind)) {
+    if (property.inPreview === false) continue;
     const values = property.values(row).map((v) => ('str' in v ? v.str : String(v.float)));
     if (values.length === 0) continue;
-    const link = LINKS[property.id];
     const shown = values.map((v) =>
-      link ? `<a href="${escapeAttr(link(v))}" target="_blank" rel="noopener noreferrer">${escapeText(v)}</a>` : escapeText(cut(v)),
+      property.link
+        ? `<a href="${escapeAttr(property.link(v))}" target="_blank" rel="noopener noreferrer">${escapeText(v)}</a>`
+        : escapeText(cut(v)),
     );
     items.push(`<dt>${escapeText(property.name)}</dt><dd>${shown.join('; ')}</dd>`);
   }

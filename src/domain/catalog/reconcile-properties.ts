@@ -1,44 +1,67 @@
-// The properties of each register as the reconciliation services name them: what the data
-// extension service returns for a record, what the property suggest and proposal services
-// offer, and which of them a reconciliation query may filter by (`properties: [{pid, v}]`).
-import { GEONAMES_ID, GND_ID, PARTIAL_DATE, valueOr } from './fields.js';
+// The properties the resources offer the reconciliation services (their projections in
+// resources/ name them): a column's text, the alternative names, a coordinate of the location,
+// an authority identifier. What each one returns for a record, and how a query's values of it
+// are compared with the record (`properties: [{pid, v}]`).
+import { isStringArray } from './json-values.js';
+import { GND_ID, valueOr } from './fields.js';
 import type { ValueSchema } from './record-schema.js';
-import { alternativeNamesOf, typeIdOf, type ReconcileKind, type Row } from './reconcile-entities.js';
+import type { PropertyDef, PropertyMatch, PropertyValue, Row } from './reconcile-projection.js';
+import { parseJsonColumn } from './resources/columns.js';
 
-/** A value in a data extension answer (0.2 data-extension-response schema). */
-export type PropertyValue = { str: string } | { float: number };
+const str = (v: unknown): PropertyValue[] => (typeof v === 'string' && v ? [{ str: v }] : []);
 
-/** How a reconciliation query's values of a property are compared with a record's column. */
-export interface PropertyMatch {
-  column: string;
-  /** The value as stored, or null when it cannot be one (a malformed GND id matches nothing). */
-  normalise(value: string): string | null;
-  /** Compared without regard to case (city, state); otherwise exactly. */
-  caseInsensitive?: true;
-  /** An authority identifier: a record with it is the entity, whatever its name (score 100). */
-  identifies?: true;
+/** A value checked against the field's schema: a malformed one matches nothing. */
+export const checked = (schema: ValueSchema<string>) => (value: string) => valueOr(schema, value.trim());
+/** A value compared as given (trimmed). */
+export const exact = (value: string) => value.trim() || null;
+
+/** The text of the column `id`; `match` (without its column) makes it one a query may filter by. */
+export function textProperty(id: string, name: string, description: string, match?: Omit<PropertyMatch, 'column'>): PropertyDef {
+  return { id, name, description, values: (r) => str(r[id]), ...(match ? { match: { column: id, ...match } } : {}) };
 }
 
-export interface PropertyDef {
-  id: string;
-  name: string;
-  description: string;
-  values(row: Row): PropertyValue[];
-  match?: PropertyMatch;
+/** The values of a JSON column of names. */
+export const namesIn = (row: Row, column: string): string[] => parseJsonColumn(row[column], isStringArray) ?? [];
+
+/** The preferred name: the preview's heading. */
+export const NAME: PropertyDef = { ...textProperty('name', 'Name', 'The preferred name'), inPreview: false };
+
+export const ALTERNATIVE_NAMES: PropertyDef = {
+  id: 'alternative_names',
+  name: 'Alternative names',
+  description: 'Other names and spellings (one value each)',
+  values: (r) => namesIn(r, 'alternative_names').map((s) => ({ str: s })),
+};
+
+export const COMMENT = textProperty('comment', 'Comment', 'Free-text note');
+
+/** An authority identifier: a query that gives it names the entity. */
+export function authorityProperty(
+  id: string,
+  name: string,
+  description: string,
+  schema: ValueSchema<string>,
+  link: (id: string) => string,
+): PropertyDef {
+  return { ...textProperty(id, name, description, { normalise: checked(schema), identifies: true }), link };
 }
 
-const str = (v: string | null | undefined): PropertyValue[] => (v ? [{ str: v }] : []);
-const checked = (schema: ValueSchema<string>) => (value: string) => valueOr(schema, value.trim());
-const exact = (value: string) => value.trim() || null;
+export const GND = authorityProperty(
+  'gnd',
+  'GND',
+  'Identifier in the Gemeinsame Normdatei (https://d-nb.info/gnd/…)',
+  GND_ID,
+  (id) => `https://d-nb.info/gnd/${encodeURIComponent(id)}`,
+);
 
 /** "47.37 8.54" → [47.37, 8.54], or null. */
-function coordinates(location: string | null | undefined): [number, number] | null {
-  const parts = location?.trim().split(/\s+/).map(Number);
+function coordinates(location: unknown): [number, number] | null {
+  const parts = typeof location === 'string' ? location.trim().split(/\s+/).map(Number) : undefined;
   return parts?.length === 2 && parts.every(Number.isFinite) ? [parts[0] as number, parts[1] as number] : null;
 }
 
-/** One of the two numbers of the location, as a number. */
-function coordinate(id: string, name: string, index: 0 | 1): PropertyDef {
+/** One of the two numbers of the location, as a number (the preview shows the location). */
+export function coordinateProperty(id: string, name: string, index: 0 | 1): PropertyDef {
   return {
     id,
     name,
@@ -47,97 +70,6 @@ function coordinate(id: string, name: string, index: 0 | 1): PropertyDef {
       const c = coordinates(r.location);
       return c ? [{ float: c[index] }] : [];
     },
+    inPreview: false,
   };
-}
-
-const NAME: PropertyDef = { id: 'name', name: 'Name', description: 'The preferred name', values: (r) => str(r.name) };
-const GND: PropertyDef = {
-  id: 'gnd',
-  name: 'GND',
-  description: 'Identifier in the Gemeinsame Normdatei (https://d-nb.info/gnd/…)',
-  values: (r) => str(r.gnd),
-  match: { column: 'gnd', normalise: checked(GND_ID), identifies: true },
-};
-const COMMENT: PropertyDef = { id: 'comment', name: 'Comment', description: 'Free-text note', values: (r) => str(r.comment) };
-
-function alternativeNames(kind: ReconcileKind): PropertyDef {
-  return {
-    id: 'alternative_names',
-    name: 'Alternative names',
-    description: 'Other names and spellings (one value each)',
-    values: (r) => alternativeNamesOf(kind, r).map((s) => ({ str: s })),
-  };
-}
-
-export const PROPERTIES: Record<ReconcileKind, readonly PropertyDef[]> = {
-  actors: [
-    NAME,
-    {
-      id: 'type',
-      name: 'Type',
-      description: 'person, family, corporate_body, organisational_unit, group or software',
-      values: (r) => str(r.type),
-      match: { column: 'type', normalise: (v) => typeIdOf('actors', v) },
-    },
-    alternativeNames('actors'),
-    {
-      id: 'date_start',
-      name: 'Start date',
-      description: 'Birth or founding: YYYY, YYYY-MM or YYYY-MM-DD',
-      values: (r) => str(r.date_start),
-      match: { column: 'date_start', normalise: checked(PARTIAL_DATE) },
-    },
-    {
-      id: 'date_end',
-      name: 'End date',
-      description: 'Death or dissolution: YYYY, YYYY-MM or YYYY-MM-DD',
-      values: (r) => str(r.date_end),
-      match: { column: 'date_end', normalise: checked(PARTIAL_DATE) },
-    },
-    GND,
-    COMMENT,
-  ],
-  places: [
-    NAME,
-    alternativeNames('places'),
-    {
-      id: 'city',
-      name: 'City',
-      description: 'City or municipality',
-      values: (r) => str(r.city),
-      match: { column: 'city', normalise: exact, caseInsensitive: true },
-    },
-    {
-      id: 'state',
-      name: 'State',
-      description: 'State, canton or region',
-      values: (r) => str(r.state),
-      match: { column: 'state', normalise: exact, caseInsensitive: true },
-    },
-    { id: 'address', name: 'Address', description: 'Street address', values: (r) => str(r.address) },
-    {
-      id: 'country_code',
-      name: 'Country',
-      description: 'ISO 3166-1 alpha-2 country code',
-      values: (r) => str(r.country_code),
-      match: { column: 'country_code', normalise: (v) => (/^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : null) },
-    },
-    { id: 'location', name: 'Location', description: '"<latitude> <longitude>" in decimal degrees', values: (r) => str(r.location) },
-    coordinate('latitude', 'Latitude', 0),
-    coordinate('longitude', 'Longitude', 1),
-    GND,
-    {
-      id: 'geonames',
-      name: 'GeoNames',
-      description: 'Identifier in GeoNames (https://sws.geonames.org/…/)',
-      values: (r) => str(r.geonames),
-      match: { column: 'geonames', normalise: checked(GEONAMES_ID), identifies: true },
-    },
-    COMMENT,
-  ],
-  keywords: [NAME, GND],
-};
-
-export function propertyOf(kind: ReconcileKind, id: string): PropertyDef | undefined {
-  return PROPERTIES[kind].find((p) => p.id === id);
 }

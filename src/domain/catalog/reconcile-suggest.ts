@@ -5,8 +5,19 @@ import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { intParam, likePattern, likePrefix, singleParam, type QueryInput } from './list.js';
 import { cleanText, MAX_LIMIT, POOL } from './reconcile-input.js';
-import { alternativeNamesOf, COLUMNS, orNameLike, descriptionOf, rowIdOf, TYPES, typeIdOf, typesOf, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
-import { PROPERTIES } from './reconcile-properties.js';
+import {
+  alternativeNamesOf,
+  descriptionOf,
+  orNameLike,
+  propertiesOf,
+  rowIdOf,
+  selectRows,
+  serviceOf,
+  typeIdOf,
+  typesOf,
+  type ReconcileKind,
+} from './reconcile-entities.js';
+import type { Row, TypeRef } from './reconcile-projection.js';
 import { fold, normalise } from './similarity.js';
 
 const MAX_PREFIX_LENGTH = 255;
@@ -74,11 +85,10 @@ function rankOf(prefix: string, name: string): number | null {
  */
 export async function suggestEntities(ctx: Ctx, kind: ReconcileKind, p: SuggestParams): Promise<{ result: SuggestEntity[] }> {
   if (p.prefix === '') return { result: [] };
-  if (p.types && kind !== 'actors' && !p.types.some((t) => TYPES[kind].some((k) => k.id === t))) return { result: [] };
-  const base = () => {
-    const b = ctx.db(kind).select(...COLUMNS[kind]);
-    return p.types && kind === 'actors' ? b.whereIn('type', p.types) : b;
-  };
+  const { types, typeColumn } = serviceOf(kind);
+  // Without a type column every record has every type: one of them must be asked for.
+  if (p.types && !typeColumn && !p.types.some((t) => types.some((k) => k.id === t))) return { result: [] };
+  const base = () => selectRows(ctx, kind, p.types);
   const lower = p.prefix.toLowerCase();
   const wanted = p.cursor + p.limit;
   const id = rowIdOf(p.prefix);
@@ -131,7 +141,7 @@ function suggestFrom<T extends SuggestItem>(items: readonly T[], p: SuggestParam
 /** The register's properties (those the data extension service returns), for auto-completion. */
 export function suggestProperties(kind: ReconcileKind, p: SuggestParams): { result: SuggestItem[] } {
   return suggestFrom(
-    PROPERTIES[kind].map(({ id, name, description }) => ({ id, name, description })),
+    propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description })),
     p,
   );
 }
@@ -139,7 +149,7 @@ export function suggestProperties(kind: ReconcileKind, p: SuggestParams): { resu
 /** The register's types, for auto-completion. */
 export function suggestTypes(kind: ReconcileKind, p: SuggestParams): { result: TypeRef[] } {
   return suggestFrom(
-    TYPES[kind].map((t) => ({ ...t })),
+    serviceOf(kind).types.map((t) => ({ ...t })),
     p,
   );
 }

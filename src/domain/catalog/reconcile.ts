@@ -12,8 +12,8 @@ import type { Ctx } from '../context.js';
 import { likePattern } from './list.js';
 import { normalise, scoreName } from './similarity.js';
 import { parseBatch, type ReconcileQuery } from './reconcile-batch.js';
-import { COLUMNS, orNameLike, toEntity, typeIdOf, type Entity, type ReconcileKind, type Row, type TypeRef } from './reconcile-entities.js';
-import { propertyOf, type PropertyMatch } from './reconcile-properties.js';
+import { orNameLike, propertyOf, selectRows, toEntity, typeIdOf, type Entity, type ReconcileKind } from './reconcile-entities.js';
+import type { PropertyMatch, Row, TypeRef } from './reconcile-projection.js';
 
 export { RECONCILE_KINDS, type Entity, type ReconcileKind } from './reconcile-entities.js';
 export { manifest, type Manifest } from './reconcile-manifest.js';
@@ -110,7 +110,7 @@ function comparisons(kind: ReconcileKind, q: ReconcileQuery): Comparison[] {
 
 function satisfies(row: Row, all: Comparison[]): boolean {
   return all.every(({ match, values }) => {
-    const raw = (row as unknown as Record<string, unknown>)[match.column];
+    const raw = row[match.column];
     if (typeof raw !== 'string') return false;
     return values.includes(match.caseInsensitive ? raw.toLowerCase() : raw);
   });
@@ -123,16 +123,13 @@ async function pool(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery): Promise<{
     const known = [...new Set(q.types.flatMap((t) => typeIdOf(kind, t) ?? []))];
     // A type this service does not have: no entity can be of it.
     if (known.length === 0) return { entities: [] };
-    if (kind === 'actors') typeFilter = known;
+    typeFilter = known;
   }
   const compare = comparisons(kind, q);
   // A comparable property none of whose values can be stored (a malformed GND id): no match.
   if (compare.some((c) => c.values.length === 0)) return { entities: [] };
   const identifying = compare.filter((c) => c.match.identifies);
-  const base = () => {
-    const b = ctx.db(kind).select(...COLUMNS[kind]);
-    return typeFilter ? b.whereIn('type', typeFilter) : b;
-  };
+  const base = () => selectRows(ctx, kind, typeFilter);
   // The properties as SQL conditions (case-insensitive ones are checked again in code below).
   const byProperties = (list: Comparison[]) => {
     let b = base();

@@ -50,7 +50,7 @@ export async function insertRecord<R>(trx: Knex, t: Stored<R>, values: Record<st
 }
 
 export async function findRecord<R>(db: Knex, t: Stored<R>, id: number): Promise<R | undefined> {
-  const row = (await db(t.table).where('id', id).first(...t.columnNames)) as Record<string, unknown> | undefined;
+  const row = await db(t.table).where('id', id).first<Record<string, unknown> | undefined>(...t.columnNames);
   return row ? toRecord(t, row) : undefined;
 }
 

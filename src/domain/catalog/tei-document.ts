@@ -16,7 +16,23 @@ export { dateAttributes, isIsoYearZeroDate, isW3cDate } from './tei-dates.js';
 
 export const TEI_NS = 'http://www.tei-c.org/ns/1.0';
 
-export interface ActorRow {
+/** A row as stored: every column, JSON ones as their text; what the TEI mapping reads. */
+export interface StoredRow {
+  id: number;
+  [column: string]: unknown;
+}
+
+/** A resource's TEI export (part of its description, see resources/). */
+export interface TeiProjection {
+  /**
+   * The document of all the rows, in id order. `lastChange`: the newest `updated_at` among them.
+   * (A method, so a builder may take its resource's rows, whose columns it names.)
+   */
+  document(rows: readonly StoredRow[], lastChange: string | null): string;
+}
+
+// Type aliases, not interfaces: a row of the mapping is then a StoredRow as well.
+export type ActorRow = {
   id: number;
   type: string;
   name: string;
@@ -30,9 +46,9 @@ export interface ActorRow {
   variants?: string | null;
   abbreviations?: string | null;
   sikart?: string | null;
-}
+};
 
-export interface PlaceRow {
+export type PlaceRow = {
   id: number;
   name: string;
   label: string | null;
@@ -48,14 +64,14 @@ export interface PlaceRow {
   variants?: string | null;
   abbreviations?: string | null;
   wikipedia?: string | null;
-}
+};
 
-export interface KeywordRow {
+export type KeywordRow = {
   id: number;
   name: string;
   label: string | null;
   gnd: string | null;
-}
+};
 
 /** Actor types exported as <person>; every other type is an <org>. */
 const PERSON_TYPES = new Set(['person', 'family']);
@@ -101,7 +117,10 @@ function pointDate(name: string, value: string | null): XmlNode[] {
   return [el(name, attrs, free[0] ?? null)];
 }
 
-/** A period: from/to attributes for the ends that have a date, and readable text "start–end" when an end is free text. */
+/**
+ * A period: from/to attributes for the ends that have a date, and readable text "start–end"
+ * when an end is free text.
+ */
 function rangeDate(start: string | null, end: string | null): { attrs: [string, string | null][]; text: string | null; any: boolean } {
   const s = clean(start);
   const e = clean(end);
@@ -171,7 +190,10 @@ function standOff(lists: (XmlNode | null)[]): XmlNode | null {
 
 const list = (name: string, items: XmlNode[]): XmlNode | null => (items.length > 0 ? parent(name, [], items) : null);
 
-/** A value for @type (teidata.enumerated: no spaces, no controls): the API's constants pass unchanged, damaged ones are made to fit. */
+/**
+ * A value for @type (teidata.enumerated: no spaces, no controls): the API's constants pass
+ * unchanged, damaged ones are made to fit.
+ */
 function word(value: string | null): string | null {
   const w = stripInvalidXmlChars(value ?? '').replace(/[\p{C}\p{Z}]+/gu, '_');
   return w === '' || w === '_' ? null : w;
@@ -285,7 +307,7 @@ const GND_URI = 'https://d-nb.info/gnd/';
 function category(k: KeywordRow): XmlNode {
   const gnd = clean(k.gnd);
   // catDesc may hold neither idno nor equiv beside it, so the GND id travels as a link.
-  // A lone surrogate in a damaged value would make encodeURIComponent throw. in a damaged value would make encodeURIComponent throw.
+  // A lone surrogate in a damaged value would make encodeURIComponent throw.
   return parent('category', [['xml:id', `keyword-${k.id}`], ['corresp', gnd ? GND_URI + encodeURIComponent(stripInvalidXmlChars(gnd)) : null]], [
     el('catDesc', [], k.name),
     ...labels(k.label).map(([lang, text]) => el('catDesc', [['xml:lang', lang]], text)),

@@ -1,4 +1,5 @@
-// Stored TEI exports (SPEC §4.4, issue 9). A document is generated from the rows, kept in
+// Stored TEI exports (SPEC §4.4, issue 9), one for each resource whose description has a TEI
+// projection (resources/: actors, places, keywords). A document is generated from the rows, kept in
 // `tei_exports` and served from there — but never stale: every change to actors, places or
 // keywords gives the kind a new random version (`tei_sources`, set by triggers in the same
 // transaction as the change, whichever door wrote it; see migrations/*_tei_sources.js). A read
@@ -13,17 +14,25 @@ import type { Knex } from 'knex';
 import { MAX_ROW_ID } from '../../db/row-id.js';
 import { invalid, notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import {
-  actorsDocument,
-  keywordsDocument,
-  placesDocument,
-  type ActorRow,
-  type KeywordRow,
-  type PlaceRow,
-} from './tei-document.js';
+import { RESOURCES } from './resources/index.js';
+import type { StoredRow as SourceRow, TeiProjection } from './tei-document.js';
 
-export const TEI_KINDS = ['actors', 'places', 'keywords'] as const;
-export type TeiKind = (typeof TEI_KINDS)[number];
+/** A resource with a TEI export: its table, which also names the export (/api/tei/<kind>). */
+export type TeiKind = string;
+
+const PROJECTIONS = new Map<TeiKind, TeiProjection & { what: string }>(
+  RESOURCES.flatMap((r) => (r.tei ? [[r.table, { ...r.tei, what: r.what }] as const] : [])),
+);
+
+/** The kinds with a TEI export, in the order of the descriptions. */
+export const TEI_KINDS: readonly TeiKind[] = [...PROJECTIONS.keys()];
+
+/** The projection of a kind; the routes are built from TEI_KINDS, so any other is a bug. */
+function projectionOf(kind: TeiKind): TeiProjection & { what: string } {
+  const projection = PROJECTIONS.get(kind);
+  if (!projection) throw new Error(`no TEI export of "${kind}"`);
+  return projection;
+}
 
 /**
  * The generator's output format. A stored export of another format (written by an older
@@ -67,12 +76,12 @@ const META_COLUMNS = ['entries', 'source_version', 'format', 'etag', 'modified_a
 
 /** The current version of a kind's rows (changes with every write to the table). */
 async function sourceVersion(db: Knex, kind: TeiKind): Promise<string | null> {
-  const row = (await db('tei_sources').where('kind', kind).first('version')) as { version: string } | undefined;
+  const row = await db('tei_sources').where('kind', kind).first<{ version: string } | undefined>('version');
   return row?.version ?? null;
 }
 
-async function storedRow(db: Knex, kind: TeiKind): Promise<StoredRow | undefined> {
-  return (await db('tei_exports').where('kind', kind).first(...META_COLUMNS)) as StoredRow | undefined;
+function storedRow(db: Knex, kind: TeiKind): Promise<StoredRow | undefined> {
+  return db('tei_exports').where('kind', kind).first<StoredRow | undefined>(...META_COLUMNS);
 }
 
 const isFresh = (row: StoredRow | undefined, version: string | null): row is StoredRow & { etag: string; modified_at: string } =>
@@ -96,18 +105,12 @@ export function contentHash(document: string): string {
  * migrations add (Anton's variants, abbreviations, SIKART and Wikipedia ids).
  */
 async function build(db: Knex, kind: TeiKind): Promise<{ document: string; entries: number; lastChange: string | null }> {
-  const rows = (await db(kind).select('*').orderBy('id')) as ({ id: number | string; updated_at: string | null } & Record<string, unknown>)[];
+  const rows = await db(kind).select<({ id: number | string } & Record<string, unknown>)[]>('*').orderBy('id');
   let lastChange: string | null = null;
-  for (const r of rows) if (typeof r.updated_at === 'string' && (lastChange === null || r.updated_at > lastChange)) lastChange = r.updated_at;
+  for (const { updated_at: at } of rows) if (typeof at === 'string' && (lastChange === null || at > lastChange)) lastChange = at;
   // PostgreSQL returns ids as numbers for integer columns, but normalise anyway: ids become xml:id values.
-  const normalised = rows.map((r) => ({ ...r, id: Number(r.id) }));
-  const document =
-    kind === 'actors'
-      ? actorsDocument(normalised as unknown as ActorRow[], lastChange)
-      : kind === 'places'
-        ? placesDocument(normalised as unknown as PlaceRow[], lastChange)
-        : keywordsDocument(normalised as unknown as KeywordRow[], lastChange);
-  return { document, entries: rows.length, lastChange };
+  const normalised: SourceRow[] = rows.map((r) => ({ ...r, id: Number(r.id) }));
+  return { document: projectionOf(kind).document(normalised, lastChange), entries: rows.length, lastChange };
 }
 
 const SECOND = 1000;
@@ -163,11 +166,12 @@ async function rebuild(ctx: Ctx, kind: TeiKind, version: string | null, old: Sto
  * stale version share one rebuild. Only the same version: a read that saw a newer version must
  * not be answered with a rebuild that may have read the rows before that change.
  */
-const inFlight = new WeakMap<Knex, Map<string, Promise<{ exp: TeiExport; stored: boolean }>>>();
+type Rebuild = Promise<{ exp: TeiExport; stored: boolean }>;
+const inFlight = new WeakMap<Knex, Map<string, Rebuild>>();
 
-function sharedRebuild(ctx: Ctx, kind: TeiKind, version: string | null, old: StoredRow | undefined) {
+function sharedRebuild(ctx: Ctx, kind: TeiKind, version: string | null, old: StoredRow | undefined): Rebuild {
   let byKey = inFlight.get(ctx.db);
-  if (!byKey) inFlight.set(ctx.db, (byKey = new Map()));
+  if (!byKey) inFlight.set(ctx.db, (byKey = new Map<string, Rebuild>()));
   const key = `${kind}:${version}:${old?.revision ?? 'none'}`;
   let p = byKey.get(key);
   if (!p) {
@@ -205,7 +209,7 @@ export async function currentExport(ctx: Ctx, kind: TeiKind, force = false): Pro
 
 /** The stored export with its document (after currentExport said it is fresh). */
 export async function readExport(ctx: Ctx, kind: TeiKind): Promise<TeiExport> {
-  const row = (await ctx.db('tei_exports').where('kind', kind).first('document', ...META_COLUMNS)) as (StoredRow & { document: string }) | undefined;
+  const row = await ctx.db('tei_exports').where('kind', kind).first<(StoredRow & { document: string }) | undefined>('document', ...META_COLUMNS);
   if (row && row.etag !== null && row.modified_at !== null) {
     return { ...metaOf(kind, row as StoredRow & { etag: string; modified_at: string }), document: row.document };
   }
@@ -219,9 +223,9 @@ export async function regenerateExport(ctx: Ctx, kind: TeiKind): Promise<TeiExpo
   return exp.document !== undefined ? { ...exp, document: exp.document } : readExport(ctx, kind);
 }
 
-/** Regenerates all three exports; answers the number of entries of each. */
+/** Regenerates every export; answers the number of entries of each. */
 export async function refreshExports(ctx: Ctx): Promise<Record<TeiKind, number>> {
-  const counts: Record<TeiKind, number> = { actors: 0, places: 0, keywords: 0 };
+  const counts: Record<TeiKind, number> = {};
   for (const kind of TEI_KINDS) counts[kind] = (await currentExport(ctx, kind, true)).entries;
   return counts;
 }
@@ -237,13 +241,13 @@ export async function regenerateEntries(ctx: Ctx, kind: TeiKind, ids: readonly n
   const found = new Set<number>();
   // Chunked: SQLite limits the number of bound parameters per statement.
   for (let i = 0; i < possible.length; i += 500) {
-    const rows = (await ctx.db(kind).whereIn('id', possible.slice(i, i + 500)).select('id')) as { id: number | string }[];
+    const rows = await ctx.db(kind).whereIn('id', possible.slice(i, i + 500)).select<{ id: number | string }[]>('id');
     for (const r of rows) found.add(Number(r.id));
   }
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) {
     const shown = missing.slice(0, 20).join(', ') + (missing.length > 20 ? ', …' : '');
-    throw notFound(`no ${kind.replace(/s$/, '')} with id ${shown}`);
+    throw notFound(`no ${projectionOf(kind).what} with id ${shown}`);
   }
   return regenerateExport(ctx, kind);
 }

@@ -1,4 +1,4 @@
-// /api/{actors,places,keywords}/reconcile: the W3C Reconciliation API 0.2 as OpenRefine uses it.
+// /api/<kind>/reconcile (actors, places, keywords): the W3C Reconciliation API 0.2 as OpenRefine uses it.
 // The endpoint answers the manifest (GET without parameters), reconciliation queries
 // (`queries`) and data extension queries (`extend`), by GET or POST; beside it the suggest,
 // property proposal and preview services the manifest points to. CORS and JSONP: ../cors.ts.
@@ -7,7 +7,7 @@ import { extend, proposeProperties } from '../../domain/catalog/reconcile-extend
 import { BatchTooLarge } from '../../domain/catalog/reconcile-input.js';
 import { previewHtml } from '../../domain/catalog/reconcile-preview.js';
 import { parseSuggestParams, suggestEntities, suggestProperties, suggestTypes } from '../../domain/catalog/reconcile-suggest.js';
-import { manifest, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile.js';
+import { manifest, RECONCILE_KINDS, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile.js';
 import { answerJson } from '../cors.js';
 import { HttpError } from '../errors.js';
 import type { ApiContext, HandlerMap } from '../types.js';
@@ -67,8 +67,5 @@ function reconciliation(kind: ReconcileKind): HandlerMap {
   };
 }
 
-export const handlers: HandlerMap = {
-  ...reconciliation('actors'),
-  ...reconciliation('places'),
-  ...reconciliation('keywords'),
-};
+/** A service for each resource with a reconciliation projection (domain/catalog/resources/). */
+export const handlers: HandlerMap = Object.fromEntries(RECONCILE_KINDS.flatMap((kind) => Object.entries(reconciliation(kind))));

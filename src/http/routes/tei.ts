@@ -9,6 +9,7 @@ import {
   readExport,
   refreshExports,
   regenerateEntries,
+  TEI_KINDS,
   type TeiExport,
   type TeiExportMeta,
   type TeiKind,
@@ -84,7 +85,6 @@ export const handlers: HandlerMap = {
     ctx.status = 200;
     ctx.body = { data: await refreshExports({ db, clock }) };
   },
-  'GET /api/tei/actors': exportHandler('actors'),
-  'GET /api/tei/places': exportHandler('places'),
-  'GET /api/tei/keywords': exportHandler('keywords'),
+  // An export for each resource with a TEI projection (domain/catalog/resources/).
+  ...Object.fromEntries(TEI_KINDS.map((kind) => [`GET /api/tei/${kind}`, exportHandler(kind)])),
 };

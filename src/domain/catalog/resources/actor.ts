@@ -1,7 +1,11 @@
 // Actors: persons and organisations (SPEC §4.4).
-import { GND_ID, isStringArray, isStringRecord, LABEL_MAP, NAME_LIST, name, oneOf, PARTIAL_DATE, SIKART_ID, text } from '../fields.js';
+import { GND_ID, isStringRecord, LABEL_MAP, name, oneOf, PARTIAL_DATE, SIKART_ID, text } from '../fields.js';
+import { ALTERNATIVE_NAMES, checked, COMMENT, GND, NAME, textProperty } from '../reconcile-properties.js';
+import { textOf, typeIdIn, typeRefs } from '../reconcile-projection.js';
 import { DERIVED_FIELDS, field, READ_ONLY } from '../record-schema.js';
+import { actorsDocument } from '../tei-document.js';
 import { idColumn, jsonOf, lowered, optionalText, textColumn } from './columns.js';
+import { NAME_FORM_COLUMNS, NAME_FORM_FIELDS, type NameForms } from './name-forms.js';
 import { defineResource } from './resource.js';
 
 export const ACTOR_TYPES = ['person', 'family', 'corporate_body', 'organisational_unit', 'group', 'software'] as const;
@@ -9,14 +13,14 @@ export type ActorType = (typeof ACTOR_TYPES)[number];
 
 export const ACTOR_BEACON_PROVIDERS = ['gnd', 'sikart'] as const;
 
-export interface Actor {
+/** The reconciliation types: an actor is of its `type`. */
+const TYPES = typeRefs(ACTOR_TYPES);
+
+export interface Actor extends NameForms {
   id: number;
   type: ActorType;
   name: string;
   label: Record<string, string> | null;
-  alternative_names: string[] | null;
-  variants: string[] | null;
-  abbreviations: string[] | null;
   date_start: string | null;
   date_end: string | null;
   comment: string | null;
@@ -34,9 +38,7 @@ export const ACTOR = defineResource({
     type: textColumn<ActorType>(),
     name: lowered(textColumn(), 'name_lower'),
     label: jsonOf(isStringRecord),
-    alternative_names: jsonOf(isStringArray),
-    variants: jsonOf(isStringArray),
-    abbreviations: jsonOf(isStringArray),
+    ...NAME_FORM_COLUMNS,
     date_start: optionalText,
     date_end: optionalText,
     comment: optionalText,
@@ -49,9 +51,7 @@ export const ACTOR = defineResource({
     type: field(oneOf(ACTOR_TYPES)),
     name: field(name(255), { required: true }),
     label: field(LABEL_MAP, { nullable: true }),
-    alternative_names: field(NAME_LIST, { nullable: true }),
-    variants: field(NAME_LIST, { nullable: true }),
-    abbreviations: field(NAME_LIST, { nullable: true }),
+    ...NAME_FORM_FIELDS,
     date_start: field(PARTIAL_DATE, { nullable: true }),
     date_end: field(PARTIAL_DATE, { nullable: true }),
     comment: field(text(65_535, 0), { nullable: true }),
@@ -70,4 +70,31 @@ export const ACTOR = defineResource({
   },
   select2: (a: Actor) => a.name,
   beacon: { providers: ACTOR_BEACON_PROVIDERS, name: 'archivectl actors' },
+  tei: { document: actorsDocument },
+  reconcile: {
+    types: TYPES,
+    typeColumn: 'type',
+    columns: ['id', 'name', 'alternative_names', 'type', 'date_start', 'date_end', 'comment', 'gnd'],
+    alternativeNames: 'alternative_names',
+    view: true,
+    describe: (row, [type]) => {
+      const [start, end] = [textOf(row.date_start), textOf(row.date_end)];
+      return `${type?.name ?? ''}${start || end ? `, ${start ?? ''}–${end ?? ''}` : ''}`;
+    },
+    properties: [
+      NAME,
+      {
+        ...textProperty('type', 'Type', `${ACTOR_TYPES.slice(0, -1).join(', ')} or ${ACTOR_TYPES.at(-1)}`, {
+          normalise: (v) => typeIdIn(TYPES, v),
+        }),
+        // In the description already.
+        inPreview: false,
+      },
+      ALTERNATIVE_NAMES,
+      textProperty('date_start', 'Start date', 'Birth or founding: YYYY, YYYY-MM or YYYY-MM-DD', { normalise: checked(PARTIAL_DATE) }),
+      textProperty('date_end', 'End date', 'Death or dissolution: YYYY, YYYY-MM or YYYY-MM-DD', { normalise: checked(PARTIAL_DATE) }),
+      GND,
+      COMMENT,
+    ],
+  },
 });

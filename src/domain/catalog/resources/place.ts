@@ -1,12 +1,16 @@
 // Places (SPEC §4.4).
-import { COUNTRY_CODE, isStringArray, isStringRecord, GEONAMES_ID, GND_ID, LABEL_MAP, LOCATION, NAME_LIST, name, text, WIKIPEDIA_URL } from '../fields.js';
+import { COUNTRY_CODE, isStringRecord, GEONAMES_ID, GND_ID, LABEL_MAP, LOCATION, name, text, WIKIPEDIA_URL } from '../fields.js';
+import { ALTERNATIVE_NAMES, authorityProperty, COMMENT, coordinateProperty, exact, GND, NAME, textProperty } from '../reconcile-properties.js';
+import { textOf } from '../reconcile-projection.js';
 import { DERIVED_FIELDS, field, READ_ONLY } from '../record-schema.js';
+import { placesDocument } from '../tei-document.js';
 import { idColumn, jsonOf, lowered, optionalText, textColumn } from './columns.js';
+import { NAME_FORM_COLUMNS, NAME_FORM_FIELDS, type NameForms } from './name-forms.js';
 import { defineResource } from './resource.js';
 
 export const PLACE_BEACON_PROVIDERS = ['gnd', 'geonames', 'wikipedia'] as const;
 
-export interface Place {
+export interface Place extends NameForms {
   id: number;
   name: string;
   label: Record<string, string> | null;
@@ -15,9 +19,6 @@ export interface Place {
   address: string | null;
   country_code: string | null;
   location: string | null;
-  alternative_names: string[] | null;
-  variants: string[] | null;
-  abbreviations: string[] | null;
   comment: string | null;
   gnd: string | null;
   geonames: string | null;
@@ -38,9 +39,7 @@ export const PLACE = defineResource({
     address: optionalText,
     country_code: optionalText,
     location: optionalText,
-    alternative_names: jsonOf(isStringArray),
-    variants: jsonOf(isStringArray),
-    abbreviations: jsonOf(isStringArray),
+    ...NAME_FORM_COLUMNS,
     comment: optionalText,
     gnd: optionalText,
     geonames: optionalText,
@@ -56,9 +55,7 @@ export const PLACE = defineResource({
     address: field(text(512), { nullable: true }),
     country_code: field(COUNTRY_CODE, { nullable: true }),
     location: field(LOCATION, { nullable: true }),
-    alternative_names: field(NAME_LIST, { nullable: true }),
-    variants: field(NAME_LIST, { nullable: true }),
-    abbreviations: field(NAME_LIST, { nullable: true }),
+    ...NAME_FORM_FIELDS,
     comment: field(text(65_535, 0), { nullable: true }),
     gnd: field(GND_ID, { nullable: true }),
     geonames: field(GEONAMES_ID, { nullable: true }),
@@ -73,4 +70,34 @@ export const PLACE = defineResource({
   },
   select2: (p: Place) => p.name,
   beacon: { providers: PLACE_BEACON_PROVIDERS, name: 'archivectl places' },
+  tei: { document: placesDocument },
+  reconcile: {
+    types: [{ id: 'place', name: 'Place' }],
+    columns: ['id', 'name', 'alternative_names', 'city', 'state', 'address', 'country_code', 'location', 'comment', 'gnd', 'geonames'],
+    alternativeNames: 'alternative_names',
+    view: true,
+    describe: (row) => [textOf(row.city), textOf(row.country_code)].filter(Boolean).join(', ') || undefined,
+    properties: [
+      NAME,
+      ALTERNATIVE_NAMES,
+      textProperty('city', 'City', 'City or municipality', { normalise: exact, caseInsensitive: true }),
+      textProperty('state', 'State', 'State, canton or region', { normalise: exact, caseInsensitive: true }),
+      textProperty('address', 'Address', 'Street address'),
+      textProperty('country_code', 'Country', 'ISO 3166-1 alpha-2 country code', {
+        normalise: (v) => (/^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : null),
+      }),
+      textProperty('location', 'Location', '"<latitude> <longitude>" in decimal degrees'),
+      coordinateProperty('latitude', 'Latitude', 0),
+      coordinateProperty('longitude', 'Longitude', 1),
+      GND,
+      authorityProperty(
+        'geonames',
+        'GeoNames',
+        'Identifier in GeoNames (https://sws.geonames.org/…/)',
+        GEONAMES_ID,
+        (id) => `https://www.geonames.org/${encodeURIComponent(id)}/`,
+      ),
+      COMMENT,
+    ],
+  },
 });

@@ -1,10 +1,13 @@
 // What a catalogue resource is, once: its table and columns, the schema of its input, how it is
 // listed (searched columns, sort fields, formats) and how it is shown elsewhere (select2,
-// BEACON). records.ts, list.ts, the route builder and the projections derive their work from it.
+// BEACON, TEI, reconciliation). records.ts, list.ts, the route builder, the BEACON dumps, the
+// TEI exports and the reconciliation services derive their work from it.
 import type { v } from '../../../validation.js';
 import type { ListFormat, ListOptions } from '../list.js';
 import { recordSchema, type FieldSpecs, type FieldValues } from '../record-schema.js';
 import type { BeaconProvider } from '../beacon.js';
+import type { ReconcileProjection } from '../reconcile-projection.js';
+import type { TeiProjection } from '../tei-document.js';
 import type { Column } from './columns.js';
 
 export interface ResourceDescription<R extends { id: number }, S extends FieldSpecs, F extends string, B extends BeaconProvider = BeaconProvider> {
@@ -33,6 +36,10 @@ export interface ResourceDescription<R extends { id: number }, S extends FieldSp
   select2(record: R): string;
   /** BEACON link dumps: the authority files whose ids the resource keeps, and the dump's name. */
   beacon?: { providers: readonly B[]; name: string };
+  /** TEI export (GET /api/tei/<table>): how the rows become the document. */
+  tei?: TeiProjection;
+  /** Reconciliation service (/api/<table>/reconcile): types, columns, properties. */
+  reconcile?: ReconcileProjection;
 }
 
 export interface Resource<R extends { id: number }, S extends FieldSpecs, F extends string, B extends BeaconProvider = BeaconProvider>
