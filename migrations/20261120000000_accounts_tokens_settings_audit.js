@@ -26,9 +26,7 @@ export async function up(knex) {
     t.index(['account_id']);
   });
   // Names are unique among an account's non-revoked tokens (SPEC §3.4).
-  await knex.raw(
-    'CREATE UNIQUE INDEX tokens_account_live_name ON tokens (account_id, name) WHERE revoked_at IS NULL',
-  );
+  await knex.raw('CREATE UNIQUE INDEX tokens_account_live_name ON tokens (account_id, name) WHERE revoked_at IS NULL');
 
   // Every legacy token ever imported, so that re-running an import never brings back a token
   // that was revoked and pruned since.

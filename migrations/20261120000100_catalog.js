@@ -100,7 +100,16 @@ export async function up(knex) {
 
 /** @param {import('knex').Knex} knex */
 export async function down(knex) {
-  for (const table of ['tei_exports', 'ai_cataloging_usage', 'sip_submissions', 'object_keywords', 'objects', 'keywords', 'places', 'actors']) {
+  for (const table of [
+    'tei_exports',
+    'ai_cataloging_usage',
+    'sip_submissions',
+    'object_keywords',
+    'objects',
+    'keywords',
+    'places',
+    'actors',
+  ]) {
     await knex.schema.dropTable(table);
   }
 }

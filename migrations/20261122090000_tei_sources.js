@@ -77,7 +77,8 @@ export async function down(knex) {
     for (const kind of KINDS) await knex.raw(`DROP TRIGGER IF EXISTS ${kind}_tei_source ON ${kind}`);
     await knex.raw('DROP FUNCTION IF EXISTS tei_source_changed()');
   } else {
-    for (const kind of KINDS) for (const event of EVENTS) await knex.raw(`DROP TRIGGER IF EXISTS ${kind}_tei_source_${event}`);
+    for (const kind of KINDS)
+      for (const event of EVENTS) await knex.raw(`DROP TRIGGER IF EXISTS ${kind}_tei_source_${event}`);
   }
   await knex.schema.alterTable('tei_exports', (t) => {
     t.dropColumn('source_version');

@@ -19,7 +19,8 @@ export function issueMap(issues: readonly v.BaseIssue<unknown>[]): Record<string
   return Object.fromEntries(errors);
 }
 
-export type Parsed<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; errors: Record<string, string> };
+export type Parsed<S extends v.GenericSchema> =
+  { ok: true; value: v.InferOutput<S> } | { ok: false; errors: Record<string, string> };
 
 /** Parses without throwing: the output, or the error map. */
 export function check<S extends v.GenericSchema>(schema: S, input: unknown): Parsed<S> {

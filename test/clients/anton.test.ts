@@ -9,7 +9,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySettings, basicTokens, bearer, loadCatalog, replyProblems, send, sipForm, type BasicTokens, type Reply } from '../helpers/api.js';
+import {
+  applySettings,
+  basicTokens,
+  bearer,
+  loadCatalog,
+  replyProblems,
+  send,
+  sipForm,
+  type BasicTokens,
+  type Reply,
+} from '../helpers/api.js';
 import { createSandbox, REPO_ROOT, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
@@ -85,7 +95,8 @@ function readYaml(text: string): Yaml {
     .filter((l) => l.trim() !== '' && !l.trim().startsWith('#'))
     .map((l) => ({ indent: l.length - l.trimStart().length, text: l.trim() }));
   let pos = 0;
-  const isItem = (l: Line | undefined, indent: number) => l !== undefined && l.indent === indent && (l.text === '-' || l.text.startsWith('- '));
+  const isItem = (l: Line | undefined, indent: number) =>
+    l !== undefined && l.indent === indent && (l.text === '-' || l.text.startsWith('- '));
 
   function block(indent: number): Yaml {
     const first = lines[pos];
@@ -150,7 +161,9 @@ function readYaml(text: string): Yaml {
 // --- the document ---------------------------------------------------------------------------------
 
 type Obj = Record<string, Yaml>;
-const SPEC = readYaml(readFileSync(path.join(REPO_ROOT, '..', 'shared', 'specs', 'anton', 'openapi.yaml'), 'utf8')) as Obj;
+const SPEC = readYaml(
+  readFileSync(path.join(REPO_ROOT, '..', 'shared', 'specs', 'anton', 'openapi.yaml'), 'utf8'),
+) as Obj;
 const obj = (v: Yaml | undefined): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {});
 const components = obj(SPEC.components);
 
@@ -236,12 +249,26 @@ beforeAll(async () => {
   await applySettings(box, { public_access: true, public_api: false });
   await loadCatalog(box, 'anton.json', {
     actors: [
-      { name: 'Luther, Martin', type: 'person', gnd: '118575449', alternative_names: ['Martinus Lutherus'], variants: ['Luder'], abbreviations: ['M. L.'] },
+      {
+        name: 'Luther, Martin',
+        type: 'person',
+        gnd: '118575449',
+        alternative_names: ['Martinus Lutherus'],
+        variants: ['Luder'],
+        abbreviations: ['M. L.'],
+      },
       { name: 'Lutherische Kirche Zürich', type: 'corporate_body', sikart: '4000055' },
       { label: { de: 'Müller, Hans', fr: 'Muller, Jean' }, type: 'family' },
     ],
     places: [
-      { name: 'Wittenberg', city: 'Wittenberg', state: 'Sachsen-Anhalt', country_code: 'DE', geonames: '2805753', wikipedia: 'https://de.wikipedia.org/wiki/Lutherstadt_Wittenberg' },
+      {
+        name: 'Wittenberg',
+        city: 'Wittenberg',
+        state: 'Sachsen-Anhalt',
+        country_code: 'DE',
+        geonames: '2805753',
+        wikipedia: 'https://de.wikipedia.org/wiki/Lutherstadt_Wittenberg',
+      },
       { name: 'Zürich', city: 'Zürich', state: 'Zürich', country_code: 'CH', gnd: '4068038-8' },
       { name: 'Irgendwo' },
     ],
@@ -250,7 +277,8 @@ beforeAll(async () => {
   });
   for (const register of ['actors', 'places', 'keywords']) {
     const r = await send(daemon(), `/api/${register}?perPage=100`);
-    for (const item of (r.body as { data: { id: number; name: string }[] }).data) ids[`${register}:${item.name}`] = item.id;
+    for (const item of (r.body as { data: { id: number; name: string }[] }).data)
+      ids[`${register}:${item.name}`] = item.id;
   }
 });
 
@@ -306,11 +334,13 @@ function parse(register: string, body: string): AntonEntity[] {
     const id = typeof item.id === 'number' ? item.id : 0;
     const label = firstNonEmpty(item, 'fullname', 'name', 'label');
     const type = firstNonEmpty(item, 'authority_type', 'type');
-    const detail = register === 'places' ? [str(item.city), str(item.state), str(item.country)].filter((p) => p).join(', ') : '';
+    const detail =
+      register === 'places' ? [str(item.city), str(item.state), str(item.country)].filter((p) => p).join(', ') : '';
     const names: string[] = [];
     for (const key of ['name', 'fullname', 'alternative_names', 'variants', 'abbreviations']) {
       const v = item[key];
-      for (const s of (Array.isArray(v) ? v : v == null ? [] : [v]).map((x) => str(x).trim())) if (s && !names.includes(s)) names.push(s);
+      for (const s of (Array.isArray(v) ? v : v == null ? [] : [v]).map((x) => str(x).trim()))
+        if (s && !names.includes(s)) names.push(s);
     }
     out.push({ id, fullId, label, type, detail, register, names });
   }
@@ -323,12 +353,18 @@ function formatRef(template: string, e: AntonEntity): string {
   const p = e.fullId.indexOf(marker);
   const slug = p >= 0 ? e.fullId.substring(0, p) : '';
   const id = p >= 0 ? e.fullId.substring(p + marker.length) : String(e.id);
-  return template.replace(/\{fullId\}/g, e.fullId).replace(/\{slug\}/g, slug).replace(/\{register\}/g, e.register).replace(/\{id\}/g, id);
+  return template
+    .replace(/\{fullId\}/g, e.fullId)
+    .replace(/\{slug\}/g, slug)
+    .replace(/\{register\}/g, e.register)
+    .replace(/\{id\}/g, id);
 }
 
 /** anton-vs: `?format=json&perPage=30&search=` + encodeURIComponent; no token, Accept JSON. */
 async function vsSearch(register: string, query: string): Promise<AntonEntity[]> {
-  const r = await request(`/api/${register}?format=json&perPage=30&search=${encodeURIComponent(query)}`, { headers: { Accept: 'application/json' } });
+  const r = await request(`/api/${register}?format=json&perPage=30&search=${encodeURIComponent(query)}`, {
+    headers: { Accept: 'application/json' },
+  });
   expect(r.status, r.text).toBe(200);
   return parse(register, r.text);
 }
@@ -336,7 +372,9 @@ async function vsSearch(register: string, query: string): Promise<AntonEntity[]>
 /** anton-oxy: the same with Java's URLEncoder (spaces as `+`). */
 async function oxySearch(register: string, query: string): Promise<AntonEntity[]> {
   const enc = new URLSearchParams({ s: query }).toString().slice(2);
-  const r = await request(`/api/${register}?format=json&perPage=30&search=${enc}`, { headers: { Accept: 'application/json' } });
+  const r = await request(`/api/${register}?format=json&perPage=30&search=${enc}`, {
+    headers: { Accept: 'application/json' },
+  });
   expect(r.status, r.text).toBe(200);
   return parse(register, r.text);
 }
@@ -345,13 +383,18 @@ describe('the published Anton clients (anton-vs, anton-oxy), without a token', (
   it('find actors with full_id, label and type, and write kr-actors-<id>', async () => {
     for (const search of [vsSearch, oxySearch]) {
       const hits = await search('actors', 'luther');
-      expect(hits.map((h) => h.fullId)).toEqual([`kr-actors-${ids['actors:Luther, Martin']}`, `kr-actors-${ids['actors:Lutherische Kirche Zürich']}`]);
+      expect(hits.map((h) => h.fullId)).toEqual([
+        `kr-actors-${ids['actors:Luther, Martin']}`,
+        `kr-actors-${ids['actors:Lutherische Kirche Zürich']}`,
+      ]);
       expect(hits.map((h) => [h.label, h.type])).toEqual([
         ['Luther, Martin', 'person'],
         ['Lutherische Kirche Zürich', 'corporate_body'],
       ]);
       expect(hits[0]?.names).toEqual(['Luther, Martin', 'Martinus Lutherus', 'Luder', 'M. L.']);
-      expect(formatRef('{slug}|{register}|{id}', hits[0] as AntonEntity)).toBe(`kr|actors|${ids['actors:Luther, Martin']}`);
+      expect(formatRef('{slug}|{register}|{id}', hits[0] as AntonEntity)).toBe(
+        `kr|actors|${ids['actors:Luther, Martin']}`,
+      );
     }
     const spaced = await oxySearch('actors', 'Müller, Hans');
     expect(spaced.map((h) => h.label)).toEqual(['Müller, Hans']);
@@ -361,15 +404,28 @@ describe('the published Anton clients (anton-vs, anton-oxy), without a token', (
   it('find places with city, state and country as their detail', async () => {
     const hits = await vsSearch('places', 'ü');
     expect(hits).toEqual([
-      { id: ids['places:Zürich'], fullId: `kr-places-${ids['places:Zürich']}`, label: 'Zürich', type: '', detail: 'Zürich, Zürich, Switzerland', register: 'places', names: ['Zürich'] },
+      {
+        id: ids['places:Zürich'],
+        fullId: `kr-places-${ids['places:Zürich']}`,
+        label: 'Zürich',
+        type: '',
+        detail: 'Zürich, Zürich, Switzerland',
+        register: 'places',
+        names: ['Zürich'],
+      },
     ]);
     expect((await oxySearch('places', 'witten'))[0]?.detail).toBe('Wittenberg, Sachsen-Anhalt, Germany');
-    expect((await oxySearch('places', 'irgendwo'))[0]).toMatchObject({ detail: '', fullId: `kr-places-${ids['places:Irgendwo']}` });
+    expect((await oxySearch('places', 'irgendwo'))[0]).toMatchObject({
+      detail: '',
+      fullId: `kr-places-${ids['places:Irgendwo']}`,
+    });
   });
 
   it('find keywords', async () => {
     const hits = await vsSearch('keywords', 'luther');
-    expect(hits.map((h) => [h.fullId, h.label])).toEqual([[`kr-keywords-${ids['keywords:Lutherbibel']}`, 'Lutherbibel']]);
+    expect(hits.map((h) => [h.fullId, h.label])).toEqual([
+      [`kr-keywords-${ids['keywords:Lutherbibel']}`, 'Lutherbibel'],
+    ]);
     expect((await vsSearch('keywords', '')).length).toBe(2);
   });
 
@@ -390,7 +446,8 @@ const paths = obj(SPEC.paths);
 function sampleOf(p: Parameter): string {
   if (p.name === 'search') return 'luther';
   if (p.name === 'identifier') return 'KR-1';
-  if (['fields', 'operators', 'values'].includes(p.name)) return { fields: 'object.title', operators: 'contains', values: 'x' }[p.name] as string;
+  if (['fields', 'operators', 'values'].includes(p.name))
+    return { fields: 'object.title', operators: 'contains', values: 'x' }[p.name] as string;
   if (p.type === 'integer') return p.name === 'perPage' ? '30' : '1';
   return 'x';
 }
@@ -401,7 +458,8 @@ function operations(): { method: string; antonPath: string; ourPath: string; op:
   for (const [antonPath, item] of Object.entries(paths)) {
     const ourPath = OUR_PATH[antonPath];
     if (!ourPath) continue;
-    for (const [method, op] of Object.entries(obj(item))) out.push({ method: method.toUpperCase(), antonPath, ourPath, op: obj(op) });
+    for (const [method, op] of Object.entries(obj(item)))
+      out.push({ method: method.toUpperCase(), antonPath, ourPath, op: obj(op) });
   }
   return out;
 }
@@ -410,12 +468,30 @@ describe("Anton's OpenAPI document, replayed", () => {
   it('is read: it has the operations and shapes this test replays', () => {
     const ops = operations().map((o) => `${o.method} ${o.antonPath}`);
     expect(ops).toEqual(
-      expect.arrayContaining(['GET /actors', 'POST /actors', 'GET /actors/{id}', 'PUT /actors/{id}', 'GET /places', 'POST /places', 'GET /places/{id}', 'POST /places/{id}', 'GET /keywords/{locale}', 'GET /objects', 'POST /sips/import', 'POST /ai-cataloging/usage']),
+      expect.arrayContaining([
+        'GET /actors',
+        'POST /actors',
+        'GET /actors/{id}',
+        'PUT /actors/{id}',
+        'GET /places',
+        'POST /places',
+        'GET /places/{id}',
+        'POST /places/{id}',
+        'GET /keywords/{locale}',
+        'GET /objects',
+        'POST /sips/import',
+        'POST /ai-cataloging/usage',
+      ]),
     );
     expect(schemaOf('ActorInput').required).toEqual(['label']);
-    expect(propertiesOf('ActorInput')).toEqual(expect.arrayContaining(['type_id', 'anton_date_start', 'private', 'variants']));
+    expect(propertiesOf('ActorInput')).toEqual(
+      expect.arrayContaining(['type_id', 'anton_date_start', 'private', 'variants']),
+    );
     expect(propertiesOf('PlaceInput')).toEqual(expect.arrayContaining(['country_code_id', 'type_id']));
-    expect(parametersOf(obj(obj(paths['/actors']).get)).find((p) => p.name === 'provider')?.enum).toEqual(['gnd', 'sikart']);
+    expect(parametersOf(obj(obj(paths['/actors']).get)).find((p) => p.name === 'provider')?.enum).toEqual([
+      'gnd',
+      'sikart',
+    ]);
   });
 
   it('GET operations: every enum value of every query parameter, and a sample of the others, as documented', async () => {
@@ -423,7 +499,10 @@ describe("Anton's OpenAPI document, replayed", () => {
     let requests = 0;
     for (const { method, antonPath, ourPath, op } of operations().filter((o) => o.method === 'GET')) {
       const params = parametersOf(op);
-      const base = ourPath.replace('{id}', String(antonPath.startsWith('/places') ? ids['places:Zürich'] : ids['actors:Luther, Martin']));
+      const base = ourPath.replace(
+        '{id}',
+        String(antonPath.startsWith('/places') ? ids['places:Zürich'] : ids['actors:Luther, Martin']),
+      );
       const locked = Array.isArray(op.security) && op.security.length > 0 && antonPath === '/objects';
       const plain = await request(base, { headers: locked ? bearer(t.user) : {} });
       requests++;
@@ -431,16 +510,21 @@ describe("Anton's OpenAPI document, replayed", () => {
       for (const p of params.filter((x) => x.in === 'query')) {
         for (const value of p.enum ?? [sampleOf(p)]) {
           // provider only counts with format=beacon ("Only useful if the format is beacon")
-          const query = p.name === 'provider' ? `format=beacon&provider=${value}` : `${p.name}=${encodeURIComponent(value)}`;
+          const query =
+            p.name === 'provider' ? `format=beacon&provider=${value}` : `${p.name}=${encodeURIComponent(value)}`;
           const key = `${method} ${antonPath} ${p.name}=${value}`;
           const want = DIFFERENCES[key] ?? 200;
           const r = await request(`${base}?${query}`, { headers: locked ? bearer(t.user) : {} });
           requests++;
           if (r.status !== want) problems.push(`${key}: ${r.status} (expected ${want}) ${r.text.slice(0, 200)}`);
-          if (want === 422 && !Object.keys((r.body as { fields?: object }).fields ?? {}).some((f) => f.startsWith(p.name))) {
+          if (
+            want === 422 &&
+            !Object.keys((r.body as { fields?: object }).fields ?? {}).some((f) => f.startsWith(p.name))
+          ) {
             problems.push(`${key}: the 422 does not name ${p.name}`);
           }
-          if (want === 200 && /beacon/.test(query) && !r.text.startsWith('#FORMAT: BEACON\n')) problems.push(`${key}: not BEACON`);
+          if (want === 200 && /beacon/.test(query) && !r.text.startsWith('#FORMAT: BEACON\n'))
+            problems.push(`${key}: not BEACON`);
         }
       }
     }
@@ -449,7 +533,8 @@ describe("Anton's OpenAPI document, replayed", () => {
   });
 
   it('authority_type narrows the actors (value and label), where it used to be ignored', async () => {
-    const names = async (q: string) => ((await request(`/api/actors?${q}`)).body as { data: { name: string }[] }).data.map((a) => a.name);
+    const names = async (q: string) =>
+      ((await request(`/api/actors?${q}`)).body as { data: { name: string }[] }).data.map((a) => a.name);
     expect(await names('authority_type=person')).toEqual(['Luther, Martin']);
     expect(await names('authority_type=family')).toEqual(['Müller, Hans']);
     expect(await names('authority_type=K%C3%B6rperschaft')).toEqual(['Lutherische Kirche Zürich']);
@@ -458,7 +543,10 @@ describe("Anton's OpenAPI document, replayed", () => {
   /** A body with every property of a schema, from these samples (a new property fails the test). */
   function bodyOf(schema: string, samples: Record<string, unknown>): Record<string, unknown> {
     const props = propertiesOf(schema);
-    expect(props.filter((p) => !(p in samples)), `${schema}: properties without a sample here`).toEqual([]);
+    expect(
+      props.filter((p) => !(p in samples)),
+      `${schema}: properties without a sample here`,
+    ).toEqual([]);
     return Object.fromEntries(props.map((p) => [p, samples[p]]));
   }
 
@@ -491,7 +579,11 @@ describe("Anton's OpenAPI document, replayed", () => {
 
   it('POST and PUT /actors with ActorInput: every property, taken; private true is the one refusal', async () => {
     const body = bodyOf('ActorInput', ACTOR_SAMPLE);
-    const created = await request('/api/actors', { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...bearer(t.editor) } });
+    const created = await request('/api/actors', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
+    });
     expect(created.status, created.text).toBe(201); // Anton: 200 "Created"
     const actor = (created.body as { data: Record<string, unknown> }).data;
     expect(actor).toMatchObject({
@@ -520,7 +612,11 @@ describe("Anton's OpenAPI document, replayed", () => {
       ['POST', '/api/actors', 'POST /actors body:private=true'],
       ['PUT', `/api/actors/${String(actor.id)}`, 'PUT /actors/{id} body:private=true'],
     ] as const) {
-      const r = await request(p, { method, body: JSON.stringify({ ...body, private: true }), headers: { 'Content-Type': 'application/json', ...bearer(t.editor) } });
+      const r = await request(p, {
+        method,
+        body: JSON.stringify({ ...body, private: true }),
+        headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
+      });
       expect(r.status, key).toBe(DIFFERENCES[key]);
       expect((r.body as { fields: object }).fields).toHaveProperty('private');
     }
@@ -528,10 +624,20 @@ describe("Anton's OpenAPI document, replayed", () => {
 
   it('POST /places and /places/{id} with PlaceInput: every property, taken; a place type_id is the one refusal', async () => {
     const body = bodyOf('PlaceInput', PLACE_SAMPLE);
-    const created = await request('/api/places', { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...bearer(t.editor) } });
+    const created = await request('/api/places', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
+    });
     expect(created.status, created.text).toBe(201);
     const place = (created.body as { data: Record<string, unknown> }).data;
-    expect(place).toMatchObject({ name: 'Kappel am Albis', country_code: 'CH', country: 'Switzerland', city: 'Kappel am Albis', variants: ['Cappel'] });
+    expect(place).toMatchObject({
+      name: 'Kappel am Albis',
+      country_code: 'CH',
+      country: 'Switzerland',
+      city: 'Kappel am Albis',
+      variants: ['Cappel'],
+    });
     expect(String(place.location)).toMatch(/^47\.2\d* 8\.5\d*$/);
     const changed = await request(`/api/places/${String(place.id)}`, {
       method: 'POST',
@@ -543,7 +649,11 @@ describe("Anton's OpenAPI document, replayed", () => {
       ['/api/places', 'POST /places body:type_id=1'],
       [`/api/places/${String(place.id)}`, 'POST /places/{id} body:type_id=1'],
     ] as const) {
-      const r = await request(p, { method: 'POST', body: JSON.stringify({ ...body, type_id: 1 }), headers: { 'Content-Type': 'application/json', ...bearer(t.editor) } });
+      const r = await request(p, {
+        method: 'POST',
+        body: JSON.stringify({ ...body, type_id: 1 }),
+        headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
+      });
       expect(r.status, key).toBe(DIFFERENCES[key]);
       expect((r.body as { fields: object }).fields).toHaveProperty('type_id');
     }
@@ -562,15 +672,26 @@ describe("Anton's OpenAPI document, replayed", () => {
       entry_uuid: '6f1c2a9e-4b7d-4c1e-9a3f-2d5e8b7c1a0f',
       source: 'agate',
     });
-    const r = await request('/api/ai-cataloging/usage', { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...bearer(t.editor) } });
+    const r = await request('/api/ai-cataloging/usage', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
+    });
     expect(r.status, r.text).toBe(201);
     expect(Object.keys(r.body as object)).toEqual(['id']);
   });
 
   it('POST /sips/import with a Bearer token: accepted (202, Anton 200), followed at Location', async () => {
-    const r = await request('/api/sips/import', { method: 'POST', body: sipForm({ identifier: 'KR-SIP-1' }), headers: bearer(t.editor) });
+    const r = await request('/api/sips/import', {
+      method: 'POST',
+      body: sipForm({ identifier: 'KR-SIP-1' }),
+      headers: bearer(t.editor),
+    });
     expect(r.status, r.text).toBe(202);
-    const followed = await request(new URL(r.headers.get('location') as string).pathname + new URL(r.headers.get('location') as string).search, { headers: bearer(t.user) });
+    const followed = await request(
+      new URL(r.headers.get('location') as string).pathname + new URL(r.headers.get('location') as string).search,
+      { headers: bearer(t.user) },
+    );
     expect((followed.body as { data: { identifier: string }[] }).data.map((o) => o.identifier)).toEqual(['KR-SIP-1']);
   });
 

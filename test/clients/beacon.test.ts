@@ -7,15 +7,25 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, bearer, client, dataOf, loadCatalog, send, type BasicTokens, type Reply } from '../helpers/api.js';
+import {
+  basicTokens,
+  bearer,
+  client,
+  dataOf,
+  loadCatalog,
+  send,
+  type BasicTokens,
+  type Reply,
+} from '../helpers/api.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { useDaemon } from '../helpers/daemon.js';
 
 // --- a BEACON checker, from beacon.md -----------------------------------------------------------
 
 /** beacon.md §2.2 CHAR: XML 1.0's characters without most controls; also no noncharacter at a plane's end. */
-// eslint-disable-next-line no-control-regex
-const NOT_CHAR = /[^\t\n\r\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFD}]|[\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}]/u;
+
+const NOT_CHAR =
+  /[^\t\n\r\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFD}]|[\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}]/u;
 
 /** §2.3: strip leading and trailing WHITESPACE, each run of it one SP. WHITESPACE is CR, LF, HTAB, SP. */
 const normalised = (s: string) => s.replace(/[\r\n\t ]+/g, ' ').replace(/^ | $/g, '');
@@ -75,11 +85,15 @@ function checkBeacon(text: string, options: { requireFormat?: boolean } = {}): B
   const links: BeaconLinkOut[] = [];
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const lines = body.split(/\r\n|\n|\r/);
-  if (lines[lines.length - 1] === '') lines.pop(); // §3.1: SHOULD end with a line break
+  if (lines[lines.length - 1] === '')
+    lines.pop(); // §3.1: SHOULD end with a line break
   else problems.push('the file does not end with a line break');
   lines.forEach((line, i) => {
     const bad = NOT_CHAR.exec(line);
-    if (bad) problems.push(`line ${i + 1}: character U+${(bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase()} is not allowed`);
+    if (bad)
+      problems.push(
+        `line ${i + 1}: character U+${(bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase()} is not allowed`,
+      );
   });
   let i = 0;
   if (lines[0] !== undefined && FORMAT_LINE.test(lines[0])) i = 1;
@@ -101,7 +115,8 @@ function checkBeacon(text: string, options: { requireFormat?: boolean } = {}): B
   if (meta.TIMESTAMP !== undefined && (!TIMESTAMP.test(meta.TIMESTAMP) || Number.isNaN(Date.parse(meta.TIMESTAMP)))) {
     problems.push(`#TIMESTAMP ${JSON.stringify(meta.TIMESTAMP)} is not an RFC 3339 date or date-time with T and Z`);
   }
-  if (meta.UPDATE !== undefined && !UPDATE_VALUES.includes(meta.UPDATE)) problems.push(`#UPDATE ${meta.UPDATE} is not a changefreq`);
+  if (meta.UPDATE !== undefined && !UPDATE_VALUES.includes(meta.UPDATE))
+    problems.push(`#UPDATE ${meta.UPDATE} is not a changefreq`);
   const prefix = uriPattern(meta.PREFIX, problems, 'PREFIX');
   const target = uriPattern(meta.TARGET, problems, 'TARGET');
   for (; i < lines.length; i++) {
@@ -149,21 +164,28 @@ describe('the BEACON checker', () => {
   it('reads the examples of beacon.md §1.3 as the specification explains them', () => {
     const spec = readFileSync(path.join(REPO_ROOT, '..', 'shared', 'specs', 'beacon', 'beacon.md'), 'utf8');
     expect(spec).toContain('    #PREFIX: http://example.org/id/\n    #TARGET: http://example.com/about/');
-    const plain = checkBeacon('http://example.com/people/alice|http://example.com/documents/23.about\nhttp://example.com/people/bob||http://example.com/documents/42.about\n', {
-      requireFormat: false,
-    });
+    const plain = checkBeacon(
+      'http://example.com/people/alice|http://example.com/documents/23.about\nhttp://example.com/people/bob||http://example.com/documents/42.about\n',
+      {
+        requireFormat: false,
+      },
+    );
     expect(plain.problems).toEqual([]);
     expect(plain.links.map((l) => [l.source, l.target])).toEqual([
       ['http://example.com/people/alice', 'http://example.com/documents/23.about'],
       ['http://example.com/people/bob', 'http://example.com/documents/42.about'],
     ]);
-    const abbreviated = checkBeacon('#FORMAT: BEACON\n#PREFIX: http://example.org/id/\n#TARGET: http://example.com/about/\n\n12345\n6789||abc\n');
+    const abbreviated = checkBeacon(
+      '#FORMAT: BEACON\n#PREFIX: http://example.org/id/\n#TARGET: http://example.com/about/\n\n12345\n6789||abc\n',
+    );
     expect(abbreviated.problems).toEqual([]);
     expect(abbreviated.links.map((l) => [l.source, l.target])).toEqual([
       ['http://example.org/id/12345', 'http://example.com/about/12345'],
       ['http://example.org/id/6789', 'http://example.com/about/abc'],
     ]);
-    const message = checkBeacon('http://example.org/foo|Hello World!|http://example.com/foo\n', { requireFormat: false });
+    const message = checkBeacon('http://example.org/foo|Hello World!|http://example.com/foo\n', {
+      requireFormat: false,
+    });
     expect(message.links[0]).toMatchObject({ annotation: 'Hello World!', target: 'http://example.com/foo' });
     // §2.4's expansion table
     expect(expand('http://example.org/?id={ID}', 'Hello World!')).toBe('http://example.org/?id=Hello%20World%21');
@@ -230,7 +252,10 @@ async function dump(query: string, headers: Record<string, string> = {}): Promis
   // Last-Modified only once its second has passed (a second change in the same second would
   // otherwise hide behind the same date from If-Modified-Since).
   const modified = res.headers.get('last-modified');
-  if (modified !== null) expect(Date.parse(modified), `${query}: Last-Modified ${modified}, Date ${res.headers.get('date')}`).toBeLessThan(Date.parse(res.headers.get('date') as string));
+  if (modified !== null)
+    expect(Date.parse(modified), `${query}: Last-Modified ${modified}, Date ${res.headers.get('date')}`).toBeLessThan(
+      Date.parse(res.headers.get('date') as string),
+    );
   if (res.status === 200) {
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(check.problems, `${query}:\n${text}`).toEqual([]);
@@ -263,7 +288,9 @@ describe('BEACON dump of an empty register', () => {
     expect(check.meta).not.toHaveProperty('TIMESTAMP');
     expect(reply.headers.get('last-modified')).toBeNull();
     expect(reply.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{20,}"$/);
-    const again = await send(daemon(), '/api/places?format=beacon', { headers: { ...bearer(t.user), 'If-None-Match': reply.headers.get('etag') as string } });
+    const again = await send(daemon(), '/api/places?format=beacon', {
+      headers: { ...bearer(t.user), 'If-None-Match': reply.headers.get('etag') as string },
+    });
     expect(again.status).toBe(304);
   });
 });
@@ -275,16 +302,27 @@ describe('BEACON dumps of a running daemon', () => {
       actors: [
         { name: 'Goethe, Johann Wolfgang von', gnd: '118540238', sikart: '4000055' },
         { name: 'Ohne Kennung' },
-        ...NASTY.map(([name], i) => ({ name, gnd: `1185402${String(10 + i)}`, sikart: `40001${String(10 + i)}`, type: 'group' })),
+        ...NASTY.map(([name], i) => ({
+          name,
+          gnd: `1185402${String(10 + i)}`,
+          sikart: `40001${String(10 + i)}`,
+          type: 'group',
+        })),
       ],
       places: [
-        { name: 'Zürich', gnd: '4068038-8', geonames: '2657896', wikipedia: 'https://de.wikipedia.org/wiki/Z%C3%BCrich' },
+        {
+          name: 'Zürich',
+          gnd: '4068038-8',
+          geonames: '2657896',
+          wikipedia: 'https://de.wikipedia.org/wiki/Z%C3%BCrich',
+        },
         { name: 'Who? | Town', wikipedia: 'https://en.wikipedia.org/wiki/Who%3F_%22Town%22_100%25' },
         { name: 'Nowhere' },
       ],
     });
     for (const register of ['actors', 'places']) {
-      for (const item of dataOf<{ id: number; name: string }[]>(await api.get(`/api/${register}?perPage=100`, t.user))) ids[item.name] = item.id;
+      for (const item of dataOf<{ id: number; name: string }[]>(await api.get(`/api/${register}?perPage=100`, t.user)))
+        ids[item.name] = item.id;
     }
   });
 
@@ -292,8 +330,16 @@ describe('BEACON dumps of a running daemon', () => {
     const { check } = await dump('actors?format=beacon');
     expect(check.meta).toMatchObject({ PREFIX: 'https://d-nb.info/gnd/', TARGET: `${origin()}/api/actors/{ID}` });
     const expected = [
-      { source: 'https://d-nb.info/gnd/118540238', target: `${origin()}/api/actors/${ids['Goethe, Johann Wolfgang von']}`, annotation: 'Goethe, Johann Wolfgang von' },
-      ...NASTY.map(([name, safe], i) => ({ source: `https://d-nb.info/gnd/1185402${10 + i}`, target: `${origin()}/api/actors/${ids[name]}`, annotation: safe })),
+      {
+        source: 'https://d-nb.info/gnd/118540238',
+        target: `${origin()}/api/actors/${ids['Goethe, Johann Wolfgang von']}`,
+        annotation: 'Goethe, Johann Wolfgang von',
+      },
+      ...NASTY.map(([name, safe], i) => ({
+        source: `https://d-nb.info/gnd/1185402${10 + i}`,
+        target: `${origin()}/api/actors/${ids[name]}`,
+        annotation: safe,
+      })),
     ];
     expect(check.links.map(({ source, target, annotation }) => ({ source, target, annotation }))).toEqual(expected);
   });
@@ -301,22 +347,32 @@ describe('BEACON dumps of a running daemon', () => {
   it('dumps SIKART (actors), GeoNames and Wikipedia (places) the same way', async () => {
     const sikart = await dump('actors?format=beacon&provider=sikart');
     expect(sikart.check.links).toHaveLength(NASTY.length + 1);
-    expect(sikart.check.links[0]).toMatchObject({ source: 'https://recherche.sik-isea.ch/sik:person-4000055/in/sikart' });
+    expect(sikart.check.links[0]).toMatchObject({
+      source: 'https://recherche.sik-isea.ch/sik:person-4000055/in/sikart',
+    });
     const geonames = await dump('places?format=beacon&provider=geonames');
     expect(geonames.check.links.map((l) => l.source)).toEqual(['https://sws.geonames.org/2657896/']);
     const gnd = await dump('places?format=beacon&provider=gnd');
-    expect(gnd.check.links.map((l) => [l.source, l.annotation])).toEqual([['https://d-nb.info/gnd/4068038-8', 'Zürich']]);
+    expect(gnd.check.links.map((l) => [l.source, l.annotation])).toEqual([
+      ['https://d-nb.info/gnd/4068038-8', 'Zürich'],
+    ]);
     const wikipedia = await dump('places?format=beacon&provider=wikipedia');
     expect(wikipedia.check.meta).not.toHaveProperty('PREFIX');
     expect(wikipedia.check.links.map((l) => [l.source, l.target, l.annotation])).toEqual([
       ['https://de.wikipedia.org/wiki/Z%C3%BCrich', `${origin()}/api/places/${ids['Zürich']}`, 'Zürich'],
-      ['https://en.wikipedia.org/wiki/Who%3F_%22Town%22_100%25', `${origin()}/api/places/${ids['Who? | Town']}`, 'Who? / Town'],
+      [
+        'https://en.wikipedia.org/wiki/Who%3F_%22Town%22_100%25',
+        `${origin()}/api/places/${ids['Who? | Town']}`,
+        'Who? / Town',
+      ],
     ]);
   });
 
   it('dates #TIMESTAMP and Last-Modified at the register’s last change, not at the request', async () => {
     const latest = async (register: string) =>
-      dataOf<{ updated_at: string }[]>(await api.get(`/api/${register}?sortField=updated_at&sortAsc=0&perPage=1`, t.user))[0]?.updated_at as string;
+      dataOf<{ updated_at: string }[]>(
+        await api.get(`/api/${register}?sortField=updated_at&sortAsc=0&perPage=1`, t.user),
+      )[0]?.updated_at as string;
     const first = await dump('actors?format=beacon');
     const stamp = (await latest('actors')).replace(/\.\d{3}Z$/, 'Z');
     expect(first.check.meta.TIMESTAMP).toBe(stamp);
@@ -327,7 +383,9 @@ describe('BEACON dumps of a running daemon', () => {
     expect(again.reply.headers.get('etag')).toBe(first.reply.headers.get('etag'));
     expect(again.reply.headers.get('last-modified')).toBe(new Date(stamp).toUTCString());
     // A change moves it to that change.
-    const changed = dataOf<{ updated_at: string }>(await api.put(`/api/actors/${ids['Ohne Kennung']}`, { comment: 'x' }, t.editor));
+    const changed = dataOf<{ updated_at: string }>(
+      await api.put(`/api/actors/${ids['Ohne Kennung']}`, { comment: 'x' }, t.editor),
+    );
     const after = await dump('actors?format=beacon');
     expect(after.check.meta.TIMESTAMP).toBe(changed.updated_at.replace(/\.\d{3}Z$/, 'Z'));
     expect(after.check.meta.TIMESTAMP).toBe((await latest('actors')).replace(/\.\d{3}Z$/, 'Z'));
@@ -340,7 +398,10 @@ describe('BEACON dumps of a running daemon', () => {
     const modified = reply.headers.get('last-modified') as string;
     expect(reply.headers.get('cache-control')).toBe('no-cache');
     const status = async (headers: Record<string, string>, method = 'GET') => {
-      const r = await send(daemon(), '/api/actors?format=beacon', { method, headers: { ...bearer(t.user), ...headers } });
+      const r = await send(daemon(), '/api/actors?format=beacon', {
+        method,
+        headers: { ...bearer(t.user), ...headers },
+      });
       if (r.status === 304) {
         expect(r.text).toBe('');
         expect(r.headers.get('etag')).toBe(etag);
@@ -363,14 +424,18 @@ describe('BEACON dumps of a running daemon', () => {
     expect(head.headers.get('etag')).toBe(etag);
     expect(head.headers.get('last-modified')).toBe(modified);
     // Validators of one dump say nothing about another.
-    const other = await send(daemon(), '/api/actors?format=beacon&provider=sikart', { headers: { ...bearer(t.user), 'If-None-Match': etag } });
+    const other = await send(daemon(), '/api/actors?format=beacon&provider=sikart', {
+      headers: { ...bearer(t.user), 'If-None-Match': etag },
+    });
     expect(other.status).toBe(200);
   });
 
   it('answers 200 with new validators once a row enters or leaves the dump', async () => {
     const before = await dump('actors?format=beacon');
     const etag = before.reply.headers.get('etag') as string;
-    const cleared = dataOf<{ updated_at: string }>(await api.put(`/api/actors/${ids['Goethe, Johann Wolfgang von']}`, { gnd: null }, t.editor));
+    const cleared = dataOf<{ updated_at: string }>(
+      await api.put(`/api/actors/${ids['Goethe, Johann Wolfgang von']}`, { gnd: null }, t.editor),
+    );
     const left = await dump('actors?format=beacon', { 'If-None-Match': etag });
     expect(left.reply.status).toBe(200);
     expect(left.reply.headers.get('etag')).not.toBe(etag);

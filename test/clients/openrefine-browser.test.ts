@@ -125,7 +125,9 @@ describe(`OpenRefine in a browser${SKIPPED}`, () => {
         });
         await page.goto(pageUrl, { timeout: STEP_MS, waitUntil: 'load' });
         expect(new URL(page.url()).origin).not.toBe(new URL(daemon().url).origin);
-        await page.waitForFunction(() => (window as unknown as { __done?: boolean }).__done === true, null, { timeout: STEP_MS });
+        await page.waitForFunction(() => (window as unknown as { __done?: boolean }).__done === true, null, {
+          timeout: STEP_MS,
+        });
         const seen = await page.evaluate(() => {
           const w = window as unknown as { __result?: unknown; __error?: string };
           return { result: w.__result, error: w.__error };

@@ -12,7 +12,6 @@ import { basicTokens, client, dataOf, importSip, loadCatalog, type BasicTokens }
 import { jing, SKIP } from '../helpers/tei.js';
 import { useDaemon } from '../helpers/daemon.js';
 
-
 const { cli, daemon } = useDaemon();
 const api = client(daemon);
 let t: BasicTokens;
@@ -77,7 +76,13 @@ beforeAll(async () => {
       await create('/api/actors', {
         type,
         name: `${type} ${n} ${ODD.markup}`,
-        label: { de: `Bezeichnung ${n}`, fr: `Désignation ${n}`, 'en-GB': 'Label', 'sr-Latn-RS': 'Ознака', 'zh-Hant-TW': '標籤' },
+        label: {
+          de: `Bezeichnung ${n}`,
+          fr: `Désignation ${n}`,
+          'en-GB': 'Label',
+          'sr-Latn-RS': 'Ознака',
+          'zh-Hant-TW': '標籤',
+        },
         alternative_names: [`Alt ${n}`, ODD.astral, ODD.combining],
         date_start,
         date_end,
@@ -90,7 +95,11 @@ beforeAll(async () => {
   }
   await create('/api/actors', { name: LONG, label: { de: LONG }, alternative_names: [LONG] });
   for (const text of Object.values(ODD)) {
-    await create('/api/actors', { type: 'corporate_body', name: text, label: { en: text }, alternative_names: [text], comment: text }, true);
+    await create(
+      '/api/actors',
+      { type: 'corporate_body', name: text, label: { en: text }, alternative_names: [text], comment: text },
+      true,
+    );
     await create('/api/actors', { name: text, date_start: '0000' }, true);
   }
   // Anton's ActorInput (label without name, type_id, Swiss dates, variants, abbreviations, SIKART).
@@ -110,11 +119,25 @@ beforeAll(async () => {
       true,
     )) !== null;
   if (anton.actor) {
-    await create('/api/actors', { name: 'Anton org', type_id: 3, anton_date_start: '1.0000', variants: [ODD.astral], abbreviations: ['AO'] });
+    await create('/api/actors', {
+      name: 'Anton org',
+      type_id: 3,
+      anton_date_start: '1.0000',
+      variants: [ODD.astral],
+      abbreviations: ['AO'],
+    });
   }
   // PUT: a person becomes an organisation with dates, and loses fields again.
-  const changed = (await create('/api/actors', { name: 'Changes, Carla', date_start: '1900', date_end: '1980' })) as number;
-  const put = await api.put(`/api/actors/${changed}`, { type: 'group', date_start: '0000', date_end: '1980-02', comment: null, gnd: '4005728-8' }, t.editor);
+  const changed = (await create('/api/actors', {
+    name: 'Changes, Carla',
+    date_start: '1900',
+    date_end: '1980',
+  })) as number;
+  const put = await api.put(
+    `/api/actors/${changed}`,
+    { type: 'group', date_start: '0000', date_end: '1980-02', comment: null, gnd: '4005728-8' },
+    t.editor,
+  );
   expect(put.status, put.text).toBe(200);
 
   // Places: every field, edge coordinates and several label languages.
@@ -151,17 +174,37 @@ beforeAll(async () => {
       true,
     )) !== null;
   for (const text of Object.values(ODD)) {
-    await create('/api/places', { name: text, city: text, state: text, address: text, label: { de: text }, alternative_names: [text], comment: text }, true);
+    await create(
+      '/api/places',
+      {
+        name: text,
+        city: text,
+        state: text,
+        address: text,
+        label: { de: text },
+        alternative_names: [text],
+        comment: text,
+      },
+      true,
+    );
   }
   const place = (await create('/api/places', { name: 'Moving place', location: '1 1' })) as number;
-  const moved = await api.post(`/api/places/${place}`, { location: '-1.5 -2.5', country_code: 'CH', city: null }, t.editor);
+  const moved = await api.post(
+    `/api/places/${place}`,
+    { location: '-1.5 -2.5', country_code: 'CH', city: null },
+    t.editor,
+  );
   expect(moved.status, moved.text).toBe(200);
 
   // Keywords: catalog load (names, labels, GND ids) and a SIP import (names only).
   await loadCatalog(cli(), 'keywords.json', {
     keywords: [
       'Letters',
-      { name: 'Maps & Plans <1:25000>', label: { de: 'Karten & Pläne', fr: 'Cartes', 'de-CH': 'Karten' }, gnd: '4030201-6' },
+      {
+        name: 'Maps & Plans <1:25000>',
+        label: { de: 'Karten & Pläne', fr: 'Cartes', 'de-CH': 'Karten' },
+        gnd: '4030201-6',
+      },
       { name: 'Manuscripts', gnd: 'https://d-nb.info/gnd/4037391-3' },
       { name: LONG },
       ...Object.values(ODD).map((name) => ({ name, label: { en: name } })),
@@ -177,22 +220,25 @@ afterAll(async () => {
 });
 
 describe('TEI exports against tei_all.rng (TEI P5)', () => {
-  it.skipIf(SKIP !== null)(`every export, empty or built from every accepted field and edge value, is valid TEI P5 (jing)${SKIP ? ` — skipped: ${SKIP}` : ''}`, async () => {
-    const files: string[] = [];
-    for (const [name, document] of Object.entries(exports)) {
-      const file = path.join(dir, `${name}.xml`);
-      await writeFile(file, document, 'utf8');
-      files.push(file);
-    }
-    expect(files).toHaveLength(6);
-    // The exports hold what was entered (an export served stale would validate vacuously).
-    expect(exports.actors?.match(/<person /g)?.length).toBeGreaterThan(2 * DATE_PAIRS.length);
-    expect(exports.actors?.match(/<org /g)?.length).toBeGreaterThan(4 * DATE_PAIRS.length);
-    expect(exports.places?.match(/<place /g)?.length).toBeGreaterThanOrEqual(8);
-    expect(exports.keywords?.match(/<category /g)?.length).toBeGreaterThanOrEqual(7);
-    const errors = await jing(files);
-    expect(errors, errors.split('\n').slice(0, 30).join('\n')).toBe('');
-  });
+  it.skipIf(SKIP !== null)(
+    `every export, empty or built from every accepted field and edge value, is valid TEI P5 (jing)${SKIP ? ` — skipped: ${SKIP}` : ''}`,
+    async () => {
+      const files: string[] = [];
+      for (const [name, document] of Object.entries(exports)) {
+        const file = path.join(dir, `${name}.xml`);
+        await writeFile(file, document, 'utf8');
+        files.push(file);
+      }
+      expect(files).toHaveLength(6);
+      // The exports hold what was entered (an export served stale would validate vacuously).
+      expect(exports.actors?.match(/<person /g)?.length).toBeGreaterThan(2 * DATE_PAIRS.length);
+      expect(exports.actors?.match(/<org /g)?.length).toBeGreaterThan(4 * DATE_PAIRS.length);
+      expect(exports.places?.match(/<place /g)?.length).toBeGreaterThanOrEqual(8);
+      expect(exports.keywords?.match(/<category /g)?.length).toBeGreaterThanOrEqual(7);
+      const errors = await jing(files);
+      expect(errors, errors.split('\n').slice(0, 30).join('\n')).toBe('');
+    },
+  );
 
   it('holds what was entered: dates in the attribute TEI allows, year 0000 as when-iso/from-iso, odd characters kept or escaped', () => {
     const actors = exports.actors as string;
@@ -219,7 +265,9 @@ describe('TEI exports against tei_all.rng (TEI P5)', () => {
     expect(places).toContain('<geo>0.000000000001 -0.5</geo>');
     expect(places).toContain('<geo>-90 -180</geo>');
     expect(places).toContain('<geo>-1.5 -2.5</geo>');
-    expect(places).toMatch(/<address>\s*<addrLine>Predigerplatz 33<\/addrLine>\s*<addrLine>Postfach<\/addrLine>\s*<addrLine>8001 Zürich &amp; &lt;Co&gt;<\/addrLine>\s*<\/address>/);
+    expect(places).toMatch(
+      /<address>\s*<addrLine>Predigerplatz 33<\/addrLine>\s*<addrLine>Postfach<\/addrLine>\s*<addrLine>8001 Zürich &amp; &lt;Co&gt;<\/addrLine>\s*<\/address>/,
+    );
     expect(places).toContain('<country key="LI">LI</country>');
     expect(places).toContain('<idno type="GeoNames">2657896</idno>');
 

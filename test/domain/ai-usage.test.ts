@@ -36,7 +36,13 @@ describe('AI-cataloging usage record', () => {
 
   it('accepts every optional field', () => {
     const r = parseUsage(
-      { ...VALID, latency_ms: 812, profile_slug: 'letters-19c', entry_uuid: '3f2b8c1e-9a4d-4c1b-8e2f-0a1b2c3d4e5f', source: 'agate-cli' },
+      {
+        ...VALID,
+        latency_ms: 812,
+        profile_slug: 'letters-19c',
+        entry_uuid: '3f2b8c1e-9a4d-4c1b-8e2f-0a1b2c3d4e5f',
+        source: 'agate-cli',
+      },
       'json',
     );
     expect(r).toMatchObject({ latency_ms: 812, profile_slug: 'letters-19c', source: 'agate-cli' });
@@ -52,7 +58,14 @@ describe('AI-cataloging usage record', () => {
   });
 
   it('names every missing required field', () => {
-    expect(Object.keys(problems({})).sort()).toEqual(['cost_chf', 'model', 'provider', 'success', 'tokens_in', 'tokens_out']);
+    expect(Object.keys(problems({})).sort()).toEqual([
+      'cost_chf',
+      'model',
+      'provider',
+      'success',
+      'tokens_in',
+      'tokens_out',
+    ]);
   });
 
   it('names every bad field at once', () => {
@@ -69,7 +82,18 @@ describe('AI-cataloging usage record', () => {
       source: 's'.repeat(33),
     });
     expect(Object.keys(f).sort()).toEqual(
-      ['cost_chf', 'entry_uuid', 'latency_ms', 'model', 'profile_slug', 'provider', 'source', 'success', 'tokens_in', 'tokens_out'].sort(),
+      [
+        'cost_chf',
+        'entry_uuid',
+        'latency_ms',
+        'model',
+        'profile_slug',
+        'provider',
+        'source',
+        'success',
+        'tokens_in',
+        'tokens_out',
+      ].sort(),
     );
   });
 
@@ -107,7 +131,10 @@ describe('AI-cataloging usage record', () => {
   });
 
   it('refuses unknown fields by name, including prototype keys, without polluting anything', () => {
-    const input = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1, "tokens": 5}') as Record<string, unknown>;
+    const input = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1, "tokens": 5}') as Record<
+      string,
+      unknown
+    >;
     const f = problems({ ...VALID, ...input });
     expect(Object.keys(f).sort()).toEqual(['__proto__', 'constructor', 'tokens']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -115,7 +142,9 @@ describe('AI-cataloging usage record', () => {
   });
 
   it('treats null and "" in optional fields as not given', () => {
-    expect(parseUsage({ ...VALID, latency_ms: null, profile_slug: '', entry_uuid: null, source: '' }, 'json')).toMatchObject({
+    expect(
+      parseUsage({ ...VALID, latency_ms: null, profile_slug: '', entry_uuid: null, source: '' }, 'json'),
+    ).toMatchObject({
       latency_ms: null,
       profile_slug: null,
       entry_uuid: null,
@@ -124,7 +153,14 @@ describe('AI-cataloging usage record', () => {
   });
 
   describe('from a form (every value a string)', () => {
-    const FORM = { provider: 'openai', model: 'm', tokens_in: '10', tokens_out: '0', cost_chf: '0.0125', success: 'true' };
+    const FORM = {
+      provider: 'openai',
+      model: 'm',
+      tokens_in: '10',
+      tokens_out: '0',
+      cost_chf: '0.0125',
+      success: 'true',
+    };
 
     it('coerces digits, plain decimals and true/false/1/0', () => {
       expect(parseUsage({ ...FORM, latency_ms: '250' }, 'form')).toMatchObject({

@@ -2,18 +2,32 @@
 // checks shared by the catalogue's create endpoints. Pure code: no database, no server.
 import { describe, expect, it } from 'vitest';
 import { ACTOR_BEACON_PROVIDERS, ACTOR_LIST, ACTOR_TYPES, checkActorCreate } from '../../src/domain/catalog/actors.js';
-import { AUTHORITY_TYPES, countryName, fullId, parseAuthorityTypeFilter } from '../../src/domain/catalog/anton-fields.js';
+import {
+  AUTHORITY_TYPES,
+  countryName,
+  fullId,
+  parseAuthorityTypeFilter,
+} from '../../src/domain/catalog/anton-fields.js';
 import { nameFollowsLabel } from '../../src/domain/catalog/anton-input.js';
 import { beaconToken, PROVIDERS } from '../../src/domain/catalog/beacon.js';
 import { swissToWgs84 } from '../../src/domain/catalog/anton-location.js';
-import { GND_RE, labelName, location, partialDate, readFields, field, name, sikartId, wikipediaUrl } from '../../src/domain/catalog/fields.js';
+import {
+  GND_RE,
+  labelName,
+  location,
+  partialDate,
+  readFields,
+  field,
+  name,
+  sikartId,
+  wikipediaUrl,
+} from '../../src/domain/catalog/fields.js';
 import { parseBeaconProvider, renderBeacon, toSelect2 } from '../../src/domain/catalog/formats.js';
 import { KEYWORD_LIST } from '../../src/domain/catalog/keywords.js';
 import { likePattern, parseListQuery, type QueryInput } from '../../src/domain/catalog/list.js';
 import { parseObjectFilter } from '../../src/domain/catalog/objects.js';
 import { checkPlaceCreate, PLACE_BEACON_PROVIDERS } from '../../src/domain/catalog/places.js';
 import { thrown } from '../helpers/errors.js';
-
 
 const parse = (query: QueryInput) => parseListQuery(query, ACTOR_LIST);
 
@@ -23,7 +37,9 @@ describe('list parameters', () => {
   });
 
   it('reads every parameter', () => {
-    expect(parse({ search: ' GoeThe ', page: '3', perPage: '100', sortField: 'name', sortAsc: '0', format: 'select2' })).toEqual({
+    expect(
+      parse({ search: ' GoeThe ', page: '3', perPage: '100', sortField: 'name', sortAsc: '0', format: 'select2' }),
+    ).toEqual({
       search: 'goethe',
       page: 3,
       perPage: 100,
@@ -82,8 +98,17 @@ describe('list parameters', () => {
   });
 
   it('reports every bad parameter at once', () => {
-    const err = thrown(() => parse({ page: 'x', perPage: '1000', sortField: 'x', sortAsc: 'x', format: 'x', search: ['a', 'b'] }));
-    expect(Object.keys(err.fields ?? {}).sort()).toEqual(['format', 'page', 'perPage', 'search', 'sortAsc', 'sortField']);
+    const err = thrown(() =>
+      parse({ page: 'x', perPage: '1000', sortField: 'x', sortAsc: 'x', format: 'x', search: ['a', 'b'] }),
+    );
+    expect(Object.keys(err.fields ?? {}).sort()).toEqual([
+      'format',
+      'page',
+      'perPage',
+      'search',
+      'sortAsc',
+      'sortField',
+    ]);
   });
 
   it('refuses an absurdly long search', () => {
@@ -93,7 +118,9 @@ describe('list parameters', () => {
 
   it('offers beacon only where the resource has it', () => {
     expect(parse({ format: 'beacon' }).format).toBe('beacon');
-    expect(thrown(() => parseListQuery({ format: 'beacon' }, KEYWORD_LIST)).fields).toEqual({ format: 'must be one of json, select2' });
+    expect(thrown(() => parseListQuery({ format: 'beacon' }, KEYWORD_LIST)).fields).toEqual({
+      format: 'must be one of json, select2',
+    });
   });
 
   it('ignores parameters it does not know (cache busters, select2 extras)', () => {
@@ -119,14 +146,23 @@ describe('formats', () => {
   it('reads the beacon provider: gnd by default, an unknown one is a 422', () => {
     expect(parseBeaconProvider({}, PLACE_BEACON_PROVIDERS)).toBe('gnd');
     expect(parseBeaconProvider({ provider: 'geonames' }, PLACE_BEACON_PROVIDERS)).toBe('geonames');
-    expect(thrown(() => parseBeaconProvider({ provider: 'viaf' }, PLACE_BEACON_PROVIDERS)).fields).toHaveProperty('provider');
+    expect(thrown(() => parseBeaconProvider({ provider: 'viaf' }, PLACE_BEACON_PROVIDERS)).fields).toHaveProperty(
+      'provider',
+    );
     expect(thrown(() => parseBeaconProvider({ provider: 'geonames' }, ['gnd'])).fields).toHaveProperty('provider');
-    expect(thrown(() => parseBeaconProvider({ provider: ['gnd', 'gnd'] }, ['gnd'])).fields).toEqual({ provider: 'must be given once' });
+    expect(thrown(() => parseBeaconProvider({ provider: ['gnd', 'gnd'] }, ['gnd'])).fields).toEqual({
+      provider: 'must be given once',
+    });
   });
 
   it('renders BEACON: header, empty line, source|annotation|target lines, no stray bars or breaks', () => {
     const text = renderBeacon(
-      { provider: 'gnd', name: 'archivectl actors', target: 'https://a.example/api/actors/{ID}', timestamp: new Date('2026-11-20T10:00:00.123Z') },
+      {
+        provider: 'gnd',
+        name: 'archivectl actors',
+        target: 'https://a.example/api/actors/{ID}',
+        timestamp: new Date('2026-11-20T10:00:00.123Z'),
+      },
       [{ source: '118540238', id: 7, annotation: 'Goethe |\n Johann' }],
     );
     expect(text.split('\n')).toEqual([
@@ -145,7 +181,16 @@ describe('formats', () => {
 
 describe('field checks', () => {
   it('accepts GND identifiers of every generation and refuses others', () => {
-    for (const id of ['118540238', '11854023X', '1047974410', '4005728-8', '2037654-4', '5-X', '7500001-0', '30000000X']) {
+    for (const id of [
+      '118540238',
+      '11854023X',
+      '1047974410',
+      '4005728-8',
+      '2037654-4',
+      '5-X',
+      '7500001-0',
+      '30000000X',
+    ]) {
       expect(GND_RE.test(id), id).toBe(true);
     }
     for (const id of ['', 'abc', '0', '118540238 ', '-1', '4005728-', '1234567890123', '118540238-0']) {
@@ -160,13 +205,15 @@ describe('field checks', () => {
 
   it('checks dates of year, month or day precision', () => {
     for (const d of ['1749', '1749-08', '1749-08-28', '2000-02-29']) expect(partialDate(d).ok, d).toBe(true);
-    for (const d of ['1749-13', '1749-08-32', '1900-02-29', '17490828', '1749-8-28', 'yesterday', 1749]) expect(partialDate(d).ok, String(d)).toBe(false);
+    for (const d of ['1749-13', '1749-08-32', '1900-02-29', '17490828', '1749-8-28', 'yesterday', 1749])
+      expect(partialDate(d).ok, String(d)).toBe(false);
   });
 
   it('checks locations as "<lat> <lon>" within range', () => {
     expect(location('47.3769 8.5417')).toEqual({ ok: true, value: '47.3769 8.5417' });
     expect(location(' -90  180 ')).toEqual({ ok: true, value: '-90 180' });
-    for (const l of ['91 0', '0 181', '47.3,8.5', '47.3', '1 2 3', 'a b', '1e2 3', 47]) expect(location(l).ok, String(l)).toBe(false);
+    for (const l of ['91 0', '0 181', '47.3,8.5', '47.3', '1 2 3', 'a b', '1e2 3', 47])
+      expect(location(l).ok, String(l)).toBe(false);
   });
 
   it('requires the name on create, trims it and applies no other defaults', () => {
@@ -177,7 +224,9 @@ describe('field checks', () => {
   });
 
   it('refuses unknown fields, and __proto__ or constructor never reach a prototype', () => {
-    const input = JSON.parse('{"name": "x", "__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 1}}}') as unknown;
+    const input = JSON.parse(
+      '{"name": "x", "__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 1}}}',
+    ) as unknown;
     const r = readFields(input, { name: field(name()) }, 'create');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(Object.keys(r.errors).sort()).toEqual(['__proto__', 'constructor']);
@@ -189,11 +238,18 @@ describe('field checks', () => {
   });
 
   it('refuses a body that is not an object', () => {
-    for (const body of [null, [], 'x', 3, true]) expect(checkPlaceCreate(body)).toEqual({ ok: false, errors: { body: 'must be a JSON object' } });
+    for (const body of [null, [], 'x', 3, true])
+      expect(checkPlaceCreate(body)).toEqual({ ok: false, errors: { body: 'must be a JSON object' } });
   });
 
   it('collects every place problem in one answer', () => {
-    const r = checkPlaceCreate({ name: '', country_code: 'che', location: '0 200', geonames: 'x', label: { english: 'x' } });
+    const r = checkPlaceCreate({
+      name: '',
+      country_code: 'che',
+      location: '0 200',
+      geonames: 'x',
+      label: { english: 'x' },
+    });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(Object.keys(r.errors).sort()).toEqual(['country_code', 'geonames', 'label', 'location', 'name']);
   });
@@ -239,17 +295,28 @@ describe('BEACON tokens (beacon.md §2.2-2.3)', () => {
   it('takes sikart for actors and wikipedia for places, and nothing else', () => {
     expect(parseBeaconProvider({ provider: 'sikart' }, ACTOR_BEACON_PROVIDERS)).toBe('sikart');
     expect(parseBeaconProvider({ provider: 'wikipedia' }, PLACE_BEACON_PROVIDERS)).toBe('wikipedia');
-    expect(thrown(() => parseBeaconProvider({ provider: 'wikipedia' }, ACTOR_BEACON_PROVIDERS)).fields).toHaveProperty('provider');
-    expect(thrown(() => parseBeaconProvider({ provider: 'sikart' }, PLACE_BEACON_PROVIDERS)).fields).toHaveProperty('provider');
+    expect(thrown(() => parseBeaconProvider({ provider: 'wikipedia' }, ACTOR_BEACON_PROVIDERS)).fields).toHaveProperty(
+      'provider',
+    );
+    expect(thrown(() => parseBeaconProvider({ provider: 'sikart' }, PLACE_BEACON_PROVIDERS)).fields).toHaveProperty(
+      'provider',
+    );
   });
 });
 
 describe('identifiers of SIKART and Wikipedia', () => {
   it('stores a SIKART id, also from its URIs', () => {
     expect(sikartId('4000055')).toEqual({ ok: true, value: '4000055' });
-    expect(sikartId('https://recherche.sik-isea.ch/sik:person-4000055/in/sikart')).toEqual({ ok: true, value: '4000055' });
-    expect(sikartId('https://www.sikart.ch/KuenstlerInnen.aspx?id=4023127&lng=de')).toEqual({ ok: true, value: '4023127' });
-    for (const bad of ['abc', '0123', '12', 'https://example.org/?id=4000055', 4000055]) expect(sikartId(bad).ok, String(bad)).toBe(false);
+    expect(sikartId('https://recherche.sik-isea.ch/sik:person-4000055/in/sikart')).toEqual({
+      ok: true,
+      value: '4000055',
+    });
+    expect(sikartId('https://www.sikart.ch/KuenstlerInnen.aspx?id=4023127&lng=de')).toEqual({
+      ok: true,
+      value: '4023127',
+    });
+    for (const bad of ['abc', '0123', '12', 'https://example.org/?id=4000055', 4000055])
+      expect(sikartId(bad).ok, String(bad)).toBe(false);
   });
 
   it('stores a Wikipedia article as its canonical URL: title decoded, spaces as _, only a few characters escaped', () => {
@@ -261,7 +328,14 @@ describe('identifiers of SIKART and Wikipedia', () => {
     expect(ok('http://DE.m.wikipedia.org/wiki/Bad Ragaz#Geschichte')).toBe('https://de.wikipedia.org/wiki/Bad_Ragaz');
     expect(ok('https://en.wikipedia.org/wiki/Who%3F_(place)')).toBe('https://en.wikipedia.org/wiki/Who%3F_(place)');
     expect(ok('https://en.wikipedia.org/wiki/100%25_Town')).toBe('https://en.wikipedia.org/wiki/100%25_Town');
-    for (const bad of ['https://example.org/wiki/X', 'de.wikipedia.org/wiki/X', 'https://de.wikipedia.org/wiki/', 'https://de.wikipedia.org/wiki/A|B', 'https://de.wikipedia.org/wiki/%E0%A4%A', 42]) {
+    for (const bad of [
+      'https://example.org/wiki/X',
+      'de.wikipedia.org/wiki/X',
+      'https://de.wikipedia.org/wiki/',
+      'https://de.wikipedia.org/wiki/A|B',
+      'https://de.wikipedia.org/wiki/%E0%A4%A',
+      42,
+    ]) {
       expect(wikipediaUrl(bad).ok, String(bad)).toBe(false);
     }
   });
@@ -294,13 +368,17 @@ describe("Anton's ActorInput and PlaceInput", () => {
     expect(AUTHORITY_TYPES.map((t) => t.code)).toEqual([...ACTOR_TYPES]);
     ACTOR_TYPES.forEach((type, i) => expect(values(checkActorCreate({ name: 'x', type_id: i + 1 })).type).toBe(type));
     expect(values(checkActorCreate({ name: 'x', type_id: '3' })).type).toBe('corporate_body'); // a form's digits
-    for (const bad of [0, 7, 1.5, 'person', null, true]) expect(errors(checkActorCreate({ name: 'x', type_id: bad })), String(bad)).toHaveProperty('type_id');
+    for (const bad of [0, 7, 1.5, 'person', null, true])
+      expect(errors(checkActorCreate({ name: 'x', type_id: bad })), String(bad)).toHaveProperty('type_id');
     expect(errors(checkActorCreate({ name: 'x', type: 'person', type_id: 2 }))).toHaveProperty('type_id');
     expect(values(checkActorCreate({ name: 'x', type: 'family', type_id: 2 })).type).toBe('family');
   });
 
   it('takes the name from label when there is none: de, en, fr, it, else the first; null values are no translation', () => {
-    expect(values(checkActorCreate({ label: { en: 'Luther', de: ' Luther, Martin ' } }))).toEqual({ name: 'Luther, Martin', label: { en: 'Luther', de: 'Luther, Martin' } });
+    expect(values(checkActorCreate({ label: { en: 'Luther', de: ' Luther, Martin ' } }))).toEqual({
+      name: 'Luther, Martin',
+      label: { en: 'Luther', de: 'Luther, Martin' },
+    });
     expect(values(checkActorCreate({ label: { rm: 'Turitg', fr: 'Zurich' } })).name).toBe('Zurich');
     expect(values(checkActorCreate({ label: { rm: 'Turitg', fr: null } })).name).toBe('Turitg');
     expect(values(checkActorCreate({ label: { de: 'Müller, Hans', fr: null } })).label).toEqual({ de: 'Müller, Hans' });
@@ -310,41 +388,70 @@ describe("Anton's ActorInput and PlaceInput", () => {
   });
 
   it('reads anton_date_start/_end in our forms and as D.M.YYYY or M.YYYY; they must agree with date_start/_end', () => {
-    expect(values(checkActorCreate({ name: 'x', anton_date_start: '28.8.1749', anton_date_end: '03.1832' }))).toMatchObject({ date_start: '1749-08-28', date_end: '1832-03' });
-    expect(values(checkActorCreate({ name: 'x', anton_date_start: '1749', date_start: '1749' })).date_start).toBe('1749');
+    expect(
+      values(checkActorCreate({ name: 'x', anton_date_start: '28.8.1749', anton_date_end: '03.1832' })),
+    ).toMatchObject({ date_start: '1749-08-28', date_end: '1832-03' });
+    expect(values(checkActorCreate({ name: 'x', anton_date_start: '1749', date_start: '1749' })).date_start).toBe(
+      '1749',
+    );
     expect(values(checkActorCreate({ name: 'x', anton_date_start: null })).date_start).toBeNull();
     expect(errors(checkActorCreate({ name: 'x', anton_date_start: 'ca. 1750' }))).toHaveProperty('anton_date_start');
     expect(errors(checkActorCreate({ name: 'x', anton_date_start: '31.2.1900' }))).toHaveProperty('anton_date_start');
-    expect(errors(checkActorCreate({ name: 'x', anton_date_start: '1749', date_start: '1750' }))).toHaveProperty('anton_date_start');
-    expect(errors(checkActorCreate({ name: 'x', anton_date_start: '1900', anton_date_end: '1800' }))).toHaveProperty('date_end');
+    expect(errors(checkActorCreate({ name: 'x', anton_date_start: '1749', date_start: '1750' }))).toHaveProperty(
+      'anton_date_start',
+    );
+    expect(errors(checkActorCreate({ name: 'x', anton_date_start: '1900', anton_date_end: '1800' }))).toHaveProperty(
+      'date_end',
+    );
   });
 
   it('keeps variants and abbreviations; refuses private: true and accepts false or null', () => {
-    expect(values(checkActorCreate({ name: 'x', variants: ['X.'], abbreviations: ['XX'], private: false }))).toEqual({ name: 'x', variants: ['X.'], abbreviations: ['XX'] });
+    expect(values(checkActorCreate({ name: 'x', variants: ['X.'], abbreviations: ['XX'], private: false }))).toEqual({
+      name: 'x',
+      variants: ['X.'],
+      abbreviations: ['XX'],
+    });
     expect(values(checkActorCreate({ name: 'x', private: null })).name).toBe('x');
     expect(errors(checkActorCreate({ name: 'x', private: true })).private).toMatch(/not supported/);
     expect(errors(checkActorCreate({ name: 'x', private: 'maybe' }))).toHaveProperty('private');
   });
 
   it('ignores the derived fields of a record sent back, and still refuses unknown fields', () => {
-    expect(values(checkActorCreate({ name: 'x', full_id: 'kr-actors-1', fullname: 'y', authority_type: 'family' }))).toEqual({ name: 'x' });
+    expect(
+      values(checkActorCreate({ name: 'x', full_id: 'kr-actors-1', fullname: 'y', authority_type: 'family' })),
+    ).toEqual({ name: 'x' });
     expect(errors(checkActorCreate({ name: 'x', authority: 'family' }))).toHaveProperty('authority');
   });
 
   it('maps country_code_id, refuses a place type_id other than null, and converts Swiss coordinates', () => {
-    expect(values(checkPlaceCreate({ label: { de: 'Zürich' }, country_code_id: 'ch', type_id: null, location: '2683000 1247000' }))).toMatchObject({
+    expect(
+      values(
+        checkPlaceCreate({
+          label: { de: 'Zürich' },
+          country_code_id: 'ch',
+          type_id: null,
+          location: '2683000 1247000',
+        }),
+      ),
+    ).toMatchObject({
       name: 'Zürich',
       country_code: 'CH',
     });
     expect(errors(checkPlaceCreate({ name: 'x', country_code_id: 'CHE' }))).toHaveProperty('country_code_id');
-    expect(errors(checkPlaceCreate({ name: 'x', country_code_id: 'DE', country_code: 'CH' }))).toHaveProperty('country_code_id');
+    expect(errors(checkPlaceCreate({ name: 'x', country_code_id: 'DE', country_code: 'CH' }))).toHaveProperty(
+      'country_code_id',
+    );
     expect(errors(checkPlaceCreate({ name: 'x', type_id: 4 })).type_id).toMatch(/not kept/);
     expect(values(checkPlaceCreate({ name: 'x', country_code_id: null })).country_code).toBeNull();
   });
 
   it('lets a changed label carry the name only while the name was the label’s', () => {
-    expect(nameFollowsLabel({ name: 'Müller, Hans', label: { de: 'Müller, Hans' } }, { de: 'Müller, Johann' })).toBe('Müller, Johann');
-    expect(nameFollowsLabel({ name: 'Goethe, J. W.', label: { de: 'Johann Wolfgang von Goethe' } }, { de: 'Goethe' })).toBeUndefined();
+    expect(nameFollowsLabel({ name: 'Müller, Hans', label: { de: 'Müller, Hans' } }, { de: 'Müller, Johann' })).toBe(
+      'Müller, Johann',
+    );
+    expect(
+      nameFollowsLabel({ name: 'Goethe, J. W.', label: { de: 'Johann Wolfgang von Goethe' } }, { de: 'Goethe' }),
+    ).toBeUndefined();
     expect(nameFollowsLabel({ name: 'Bern', label: null }, { de: 'Berne' })).toBeUndefined();
     expect(nameFollowsLabel({ name: 'Bern', label: { de: 'Bern' } }, null)).toBeUndefined();
   });
@@ -360,19 +467,24 @@ describe('list filters and sorts of issue 9', () => {
     expect(parseAuthorityTypeFilter({ authority_type: 'FAMILLE' })).toBe('family');
     expect(parseAuthorityTypeFilter({ authority_type: '6' })).toBe('software');
     expect(thrown(() => parseAuthorityTypeFilter({ authority_type: 'alien' })).fields).toHaveProperty('authority_type');
-    expect(thrown(() => parseAuthorityTypeFilter({ authority_type: ['person', 'family'] })).fields).toEqual({ authority_type: 'must be given once' });
+    expect(thrown(() => parseAuthorityTypeFilter({ authority_type: ['person', 'family'] })).fields).toEqual({
+      authority_type: 'must be given once',
+    });
   });
 
   it('sorts keywords by label (Anton’s name for it) and refuses Anton’s structured object filters', () => {
     expect(parseListQuery({ sortField: 'label' }, KEYWORD_LIST).sortField).toBe('label');
     expect(parseObjectFilter({ identifier: ' SLA-1 ' })).toEqual({ identifier: 'SLA-1' });
     expect(parseObjectFilter({})).toEqual({ identifier: null });
-    expect(Object.keys(thrown(() => parseObjectFilter({ 'fields[]': 'object.title', 'operators[]': 'contains', 'values[]': 'x' })).fields ?? {}).sort()).toEqual([
-      'fields[]',
-      'operators[]',
-      'values[]',
-    ]);
-    expect(thrown(() => parseObjectFilter({ identifier: ['a', 'b'] })).fields).toEqual({ identifier: 'must be given once' });
+    expect(
+      Object.keys(
+        thrown(() => parseObjectFilter({ 'fields[]': 'object.title', 'operators[]': 'contains', 'values[]': 'x' }))
+          .fields ?? {},
+      ).sort(),
+    ).toEqual(['fields[]', 'operators[]', 'values[]']);
+    expect(thrown(() => parseObjectFilter({ identifier: ['a', 'b'] })).fields).toEqual({
+      identifier: 'must be given once',
+    });
   });
 
   it('gives full_id as <slug>-<register>-<id>, and countries by their English name', () => {

@@ -40,7 +40,7 @@ describe('the KDF queue', () => {
     expect(queue.running).toBe(0);
   });
 
-  it('gives each client a turn: a quiet client waits one round, not behind a flooding client\'s backlog', async () => {
+  it("gives each client a turn: a quiet client waits one round, not behind a flooding client's backlog", async () => {
     const queue = new KdfQueue({ concurrency: 1, perClient: 50, total: 100 });
     const h = harness(queue);
     const flood = Array.from({ length: 20 }, (_, i) => h.job('flood', `f${i}`));
@@ -52,7 +52,7 @@ describe('the KDF queue', () => {
     await Promise.all([...flood, quiet]);
   });
 
-  it('refuses at once beyond a client\'s share and makes room for a newcomer when full', async () => {
+  it("refuses at once beyond a client's share and makes room for a newcomer when full", async () => {
     const queue = new KdfQueue({ concurrency: 1, perClient: 3, total: 4 });
     const h = harness(queue);
     const settled: string[] = [];

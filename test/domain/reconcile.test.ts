@@ -2,7 +2,16 @@
 // `queries` (per-query errors, 413 beyond batchSize), the scoring of candidates, and the
 // suggest, preview and property pieces that need no database. Pure code: no server.
 import { describe, expect, it } from 'vitest';
-import { BatchTooLarge, manifest, MAX_QUERIES, parseBatch, rank, searchWords, type Entity, type ReconcileQuery } from '../../src/domain/catalog/reconcile.js';
+import {
+  BatchTooLarge,
+  manifest,
+  MAX_QUERIES,
+  parseBatch,
+  rank,
+  searchWords,
+  type Entity,
+  type ReconcileQuery,
+} from '../../src/domain/catalog/reconcile.js';
 import { proposeProperties } from '../../src/domain/catalog/reconcile-extend.js';
 import { nestsDeeperThan } from '../../src/domain/catalog/reconcile-input.js';
 import { renderPreview } from '../../src/domain/catalog/reconcile-preview.js';
@@ -10,9 +19,13 @@ import { suggestProperties, suggestTypes } from '../../src/domain/catalog/reconc
 import { fold, scoreName } from '../../src/domain/catalog/similarity.js';
 import { thrown } from '../helpers/errors.js';
 
-
 const person = [{ id: 'person', name: 'Person' }];
-const entity = (id: number, name: string, alternativeNames: string[] = []): Entity => ({ id, name, alternativeNames, type: person });
+const entity = (id: number, name: string, alternativeNames: string[] = []): Entity => ({
+  id,
+  name,
+  alternativeNames,
+  type: person,
+});
 
 describe('manifest', () => {
   it('names the service and its spaces under the base URL it is given', () => {
@@ -21,7 +34,14 @@ describe('manifest', () => {
     expect(m.name).toBe('archivectl actors');
     expect(m.identifierSpace).toBe('https://archive.example.org/api/actors/');
     expect(typeof m.schemaSpace).toBe('string');
-    expect(m.defaultTypes.map((t) => t.id)).toEqual(['person', 'family', 'corporate_body', 'organisational_unit', 'group', 'software']);
+    expect(m.defaultTypes.map((t) => t.id)).toEqual([
+      'person',
+      'family',
+      'corporate_body',
+      'organisational_unit',
+      'group',
+      'software',
+    ]);
     expect(m.view).toEqual({ url: 'https://archive.example.org/api/actors/{{id}}' });
   });
 
@@ -43,12 +63,19 @@ describe('manifest', () => {
       property: { service_url: service, service_path: '/suggest/property' },
       type: { service_url: service, service_path: '/suggest/type' },
     });
-    expect(m.extend).toEqual({ propose_properties: { service_url: service, service_path: '/properties' }, property_settings: [] });
+    expect(m.extend).toEqual({
+      propose_properties: { service_url: service, service_path: '/properties' },
+      property_settings: [],
+    });
   });
 
   it('says how to send a token only when asked to (queries need one)', () => {
     expect(manifest('actors', 'http://h').authentication).toBeUndefined();
-    expect(manifest('actors', 'http://h', { authentication: true }).authentication).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    expect(manifest('actors', 'http://h', { authentication: true }).authentication).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+    });
   });
 });
 
@@ -130,7 +157,9 @@ describe('parseBatch', () => {
       q11: { properties: [{ pid: 'gnd', v: [[1]] }] },
       ok: { query: 'Goethe' },
     });
-    expect(Object.keys(errors).sort()).toEqual(['q0', 'q1', 'q10', 'q11', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9'].sort());
+    expect(Object.keys(errors).sort()).toEqual(
+      ['q0', 'q1', 'q10', 'q11', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9'].sort(),
+    );
     expect(errors.q5).toMatch(/at most 1000 characters/);
     expect(errors.q6).toMatch(/control characters/);
     expect(errors.q8).toMatch(/"query" or "properties"/);
@@ -138,8 +167,21 @@ describe('parseBatch', () => {
   });
 
   it('accepts a query with properties and no query string (0.2), in both property forms', () => {
-    const [q] = usable({ q0: { properties: [{ pid: 'gnd', v: 'https://d-nb.info/gnd/118540238' }, { pid: 'city', v: ['Zürich', { id: 'x', name: 'X' }, 3] }] } });
-    expect(q).toMatchObject({ query: '', properties: [{ pid: 'gnd', values: ['https://d-nb.info/gnd/118540238'] }, { pid: 'city', values: ['Zürich', 'x', '3'] }] });
+    const [q] = usable({
+      q0: {
+        properties: [
+          { pid: 'gnd', v: 'https://d-nb.info/gnd/118540238' },
+          { pid: 'city', v: ['Zürich', { id: 'x', name: 'X' }, 3] },
+        ],
+      },
+    });
+    expect(q).toMatchObject({
+      query: '',
+      properties: [
+        { pid: 'gnd', values: ['https://d-nb.info/gnd/118540238'] },
+        { pid: 'city', values: ['Zürich', 'x', '3'] },
+      ],
+    });
     const [q1] = usable({ q1: { properties: { gnd: '118540238' } } });
     expect(q1?.properties).toEqual([{ pid: 'gnd', values: ['118540238'] }]);
   });
@@ -178,7 +220,13 @@ describe('scoring', () => {
   });
 
   it('is 0..100 for anything, including empty and exotic strings', () => {
-    for (const [a, b] of [['', 'x'], ['x', ''], ['😀', '😀😀'], ['ß', 'SS'], ['a'.repeat(1000), 'a']]) {
+    for (const [a, b] of [
+      ['', 'x'],
+      ['x', ''],
+      ['😀', '😀😀'],
+      ['ß', 'SS'],
+      ['a'.repeat(1000), 'a'],
+    ]) {
       const s = scoreName(a as string, b as string);
       expect(s).toBeGreaterThanOrEqual(0);
       expect(s).toBeLessThanOrEqual(100);
@@ -284,11 +332,22 @@ describe('property and type suggestions, property proposals', () => {
     expect(suggestTypes('places', params('zzz')).result).toEqual([]);
   });
 
-  it('proposes the register\'s properties for its types, none for a type it does not have', () => {
+  it("proposes the register's properties for its types, none for a type it does not have", () => {
     const all = proposeProperties('actors', { type: 'person' });
     expect(all.type).toBe('person');
-    expect(all.properties.map((p) => p.id)).toEqual(['name', 'type', 'alternative_names', 'date_start', 'date_end', 'gnd', 'comment']);
-    expect(proposeProperties('actors', { type: 'Corporate body', limit: '2' })).toMatchObject({ limit: 2, properties: [{ id: 'name' }, { id: 'type' }] });
+    expect(all.properties.map((p) => p.id)).toEqual([
+      'name',
+      'type',
+      'alternative_names',
+      'date_start',
+      'date_end',
+      'gnd',
+      'comment',
+    ]);
+    expect(proposeProperties('actors', { type: 'Corporate body', limit: '2' })).toMatchObject({
+      limit: 2,
+      properties: [{ id: 'name' }, { id: 'type' }],
+    });
     expect(proposeProperties('places', { type: 'person' }).properties).toEqual([]);
     expect(proposeProperties('places', {}).properties.map((p) => p.id)).toContain('geonames');
     expect(thrown(() => proposeProperties('places', { limit: '0' })).fields).toHaveProperty('limit');

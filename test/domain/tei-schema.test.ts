@@ -7,15 +7,30 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { actorsDocument, keywordsDocument, placesDocument, type ActorRow, type PlaceRow } from '../../src/domain/catalog/tei-document.js';
+import {
+  actorsDocument,
+  keywordsDocument,
+  placesDocument,
+  type ActorRow,
+  type PlaceRow,
+} from '../../src/domain/catalog/tei-document.js';
 import { actor, jing, place, SKIP } from '../helpers/tei.js';
-
 
 const AT = '2026-11-22T10:00:00.000Z';
 const ODD = 'x\u0000\u0001\u0008\u000B\u001F\uFFFE\uFFFF\uD800\uDFFF \uD800 lone \uDC00 \u0085\u009B & < > " \' ]]> 😀';
 
-
-const TYPES = ['person', 'family', 'corporate_body', 'organisational_unit', 'group', 'software', 'unknown_legacy_type', 'corporate body', '', ' \u0085 '];
+const TYPES = [
+  'person',
+  'family',
+  'corporate_body',
+  'organisational_unit',
+  'group',
+  'software',
+  'unknown_legacy_type',
+  'corporate body',
+  '',
+  ' \u0085 ',
+];
 const DATES: [string | null, string | null][] = [
   ['ca. 1900', '1950'],
   ['1900', 'after 1950'],
@@ -49,10 +64,27 @@ function documents(): Record<string, string> {
       );
     }
   }
-  actors.push(actor({ id: ++id, type: 'person', name: '\uFFFE' })); // a name that is nothing XML can carry
+  actors.push(actor({ id: id + 1, type: 'person', name: '\uFFFE' })); // a name that is nothing XML can carry
   const places: PlaceRow[] = [
-    place({ id: 1, name: ODD, label: 'not json', address: `${ODD}\n\n${ODD}`, city: ODD, state: ODD, country_code: 'ch', location: ODD, gnd: ODD, geonames: ODD, comment: ODD }),
-    place({ id: 2, name: 'Swiss coordinates', location: '2600000 1200000', wikipedia: 'https://de.wikipedia.org/wiki/Zürich' }),
+    place({
+      id: 1,
+      name: ODD,
+      label: 'not json',
+      address: `${ODD}\n\n${ODD}`,
+      city: ODD,
+      state: ODD,
+      country_code: 'ch',
+      location: ODD,
+      gnd: ODD,
+      geonames: ODD,
+      comment: ODD,
+    }),
+    place({
+      id: 2,
+      name: 'Swiss coordinates',
+      location: '2600000 1200000',
+      wikipedia: 'https://de.wikipedia.org/wiki/Zürich',
+    }),
     place({ id: 3, name: 'Out of range', location: '91 181' }),
     place({ id: 4, name: 'Signs', location: '+1.5, -2.5', country_code: '  ', address: '\n\n' }),
   ];
@@ -72,19 +104,22 @@ function documents(): Record<string, string> {
 }
 
 describe('the TEI mapping against tei_all.rng', () => {
-  it.skipIf(SKIP !== null)(`is valid TEI P5 for legacy, damaged and empty data (jing)${SKIP ? ` — skipped: ${SKIP}` : ''}`, async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'tei-schema-'));
-    try {
-      const files: string[] = [];
-      for (const [name, document] of Object.entries(documents())) {
-        const file = path.join(dir, `${name}.xml`);
-        await writeFile(file, document, 'utf8');
-        files.push(file);
+  it.skipIf(SKIP !== null)(
+    `is valid TEI P5 for legacy, damaged and empty data (jing)${SKIP ? ` — skipped: ${SKIP}` : ''}`,
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'tei-schema-'));
+      try {
+        const files: string[] = [];
+        for (const [name, document] of Object.entries(documents())) {
+          const file = path.join(dir, `${name}.xml`);
+          await writeFile(file, document, 'utf8');
+          files.push(file);
+        }
+        const errors = await jing(files);
+        expect(errors, errors.split('\n').slice(0, 30).join('\n')).toBe('');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-      const errors = await jing(files);
-      expect(errors, errors.split('\n').slice(0, 30).join('\n')).toBe('');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

@@ -49,7 +49,6 @@ function assertWellFormed(xml: string): void {
   expect(roots).toBe(1);
 }
 
-
 describe('XML escaping', () => {
   it('escapes the five special characters in text and attributes', () => {
     expect(escapeText(`a & b < c > d "e" 'f'`)).toBe('a &amp; b &lt; c &gt; d &quot;e&quot; &apos;f&apos;');
@@ -89,17 +88,51 @@ describe('W3C dates', () => {
   });
 
   it('has no year zero (XML Schema 1.0): 0000 is an ISO 8601 date for the -iso attributes instead', () => {
-    for (const zero of ['0000', '0000-01', '0000-02-29', '0000-12-31', '-0000']) expect(isW3cDate(zero), zero).toBe(false);
+    for (const zero of ['0000', '0000-01', '0000-02-29', '0000-12-31', '-0000'])
+      expect(isW3cDate(zero), zero).toBe(false);
     for (const ok of ['0000', '0000-01', '0000-02-29', '0000-12-31']) expect(isIsoYearZeroDate(ok), ok).toBe(true);
-    for (const bad of ['0000-13', '0000-02-30', '0001', '-0000', '0000-1', 'ca. 0000']) expect(isIsoYearZeroDate(bad), bad).toBe(false);
+    for (const bad of ['0000-13', '0000-02-30', '0001', '-0000', '0000-1', 'ca. 0000'])
+      expect(isIsoYearZeroDate(bad), bad).toBe(false);
   });
 
   it('puts all dates of one element into the same attribute system, and free text into the text', () => {
-    expect(dateAttributes([['from', '1900'], ['to', '1950-05']])).toEqual({ attrs: [['from', '1900'], ['to', '1950-05']], free: [] });
-    expect(dateAttributes([['from', '0000'], ['to', '1950']])).toEqual({ attrs: [['from-iso', '0000'], ['to-iso', '1950']], free: [] });
+    expect(
+      dateAttributes([
+        ['from', '1900'],
+        ['to', '1950-05'],
+      ]),
+    ).toEqual({
+      attrs: [
+        ['from', '1900'],
+        ['to', '1950-05'],
+      ],
+      free: [],
+    });
+    expect(
+      dateAttributes([
+        ['from', '0000'],
+        ['to', '1950'],
+      ]),
+    ).toEqual({
+      attrs: [
+        ['from-iso', '0000'],
+        ['to-iso', '1950'],
+      ],
+      free: [],
+    });
     expect(dateAttributes([['when', ' 0000-02-29 ']])).toEqual({ attrs: [['when-iso', '0000-02-29']], free: [] });
-    expect(dateAttributes([['from', 'ca. 1900'], ['to', '1950']])).toEqual({ attrs: [['to', '1950']], free: ['ca. 1900'] });
-    expect(dateAttributes([['from', null], ['to', '  ']])).toEqual({ attrs: [], free: [] });
+    expect(
+      dateAttributes([
+        ['from', 'ca. 1900'],
+        ['to', '1950'],
+      ]),
+    ).toEqual({ attrs: [['to', '1950']], free: ['ca. 1900'] });
+    expect(
+      dateAttributes([
+        ['from', null],
+        ['to', '  '],
+      ]),
+    ).toEqual({ attrs: [], free: [] });
   });
 });
 
@@ -124,8 +157,12 @@ describe('actors document', () => {
 
   it('is a well-formed TEI document with a minimal header', () => {
     assertWellFormed(xml);
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<TEI xmlns="http://www.tei-c.org/ns/1.0">')).toBe(true);
-    expect(xml).toMatch(/<teiHeader>\s*<fileDesc>\s*<titleStmt>\s*<title>Actors<\/title>\s*<\/titleStmt>\s*<publicationStmt>\s*<p>[^<]+<\/p>\s*<\/publicationStmt>\s*<sourceDesc>\s*<p>[^<]+<\/p>\s*<\/sourceDesc>\s*<\/fileDesc>\s*<\/teiHeader>/);
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<TEI xmlns="http://www.tei-c.org/ns/1.0">')).toBe(
+      true,
+    );
+    expect(xml).toMatch(
+      /<teiHeader>\s*<fileDesc>\s*<titleStmt>\s*<title>Actors<\/title>\s*<\/titleStmt>\s*<publicationStmt>\s*<p>[^<]+<\/p>\s*<\/publicationStmt>\s*<sourceDesc>\s*<p>[^<]+<\/p>\s*<\/sourceDesc>\s*<\/fileDesc>\s*<\/teiHeader>/,
+    );
     expect(xml).toContain(AT);
   });
 
@@ -153,12 +190,18 @@ describe('actors document', () => {
   });
 
   it('gives a family a floruit and an organisation its name', () => {
-    expect(xml).toMatch(/<person xml:id="actor-13" role="family">\s*<persName>Familie Müller<\/persName>\s*<floruit from="1800" to="1900"\/>/);
-    expect(xml).toMatch(/<org xml:id="actor-14"[^>]*>\s*<orgName>Zentralbibliothek<\/orgName>\s*<idno type="GND">4103345-1<\/idno>/);
+    expect(xml).toMatch(
+      /<person xml:id="actor-13" role="family">\s*<persName>Familie Müller<\/persName>\s*<floruit from="1800" to="1900"\/>/,
+    );
+    expect(xml).toMatch(
+      /<org xml:id="actor-14"[^>]*>\s*<orgName>Zentralbibliothek<\/orgName>\s*<idno type="GND">4103345-1<\/idno>/,
+    );
   });
 
   it("dates an organisation's existence with an event (org itself takes no dates), free text in its label", () => {
-    expect(xml).toMatch(/<org xml:id="actor-14" type="corporate_body">[\s\S]*?<event type="existence" from="1914">\s*<label>1914–<\/label>\s*<\/event>\s*<\/org>/);
+    expect(xml).toMatch(
+      /<org xml:id="actor-14" type="corporate_body">[\s\S]*?<event type="existence" from="1914">\s*<label>1914–<\/label>\s*<\/event>\s*<\/org>/,
+    );
     expect(xml).not.toMatch(/<org [^>]*\b(?:from|to|when)=/);
     const doc = actorsDocument(
       [
@@ -171,7 +214,9 @@ describe('actors document', () => {
     expect(doc).toMatch(/<event type="existence" from-iso="0000" to-iso="1950-05">\s*<label>0000–1950-05<\/label>/);
     expect(doc).toMatch(/<event type="existence" to="2001">\s*<label>ca. 1990–2001<\/label>/);
     // The event comes with the names and identifiers, before notes (the content model of org).
-    expect(doc).toMatch(/<orgName>O<\/orgName>\s*<event type="existence" to="1900">\s*<label>–1900<\/label>\s*<\/event>\s*<note>c<\/note>/);
+    expect(doc).toMatch(
+      /<orgName>O<\/orgName>\s*<event type="existence" to="1900">\s*<label>–1900<\/label>\s*<\/event>\s*<note>c<\/note>/,
+    );
   });
 
   it('writes year 0000 into when-iso/from-iso/to-iso for persons and families, never into when/from/to', () => {
@@ -192,7 +237,16 @@ describe('actors document', () => {
 
   it("adds Anton's name variants, abbreviations and SIKART id when the rows have them", () => {
     const doc = actorsDocument(
-      [actor({ id: 1, type: 'person', name: 'Hodler, Ferdinand', variants: '["Ferdinand Hodler"]', abbreviations: '["F. H."]', sikart: '4000055' })],
+      [
+        actor({
+          id: 1,
+          type: 'person',
+          name: 'Hodler, Ferdinand',
+          variants: '["Ferdinand Hodler"]',
+          abbreviations: '["F. H."]',
+          sikart: '4000055',
+        }),
+      ],
       AT,
     );
     expect(doc).toMatch(
@@ -201,7 +255,7 @@ describe('actors document', () => {
     expect(doc).toContain('<idno type="SIKART">4000055</idno>');
   });
 
-  it('gives the same bytes for the same rows: the time in the header is the data\'s last change, passed in', () => {
+  it("gives the same bytes for the same rows: the time in the header is the data's last change, passed in", () => {
     expect(actorsDocument(rows, AT)).toBe(xml);
     expect(xml).toContain(`last changed at ${AT}`);
     expect(actorsDocument([], null)).toContain('0 entries.');
@@ -267,14 +321,24 @@ describe('places document', () => {
         place({ id: 1, name: 'A', address: 'Line 1\r\n\n  Line 2  \rLine 3', location: '+47.5 -0.000001' }),
         place({ id: 2, name: 'B', location: '2600000 1200000' }),
         place({ id: 3, name: 'C', location: '91 0' }),
-        place({ id: 4, name: 'D', wikipedia: 'https://de.wikipedia.org/wiki/Zürich', variants: '["Züri"]', abbreviations: '["ZH"]' }),
+        place({
+          id: 4,
+          name: 'D',
+          wikipedia: 'https://de.wikipedia.org/wiki/Zürich',
+          variants: '["Züri"]',
+          abbreviations: '["ZH"]',
+        }),
       ],
       AT,
     );
     assertWellFormed(doc);
-    expect(doc).toMatch(/<address>\s*<addrLine>Line 1<\/addrLine>\s*<addrLine>Line 2<\/addrLine>\s*<addrLine>Line 3<\/addrLine>\s*<\/address>/);
+    expect(doc).toMatch(
+      /<address>\s*<addrLine>Line 1<\/addrLine>\s*<addrLine>Line 2<\/addrLine>\s*<addrLine>Line 3<\/addrLine>\s*<\/address>/,
+    );
     expect(doc).toContain('<geo>47.5 -0.000001</geo>');
-    expect(doc).toMatch(/<place xml:id="place-2">[\s\S]*?<location>\s*<note type="coordinates">2600000 1200000<\/note>\s*<\/location>/);
+    expect(doc).toMatch(
+      /<place xml:id="place-2">[\s\S]*?<location>\s*<note type="coordinates">2600000 1200000<\/note>\s*<\/location>/,
+    );
     expect(doc).toMatch(/<place xml:id="place-3">[\s\S]*?<note type="coordinates">91 0<\/note>/);
     expect(doc).toContain('<placeName type="variant">Züri</placeName>');
     expect(doc).toContain('<placeName type="abbreviation">ZH</placeName>');
@@ -297,7 +361,9 @@ describe('keywords document', () => {
 
   it('is a well-formed document with the taxonomy in the header classDecl', () => {
     assertWellFormed(xml);
-    expect(xml).toMatch(/<teiHeader>[\s\S]*<encodingDesc>\s*<classDecl>\s*<taxonomy xml:id="keywords">[\s\S]*<\/taxonomy>\s*<\/classDecl>\s*<\/encodingDesc>\s*<\/teiHeader>/);
+    expect(xml).toMatch(
+      /<teiHeader>[\s\S]*<encodingDesc>\s*<classDecl>\s*<taxonomy xml:id="keywords">[\s\S]*<\/taxonomy>\s*<\/classDecl>\s*<\/encodingDesc>\s*<\/teiHeader>/,
+    );
     expect(xml).toMatch(/<\/teiHeader>\s*<text>/);
   });
 

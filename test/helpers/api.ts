@@ -39,7 +39,13 @@ export function replyProblems(r: Reply): string[] {
     const type = r.headers.get('content-type') ?? '';
     if (!type.startsWith('application/json')) problems.push(`${where}: error body is ${type || 'untyped'}, not JSON`);
     const body = r.body as { error?: unknown } | undefined;
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.error !== 'string' || body.error === '') {
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      Array.isArray(body) ||
+      typeof body.error !== 'string' ||
+      body.error === ''
+    ) {
       problems.push(`${where}: error body without a string "error": ${r.text.slice(0, 200)}`);
     }
   }
@@ -66,7 +72,8 @@ export async function send(d: RunningDaemon, path: string, init: RequestInit = {
   return { method, path, status: res.status, headers: res.headers, text, body };
 }
 
-export const bearer = (token: string | undefined): Record<string, string> => (token ? { Authorization: `Bearer ${token}` } : {});
+export const bearer = (token: string | undefined): Record<string, string> =>
+  token ? { Authorization: `Bearer ${token}` } : {};
 
 export interface Client {
   /** Any request; asserts the universal rules (no 5xx, JSON errors, WWW-Authenticate, Allow). */

@@ -29,7 +29,13 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = path.join(REPO_ROOT, 'bin', 'archivectl');
 
 /** Inherited variables that change what the CLI does; cleared unless a test sets them. */
-export const CLEARED_ENV = ['ARCHIVECTL_AS', 'ARCHIVE_CONFIG', 'DATABASE_URL', 'ARCHIVECTL_COPY_TO', 'ARCHIVECTL_DEBUG'] as const;
+export const CLEARED_ENV = [
+  'ARCHIVECTL_AS',
+  'ARCHIVE_CONFIG',
+  'DATABASE_URL',
+  'ARCHIVECTL_COPY_TO',
+  'ARCHIVECTL_DEBUG',
+] as const;
 
 /** A later change points the suite at PostgreSQL when this is set (see testDatabaseConfig). */
 export const PG_URL = process.env.ARCHIVE_TEST_PG_URL;
@@ -205,9 +211,16 @@ export async function testDatabaseConfig(
   backend: 'default' | 'sqlite' = 'default',
 ): Promise<{ configFile: string; dbFile: string | null; env: Record<string, string>; drop: () => Promise<void> }> {
   const configFile = path.join(dir, 'config.json');
-  await writeFile(configFile, `${JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }, null, 2)}\n`);
-  if (!PG_URL || backend === 'sqlite') return { configFile, dbFile: path.join(dir, 'archive.sqlite3'), env: {}, drop: async () => undefined };
-  const name = `sandbox_${path.basename(dir).replace(/[^A-Za-z0-9]/g, '_').toLowerCase()}`;
+  await writeFile(
+    configFile,
+    `${JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }, null, 2)}\n`,
+  );
+  if (!PG_URL || backend === 'sqlite')
+    return { configFile, dbFile: path.join(dir, 'archive.sqlite3'), env: {}, drop: async () => undefined };
+  const name = `sandbox_${path
+    .basename(dir)
+    .replace(/[^A-Za-z0-9]/g, '_')
+    .toLowerCase()}`;
   await pgAdmin(`CREATE DATABASE "${name}"`);
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;
@@ -234,7 +247,9 @@ export async function pgAdmin(sql: string, database?: string): Promise<void> {
 }
 
 /** A fresh installation: a temporary directory, its configuration, and the schema applied. */
-export async function createSandbox(options: { migrate?: boolean; backend?: 'default' | 'sqlite' } = {}): Promise<Sandbox> {
+export async function createSandbox(
+  options: { migrate?: boolean; backend?: 'default' | 'sqlite' } = {},
+): Promise<Sandbox> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-test-'));
   const { configFile, dbFile, env: dbEnv, drop } = await testDatabaseConfig(dir, options.backend);
 

@@ -60,7 +60,10 @@ function logReader(
     found = resolve;
     failed = reject;
   });
-  const timer = setTimeout(() => failed(new Error(`the daemon did not start:\n${errText()}\n${logs.join('\n')}`)), 30_000);
+  const timer = setTimeout(
+    () => failed(new Error(`the daemon did not start:\n${errText()}\n${logs.join('\n')}`)),
+    30_000,
+  );
   void url.then(
     () => clearTimeout(timer),
     () => clearTimeout(timer),
@@ -80,7 +83,9 @@ function logReader(
     }
   };
   const watch = (exited: Promise<DaemonExit>) =>
-    void exited.then(({ code }) => failed(new Error(`the daemon exited (${code}) before listening:\n${errText()}\n${logs.join('\n')}`)));
+    void exited.then(({ code }) =>
+      failed(new Error(`the daemon exited (${code}) before listening:\n${errText()}\n${logs.join('\n')}`)),
+    );
   return { onChunk, url, watch };
 }
 

@@ -18,7 +18,10 @@ export async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promi
  * Runs `task(i)` for i = 0, 1, 2, … with `limit` in flight, until at least `min` have run and
  * `keepGoing()` is false, or `max` have run.
  */
-export async function stream<T>(task: (i: number) => Promise<T>, opts: { limit: number; min: number; max: number; keepGoing?: () => boolean }): Promise<T[]> {
+export async function stream<T>(
+  task: (i: number) => Promise<T>,
+  opts: { limit: number; min: number; max: number; keepGoing?: () => boolean },
+): Promise<T[]> {
   const results: T[] = [];
   let next = 0;
   const more = () => next < opts.max && (next < opts.min || (opts.keepGoing?.() ?? false));

@@ -40,7 +40,13 @@ export function parseResponse(buf: Buffer, opts: { head?: boolean; atEnd?: boole
   }
   const status = Number(statusLine[1]);
   const rest = buf.subarray(end + 4);
-  const make = (body: Buffer): RawResponse => ({ status, statusText: statusLine[2] ?? '', headers, body, text: body.toString('utf8') });
+  const make = (body: Buffer): RawResponse => ({
+    status,
+    statusText: statusLine[2] ?? '',
+    headers,
+    body,
+    text: body.toString('utf8'),
+  });
   if (opts.head || status === 204 || status === 304 || (status >= 100 && status < 200)) return make(Buffer.alloc(0));
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     const parts: Buffer[] = [];
@@ -78,7 +84,11 @@ export interface ExchangeOptions {
  * Writes `payload` on a fresh connection and waits for the first complete response or for the
  * server to close the connection. Rejects when nothing happens within the timeout (a hang).
  */
-export function rawExchange(url: string, payload: string | Buffer | (string | Buffer)[], opts: ExchangeOptions = {}): Promise<RawOutcome> {
+export function rawExchange(
+  url: string,
+  payload: string | Buffer | (string | Buffer)[],
+  opts: ExchangeOptions = {},
+): Promise<RawOutcome> {
   const { host, port } = addressOf(url);
   const timeoutMs = opts.timeoutMs ?? 5000;
   return new Promise((resolve, reject) => {
@@ -95,7 +105,10 @@ export function rawExchange(url: string, payload: string | Buffer | (string | Bu
       else resolve(outcome);
     };
     const timer = setTimeout(
-      () => finish(new Error(`no response and no close within ${timeoutMs} ms (received ${Buffer.concat(chunks).length} bytes)`)),
+      () =>
+        finish(
+          new Error(`no response and no close within ${timeoutMs} ms (received ${Buffer.concat(chunks).length} bytes)`),
+        ),
       timeoutMs,
     );
     const tryParse = (atEnd: boolean) => {
@@ -127,7 +140,12 @@ export function rawExchange(url: string, payload: string | Buffer | (string | Bu
 }
 
 /** A raw request as text: request line, headers (Host and Connection: close added), body. */
-export function rawRequest(method: string, target: string, headers: Record<string, string> = {}, body?: string | Buffer): Buffer {
+export function rawRequest(
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Buffer {
   const all: Record<string, string> = { Host: '127.0.0.1', Connection: 'close', ...headers };
   if (body !== undefined && all['Content-Length'] === undefined && all['Transfer-Encoding'] === undefined) {
     all['Content-Length'] = String(Buffer.byteLength(body));

@@ -27,7 +27,11 @@ export function openSqlite(file: string, mode: 'readonly' | 'readwrite' = 'reado
 }
 
 /** One-shot query on a fresh read-only connection. */
-export async function querySqlite<T = Record<string, unknown>>(file: string, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function querySqlite<T = Record<string, unknown>>(
+  file: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const db = await openSqlite(file);
   try {
     return await db.all<T>(sql, params);

@@ -16,12 +16,17 @@ export const SKIP = tool.skip ?? (existsSync(SCHEMA) ? null : `no schema at ${SC
 /** Runs jing once over several files: the error lines (empty when all are valid). */
 export function jing(files: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(pathOf(tool, 'jing'), [SCHEMA, ...files], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout) => {
-      // jing exits 1 and lists "file:line:col: error: …" on stdout when a file is invalid;
-      // its stderr carries classpath warnings of the Debian wrapper only.
-      if (err && typeof err.code !== 'number') reject(err);
-      else resolve(stdout.trim());
-    });
+    execFile(
+      pathOf(tool, 'jing'),
+      [SCHEMA, ...files],
+      { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 },
+      (err, stdout) => {
+        // jing exits 1 and lists "file:line:col: error: …" on stdout when a file is invalid;
+        // its stderr carries classpath warnings of the Debian wrapper only.
+        if (err && typeof err.code !== 'number') reject(err instanceof Error ? err : new Error(String(err)));
+        else resolve(stdout.trim());
+      },
+    );
   });
 }
 

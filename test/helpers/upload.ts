@@ -91,7 +91,10 @@ export function multipartBody(boundary: string, parts: MultipartPart[]): Buffer 
     const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
     const type = part.contentType ?? (part.filename === undefined ? undefined : 'application/zip');
     chunks.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n`, 'utf8'),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n`,
+        'utf8',
+      ),
       typeof part.value === 'string' ? Buffer.from(part.value, 'utf8') : part.value,
       Buffer.from('\r\n'),
     );

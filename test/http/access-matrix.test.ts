@@ -61,7 +61,10 @@ const SPEC_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
   // reconciliation endpoint (suggest, data-extension property proposals, preview).
   ...Object.fromEntries(
     ['actors', 'places', 'keywords'].flatMap((kind) =>
-      ['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((service) => [`GET /api/${kind}/reconcile/${service}`, { rule: 'authority' as Rule }]),
+      ['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((service) => [
+        `GET /api/${kind}/reconcile/${service}`,
+        { rule: 'authority' },
+      ]),
     ),
   ),
 };
@@ -134,11 +137,17 @@ const reconcilePost = (kind: string): Variant[] => [
 ];
 /** The services beside each reconciliation endpoint, with a request that succeeds. */
 const reconcileServices = (kind: 'actors' | 'places' | 'keywords'): Record<string, (f: Fixture) => Variant[]> => ({
-  [`GET /api/${kind}/reconcile/suggest/entity`]: () => [{ path: `/api/${kind}/reconcile/suggest/entity?prefix=matrix` }],
-  [`GET /api/${kind}/reconcile/suggest/property`]: () => [{ path: `/api/${kind}/reconcile/suggest/property?prefix=gnd` }],
+  [`GET /api/${kind}/reconcile/suggest/entity`]: () => [
+    { path: `/api/${kind}/reconcile/suggest/entity?prefix=matrix` },
+  ],
+  [`GET /api/${kind}/reconcile/suggest/property`]: () => [
+    { path: `/api/${kind}/reconcile/suggest/property?prefix=gnd` },
+  ],
   [`GET /api/${kind}/reconcile/suggest/type`]: () => [{ path: `/api/${kind}/reconcile/suggest/type?prefix=p` }],
   [`GET /api/${kind}/reconcile/properties`]: () => [{ path: `/api/${kind}/reconcile/properties` }],
-  [`GET /api/${kind}/reconcile/preview/:id`]: (f) => [{ path: `/api/${kind}/reconcile/preview/${kind === 'actors' ? f.actor : kind === 'places' ? f.place : f.keyword}` }],
+  [`GET /api/${kind}/reconcile/preview/:id`]: (f) => [
+    { path: `/api/${kind}/reconcile/preview/${kind === 'actors' ? f.actor : kind === 'places' ? f.place : f.keyword}` },
+  ],
 });
 const USAGE = { provider: 'x', model: 'y', tokens_in: 1, tokens_out: 2, cost_chf: 0.01, success: true };
 
@@ -166,12 +175,21 @@ const REQUESTS: Record<string, (f: Fixture) => Variant[]> = {
   'POST /api/keywords/reconcile': () => reconcilePost('keywords'),
   'GET /api/tei/actors': (f) => [{ path: '/api/tei/actors' }, { path: `/api/tei/actors?ids=${f.actor}`, ids: true }],
   'GET /api/tei/places': (f) => [{ path: '/api/tei/places' }, { path: `/api/tei/places?ids=${f.place}`, ids: true }],
-  'GET /api/tei/keywords': (f) => [{ path: '/api/tei/keywords' }, { path: `/api/tei/keywords?ids=${f.keyword}`, ids: true }],
+  'GET /api/tei/keywords': (f) => [
+    { path: '/api/tei/keywords' },
+    { path: `/api/tei/keywords?ids=${f.keyword}`, ids: true },
+  ],
   'GET /api/tei/refresh': () => [{ path: '/api/tei/refresh' }],
   'POST /api/actors': () => [{ path: '/api/actors', body: json({ name: 'Matrix created actor' }) }],
-  'PUT /api/actors/:id': (f) => [{ path: `/api/actors/${f.actor}`, body: json({ comment: 'changed by the matrix test' }) }],
-  'POST /api/places': () => [{ path: '/api/places', body: json({ name: 'Matrix created place', location: '47.37 8.54' }) }],
-  'POST /api/places/:id': (f) => [{ path: `/api/places/${f.place}`, body: json({ comment: 'changed by the matrix test' }) }],
+  'PUT /api/actors/:id': (f) => [
+    { path: `/api/actors/${f.actor}`, body: json({ comment: 'changed by the matrix test' }) },
+  ],
+  'POST /api/places': () => [
+    { path: '/api/places', body: json({ name: 'Matrix created place', location: '47.37 8.54' }) },
+  ],
+  'POST /api/places/:id': (f) => [
+    { path: `/api/places/${f.place}`, body: json({ comment: 'changed by the matrix test' }) },
+  ],
   'POST /api/sips/import': () => [{ path: '/api/sips/import', body: () => ({ body: sipForm() }) }],
   'POST /api/ingest/confirm/:id': (f) => [{ path: async () => `/api/ingest/confirm/${await f.received()}` }],
   'POST /api/ingest/failed/:id': (f) => [
@@ -238,7 +256,11 @@ interface Outcome {
 }
 
 /** One request of a route variant with `method` (HEAD for a GET variant) and `token`. */
-async function probe(variant: Variant, method: string, token: string | undefined): Promise<Outcome & { wwwAuthenticate: string | null }> {
+async function probe(
+  variant: Variant,
+  method: string,
+  token: string | undefined,
+): Promise<Outcome & { wwwAuthenticate: string | null }> {
   const p = typeof variant.path === 'string' ? variant.path : await variant.path();
   const headers: Record<string, string> = { ...bearer(token) };
   let body: BodyInit | undefined;
@@ -248,11 +270,19 @@ async function probe(variant: Variant, method: string, token: string | undefined
     if (b.type) headers['Content-Type'] = b.type;
   }
   const r = await send(daemon(), p, { method, headers, ...(body === undefined ? {} : { body }) });
-  return { label: `${method} ${p}`, status: r.status, problems: replyProblems(r), wwwAuthenticate: r.headers.get('www-authenticate') };
+  return {
+    label: `${method} ${p}`,
+    status: r.status,
+    problems: replyProblems(r),
+    wwwAuthenticate: r.headers.get('www-authenticate'),
+  };
 }
 
 /** Every variant of every ROUTES row whose rule is in `rules`, with no token and each role's token. */
-async function checkRoutes(rules: readonly Rule[], s: SettingsCombo): Promise<{ problems: string[]; requests: number }> {
+async function checkRoutes(
+  rules: readonly Rule[],
+  s: SettingsCombo,
+): Promise<{ problems: string[]; requests: number }> {
   const f = fx();
   const tasks: (() => Promise<string[]>)[] = [];
   for (const spec of ROUTES) {
@@ -294,14 +324,31 @@ describe('the matrix in the code', () => {
   });
 
   it('has a request for every row, and a request with ids for every row with ruleWithIds', () => {
-    const f: Fixture = { tokens: {} as Record<Role, string>, actor: 1, place: 1, keyword: 1, received: () => Promise.resolve(1) };
+    const f: Fixture = {
+      tokens: {} as Record<Role, string>,
+      actor: 1,
+      place: 1,
+      keyword: 1,
+      received: () => Promise.resolve(1),
+    };
     for (const spec of ROUTES) {
       const variants = REQUESTS[keyOf(spec)]?.(f);
       expect(variants?.length ?? 0, `no request for ${keyOf(spec)}: add one to REQUESTS`).toBeGreaterThan(0);
-      expect(variants?.some((v) => !v.ids), `${keyOf(spec)} without ids`).toBe(true);
-      if (spec.ruleWithIds) expect(variants?.some((v) => v.ids), `${keyOf(spec)} with ids`).toBe(true);
+      expect(
+        variants?.some((v) => !v.ids),
+        `${keyOf(spec)} without ids`,
+      ).toBe(true);
+      if (spec.ruleWithIds)
+        expect(
+          variants?.some((v) => v.ids),
+          `${keyOf(spec)} with ids`,
+        ).toBe(true);
     }
-    for (const key of Object.keys(REQUESTS)) expect(ROUTES.some((r) => keyOf(r) === key), `${key} is not in ROUTES`).toBe(true);
+    for (const key of Object.keys(REQUESTS))
+      expect(
+        ROUTES.some((r) => keyOf(r) === key),
+        `${key} is not in ROUTES`,
+      ).toBe(true);
   });
 });
 
@@ -333,7 +380,9 @@ for (const combo of SETTINGS_COMBOS) {
       const { problems, requests } = await checkRoutes(['token'], combo);
       expect(problems).toEqual([]);
       // GET and HEAD of each: /api/tei/refresh and the three exports with ids
-      expect(requests).toBe(2 * ROUTES.filter((r) => r.rule === 'token' || r.ruleWithIds === 'token').length * (ROLES.length + 1));
+      expect(requests).toBe(
+        2 * ROUTES.filter((r) => r.rule === 'token' || r.ruleWithIds === 'token').length * (ROLES.length + 1),
+      );
     });
 
     it('archivectl routes --json lists the rows of ROUTES and says what the daemon answers without a token', async () => {
@@ -349,7 +398,9 @@ for (const combo of SETTINGS_COMBOS) {
       expect(plain).toEqual(ROUTES.map((r) => `${r.method} ${display(r.path)}`));
       const withIds = rows.filter((r) => r.path.includes('?'));
       expect(withIds.map((r) => `${r.method} ${r.path.replace(/\?.*$/, '')}`).sort()).toEqual(
-        ROUTES.filter((r) => r.ruleWithIds).map((r) => `${r.method} ${display(r.path)}`).sort(),
+        ROUTES.filter((r) => r.ruleWithIds)
+          .map((r) => `${r.method} ${display(r.path)}`)
+          .sort(),
       );
       for (const r of withIds) expect(r.path).toMatch(/\?ids\b/);
 
@@ -365,7 +416,8 @@ for (const combo of SETTINGS_COMBOS) {
             return;
           }
           const rule = ids ? (spec.ruleWithIds ?? spec.rule) : spec.rule;
-          if (row.rule !== rule) problems.push(`${row.method} ${row.path}: routes says rule ${row.rule}, ROUTES says ${rule}`);
+          if (row.rule !== rule)
+            problems.push(`${row.method} ${row.path}: routes says rule ${row.rule}, ROUTES says ${rule}`);
           if (row.open !== openWithoutToken(rule, row.method, combo)) {
             problems.push(`${row.method} ${row.path}: routes says open=${row.open}, SPEC says ${!row.open}`);
           }
@@ -375,7 +427,8 @@ for (const combo of SETTINGS_COMBOS) {
             const out = await probe(variant, method, undefined);
             problems.push(...out.problems);
             const want = row.open ? successOf(spec) : 401;
-            if (out.status !== want) problems.push(`${out.label}: routes says open=${row.open}, the daemon answers ${out.status}`);
+            if (out.status !== want)
+              problems.push(`${out.label}: routes says open=${row.open}, the daemon answers ${out.status}`);
           }
         }),
         6,

@@ -95,7 +95,16 @@ describe('POST /api/actors', () => {
 
   it('fills the optional fields with their defaults (type person, the rest null)', async () => {
     const actor = await create({ name: 'Minimal' });
-    expect(actor).toMatchObject({ name: 'Minimal', type: 'person', label: null, alternative_names: null, date_start: null, date_end: null, comment: null, gnd: null });
+    expect(actor).toMatchObject({
+      name: 'Minimal',
+      type: 'person',
+      label: null,
+      alternative_names: null,
+      date_start: null,
+      date_end: null,
+      comment: null,
+      gnd: null,
+    });
   });
 
   it('accepts every actor type, 255 characters of name, a GND URI, partial dates and a urlencoded form', async () => {
@@ -104,7 +113,10 @@ describe('POST /api/actors', () => {
     }
     expect((await create({ name: 'ä'.repeat(255) })).name).toBe('ä'.repeat(255));
     expect((await create({ name: 'GND URI', gnd: 'https://d-nb.info/gnd/4005728-8' })).gnd).toBe('4005728-8');
-    expect(await create({ name: 'Dates', date_start: '1900', date_end: '1950-06' })).toMatchObject({ date_start: '1900', date_end: '1950-06' });
+    expect(await create({ name: 'Dates', date_start: '1900', date_end: '1950-06' })).toMatchObject({
+      date_start: '1900',
+      date_end: '1950-06',
+    });
     const form = await api.request('/api/actors', {
       method: 'POST',
       body: 'name=Form%20actor&type=group',
@@ -157,7 +169,11 @@ describe('POST /api/actors', () => {
   it('answers 400 for malformed JSON, 415 for text/plain and 422 for a JSON array', async () => {
     const before = await total();
     const post = (body: string, type: string) =>
-      api.request('/api/actors', { method: 'POST', body, headers: { 'Content-Type': type, Authorization: `Bearer ${t.editor}` } });
+      api.request('/api/actors', {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': type, Authorization: `Bearer ${t.editor}` },
+      });
     expect((await post('{"name": ', 'application/json')).status).toBe(400);
     expect((await post('{"name": "x",}', 'application/json')).status).toBe(400);
     expect((await post('name: x', 'text/plain')).status).toBe(415);
@@ -170,7 +186,11 @@ describe('POST /api/actors', () => {
 
 describe('GET /api/actors/{id}', () => {
   it('answers the actor as created', async () => {
-    const created = await create({ name: 'Schiller, Friedrich', gnd: '118607626', label: { de: 'Friedrich Schiller' } });
+    const created = await create({
+      name: 'Schiller, Friedrich',
+      gnd: '118607626',
+      label: { de: 'Friedrich Schiller' },
+    });
     const r = await api.get(`/api/actors/${created.id}`, t.user);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ data: created });
@@ -189,12 +209,22 @@ describe('GET /api/actors/{id}', () => {
 
 describe('PUT /api/actors/{id}', () => {
   it('replaces the given fields only and answers 200', async () => {
-    const created = await create({ name: 'Mann, Thomas', comment: 'Novelist', gnd: '118577166', alternative_names: ['T. Mann'] });
+    const created = await create({
+      name: 'Mann, Thomas',
+      comment: 'Novelist',
+      gnd: '118577166',
+      alternative_names: ['T. Mann'],
+    });
     await new Promise((r) => setTimeout(r, 5)); // updated_at must move
     const r = await api.put(`/api/actors/${created.id}`, { comment: 'Nobel prize 1929', date_start: '1875' }, t.editor);
     expect(r.status).toBe(200);
     const changed = dataOf<Actor>(r);
-    expect(changed).toEqual({ ...created, comment: 'Nobel prize 1929', date_start: '1875', updated_at: changed.updated_at });
+    expect(changed).toEqual({
+      ...created,
+      comment: 'Nobel prize 1929',
+      date_start: '1875',
+      updated_at: changed.updated_at,
+    });
     expect(changed.updated_at > created.updated_at).toBe(true);
     expect((await api.get(`/api/actors/${created.id}`, t.user)).body).toEqual({ data: changed });
   });
@@ -237,7 +267,11 @@ describe('PUT /api/actors/{id}', () => {
     }
     const created = await create({ name: 'Malformed target' });
     const put = (body: string, type: string) =>
-      api.request(`/api/actors/${created.id}`, { method: 'PUT', body, headers: { 'Content-Type': type, Authorization: `Bearer ${t.editor}` } });
+      api.request(`/api/actors/${created.id}`, {
+        method: 'PUT',
+        body,
+        headers: { 'Content-Type': type, Authorization: `Bearer ${t.editor}` },
+      });
     expect((await put('{"name": "x"', 'application/json')).status).toBe(400);
     expect((await put('name=x', 'text/plain')).status).toBe(415);
     expect((await api.get(`/api/actors/${created.id}`, t.user)).body).toEqual({ data: created });
@@ -249,7 +283,8 @@ describe('GET /api/actors (list)', () => {
   let ids: number[] = [];
   beforeAll(async () => {
     ids = [];
-    for (const name of names) ids.push((await create({ name, ...(name.includes('Delta') ? { gnd: '118540238' } : {}) })).id);
+    for (const name of names)
+      ids.push((await create({ name, ...(name.includes('Delta') ? { gnd: '118540238' } : {}) })).id);
   });
 
   it('answers {"data": [...], "meta": {"page", "perPage", "total"}} with perPage 25 by default', async () => {
@@ -280,7 +315,9 @@ describe('GET /api/actors (list)', () => {
   });
 
   it('pages with page and perPage', async () => {
-    const all = ((await api.get('/api/actors?search=listtest&perPage=100', t.user)).body as List<Actor>).data.map((a) => a.id);
+    const all = ((await api.get('/api/actors?search=listtest&perPage=100', t.user)).body as List<Actor>).data.map(
+      (a) => a.id,
+    );
     expect(all).toHaveLength(4);
     const p1 = (await api.get('/api/actors?search=listtest&perPage=3&page=1', t.user)).body as List<Actor>;
     const p2 = (await api.get('/api/actors?search=listtest&perPage=3&page=2', t.user)).body as List<Actor>;
@@ -318,12 +355,20 @@ describe('GET /api/actors (list)', () => {
   });
 
   it('sorts by sortField, ascending unless sortAsc=0', async () => {
-    const asc = ((await api.get('/api/actors?search=listtest&sortField=name&sortAsc=1', t.user)).body as List<Actor>).data.map((a) => a.name);
-    const desc = ((await api.get('/api/actors?search=listtest&sortField=name&sortAsc=0', t.user)).body as List<Actor>).data.map((a) => a.name);
-    const expected = names.filter((n) => n.toLowerCase().includes('listtest')).sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+    const asc = (
+      (await api.get('/api/actors?search=listtest&sortField=name&sortAsc=1', t.user)).body as List<Actor>
+    ).data.map((a) => a.name);
+    const desc = (
+      (await api.get('/api/actors?search=listtest&sortField=name&sortAsc=0', t.user)).body as List<Actor>
+    ).data.map((a) => a.name);
+    const expected = names
+      .filter((n) => n.toLowerCase().includes('listtest'))
+      .sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
     expect(asc).toEqual(expected);
     expect(desc).toEqual([...expected].reverse());
-    const byId = ((await api.get('/api/actors?search=listtest&sortField=id&sortAsc=0', t.user)).body as List<Actor>).data.map((a) => a.id);
+    const byId = (
+      (await api.get('/api/actors?search=listtest&sortField=id&sortAsc=0', t.user)).body as List<Actor>
+    ).data.map((a) => a.id);
     expect(byId).toEqual([...ids.slice(0, 4)].reverse());
     for (const field of ['type', 'date_start', 'date_end', 'created_at', 'updated_at']) {
       expect((await api.get(`/api/actors?sortField=${field}`, t.user)).status, field).toBe(200);
@@ -358,7 +403,11 @@ describe('GET /api/actors (list)', () => {
 describe("Anton's fields and requests (issue 9)", () => {
   it('gives every record and list item full_id <slug>-actors-<id> (slug "archive" by default), fullname and authority_type', async () => {
     const created = await create({ name: 'Luther, Martin', type: 'person' });
-    expect(created).toMatchObject({ full_id: `archive-actors-${created.id}`, fullname: 'Luther, Martin', authority_type: 'person' });
+    expect(created).toMatchObject({
+      full_id: `archive-actors-${created.id}`,
+      fullname: 'Luther, Martin',
+      authority_type: 'person',
+    });
     expect(dataOf<Actor>(await api.get(`/api/actors/${created.id}`, t.user))).toEqual(created);
     const list = (await api.get('/api/actors?format=json&perPage=30&search=luther', t.user)).body as List<Actor>;
     expect(list.data.map((a) => a.full_id)).toEqual([`archive-actors-${created.id}`]);
@@ -394,7 +443,9 @@ describe("Anton's fields and requests (issue 9)", () => {
       alternative_names: ['Zuinglius'],
     });
     expect(r.headers.get('location')).toBe(`${daemon().url.replace(/\/$/, '')}/api/actors/${actor.id}`);
-    expect((await api.get(new URL(r.headers.get('location') as string).pathname, t.user)).body).toEqual({ data: actor });
+    expect((await api.get(new URL(r.headers.get('location') as string).pathname, t.user)).body).toEqual({
+      data: actor,
+    });
   });
 
   it('refuses what it cannot honour with 422 naming the field: private true, unknown type_id, disagreeing type', async () => {
@@ -413,13 +464,26 @@ describe("Anton's fields and requests (issue 9)", () => {
 
   it('changes with ActorInput: the name follows a new label while it was the label’s, and stays when it was given apart', async () => {
     const anton = await create({ label: { de: 'Müller, Hans' } });
-    const changed = dataOf<Actor>(await api.put(`/api/actors/${anton.id}`, { label: { de: 'Müller, Johann' }, type_id: 3 }, t.editor));
-    expect(changed).toMatchObject({ name: 'Müller, Johann', fullname: 'Müller, Johann', type: 'corporate_body', authority_type: 'corporate_body' });
+    const changed = dataOf<Actor>(
+      await api.put(`/api/actors/${anton.id}`, { label: { de: 'Müller, Johann' }, type_id: 3 }, t.editor),
+    );
+    expect(changed).toMatchObject({
+      name: 'Müller, Johann',
+      fullname: 'Müller, Johann',
+      type: 'corporate_body',
+      authority_type: 'corporate_body',
+    });
     const ours = await create({ name: 'Goethe, Johann Wolfgang von', label: { de: 'Johann Wolfgang von Goethe' } });
-    const kept = dataOf<Actor>(await api.put(`/api/actors/${ours.id}`, { label: { de: 'J. W. von Goethe' } }, t.editor));
+    const kept = dataOf<Actor>(
+      await api.put(`/api/actors/${ours.id}`, { label: { de: 'J. W. von Goethe' } }, t.editor),
+    );
     expect(kept).toMatchObject({ name: 'Goethe, Johann Wolfgang von', label: { de: 'J. W. von Goethe' } });
     // A GET result sent back with its derived fields is accepted; they are not inputs.
-    const back = await api.put(`/api/actors/${ours.id}`, { ...kept, comment: 'round trip', authority_type: 'family' }, t.editor);
+    const back = await api.put(
+      `/api/actors/${ours.id}`,
+      { ...kept, comment: 'round trip', authority_type: 'family' },
+      t.editor,
+    );
     expect(back.status, back.text).toBe(200);
     expect(dataOf<Actor>(back)).toMatchObject({ type: 'person', comment: 'round trip' });
   });
@@ -429,22 +493,30 @@ describe("Anton's fields and requests (issue 9)", () => {
     const body = await create({ name: 'Authfilter Zunft', type: 'corporate_body', gnd: '2037654-4' });
     await create({ name: 'Authfilter Person' });
     const names = async (q: string) =>
-      ((await api.get(`/api/actors?search=authfilter&${q}`, t.user)).body as List<Actor>).data.map((a) => a.name).sort();
+      ((await api.get(`/api/actors?search=authfilter&${q}`, t.user)).body as List<Actor>).data
+        .map((a) => a.name)
+        .sort();
     expect(await names('')).toEqual(['Authfilter Medici', 'Authfilter Person', 'Authfilter Zunft']);
     expect(await names('authority_type=family')).toEqual(['Authfilter Medici']);
     expect(await names('authority_type=K%C3%B6rperschaft')).toEqual(['Authfilter Zunft']);
     expect(await names('authority_type=3')).toEqual(['Authfilter Zunft']);
     expect(await names('authority_type=person')).toEqual(['Authfilter Person']);
-    const select2 = (await api.get('/api/actors?format=select2&search=authfilter&authority_type=family', t.user)).body as { results: { id: number }[] };
+    const select2 = (await api.get('/api/actors?format=select2&search=authfilter&authority_type=family', t.user))
+      .body as { results: { id: number }[] };
     expect(select2.results.map((x) => x.id)).toEqual([family.id]);
     const beacon = (await api.get('/api/actors?format=beacon&authority_type=corporate_body', t.user)).text;
     expect(beacon.split('\n')).toContain(`2037654-4|Authfilter Zunft|${body.id}`);
-    expect((await api.get('/api/actors?format=beacon&authority_type=person', t.user)).text).not.toContain('Authfilter Zunft');
+    expect((await api.get('/api/actors?format=beacon&authority_type=person', t.user)).text).not.toContain(
+      'Authfilter Zunft',
+    );
     expect(fieldsOf(await api.get('/api/actors?authority_type=alien', t.user))).toHaveProperty('authority_type');
   });
 
   it('keeps SIKART ids and dumps them as BEACON with provider=sikart', async () => {
-    const artist = await create({ name: 'Hodler, Ferdinand', sikart: 'https://recherche.sik-isea.ch/sik:person-4000055/in/sikart' });
+    const artist = await create({
+      name: 'Hodler, Ferdinand',
+      sikart: 'https://recherche.sik-isea.ch/sik:person-4000055/in/sikart',
+    });
     expect(artist.sikart).toBe('4000055');
     const r = await api.get('/api/actors?format=beacon&provider=sikart', t.user);
     expect(r.status).toBe(200);
@@ -457,7 +529,8 @@ describe("Anton's fields and requests (issue 9)", () => {
     await create({ name: 'Datesort B', date_start: '1900', date_end: '1950-06' });
     await create({ name: 'Datesort A', date_start: '1800-05-01', date_end: '1990' });
     await create({ name: 'Datesort C' });
-    const order = async (q: string) => ((await api.get(`/api/actors?search=datesort&${q}`, t.user)).body as List<Actor>).data.map((a) => a.name);
+    const order = async (q: string) =>
+      ((await api.get(`/api/actors?search=datesort&${q}`, t.user)).body as List<Actor>).data.map((a) => a.name);
     expect(await order('sortField=date_start&sortAsc=1')).toEqual(['Datesort A', 'Datesort B', 'Datesort C']);
     expect(await order('sortField=date_end&sortAsc=0')).toEqual(['Datesort C', 'Datesort A', 'Datesort B']);
   });

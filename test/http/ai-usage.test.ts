@@ -114,8 +114,14 @@ describe('POST /api/ai-cataloging/usage', () => {
   it('refuses an unknown field, naming it, and names every bad field of one request', async () => {
     const unknown = await api.post(URL_, { ...GOOD, temperature: 0.2 }, t.editor);
     expect(Object.keys(fieldsOf(unknown))).toEqual(['temperature']);
-    const all = await api.post(URL_, { provider: '', tokens_in: -1, cost_chf: 'x', success: 'no', entry_uuid: 'u'.repeat(40) }, t.editor);
-    expect(Object.keys(fieldsOf(all)).sort()).toEqual(['cost_chf', 'entry_uuid', 'model', 'provider', 'success', 'tokens_in', 'tokens_out'].sort());
+    const all = await api.post(
+      URL_,
+      { provider: '', tokens_in: -1, cost_chf: 'x', success: 'no', entry_uuid: 'u'.repeat(40) },
+      t.editor,
+    );
+    expect(Object.keys(fieldsOf(all)).sort()).toEqual(
+      ['cost_chf', 'entry_uuid', 'model', 'provider', 'success', 'tokens_in', 'tokens_out'].sort(),
+    );
   });
 
   it('answers 422 for an empty body or a JSON array, 400 for malformed JSON, 415 for text/plain', async () => {

@@ -60,7 +60,11 @@ describe('api_token anywhere is refused first', () => {
       [JSON.stringify({ name: 'x', api_token: '' }), { 'Content-Type': 'application/json' }],
     ];
     for (const [body, headers] of bodies) {
-      const res = await daemon().fetch('/api/actors', { method: 'POST', body, headers: { ...headers, ...bearer(tokens.editor as string) } });
+      const res = await daemon().fetch('/api/actors', {
+        method: 'POST',
+        body,
+        headers: { ...headers, ...bearer(tokens.editor as string) },
+      });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual(API_TOKEN_BODY);
     }
@@ -108,7 +112,18 @@ describe('the Authorization header', () => {
     await setup();
     const t = tokens.reader as string;
     const flipped = t.slice(0, 20) + (t[20] === 'a' ? 'b' : 'a') + t.slice(21);
-    const cases = ['', 'Bearer', 'Bearer ', `Basic ${Buffer.from('a:b').toString('base64')}`, `Token ${t}`, `Bearer ${flipped}`, `Bearer ${t.slice(0, -1)}`, `Bearer ${t} ${t}`, `Bearer ${t},${t}`, `Bearer arc_${'0'.repeat(54)}`];
+    const cases = [
+      '',
+      'Bearer',
+      'Bearer ',
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+      `Token ${t}`,
+      `Bearer ${flipped}`,
+      `Bearer ${t.slice(0, -1)}`,
+      `Bearer ${t} ${t}`,
+      `Bearer ${t},${t}`,
+      `Bearer arc_${'0'.repeat(54)}`,
+    ];
     await cli().run(['settings', 'set', 'public_access', 'on']);
     try {
       for (const value of cases) {
@@ -151,9 +166,17 @@ describe('the Authorization header', () => {
     expect((await daemon().fetch('/api/nowhere', { headers: bad })).status).toBe(401);
     expect((await daemon().fetch('/api/actors/999999')).status).toBe(401);
     expect((await daemon().fetch('/api/actors', { method: 'DELETE', headers: bad })).status).toBe(401);
-    const invalid = await daemon().fetch('/api/actors', { method: 'POST', body: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    const invalid = await daemon().fetch('/api/actors', {
+      method: 'POST',
+      body: '{"name": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(invalid.status).toBe(401);
-    const forbidden = await daemon().fetch('/api/actors', { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json', ...bearer(tokens.reader as string) } });
+    const forbidden = await daemon().fetch('/api/actors', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'Content-Type': 'application/json', ...bearer(tokens.reader as string) },
+    });
     expect(forbidden.status).toBe(403);
     // and with a good token the same requests reach 404, 405, 400 and 422
     const ok = bearer(tokens.editor as string);
@@ -163,9 +186,17 @@ describe('the Authorization header', () => {
     expect(wrong.headers.get('allow')).toContain('GET');
     expect(wrong.headers.get('allow')).toContain('POST');
     expect((await daemon().fetch('/api/actors/999999', { headers: ok })).status).toBe(404);
-    const malformed = await daemon().fetch('/api/actors', { method: 'POST', body: '{"name": ', headers: { 'Content-Type': 'application/json', ...ok } });
+    const malformed = await daemon().fetch('/api/actors', {
+      method: 'POST',
+      body: '{"name": ',
+      headers: { 'Content-Type': 'application/json', ...ok },
+    });
     expect(malformed.status).toBe(400);
-    const unprocessable = await daemon().fetch('/api/actors', { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json', ...ok } });
+    const unprocessable = await daemon().fetch('/api/actors', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'Content-Type': 'application/json', ...ok },
+    });
     expect(unprocessable.status).toBe(422);
   });
 });
@@ -195,7 +226,11 @@ describe('changes made with the CLI count from the next request', () => {
     await createAccounts(cli(), { promoted: 'user' });
     const t = await createToken(cli(), 'promoted', 'role change', 'root');
     const post = () =>
-      daemon().fetch('/api/actors', { method: 'POST', body: JSON.stringify({ name: 'Role change' }), headers: { 'Content-Type': 'application/json', ...bearer(t.token) } });
+      daemon().fetch('/api/actors', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'Role change' }),
+        headers: { 'Content-Type': 'application/json', ...bearer(t.token) },
+      });
     expect((await post()).status).toBe(403);
     await cli().run(['account', 'set-role', 'promoted', 'editor']);
     expect((await post()).status).toBe(201);

@@ -30,7 +30,9 @@ describe.skipIf(IS_PG)('a database file readable by others', () => {
     const { file } = await linesOfAStart();
     await chmod(file, 0o644);
     const { lines } = await linesOfAStart();
-    const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.msg.includes('chmod 600'));
+    const warnings = lines
+      .map((l) => JSON.parse(l) as { level: number; msg: string })
+      .filter((l) => l.msg.includes('chmod 600'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.level).toBe(40);
     expect(warnings[0]?.msg).toContain('0644');

@@ -18,7 +18,13 @@ beforeAll(async () => {
   box = await createSandbox();
   await createAccounts(box, { root: 'superuser', reader: 'user', ed: 'editor' });
   const config = loadConfig(box.configFile, { ...process.env, ...box.env });
-  daemon = await startDaemon(config, { host: '127.0.0.1', port: 0, clock, logDestination: { write: () => true } as unknown as NodeJS.WritableStream, auth: { cacheSize: 4, perToken: { burst: 5, perMinute: 5 }, probationPerSecond: 1 } });
+  daemon = await startDaemon(config, {
+    host: '127.0.0.1',
+    port: 0,
+    clock,
+    logDestination: { write: () => true } as unknown as NodeJS.WritableStream,
+    auth: { cacheSize: 4, perToken: { burst: 5, perMinute: 5 }, probationPerSecond: 1 },
+  });
 });
 
 afterAll(async () => {
@@ -26,9 +32,11 @@ afterAll(async () => {
   await box?.cleanup();
 });
 
-const get = (token: string, path = '/api/objects') => fetch(`${daemon.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+const get = (token: string, path = '/api/objects') =>
+  fetch(`${daemon.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
 const stats = () => ({ ...daemon.authenticator.stats });
-const token = (name: string, user = 'reader', extra: string[] = []) => createToken(box, user, name, 'root', extra, { now: NOW_ISO() });
+const token = (name: string, user = 'reader', extra: string[] = []) =>
+  createToken(box, user, name, 'root', extra, { now: NOW_ISO() });
 
 describe('verified tokens are cached', () => {
   it('runs the KDF once per token across many requests', async () => {
@@ -120,7 +128,12 @@ describe('the cache never serves a token that lost its access', () => {
   it('follows role changes for writes', async () => {
     await createAccounts(box, { climber: 'user' });
     const t = await token('climber', 'climber');
-    const post = () => fetch(`${daemon.url}/api/actors`, { method: 'POST', headers: { Authorization: `Bearer ${t.token}`, 'Content-Type': 'application/json' }, body: '{"name":"Climber"}' });
+    const post = () =>
+      fetch(`${daemon.url}/api/actors`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${t.token}`, 'Content-Type': 'application/json' },
+        body: '{"name":"Climber"}',
+      });
     expect((await post()).status).toBe(403);
     await box.run(['account', 'set-role', 'climber', 'editor']);
     expect((await post()).status).toBe(201);
@@ -134,7 +147,7 @@ describe('forged tokens with a real selector', () => {
       return `arc_${selector}${secret}${checksum(selector + secret)}`;
     });
 
-  it('cost no KDF run at all once the token\'s true value is known, and the token keeps working', async () => {
+  it("cost no KDF run at all once the token's true value is known, and the token keeps working", async () => {
     const t = await token('flooded');
     expect((await get(t.token)).status).toBe(200);
     const before = stats();
@@ -178,7 +191,9 @@ describe('last used', () => {
     const writes = daemon.lastUsed.writes - before;
     expect(writes).toBeGreaterThanOrEqual(3);
     expect(writes).toBeLessThanOrEqual(3);
-    const listed = await box.json<{ id: string; last_used: string }[]>(['token', 'list', 'reader'], { now: new Date(now).toISOString() });
+    const listed = await box.json<{ id: string; last_used: string }[]>(['token', 'list', 'reader'], {
+      now: new Date(now).toISOString(),
+    });
     const lastUsed = Date.parse(listed.find((x) => x.id === t.id)?.last_used ?? '');
     expect(now - lastUsed).toBeLessThanOrEqual(60_000);
     now = start;
@@ -189,16 +204,22 @@ describe('stored hashes made with other scrypt parameters', () => {
   it('are replaced with the current parameters on the next successful use', async () => {
     const { default: knex } = await import('knex');
     const { SCRYPT_PARAMS } = await import('../../src/domain/tokens/hash.js');
-    const scrypt = ((await import('scrypt-kdf')) as unknown as { default: { kdf(p: string, o: object): Promise<Uint8Array>; viewParams(k: Uint8Array): { logN: number } } }).default;
+    const scrypt = (
+      (await import('scrypt-kdf')) as unknown as {
+        default: { kdf(p: string, o: object): Promise<Uint8Array>; viewParams(k: Uint8Array): { logN: number } };
+      }
+    ).default;
     const t = await token('old parameters');
     const db = box.dbFile
       ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
       : knex({ client: 'pg', connection: box.env.DATABASE_URL });
     try {
-      const old = Buffer.from(await scrypt.kdf(t.token.slice(12, 52), { logN: SCRYPT_PARAMS.logN - 1, r: 8, p: 1 })).toString('base64');
+      const old = Buffer.from(
+        await scrypt.kdf(t.token.slice(12, 52), { logN: SCRYPT_PARAMS.logN - 1, r: 8, p: 1 }),
+      ).toString('base64');
       await db('tokens').where('selector', t.id).update({ secret_hash: old });
       expect((await get(t.token)).status).toBe(200);
-      const row = (await db('tokens').where('selector', t.id).first('secret_hash')) as { secret_hash: string };
+      const row = await db('tokens').where('selector', t.id).first<{ secret_hash: string }>('secret_hash');
       expect(row.secret_hash).not.toBe(old);
       expect(scrypt.viewParams(Buffer.from(row.secret_hash, 'base64')).logN).toBe(SCRYPT_PARAMS.logN);
       expect((await get(t.token)).status).toBe(200);
@@ -209,7 +230,8 @@ describe('stored hashes made with other scrypt parameters', () => {
 });
 
 describe.skipIf(!IS_PG)('PostgreSQL: change notifications and leases', () => {
-  const lease = () => (daemon.access.source as unknown as { lease: { lapses: number; listenerPid(): number | null } }).lease;
+  const lease = () =>
+    (daemon.access.source as unknown as { lease: { lapses: number; listenerPid(): number | null } }).lease;
 
   it('serves requests without reading the generation while the lease is valid', async () => {
     const t = await token('leased');
@@ -255,16 +277,20 @@ describe('the failure budget', () => {
     const from = (address: string) =>
       new Promise<number>((resolve, reject) => {
         http
-          .get(`${daemon.url}/api/objects`, { localAddress: address, headers: { Authorization: `Bearer ${t.token}` } }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          })
+          .get(
+            `${daemon.url}/api/objects`,
+            { localAddress: address, headers: { Authorization: `Bearer ${t.token}` } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          )
           .on('error', reject);
       });
     expect(await from('127.0.0.2')).toBe(200); // the owner, elsewhere, is verified
   });
 
-  it('does not lock out the owner of a new token who shares the forger\'s address', async () => {
+  it("does not lock out the owner of a new token who shares the forger's address", async () => {
     const t = await token('shared address');
     for (let i = 0; i < 10; i++) {
       const secret = randomBase62(40);
@@ -275,7 +301,8 @@ describe('the failure budget', () => {
     for (let attempt = 0; attempt < 5 && status !== 200; attempt++) {
       const r = await get(t.token);
       status = r.status;
-      if (status === 429) await new Promise((done) => setTimeout(done, 1000 * Number(r.headers.get('retry-after') ?? 1)));
+      if (status === 429)
+        await new Promise((done) => setTimeout(done, 1000 * Number(r.headers.get('retry-after') ?? 1)));
     }
     expect(status).toBe(200);
   });

@@ -25,7 +25,13 @@ beforeAll(async () => {
 const origin = () => daemon().url.replace(/\/$/, '');
 
 /** A request with a Host header of our choosing (fetch does not let a caller set Host). */
-function withHost(d: RunningDaemon, path: string, host: string, token: string, body: unknown): Promise<{ status: number; location: string | undefined }> {
+function withHost(
+  d: RunningDaemon,
+  path: string,
+  host: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; location: string | undefined }> {
   const url = new URL(d.url);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -35,7 +41,12 @@ function withHost(d: RunningDaemon, path: string, host: string, token: string, b
         port: url.port,
         path,
         method: 'POST',
-        headers: { Host: host, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...bearer(token) },
+        headers: {
+          Host: host,
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(payload),
+          ...bearer(token),
+        },
       },
       (res) => {
         res.resume();
@@ -57,7 +68,9 @@ describe('403 for too low a role: RFC 6750 insufficient_scope', () => {
         const r = await api.request(path, { method: route.method, headers: bearer(tokens[role]) });
         if (r.status !== 403) problems.push(`${route.method} ${path} as ${role}: ${r.status}`);
         if (r.headers.get('www-authenticate') !== INSUFFICIENT_SCOPE) {
-          problems.push(`${route.method} ${path} as ${role}: WWW-Authenticate ${JSON.stringify(r.headers.get('www-authenticate'))}`);
+          problems.push(
+            `${route.method} ${path} as ${role}: WWW-Authenticate ${JSON.stringify(r.headers.get('www-authenticate'))}`,
+          );
         }
       }
     }
@@ -95,13 +108,17 @@ describe('Location of what a request created', () => {
       expect(r.status).toBe(201);
       const id = dataOf<{ id: number }>(r).id;
       expect(r.headers.get('location')).toBe(`${origin()}${path}/${id}`);
-      const got = await send(daemon(), new URL(r.headers.get('location') as string).pathname, { headers: bearer(tokens.user) });
+      const got = await send(daemon(), new URL(r.headers.get('location') as string).pathname, {
+        headers: bearer(tokens.user),
+      });
       expect(got.body).toEqual(r.body);
     }
   });
 
   it('follows the request’s Host without publicUrl, and falls back to the listen address for a crafted one', async () => {
-    const ok = await withHost(daemon(), '/api/actors', 'archive.example.org:8443', tokens.editor, { name: 'Host actor' });
+    const ok = await withHost(daemon(), '/api/actors', 'archive.example.org:8443', tokens.editor, {
+      name: 'Host actor',
+    });
     expect(ok.status).toBe(201);
     expect(ok.location).toMatch(/^http:\/\/archive\.example\.org:8443\/api\/actors\/\d+$/);
     const crafted = await withHost(daemon(), '/api/places', 'evil.example/"><x', tokens.editor, { name: 'Host place' });
@@ -116,7 +133,10 @@ describe('Location of what a request created', () => {
     expect(r.headers.get('location')).toBe(`${origin()}/api/objects?identifier=${encodeURIComponent('LOC/sip:1')}`);
     const u = new URL(r.headers.get('location') as string);
     const listed = await send(daemon(), `${u.pathname}${u.search}`, { headers: bearer(tokens.user) });
-    expect(listed.body).toMatchObject({ data: [{ id: receipt.object_id, identifier: 'LOC/sip:1', status: 'ingesting' }], meta: { total: 1 } });
+    expect(listed.body).toMatchObject({
+      data: [{ id: receipt.object_id, identifier: 'LOC/sip:1', status: 'ingesting' }],
+      meta: { total: 1 },
+    });
   });
 
   it('POST /api/ai-cataloging/usage: 201 {"id"} without Location (a usage record has no URL; the log is write-only)', async () => {

@@ -1,7 +1,15 @@
 // SPEC §4.4 keywords and objects through a real daemon: read-only over HTTP, created by
 // `archivectl catalog load` and by SIP imports; list shapes, search, paging, select2.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, fieldsOf, importSip, ISO_INSTANT, loadCatalog, type BasicTokens } from '../helpers/api.js';
+import {
+  basicTokens,
+  client,
+  fieldsOf,
+  importSip,
+  ISO_INSTANT,
+  loadCatalog,
+  type BasicTokens,
+} from '../helpers/api.js';
 import { useDaemon } from '../helpers/daemon.js';
 
 const { cli, daemon } = useDaemon();
@@ -31,9 +39,18 @@ beforeAll(async () => {
   t = await basicTokens(cli());
   expect(
     await loadCatalog(cli(), 'kw-objects.json', {
-      keywords: ['Letters', { name: 'Manuscripts', gnd: '4037391-3', label: { en: 'Manuscripts', de: 'Handschriften' } }, 'Diaries'],
+      keywords: [
+        'Letters',
+        { name: 'Manuscripts', gnd: '4037391-3', label: { en: 'Manuscripts', de: 'Handschriften' } },
+        'Diaries',
+      ],
       objects: [
-        { identifier: 'SLA-Letter-1', title: 'Letter to Schiller', status: 'ingested', keywords: ['letters', 'Poetry'] },
+        {
+          identifier: 'SLA-Letter-1',
+          title: 'Letter to Schiller',
+          status: 'ingested',
+          keywords: ['letters', 'Poetry'],
+        },
         { identifier: 'SLA-Notebook-2', title: 'Notebook', keywords: ['Diaries'] },
         { identifier: 'SLA-3', title: null, status: 'failed' },
       ],
@@ -59,10 +76,13 @@ describe('GET /api/keywords', () => {
   it('searches case-insensitively, pages, sorts and answers select2', async () => {
     const search = (await api.get('/api/keywords?search=LETT', t.user)).body as List<Keyword>;
     expect(search.data.map((k) => k.name)).toEqual(['Letters']);
-    const page = (await api.get('/api/keywords?sortField=name&sortAsc=0&perPage=2&page=2', t.user)).body as List<Keyword>;
+    const page = (await api.get('/api/keywords?sortField=name&sortAsc=0&perPage=2&page=2', t.user))
+      .body as List<Keyword>;
     expect(page.data.map((k) => k.name)).toEqual(['Letters', 'Diaries']);
     expect(page.meta).toEqual({ page: 2, perPage: 2, total: 4 });
-    const select2 = (await api.get('/api/keywords?format=select2&search=ia', t.user)).body as { results: { id: number; text: string }[] };
+    const select2 = (await api.get('/api/keywords?format=select2&search=ia', t.user)).body as {
+      results: { id: number; text: string }[];
+    };
     expect(select2.results.map((x) => x.text).sort()).toEqual(['Diaries']);
     for (const x of select2.results) expect(Object.keys(x).sort()).toEqual(['id', 'text']);
   });
@@ -100,12 +120,23 @@ describe('GET /api/objects', () => {
     }
     const letter = list.data.find((o) => o.identifier === 'SLA-Letter-1');
     expect(letter).toMatchObject({ title: 'Letter to Schiller', status: 'ingested', keywords: ['Letters', 'Poetry'] });
-    expect(list.data.find((o) => o.identifier === 'SLA-Notebook-2')).toMatchObject({ status: 'ingested', keywords: ['Diaries'] });
-    expect(list.data.find((o) => o.identifier === 'SLA-3')).toMatchObject({ title: null, status: 'failed', keywords: [] });
+    expect(list.data.find((o) => o.identifier === 'SLA-Notebook-2')).toMatchObject({
+      status: 'ingested',
+      keywords: ['Diaries'],
+    });
+    expect(list.data.find((o) => o.identifier === 'SLA-3')).toMatchObject({
+      title: null,
+      status: 'failed',
+      keywords: [],
+    });
   });
 
   it('shows an object created by a SIP import, in status ingesting, with its keywords', async () => {
-    const receipt = await importSip(api, t.editor, { identifier: 'SIP-Objects-1', title: 'Imported papers', keywords: 'Letters,Photographs' });
+    const receipt = await importSip(api, t.editor, {
+      identifier: 'SIP-Objects-1',
+      title: 'Imported papers',
+      keywords: 'Letters,Photographs',
+    });
     const list = (await api.get('/api/objects?search=sip-objects', t.user)).body as List<ArchiveObject>;
     expect(list.data).toHaveLength(1);
     expect(list.data[0]).toMatchObject({
@@ -124,7 +155,8 @@ describe('GET /api/objects', () => {
     expect(byTitle.data.map((o) => o.identifier)).toEqual(['SLA-Letter-1']);
     const byIdentifier = (await api.get('/api/objects?search=notebook-2', t.user)).body as List<ArchiveObject>;
     expect(byIdentifier.data.map((o) => o.identifier)).toEqual(['SLA-Notebook-2']);
-    const sla = (await api.get('/api/objects?search=sla-&sortField=identifier&perPage=2&page=2', t.user)).body as List<ArchiveObject>;
+    const sla = (await api.get('/api/objects?search=sla-&sortField=identifier&perPage=2&page=2', t.user))
+      .body as List<ArchiveObject>;
     expect(sla.meta).toEqual({ page: 2, perPage: 2, total: 3 });
     expect(sla.data.map((o) => o.identifier)).toEqual(['SLA-Notebook-2']);
     const select2 = (await api.get('/api/objects?format=select2&search=sla-&sortField=identifier', t.user)).body as {
@@ -155,10 +187,14 @@ describe('GET /api/objects', () => {
 
 describe("Anton's list parameters (issue 9)", () => {
   it('gives keywords full_id, accepts format=json and sorts by label (Anton’s name for the name)', async () => {
-    const list = (await api.get('/api/keywords?format=json&perPage=30&sortField=label&sortAsc=0', t.user)).body as List<Keyword & { full_id: string }>;
+    const list = (await api.get('/api/keywords?format=json&perPage=30&sortField=label&sortAsc=0', t.user)).body as List<
+      Keyword & { full_id: string }
+    >;
     const byName = (await api.get('/api/keywords?perPage=30&sortField=name', t.user)).body as List<Keyword>;
     expect(list.data.map((k) => k.name)).toEqual(byName.data.map((k) => k.name).reverse());
-    expect(list.data.map((k) => k.name)).toEqual(expect.arrayContaining(['Poetry', 'Manuscripts', 'Letters', 'Diaries']));
+    expect(list.data.map((k) => k.name)).toEqual(
+      expect.arrayContaining(['Poetry', 'Manuscripts', 'Letters', 'Diaries']),
+    );
     for (const k of list.data) expect(k.full_id).toBe(`archive-keywords-${k.id}`);
   });
 
@@ -172,7 +208,10 @@ describe("Anton's list parameters (issue 9)", () => {
   });
 
   it('sorts objects by identifier and title case-insensitively, the same on both dialects', async () => {
-    const order = async (q: string) => ((await api.get(`/api/objects?search=sla-&${q}`, t.user)).body as List<ArchiveObject>).data.map((o) => o.identifier);
+    const order = async (q: string) =>
+      ((await api.get(`/api/objects?search=sla-&${q}`, t.user)).body as List<ArchiveObject>).data.map(
+        (o) => o.identifier,
+      );
     // titles: "Letter to Schiller", "Notebook", none (last ascending)
     expect(await order('sortField=title&sortAsc=1')).toEqual(['SLA-Letter-1', 'SLA-Notebook-2', 'SLA-3']);
     expect(await order('sortField=identifier&sortAsc=0')).toEqual(['SLA-Notebook-2', 'SLA-Letter-1', 'SLA-3']);

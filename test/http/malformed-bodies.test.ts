@@ -39,7 +39,8 @@ async function stillServing(): Promise<void> {
 }
 
 /** A multipart body whose last part (a file) never reaches its closing boundary. */
-const TRUNCATED_FILE = '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\nContent-Type: application/zip\r\n\r\nPK\x03\x04 partial';
+const TRUNCATED_FILE =
+  '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\nContent-Type: application/zip\r\n\r\nPK\x03\x04 partial';
 const TRUNCATED_FIELD = '--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nhalf a title';
 
 async function post(p: string, body: string, type: string, token?: string) {
@@ -50,7 +51,9 @@ async function post(p: string, body: string, type: string, token?: string) {
 
 describe('truncated multipart bodies', () => {
   it('POST /api/sips/import with a file part cut short: 400, and the daemon keeps serving', async () => {
-    const r = await post('/api/sips/import', TRUNCATED_FILE, 'multipart/form-data; boundary=xyz', t.editor).catch((e: unknown) => e);
+    const r = await post('/api/sips/import', TRUNCATED_FILE, 'multipart/form-data; boundary=xyz', t.editor).catch(
+      (e: unknown) => e,
+    );
     await stillServing();
     expect((r as { status?: number }).status).toBe(400);
   });
@@ -62,7 +65,9 @@ describe('truncated multipart bodies', () => {
   });
 
   it('a file part cut short on a route that takes no upload, with a token: 400, and the daemon keeps serving', async () => {
-    const r = await post('/api/actors', TRUNCATED_FILE, 'multipart/form-data; boundary=xyz', t.editor).catch((e: unknown) => e);
+    const r = await post('/api/actors', TRUNCATED_FILE, 'multipart/form-data; boundary=xyz', t.editor).catch(
+      (e: unknown) => e,
+    );
     await stillServing();
     expect((r as { status?: number }).status).toBe(400);
   });

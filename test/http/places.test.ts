@@ -135,7 +135,9 @@ describe('POST /api/places', () => {
   });
 
   it('stores a GeoNames URI as its id', async () => {
-    expect((await create({ name: 'Bern', geonames: 'https://www.geonames.org/2661552/bern.html' })).geonames).toBe('2661552');
+    expect((await create({ name: 'Bern', geonames: 'https://www.geonames.org/2661552/bern.html' })).geonames).toBe(
+      '2661552',
+    );
   });
 });
 
@@ -193,7 +195,8 @@ describe('GET /api/places (list, select2, BEACON)', () => {
     expect(list.meta).toEqual({ page: 1, perPage: 25, total: 3 });
     expect(list.data.map((p) => p.name)).toEqual(['PLACELIST Chur', 'placelist Lugano', 'Placelist Luzern']);
     for (const p of list.data) expect(Object.keys(p).sort()).toEqual([...PLACE_KEYS].sort());
-    const page2 = (await api.get('/api/places?search=placelist&sortField=name&perPage=2&page=2', t.user)).body as List<Place>;
+    const page2 = (await api.get('/api/places?search=placelist&sortField=name&perPage=2&page=2', t.user))
+      .body as List<Place>;
     expect(page2.data.map((p) => p.name)).toEqual(['Placelist Luzern']);
     expect(page2.meta).toEqual({ page: 2, perPage: 2, total: 3 });
     for (const field of ['city', 'state', 'country_code', 'created_at', 'updated_at', 'id']) {
@@ -233,18 +236,34 @@ describe('GET /api/places (list, select2, BEACON)', () => {
 
   it('refuses an unknown BEACON provider with 422', async () => {
     for (const provider of ['viaf', 'GND', 'wikidata']) {
-      expect(fieldsOf(await api.get(`/api/places?format=beacon&provider=${provider}`, t.user)), provider).toHaveProperty('provider');
+      expect(
+        fieldsOf(await api.get(`/api/places?format=beacon&provider=${provider}`, t.user)),
+        provider,
+      ).toHaveProperty('provider');
     }
-    expect(fieldsOf(await api.get('/api/places?format=beacon&provider=gnd&provider=geonames', t.user))).toHaveProperty('provider');
+    expect(fieldsOf(await api.get('/api/places?format=beacon&provider=gnd&provider=geonames', t.user))).toHaveProperty(
+      'provider',
+    );
   });
 });
 
 describe("Anton's fields and requests (issue 9)", () => {
   it('gives every record and list item full_id and country (the English name of country_code), beside city and state', async () => {
-    const created = await create({ name: 'Antonplace Winterthur', city: 'Winterthur', state: 'Zürich', country_code: 'CH' });
-    expect(created).toMatchObject({ full_id: `archive-places-${created.id}`, city: 'Winterthur', state: 'Zürich', country: 'Switzerland' });
+    const created = await create({
+      name: 'Antonplace Winterthur',
+      city: 'Winterthur',
+      state: 'Zürich',
+      country_code: 'CH',
+    });
+    expect(created).toMatchObject({
+      full_id: `archive-places-${created.id}`,
+      city: 'Winterthur',
+      state: 'Zürich',
+      country: 'Switzerland',
+    });
     expect((await create({ name: 'Antonplace Nowhere' })).country).toBeNull();
-    const list = (await api.get('/api/places?format=json&perPage=30&search=antonplace%20winterthur', t.user)).body as List<Place>;
+    const list = (await api.get('/api/places?format=json&perPage=30&search=antonplace%20winterthur', t.user))
+      .body as List<Place>;
     expect(list.data).toEqual([created]);
   });
 
@@ -277,7 +296,11 @@ describe("Anton's fields and requests (issue 9)", () => {
       abbreviations: ['BE'],
     });
     expect(r.headers.get('location')).toBe(`${daemon().url.replace(/\/$/, '')}/api/places/${place.id}`);
-    const changed = await api.post(`/api/places/${place.id}`, { label: { de: 'Antonplace Bern (Stadt)' }, country_code_id: 'ch' }, t.editor);
+    const changed = await api.post(
+      `/api/places/${place.id}`,
+      { label: { de: 'Antonplace Bern (Stadt)' }, country_code_id: 'ch' },
+      t.editor,
+    );
     expect(dataOf<Place>(changed)).toMatchObject({ name: 'Antonplace Bern (Stadt)', country_code: 'CH' });
     expect(changed.headers.get('location')).toBeNull(); // a change creates nothing
   });
@@ -285,7 +308,9 @@ describe("Anton's fields and requests (issue 9)", () => {
   it('refuses a place type_id and a bad country_code_id with 422, creating nothing', async () => {
     const before = await total();
     expect(fieldsOf(await api.post('/api/places', { name: 'x', type_id: 3 }, t.editor)).type_id).toMatch(/place types/);
-    expect(fieldsOf(await api.post('/api/places', { name: 'x', country_code_id: 'Schweiz' }, t.editor))).toHaveProperty('country_code_id');
+    expect(fieldsOf(await api.post('/api/places', { name: 'x', country_code_id: 'Schweiz' }, t.editor))).toHaveProperty(
+      'country_code_id',
+    );
     expect(await total()).toBe(before);
   });
 
@@ -296,7 +321,9 @@ describe("Anton's fields and requests (issue 9)", () => {
     expect(r.status).toBe(200);
     expect(r.text).not.toContain('#PREFIX');
     expect(r.text.split('\n')).toContain(`https://de.wikipedia.org/wiki/Zürich|Antonplace Zürich|${place.id}`);
-    expect(fieldsOf(await api.post('/api/places', { name: 'x', wikipedia: 'https://example.org/wiki/X' }, t.editor))).toHaveProperty('wikipedia');
+    expect(
+      fieldsOf(await api.post('/api/places', { name: 'x', wikipedia: 'https://example.org/wiki/X' }, t.editor)),
+    ).toHaveProperty('wikipedia');
   });
 
   it('refuses sortField values of Anton that do not apply to places', async () => {

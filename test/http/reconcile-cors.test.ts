@@ -4,7 +4,17 @@
 // nothing of this on other routes. And `Allow` naming exactly the methods of the matched path.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../src/domain/access.js';
-import { applySettings, basicTokens, bearer, client, dataOf, loadCatalog, send, type BasicTokens, type Reply } from '../helpers/api.js';
+import {
+  applySettings,
+  basicTokens,
+  bearer,
+  client,
+  dataOf,
+  loadCatalog,
+  send,
+  type BasicTokens,
+  type Reply,
+} from '../helpers/api.js';
 import { useDaemon } from '../helpers/daemon.js';
 
 const { cli, daemon } = useDaemon();
@@ -18,7 +28,10 @@ const KINDS = ['actors', 'places', 'keywords'] as const;
 const SERVICES: { method: 'GET' | 'POST'; path: string }[] = KINDS.flatMap((kind) => [
   { method: 'GET' as const, path: `/api/${kind}/reconcile` },
   { method: 'POST' as const, path: `/api/${kind}/reconcile` },
-  ...['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((s) => ({ method: 'GET' as const, path: `/api/${kind}/reconcile/${s}` })),
+  ...['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((s) => ({
+    method: 'GET' as const,
+    path: `/api/${kind}/reconcile/${s}`,
+  })),
 ]);
 const CROSS_ORIGIN = SERVICES;
 
@@ -47,7 +60,9 @@ function expectCors(r: Reply, label: string): void {
 describe('the matrix', () => {
   it('marks exactly the reconciliation services as cross-origin, each with the authority rule', () => {
     const marked = ROUTES.filter((r) => r.crossOrigin);
-    expect(marked.map((r) => `${r.method} ${r.path}`).sort()).toEqual(SERVICES.map((r) => `${r.method} ${r.path}`).sort());
+    expect(marked.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+      SERVICES.map((r) => `${r.method} ${r.path}`).sort(),
+    );
     for (const r of marked) expect(r.rule, r.path).toBe('authority');
   });
 });
@@ -58,8 +73,14 @@ describe('CORS on the reconciliation routes', () => {
       const path = concrete(route.path);
       const r =
         route.method === 'GET'
-          ? await fromPage(`${path}${path.endsWith('/suggest/entity') ? '?prefix=cors' : ''}`, { headers: bearer(t.user) })
-          : await fromPage(path, { method: 'POST', headers: { ...bearer(t.user), 'Content-Type': 'application/json' }, body: JSON.stringify({ queries: { q0: { query: 'Cors' } } }) });
+          ? await fromPage(`${path}${path.endsWith('/suggest/entity') ? '?prefix=cors' : ''}`, {
+              headers: bearer(t.user),
+            })
+          : await fromPage(path, {
+              method: 'POST',
+              headers: { ...bearer(t.user), 'Content-Type': 'application/json' },
+              body: JSON.stringify({ queries: { q0: { query: 'Cors' } } }),
+            });
       expect(r.status, `${route.method} ${path}: ${r.text.slice(0, 200)}`).toBe(200);
       expectCors(r, `${route.method} ${path}`);
       expect(r.headers.get('access-control-expose-headers'), path).toContain('WWW-Authenticate');
@@ -73,7 +94,12 @@ describe('CORS on the reconciliation routes', () => {
         for (const extra of [{}, { Authorization: 'Bearer forged' }] as Record<string, string>[]) {
           const r = await send(daemon(), path, {
             method: 'OPTIONS',
-            headers: { Origin: ORIGIN, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'authorization, content-type', ...extra },
+            headers: {
+              Origin: ORIGIN,
+              'Access-Control-Request-Method': method,
+              'Access-Control-Request-Headers': 'authorization, content-type',
+              ...extra,
+            },
           });
           expect(r.status, `OPTIONS ${path} (${method})`).toBe(204);
           expect(r.text).toBe('');
@@ -82,7 +108,10 @@ describe('CORS on the reconciliation routes', () => {
           const own = CROSS_ORIGIN.filter((x) => concrete(x.path) === path).map((x) => x.method);
           for (const m of own) expect(methods, path).toContain(m);
           expect(methods, path).not.toContain('PUT');
-          const headers = (r.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',').map((s) => s.trim());
+          const headers = (r.headers.get('access-control-allow-headers') ?? '')
+            .toLowerCase()
+            .split(',')
+            .map((s) => s.trim());
           expect(headers, path).toEqual(expect.arrayContaining(['authorization', 'content-type']));
           expect(Number(r.headers.get('access-control-max-age')), path).toBeGreaterThan(0);
         }
@@ -94,7 +123,12 @@ describe('CORS on the reconciliation routes', () => {
     await applySettings(cli(), { public_access: false, public_api: false });
     for (const route of CROSS_ORIGIN) {
       const path = concrete(route.path);
-      const r = await fromPage(path, route.method === 'POST' ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"queries": {}}' } : {});
+      const r = await fromPage(
+        path,
+        route.method === 'POST'
+          ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"queries": {}}' }
+          : {},
+      );
       expect(r.status, `${route.method} ${path}`).toBe(401);
       expectCors(r, path);
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer realm="archive"/);
@@ -102,11 +136,23 @@ describe('CORS on the reconciliation routes', () => {
     // public_api opens GET only: a POST of queries still needs a token.
     await applySettings(cli(), { public_access: false, public_api: true });
     expect((await fromPage('/api/places/reconcile')).status).toBe(200);
-    const post = await fromPage('/api/places/reconcile', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'queries=%7B%7D' });
+    const post = await fromPage('/api/places/reconcile', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'queries=%7B%7D',
+    });
     expect(post.status).toBe(401);
     expectCors(post, 'POST with public_api');
     await applySettings(cli(), { public_access: true, public_api: false });
-    expect((await fromPage('/api/places/reconcile', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'queries=%7B%7D' })).status).toBe(200);
+    expect(
+      (
+        await fromPage('/api/places/reconcile', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'queries=%7B%7D',
+        })
+      ).status,
+    ).toBe(200);
     await applySettings(cli(), { public_access: false, public_api: false });
   });
 
@@ -116,7 +162,11 @@ describe('CORS on the reconciliation routes', () => {
       ['/api/actors/reconcile?api_token=x', {}, 401],
       ['/api/actors/reconcile/preview/999999', { headers: bearer(t.user) }, 404],
       ['/api/actors/reconcile', { method: 'DELETE', headers: bearer(t.user) }, 405],
-      [`/api/actors/reconcile?queries=${encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`q${i}`, { query: 'x' }]))))}`, { headers: bearer(t.user) }, 413],
+      [
+        `/api/actors/reconcile?queries=${encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`q${i}`, { query: 'x' }]))))}`,
+        { headers: bearer(t.user) },
+        413,
+      ],
       ['/api/actors/reconcile?queries=nope', { headers: bearer(t.user) }, 422],
       ['/api/actors/reconcile/suggest/entity?cursor=-1', { headers: bearer(t.user) }, 422],
     ];
@@ -128,18 +178,34 @@ describe('CORS on the reconciliation routes', () => {
   });
 
   it('sends no CORS headers on other routes, and their OPTIONS stays a 405', async () => {
-    for (const path of ['/api/actors', `/api/actors/${actorId}`, '/api/objects', '/api/tei/actors', '/api/actors/reconcile/nowhere', '/api/nowhere']) {
+    for (const path of [
+      '/api/actors',
+      `/api/actors/${actorId}`,
+      '/api/objects',
+      '/api/tei/actors',
+      '/api/actors/reconcile/nowhere',
+      '/api/nowhere',
+    ]) {
       const r = await fromPage(path, { headers: bearer(t.user) });
       expect(r.headers.get('access-control-allow-origin'), path).toBeNull();
-      const pre = await send(daemon(), path, { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'GET', ...bearer(t.user) } });
+      const pre = await send(daemon(), path, {
+        method: 'OPTIONS',
+        headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'GET', ...bearer(t.user) },
+      });
       expect([404, 405], path).toContain(pre.status);
       expect(pre.headers.get('access-control-allow-origin'), path).toBeNull();
     }
   });
 
   it('answers an OPTIONS that is not a preflight (no Origin or no requested method) like any other method: 405 with Allow', async () => {
-    for (const headers of [{}, { Origin: ORIGIN }, { 'Access-Control-Request-Method': 'GET' }] as Record<string, string>[]) {
-      const r = await api.request('/api/keywords/reconcile', { method: 'OPTIONS', headers: { ...headers, ...bearer(t.user) } });
+    for (const headers of [{}, { Origin: ORIGIN }, { 'Access-Control-Request-Method': 'GET' }] as Record<
+      string,
+      string
+    >[]) {
+      const r = await api.request('/api/keywords/reconcile', {
+        method: 'OPTIONS',
+        headers: { ...headers, ...bearer(t.user) },
+      });
       expect(r.status, JSON.stringify(headers)).toBe(405);
       expect(r.headers.get('allow')).toBe('HEAD, GET, POST');
     }
@@ -180,12 +246,28 @@ describe('JSONP (callback=), the fallback of older OpenRefine', () => {
       expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
     }
     // A POST is never wrapped.
-    const post = await api.request('/api/actors/reconcile?callback=cb', { method: 'POST', headers: { ...bearer(t.user), 'Content-Type': 'application/x-www-form-urlencoded' }, body: `queries=${q}` });
+    const post = await api.request('/api/actors/reconcile?callback=cb', {
+      method: 'POST',
+      headers: { ...bearer(t.user), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `queries=${q}`,
+    });
     expect(post.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
   it('refuses a callback that is not a plain JavaScript name with 422, as JSON', async () => {
-    for (const callback of ['', 'alert(1)', 'a b', '1abc', 'a..b', 'a.', '<script>', 'x'.repeat(65), 'a;b', 'a%0Ab', 'a-b']) {
+    for (const callback of [
+      '',
+      'alert(1)',
+      'a b',
+      '1abc',
+      'a..b',
+      'a.',
+      '<script>',
+      'x'.repeat(65),
+      'a;b',
+      'a%0Ab',
+      'a-b',
+    ]) {
       const r = await api.get(`/api/actors/reconcile?callback=${encodeURIComponent(callback)}`, t.user);
       expect(r.status, callback).toBe(422);
       expect((r.body as { fields: Record<string, string> }).fields).toHaveProperty('callback');
@@ -199,7 +281,11 @@ describe('Allow', () => {
   it('names exactly the methods of /api/{kind}/reconcile, not PUT of /api/actors/{id}', async () => {
     for (const kind of KINDS) {
       for (const method of ['PUT', 'DELETE', 'PATCH']) {
-        const r = await api.request(`/api/${kind}/reconcile`, { method, headers: { ...bearer(t.editor), 'Content-Type': 'application/json' }, body: '{}' });
+        const r = await api.request(`/api/${kind}/reconcile`, {
+          method,
+          headers: { ...bearer(t.editor), 'Content-Type': 'application/json' },
+          body: '{}',
+        });
         expect(r.status, `${method} ${kind}`).toBe(405);
         expect(r.headers.get('allow'), `${method} ${kind}`).toBe('HEAD, GET, POST');
       }
@@ -212,7 +298,11 @@ describe('Allow', () => {
       if (own.has('GET')) own.add('HEAD');
       const wrong = ['DELETE', 'PATCH', 'PUT', 'POST', 'GET'].find((m) => !own.has(m)) as string;
       const url = p.replace(':id', String(actorId));
-      const r = await api.request(url, { method: wrong, headers: { ...bearer(t.editor), ...(wrong === 'GET' ? {} : { 'Content-Type': 'application/json' }) }, ...(wrong === 'GET' ? {} : { body: '{}' }) });
+      const r = await api.request(url, {
+        method: wrong,
+        headers: { ...bearer(t.editor), ...(wrong === 'GET' ? {} : { 'Content-Type': 'application/json' }) },
+        ...(wrong === 'GET' ? {} : { body: '{}' }),
+      });
       expect(r.status, `${wrong} ${url}`).toBe(405);
       const allow = new Set((r.headers.get('allow') ?? '').split(',').map((s) => s.trim()));
       expect([...allow].sort(), `${wrong} ${url}`).toEqual([...own].sort());

@@ -48,7 +48,9 @@ function validator(name: string, pointer = ''): ValidateFunction {
 /** The validation errors of `data` (empty when it is valid). */
 function problems(name: string, data: unknown, pointer = ''): string[] {
   const v = validator(name, pointer);
-  return v(data) ? [] : (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return v(data)
+    ? []
+    : (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
 
 /** Which schema (and sub-schema) judges each folder of examples. */
@@ -79,7 +81,8 @@ describe('the validator', () => {
           const data = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
           const found = problems(schema, data, pointer);
           judged++;
-          if ((found.length === 0) !== (verdict === 'valid')) disagreements.push(`${folder}/${verdict}/${file}: ${found.join('; ') || 'valid'}`);
+          if ((found.length === 0) !== (verdict === 'valid'))
+            disagreements.push(`${folder}/${verdict}/${file}: ${found.join('; ') || 'valid'}`);
         }
       }
     }
@@ -101,18 +104,42 @@ beforeAll(async () => {
   t = await basicTokens(cli());
   await loadCatalog(cli(), 'schemas.json', {
     actors: [
-      { name: 'Schiller, Friedrich', type: 'person', alternative_names: ['Friedrich von Schiller'], date_start: '1759-11-10', date_end: '1805', gnd: '118607626', comment: 'Poet "and" <playwright>' },
+      {
+        name: 'Schiller, Friedrich',
+        type: 'person',
+        alternative_names: ['Friedrich von Schiller'],
+        date_start: '1759-11-10',
+        date_end: '1805',
+        gnd: '118607626',
+        comment: 'Poet "and" <playwright>',
+      },
       { name: 'Schiller, Friedrich', type: 'person' },
-      { name: 'Odd <i>&amp;</i> \'name\' \u0085 \u00a0 😀', type: 'family' },
+      { name: "Odd <i>&amp;</i> 'name' \u0085 \u00a0 😀", type: 'family' },
     ],
-    places: [{ name: 'Zürich', city: 'Zürich', country_code: 'CH', location: '47.37 8.54', gnd: '4068038-8', geonames: '2657896' }, { name: 'Nowhere <at> "all"' }],
+    places: [
+      {
+        name: 'Zürich',
+        city: 'Zürich',
+        country_code: 'CH',
+        location: '47.37 8.54',
+        gnd: '4068038-8',
+        geonames: '2657896',
+      },
+      { name: 'Nowhere <at> "all"' },
+    ],
     keywords: [{ name: 'Letters', gnd: '4008849-2' }, 'R&D <keywords>'],
   });
-  for (const kind of KINDS) entity[kind] = String((dataOf<{ id: number }[]>(await api.get(`/api/${kind}?perPage=1`, t.user))[0] as { id: number }).id);
+  for (const kind of KINDS)
+    entity[kind] = String(
+      (dataOf<{ id: number }[]>(await api.get(`/api/${kind}?perPage=1`, t.user))[0] as { id: number }).id,
+    );
 });
 
 async function json(pathname: string, init?: RequestInit): Promise<unknown> {
-  const r = await api.request(pathname, { ...init, headers: { ...bearer(t.user), ...(init?.headers as Record<string, string> | undefined) } });
+  const r = await api.request(pathname, {
+    ...init,
+    headers: { ...bearer(t.user), ...(init?.headers as Record<string, string> | undefined) },
+  });
   expect(r.status, `${pathname}: ${r.text.slice(0, 300)}`).toBe(200);
   expect(r.headers.get('content-type'), pathname).toMatch(/^application\/json/);
   return r.body;
@@ -122,7 +149,10 @@ const post = (kind: Kind, field: 'queries' | 'extend', value: unknown, as: 'form
   json(`/api/${kind}/reconcile`, {
     method: 'POST',
     headers: { 'Content-Type': as === 'form' ? 'application/x-www-form-urlencoded' : 'application/json' },
-    body: as === 'form' ? new URLSearchParams({ [field]: JSON.stringify(value) }).toString() : JSON.stringify({ [field]: value }),
+    body:
+      as === 'form'
+        ? new URLSearchParams({ [field]: JSON.stringify(value) }).toString()
+        : JSON.stringify({ [field]: value }),
   });
 
 describe('answers of a running daemon against the 0.2 schemas', () => {
@@ -152,14 +182,25 @@ describe('answers of a running daemon against the 0.2 schemas', () => {
         alternative: { query: 'Friedrich von Schiller', type: 'person', type_strict: 'should' },
         types: { query: 'Schiller', type: ['person', 'family'] },
         byGnd: { properties: [{ pid: 'gnd', v: 'https://d-nb.info/gnd/118607626' }] },
-        withProperties: { query: 'Schiller', properties: [{ pid: 'date_start', v: ['1759-11-10', { id: '1759-11-10', name: 'x' }] }, { pid: 'unknown', v: true }] },
+        withProperties: {
+          query: 'Schiller',
+          properties: [
+            { pid: 'date_start', v: ['1759-11-10', { id: '1759-11-10', name: 'x' }] },
+            { pid: 'unknown', v: true },
+          ],
+        },
         odd: { query: 'Odd <i>' },
         none: { query: 'zzzzzz' },
       },
       places: {
         accent: { query: 'Zurich' },
         byGeonames: { properties: [{ pid: 'geonames', v: 2657896 }] },
-        byCity: { properties: [{ pid: 'city', v: 'zürich' }, { pid: 'country_code', v: 'ch' }] },
+        byCity: {
+          properties: [
+            { pid: 'city', v: 'zürich' },
+            { pid: 'country_code', v: 'ch' },
+          ],
+        },
       },
       keywords: { exact: { query: 'letters' }, substring: { query: 'R&D' } },
     };
@@ -177,7 +218,14 @@ describe('answers of a running daemon against the 0.2 schemas', () => {
       }
     }
     // Queries the schema calls invalid are answered (with an error each) in a valid result batch.
-    const bad = { long: { query: 'x'.repeat(1001) }, control: { query: 'a\u0001' }, nothing: { limit: 1 }, wrong: 'x', empty: {}, good: { query: 'Zürich' } };
+    const bad = {
+      long: { query: 'x'.repeat(1001) },
+      control: { query: 'a\u0001' },
+      nothing: { limit: 1 },
+      wrong: 'x',
+      empty: {},
+      good: { query: 'Zürich' },
+    };
     expect(problems('reconciliation-query-batch', bad)).not.toEqual([]);
     const answer = await post('places', 'queries', bad);
     expect(problems('reconciliation-result-batch', answer)).toEqual([]);
@@ -188,9 +236,18 @@ describe('answers of a running daemon against the 0.2 schemas', () => {
     for (const kind of KINDS) {
       for (const prefix of ['', 's', 'Sch', 'zür', 'r&d', entity[kind] as string, '<i>', 'zzzz']) {
         const q = `prefix=${encodeURIComponent(prefix)}`;
-        expect(problems('suggest-entities-response', await json(`/api/${kind}/reconcile/suggest/entity?${q}`)), `${kind} ${prefix}`).toEqual([]);
-        expect(problems('suggest-properties-response', await json(`/api/${kind}/reconcile/suggest/property?${q}`)), `${kind} ${prefix}`).toEqual([]);
-        expect(problems('suggest-types-response', await json(`/api/${kind}/reconcile/suggest/type?${q}`)), `${kind} ${prefix}`).toEqual([]);
+        expect(
+          problems('suggest-entities-response', await json(`/api/${kind}/reconcile/suggest/entity?${q}`)),
+          `${kind} ${prefix}`,
+        ).toEqual([]);
+        expect(
+          problems('suggest-properties-response', await json(`/api/${kind}/reconcile/suggest/property?${q}`)),
+          `${kind} ${prefix}`,
+        ).toEqual([]);
+        expect(
+          problems('suggest-types-response', await json(`/api/${kind}/reconcile/suggest/type?${q}`)),
+          `${kind} ${prefix}`,
+        ).toEqual([]);
       }
       const paged = await json(`/api/${kind}/reconcile/suggest/entity?prefix=s&cursor=1&limit=1`);
       expect(problems('suggest-entities-response', paged)).toEqual([]);
@@ -198,21 +255,34 @@ describe('answers of a running daemon against the 0.2 schemas', () => {
   });
 
   it('property proposals and data extension answers', async () => {
-    const types: Record<Kind, string[]> = { actors: ['person', 'corporate_body', 'place'], places: ['place'], keywords: ['keyword'] };
+    const types: Record<Kind, string[]> = {
+      actors: ['person', 'corporate_body', 'place'],
+      places: ['place'],
+      keywords: ['keyword'],
+    };
     for (const kind of KINDS) {
       const proposals: { properties: { id: string }[] }[] = [];
       for (const type of types[kind]) {
         for (const limit of ['', '&limit=2']) {
-          const answer = (await json(`/api/${kind}/reconcile/properties?type=${type}${limit}`)) as { properties: { id: string }[] };
+          const answer = (await json(`/api/${kind}/reconcile/properties?type=${type}${limit}`)) as {
+            properties: { id: string }[];
+          };
           expect(problems('data-extension-property-proposal', answer), `${kind} ${type}${limit}`).toEqual([]);
           proposals.push(answer);
         }
       }
       // Every proposed property, for a record, a record without values and unknown ids.
-      const query = { ids: [entity[kind] as string, '999999', 'x'], properties: (proposals[0]?.properties ?? []).map((p) => ({ id: p.id })) };
+      const query = {
+        ids: [entity[kind] as string, '999999', 'x'],
+        properties: (proposals[0]?.properties ?? []).map((p) => ({ id: p.id })),
+      };
       expect(query.properties.length).toBeGreaterThan(1);
       expect(problems('data-extension-query', query)).toEqual([]);
-      for (const answer of [await json(`/api/${kind}/reconcile?extend=${encodeURIComponent(JSON.stringify(query))}`), await post(kind, 'extend', query), await post(kind, 'extend', query, 'json')]) {
+      for (const answer of [
+        await json(`/api/${kind}/reconcile?extend=${encodeURIComponent(JSON.stringify(query))}`),
+        await post(kind, 'extend', query),
+        await post(kind, 'extend', query, 'json'),
+      ]) {
         expect(problems('data-extension-response', answer), kind).toEqual([]);
         const a = answer as { meta: { id: string }[]; rows: Record<string, Record<string, unknown[]>> };
         expect(a.meta.map((m) => m.id)).toEqual(query.properties.map((p) => p.id));
@@ -240,34 +310,47 @@ describe('the preview page', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(JING.skip !== null)(`is well-formed (checked with jing) and escapes every name${JING.skip ? ` — skipped: ${JING.skip}` : ''}`, async () => {
-    const pages: [string, string, string][] = [];
-    for (const kind of KINDS) {
-      const list = dataOf<{ id: number; name: string }[]>(await api.get(`/api/${kind}?perPage=100`, t.user));
-      for (const { id, name } of list) {
-        const r = await api.get(`/api/${kind}/reconcile/preview/${id}`, t.user);
-        expect(r.status).toBe(200);
-        expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
-        pages.push([`${kind}-${id}.xhtml`, r.text, name]);
+  it.skipIf(JING.skip !== null)(
+    `is well-formed (checked with jing) and escapes every name${JING.skip ? ` — skipped: ${JING.skip}` : ''}`,
+    async () => {
+      const pages: [string, string, string][] = [];
+      for (const kind of KINDS) {
+        const list = dataOf<{ id: number; name: string }[]>(await api.get(`/api/${kind}?perPage=100`, t.user));
+        for (const { id, name } of list) {
+          const r = await api.get(`/api/${kind}/reconcile/preview/${id}`, t.user);
+          expect(r.status).toBe(200);
+          expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+          pages.push([`${kind}-${id}.xhtml`, r.text, name]);
+        }
       }
-    }
-    expect(pages.length).toBe(7);
-    for (const [file, text, name] of pages) {
-      await writeFile(path.join(dir, file), text);
-      const escaped = name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\u0085/g, '&#x85;');
-      expect(text, file).toContain(`<h1>${escaped}</h1>`);
-      expect(text, file).not.toMatch(/<(script|i|playwright|at|keywords)\b/i);
-    }
-    const jing = (files: string[]) => {
-      const run = spawnSync(pathOf(JING, 'jing'), [path.join(dir, 'any.rng'), ...files.map((f) => path.join(dir, f))], { encoding: 'utf8', timeout: 60_000 });
-      expect(run.error).toBeUndefined();
-      // The Debian wrapper warns about optional jars it does not find; that is not about the pages.
-      const output = `${run.stdout}${run.stderr}`.split('\n').filter((l) => l !== '' && !l.startsWith('[warning]'));
-      return { status: run.status, output };
-    };
-    // The check can fail: an unescaped name is not well-formed.
-    await writeFile(path.join(dir, 'broken.xhtml'), '<html><h1>R&D <keywords></h1></html>');
-    expect(jing(['broken.xhtml']).status).not.toBe(0);
-    expect(jing(pages.map(([f]) => f))).toEqual({ status: 0, output: [] });
-  });
+      expect(pages.length).toBe(7);
+      for (const [file, text, name] of pages) {
+        await writeFile(path.join(dir, file), text);
+        const escaped = name
+          .replace(/&/g, '&amp;')
+          .replace(/</g, '&lt;')
+          .replace(/>/g, '&gt;')
+          .replace(/"/g, '&quot;')
+          .replace(/'/g, '&apos;')
+          .replace(/\u0085/g, '&#x85;');
+        expect(text, file).toContain(`<h1>${escaped}</h1>`);
+        expect(text, file).not.toMatch(/<(script|i|playwright|at|keywords)\b/i);
+      }
+      const jing = (files: string[]) => {
+        const run = spawnSync(
+          pathOf(JING, 'jing'),
+          [path.join(dir, 'any.rng'), ...files.map((f) => path.join(dir, f))],
+          { encoding: 'utf8', timeout: 60_000 },
+        );
+        expect(run.error).toBeUndefined();
+        // The Debian wrapper warns about optional jars it does not find; that is not about the pages.
+        const output = `${run.stdout}${run.stderr}`.split('\n').filter((l) => l !== '' && !l.startsWith('[warning]'));
+        return { status: run.status, output };
+      };
+      // The check can fail: an unescaped name is not well-formed.
+      await writeFile(path.join(dir, 'broken.xhtml'), '<html><h1>R&D <keywords></h1></html>');
+      expect(jing(['broken.xhtml']).status).not.toBe(0);
+      expect(jing(pages.map(([f]) => f))).toEqual({ status: 0, output: [] });
+    },
+  );
 });

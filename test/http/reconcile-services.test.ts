@@ -2,7 +2,16 @@
 // for actors, places and keywords: suggest (entities, properties, types), the HTML preview, and
 // data extension (property proposals and extend queries, by GET and POST).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, bearer, client, dataOf, fieldsOf, loadCatalog, type BasicTokens, type Reply } from '../helpers/api.js';
+import {
+  basicTokens,
+  bearer,
+  client,
+  dataOf,
+  fieldsOf,
+  loadCatalog,
+  type BasicTokens,
+  type Reply,
+} from '../helpers/api.js';
 import { useDaemon } from '../helpers/daemon.js';
 
 const { cli, daemon } = useDaemon();
@@ -22,19 +31,43 @@ beforeAll(async () => {
   t = await basicTokens(cli());
   await loadCatalog(cli(), 'services.json', {
     actors: [
-      { name: 'Schiller, Friedrich', type: 'person', alternative_names: ['Friedrich von Schiller', 'F. Schiller'], date_start: '1759-11-10', date_end: '1805-05-09', gnd: '118607626', comment: 'Poet' },
+      {
+        name: 'Schiller, Friedrich',
+        type: 'person',
+        alternative_names: ['Friedrich von Schiller', 'F. Schiller'],
+        date_start: '1759-11-10',
+        date_end: '1805-05-09',
+        gnd: '118607626',
+        comment: 'Poet',
+      },
       { name: 'Schillerstiftung', type: 'corporate_body' },
       { name: 'Goethe, Johann Wolfgang von', type: 'person', alternative_names: ['Schillers Freund'] },
       { name: 'Evil <b onmouseover="alert(1)">Name</b> & "Quotes"', type: 'group' },
     ],
     places: [
-      { name: 'Zürich', city: 'Zürich', state: 'ZH', country_code: 'CH', location: '47.37 8.54', gnd: '4068038-8', geonames: '2657896', alternative_names: ['Zurich'] },
+      {
+        name: 'Zürich',
+        city: 'Zürich',
+        state: 'ZH',
+        country_code: 'CH',
+        location: '47.37 8.54',
+        gnd: '4068038-8',
+        geonames: '2657896',
+        alternative_names: ['Zurich'],
+      },
       { name: 'Bern', country_code: 'CH' },
     ],
     keywords: [{ name: 'Letters', gnd: '4008849-2' }, 'Manuscripts'],
   });
-  for (const [kind, search] of [['actors', 'schiller, friedrich'], ['places', 'zürich'], ['keywords', 'letters'], ['evil', 'evil']] as const) {
-    const list = dataOf<{ id: number; name: string }[]>(await api.get(`/api/${kind === 'evil' ? 'actors' : kind}?search=${encodeURIComponent(search)}`, t.user));
+  for (const [kind, search] of [
+    ['actors', 'schiller, friedrich'],
+    ['places', 'zürich'],
+    ['keywords', 'letters'],
+    ['evil', 'evil'],
+  ] as const) {
+    const list = dataOf<{ id: number; name: string }[]>(
+      await api.get(`/api/${kind === 'evil' ? 'actors' : kind}?search=${encodeURIComponent(search)}`, t.user),
+    );
     ids[kind] = (list[0] as { id: number }).id;
   }
 });
@@ -48,23 +81,41 @@ const suggest = async (path: string): Promise<SuggestAnswer> => {
 describe('suggest: entities', () => {
   it('finds names beginning with the typed text first, then words, substrings and alternative names', async () => {
     const a = await suggest('/api/actors/reconcile/suggest/entity?prefix=schill');
-    expect(a.result.map((r) => r.name)).toEqual(['Schiller, Friedrich', 'Schillerstiftung', 'Goethe, Johann Wolfgang von']);
-    expect(a.result[0]).toMatchObject({ id: String(ids.actors), description: 'Person, 1759-11-10–1805-05-09', notable: [{ id: 'person', name: 'Person' }] });
+    expect(a.result.map((r) => r.name)).toEqual([
+      'Schiller, Friedrich',
+      'Schillerstiftung',
+      'Goethe, Johann Wolfgang von',
+    ]);
+    expect(a.result[0]).toMatchObject({
+      id: String(ids.actors),
+      description: 'Person, 1759-11-10–1805-05-09',
+      notable: [{ id: 'person', name: 'Person' }],
+    });
     const byWord = await suggest('/api/actors/reconcile/suggest/entity?prefix=friedr');
     expect(byWord.result[0]?.name).toBe('Schiller, Friedrich');
     const accents = await suggest('/api/places/reconcile/suggest/entity?prefix=zur');
     expect(accents.result.map((r) => r.name)).toEqual(['Zürich']);
     const keywords = await suggest('/api/keywords/reconcile/suggest/entity?prefix=LETT');
-    expect(keywords.result).toEqual([{ id: String(ids.keywords), name: 'Letters', notable: [{ id: 'keyword', name: 'Keyword' }] }]);
+    expect(keywords.result).toEqual([
+      { id: String(ids.keywords), name: 'Letters', notable: [{ id: 'keyword', name: 'Keyword' }] },
+    ]);
   });
 
   it('finds an entity by its id, pages with cursor and limit, filters by type, and suggests nothing for nothing', async () => {
     expect((await suggest(`/api/places/reconcile/suggest/entity?prefix=${ids.places}`)).result[0]?.name).toBe('Zürich');
     const all = (await suggest('/api/actors/reconcile/suggest/entity?prefix=schill')).result.map((r) => r.id);
-    const page = (await suggest('/api/actors/reconcile/suggest/entity?prefix=schill&cursor=1&limit=1')).result.map((r) => r.id);
+    const page = (await suggest('/api/actors/reconcile/suggest/entity?prefix=schill&cursor=1&limit=1')).result.map(
+      (r) => r.id,
+    );
     expect(page).toEqual(all.slice(1, 2));
-    expect((await suggest('/api/actors/reconcile/suggest/entity?prefix=schill&type=corporate_body')).result.map((r) => r.name)).toEqual(['Schillerstiftung']);
-    expect((await suggest('/api/actors/reconcile/suggest/entity?query=schillerst')).result.map((r) => r.name)).toEqual(['Schillerstiftung']);
+    expect(
+      (await suggest('/api/actors/reconcile/suggest/entity?prefix=schill&type=corporate_body')).result.map(
+        (r) => r.name,
+      ),
+    ).toEqual(['Schillerstiftung']);
+    expect((await suggest('/api/actors/reconcile/suggest/entity?query=schillerst')).result.map((r) => r.name)).toEqual([
+      'Schillerstiftung',
+    ]);
     expect((await suggest('/api/actors/reconcile/suggest/entity')).result).toEqual([]);
     expect((await suggest('/api/actors/reconcile/suggest/entity?prefix=%25_')).result).toEqual([]);
   });
@@ -89,22 +140,36 @@ describe('suggest: properties and types', () => {
     expect((await suggest('/api/places/reconcile/suggest/property?prefix=geo')).result).toEqual([
       { id: 'geonames', name: 'GeoNames', description: expect.any(String) as string },
     ]);
-    expect((await suggest('/api/actors/reconcile/suggest/property?prefix=end')).result.map((r) => r.id)).toEqual(['date_end']);
-    expect((await suggest('/api/keywords/reconcile/suggest/property')).result.map((r) => r.id)).toEqual(['name', 'gnd']);
+    expect((await suggest('/api/actors/reconcile/suggest/property?prefix=end')).result.map((r) => r.id)).toEqual([
+      'date_end',
+    ]);
+    expect((await suggest('/api/keywords/reconcile/suggest/property')).result.map((r) => r.id)).toEqual([
+      'name',
+      'gnd',
+    ]);
   });
 
   it('suggests the types of the register', async () => {
-    expect((await suggest('/api/actors/reconcile/suggest/type?prefix=fam')).result).toEqual([{ id: 'family', name: 'Family' }]);
-    expect((await suggest('/api/places/reconcile/suggest/type?prefix=pl')).result).toEqual([{ id: 'place', name: 'Place' }]);
+    expect((await suggest('/api/actors/reconcile/suggest/type?prefix=fam')).result).toEqual([
+      { id: 'family', name: 'Family' },
+    ]);
+    expect((await suggest('/api/places/reconcile/suggest/type?prefix=pl')).result).toEqual([
+      { id: 'place', name: 'Place' },
+    ]);
     expect((await suggest('/api/keywords/reconcile/suggest/type?prefix=x')).result).toEqual([]);
   });
 });
 
 describe('preview', () => {
-  const preview = (kind: string, id: number | string): Promise<Reply> => api.get(`/api/${kind}/reconcile/preview/${id}`, t.user);
+  const preview = (kind: string, id: number | string): Promise<Reply> =>
+    api.get(`/api/${kind}/reconcile/preview/${id}`, t.user);
 
   it('answers an HTML page naming the entity, without script, for each register', async () => {
-    for (const [kind, name] of [['actors', 'Schiller, Friedrich'], ['places', 'Zürich'], ['keywords', 'Letters']] as const) {
+    for (const [kind, name] of [
+      ['actors', 'Schiller, Friedrich'],
+      ['places', 'Zürich'],
+      ['keywords', 'Letters'],
+    ] as const) {
       const r = await preview(kind, ids[kind] as number);
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -120,7 +185,9 @@ describe('preview', () => {
 
   it('escapes names', async () => {
     const r = await preview('actors', ids.evil as number);
-    expect(r.text).toContain('<h1>Evil &lt;b onmouseover=&quot;alert(1)&quot;&gt;Name&lt;/b&gt; &amp; &quot;Quotes&quot;</h1>');
+    expect(r.text).toContain(
+      '<h1>Evil &lt;b onmouseover=&quot;alert(1)&quot;&gt;Name&lt;/b&gt; &amp; &quot;Quotes&quot;</h1>',
+    );
     expect(r.text).not.toContain('<b ');
   });
 
@@ -137,13 +204,32 @@ describe('data extension', () => {
     const r = await api.get('/api/places/reconcile/properties?type=place', t.user);
     const body = r.body as { type: string; properties: { id: string; name: string }[] };
     expect(body.type).toBe('place');
-    expect(body.properties.map((p) => p.id)).toEqual(['name', 'alternative_names', 'city', 'state', 'address', 'country_code', 'location', 'latitude', 'longitude', 'gnd', 'geonames', 'comment']);
-    expect(((await api.get('/api/places/reconcile/properties?type=person', t.user)).body as { properties: unknown[] }).properties).toEqual([]);
+    expect(body.properties.map((p) => p.id)).toEqual([
+      'name',
+      'alternative_names',
+      'city',
+      'state',
+      'address',
+      'country_code',
+      'location',
+      'latitude',
+      'longitude',
+      'gnd',
+      'geonames',
+      'comment',
+    ]);
+    expect(
+      ((await api.get('/api/places/reconcile/properties?type=person', t.user)).body as { properties: unknown[] })
+        .properties,
+    ).toEqual([]);
     expect(fieldsOf(await api.get('/api/places/reconcile/properties?limit=x', t.user))).toHaveProperty('limit');
   });
 
   it('answers the values of the records, by GET and by POST (form and JSON), empty for unknown ids', async () => {
-    const query = { ids: [String(ids.actors), '999999', 'nonsense'], properties: [{ id: 'gnd' }, { id: 'alternative_names' }, { id: 'date_start' }, { id: 'type' }] };
+    const query = {
+      ids: [String(ids.actors), '999999', 'nonsense'],
+      properties: [{ id: 'gnd' }, { id: 'alternative_names' }, { id: 'date_start' }, { id: 'type' }],
+    };
     const viaGet = await api.get(`/api/actors/reconcile?extend=${encodeURIComponent(JSON.stringify(query))}`, t.user);
     const viaForm = await api.request('/api/actors/reconcile', {
       method: 'POST',
@@ -172,7 +258,25 @@ describe('data extension', () => {
   });
 
   it('gives places city, country, gnd, geonames and coordinates, and keywords their gnd', async () => {
-    const places = (await api.post('/api/places/reconcile', { extend: { ids: [String(ids.places)], properties: [{ id: 'city' }, { id: 'country_code' }, { id: 'gnd' }, { id: 'geonames' }, { id: 'latitude' }, { id: 'longitude' }] } }, t.user)).body as ExtendAnswer;
+    const places = (
+      await api.post(
+        '/api/places/reconcile',
+        {
+          extend: {
+            ids: [String(ids.places)],
+            properties: [
+              { id: 'city' },
+              { id: 'country_code' },
+              { id: 'gnd' },
+              { id: 'geonames' },
+              { id: 'latitude' },
+              { id: 'longitude' },
+            ],
+          },
+        },
+        t.user,
+      )
+    ).body as ExtendAnswer;
     expect(places.rows[String(ids.places)]).toEqual({
       city: [{ str: 'Zürich' }],
       country_code: [{ str: 'CH' }],
@@ -181,7 +285,13 @@ describe('data extension', () => {
       latitude: [{ float: 47.37 }],
       longitude: [{ float: 8.54 }],
     });
-    const keywords = (await api.post('/api/keywords/reconcile', { extend: { ids: [String(ids.keywords)], properties: [{ id: 'gnd' }, { id: 'name' }] } }, t.user)).body as ExtendAnswer;
+    const keywords = (
+      await api.post(
+        '/api/keywords/reconcile',
+        { extend: { ids: [String(ids.keywords)], properties: [{ id: 'gnd' }, { id: 'name' }] } },
+        t.user,
+      )
+    ).body as ExtendAnswer;
     expect(keywords.rows[String(ids.keywords)]).toEqual({ gnd: [{ str: '4008849-2' }], name: [{ str: 'Letters' }] });
   });
 
@@ -196,12 +306,21 @@ describe('data extension', () => {
     ];
     for (const extend of bad) {
       const fields = fieldsOf(await api.post('/api/actors/reconcile', { extend }, t.user));
-      expect(Object.keys(fields).some((k) => k.startsWith('extend')), JSON.stringify(extend)).toBe(true);
+      expect(
+        Object.keys(fields).some((k) => k.startsWith('extend')),
+        JSON.stringify(extend),
+      ).toBe(true);
     }
     expect(fieldsOf(await api.get('/api/actors/reconcile?extend=nope', t.user))).toHaveProperty('extend');
-    const many = await api.post('/api/actors/reconcile', { extend: { ids: Array.from({ length: 101 }, (_, i) => String(i + 1)), properties: [{ id: 'gnd' }] } }, t.user);
+    const many = await api.post(
+      '/api/actors/reconcile',
+      { extend: { ids: Array.from({ length: 101 }, (_, i) => String(i + 1)), properties: [{ id: 'gnd' }] } },
+      t.user,
+    );
     expect(many.status).toBe(413);
-    expect(fieldsOf(await api.post('/api/actors/reconcile', { queries: {}, extend: { ids: [], properties: [] } }, t.user))).toHaveProperty('queries');
+    expect(
+      fieldsOf(await api.post('/api/actors/reconcile', { queries: {}, extend: { ids: [], properties: [] } }, t.user)),
+    ).toHaveProperty('queries');
   });
 });
 
@@ -221,4 +340,3 @@ describe('no 5xx', () => {
     }
   });
 });
-

@@ -45,7 +45,10 @@ beforeAll(async () => {
       { name: 'Goethe, Johann Wolfgang von', type: 'person' },
       { name: 'Schweizerisches Literaturarchiv', type: 'corporate_body' },
     ],
-    places: [{ name: 'Zürich', country_code: 'CH', geonames: '2657896' }, { name: 'Bern', country_code: 'CH' }],
+    places: [
+      { name: 'Zürich', country_code: 'CH', geonames: '2657896' },
+      { name: 'Bern', country_code: 'CH' },
+    ],
     keywords: ['Letters', 'Manuscripts'],
   });
 });
@@ -53,7 +56,10 @@ beforeAll(async () => {
 const KINDS = ['actors', 'places', 'keywords'] as const;
 
 const getQueries = (kind: string, queries: unknown) =>
-  api.get(`/api/${kind}/reconcile?queries=${encodeURIComponent(typeof queries === 'string' ? queries : JSON.stringify(queries))}`, t.user);
+  api.get(
+    `/api/${kind}/reconcile?queries=${encodeURIComponent(typeof queries === 'string' ? queries : JSON.stringify(queries))}`,
+    t.user,
+  );
 
 function answerOf(r: Reply): Answer {
   expect(r.status, r.text).toBe(200);
@@ -149,7 +155,16 @@ describe('with publicUrl configured', () => {
     for (const kind of KINDS) {
       for (const host of ['evil.example', '127.0.0.1', 'archive.example.org:8443']) {
         const m = await manifestWithHost(kind, host);
-        const urls = [m.identifierSpace, m.schemaSpace, m.view?.url, m.preview.url, m.suggest.entity.service_url, m.suggest.property.service_url, m.suggest.type.service_url, m.extend.propose_properties.service_url].filter((u): u is string => u !== undefined);
+        const urls = [
+          m.identifierSpace,
+          m.schemaSpace,
+          m.view?.url,
+          m.preview.url,
+          m.suggest.entity.service_url,
+          m.suggest.property.service_url,
+          m.suggest.type.service_url,
+          m.extend.propose_properties.service_url,
+        ].filter((u): u is string => u !== undefined);
         for (const u of urls) expect(u.startsWith(`${PUBLIC}/api/${kind}/`), `${kind} ${host}: ${u}`).toBe(true);
         expect(JSON.stringify(m)).not.toContain(host === '127.0.0.1' ? '127.0.0.1' : host);
         // public_access on: queries need no token, so the manifest asks for none.
@@ -161,7 +176,9 @@ describe('with publicUrl configured', () => {
 
 describe('candidates', () => {
   it('GET with queries answers {"q0": {"result": [{id, name, score, match}]}}', async () => {
-    const answer = answerOf(await getQueries('actors', { q0: { query: 'Schiller, Friedrich' }, q1: { query: 'goethe' } }));
+    const answer = answerOf(
+      await getQueries('actors', { q0: { query: 'Schiller, Friedrich' }, q1: { query: 'goethe' } }),
+    );
     expect(Object.keys(answer).sort()).toEqual(['q0', 'q1']);
     const top = answer.q0?.result[0];
     expect(top).toMatchObject({ name: 'Schiller, Friedrich', score: 100, match: true });
@@ -187,7 +204,9 @@ describe('candidates', () => {
   });
 
   it('works for keywords, honours limit and answers an empty result for no match', async () => {
-    const answer = answerOf(await getQueries('keywords', { q0: { query: 'letters' }, q1: { query: 'zzzzzz' }, q2: { query: 'e', limit: 1 } }));
+    const answer = answerOf(
+      await getQueries('keywords', { q0: { query: 'letters' }, q1: { query: 'zzzzzz' }, q2: { query: 'e', limit: 1 } }),
+    );
     expect(answer.q0?.result[0]).toMatchObject({ name: 'Letters', score: 100, match: true });
     expect(answer.q1?.result).toEqual([]);
     expect(answer.q2?.result.length).toBeLessThanOrEqual(1);
@@ -208,14 +227,22 @@ describe('bad batches', () => {
       for (const queries of ['not json', '[]', '"q"', '1', 'null', `{"q":${'{"q":'.repeat(40)}1${'}'.repeat(41)}`]) {
         const r = await getQueries(kind, queries);
         const fields = fieldsOf(r);
-        expect(Object.keys(fields).some((k) => k.startsWith('queries')), `${kind} ${queries.slice(0, 40)}: ${JSON.stringify(fields)}`).toBe(true);
+        expect(
+          Object.keys(fields).some((k) => k.startsWith('queries')),
+          `${kind} ${queries.slice(0, 40)}: ${JSON.stringify(fields)}`,
+        ).toBe(true);
       }
     }
   });
 
   it('answers 422 for a repeated parameter, a POST without queries, and queries that are not an object', async () => {
-    expect(fieldsOf(await api.get('/api/actors/reconcile?queries=%7B%7D&queries=%7B%7D', t.user))).toHaveProperty('queries');
-    const empty = await api.request('/api/actors/reconcile', { method: 'POST', headers: { Authorization: `Bearer ${t.user}` } });
+    expect(fieldsOf(await api.get('/api/actors/reconcile?queries=%7B%7D&queries=%7B%7D', t.user))).toHaveProperty(
+      'queries',
+    );
+    const empty = await api.request('/api/actors/reconcile', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.user}` },
+    });
     expect(fieldsOf(empty)).toHaveProperty('queries');
     expect(fieldsOf(await api.post('/api/keywords/reconcile', { queries: 'nope' }, t.user))).toHaveProperty('queries');
     expect(fieldsOf(await api.post('/api/keywords/reconcile', { queries: [1, 2] }, t.user))).toHaveProperty('queries');
@@ -224,7 +251,10 @@ describe('bad batches', () => {
 
   it('answers a batch above the batchSize (50) with 413 and a JSON error, by GET and by POST', async () => {
     const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`q${i}`, { query: 'x' }]));
-    for (const r of [await getQueries('actors', many), await api.post('/api/actors/reconcile', { queries: many }, t.user)]) {
+    for (const r of [
+      await getQueries('actors', many),
+      await api.post('/api/actors/reconcile', { queries: many }, t.user),
+    ]) {
       expect(r.status).toBe(413);
       expect((r.body as { error: string }).error).toMatch(/at most 50 queries/);
     }
@@ -263,19 +293,36 @@ describe('bad queries in a batch', () => {
 
 describe('queries with properties (0.2)', () => {
   it('accept a query without a query string and find the entity by its GND or GeoNames id', async () => {
-    const byGnd = answerOf(await api.post('/api/actors/reconcile', { queries: { q0: { properties: [{ pid: 'gnd', v: 'https://d-nb.info/gnd/118607626' }] } } }, t.user));
-    expect(byGnd.q0?.result).toEqual([expect.objectContaining({ name: 'Schiller, Friedrich', score: 100, match: true })]);
-    const byGeonames = answerOf(await getQueries('places', { q0: { properties: [{ pid: 'geonames', v: '2657896' }] } }));
+    const byGnd = answerOf(
+      await api.post(
+        '/api/actors/reconcile',
+        { queries: { q0: { properties: [{ pid: 'gnd', v: 'https://d-nb.info/gnd/118607626' }] } } },
+        t.user,
+      ),
+    );
+    expect(byGnd.q0?.result).toEqual([
+      expect.objectContaining({ name: 'Schiller, Friedrich', score: 100, match: true }),
+    ]);
+    const byGeonames = answerOf(
+      await getQueries('places', { q0: { properties: [{ pid: 'geonames', v: '2657896' }] } }),
+    );
     expect(byGeonames.q0?.result.map((c) => c.name)).toEqual(['Zürich']);
     const unknown = answerOf(await getQueries('places', { q0: { properties: [{ pid: 'geonames', v: '1' }] } }));
     expect(unknown.q0?.result).toEqual([]);
   });
 
   it('narrow name candidates like a WHERE clause, and an identifier finds a record spelled otherwise', async () => {
-    const bern = answerOf(await getQueries('places', { q0: { query: 'Bern', properties: [{ pid: 'country_code', v: 'DE' }] }, q1: { query: 'Bern', properties: [{ pid: 'country_code', v: 'ch' }] } }));
+    const bern = answerOf(
+      await getQueries('places', {
+        q0: { query: 'Bern', properties: [{ pid: 'country_code', v: 'DE' }] },
+        q1: { query: 'Bern', properties: [{ pid: 'country_code', v: 'ch' }] },
+      }),
+    );
     expect(bern.q0?.result).toEqual([]);
     expect(bern.q1?.result[0]).toMatchObject({ name: 'Bern', score: 100, match: true });
-    const typo = answerOf(await getQueries('actors', { q0: { query: 'Frederick Shiller', properties: [{ pid: 'gnd', v: '118607626' }] } }));
+    const typo = answerOf(
+      await getQueries('actors', { q0: { query: 'Frederick Shiller', properties: [{ pid: 'gnd', v: '118607626' }] } }),
+    );
     expect(typo.q0?.result[0]).toMatchObject({ name: 'Schiller, Friedrich', score: 100, match: true });
   });
 

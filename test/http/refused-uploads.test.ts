@@ -15,7 +15,11 @@ async function uploadWithout(headers: Record<string, string>): Promise<{ status:
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: 'POST',
-      headers: { ...headers, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding': 'chunked' },
+      headers: {
+        ...headers,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Transfer-Encoding': 'chunked',
+      },
     });
     let tmpWhileSending: string[] = [];
     req.on('response', (res) => {

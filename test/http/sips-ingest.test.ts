@@ -37,11 +37,14 @@ interface ArchiveObject {
 }
 
 async function objectById(id: number): Promise<ArchiveObject | undefined> {
-  const list = (await api.get('/api/objects?perPage=100&sortField=id&sortAsc=0', t.user)).body as { data: ArchiveObject[] };
+  const list = (await api.get('/api/objects?perPage=100&sortField=id&sortAsc=0', t.user)).body as {
+    data: ArchiveObject[];
+  };
   return list.data.find((o) => o.id === id);
 }
 
-const objectTotal = async () => ((await api.get('/api/objects', t.user)).body as { meta: { total: number } }).meta.total;
+const objectTotal = async () =>
+  ((await api.get('/api/objects', t.user)).body as { meta: { total: number } }).meta.total;
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -49,7 +52,7 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 async function storedSips(dir: string): Promise<Map<string, string>> {
   const sips = path.join(dir, 'data', 'sips');
   const out = new Map<string, string>();
-  let names: string[] = [];
+  let names: string[];
   try {
     names = await readdir(sips);
   } catch {
@@ -71,7 +74,11 @@ async function leftovers(dir: string): Promise<string[]> {
 describe('POST /api/sips/import', () => {
   it('answers 202 {"data": {"id", "status": "received", "object_id"}} and creates an object in status ingesting', async () => {
     const zip = storedZip({ 'bag-info.txt': 'Source-Organization: SLA\n', 'data/letter.txt': 'Dear Friedrich' });
-    const r = await api.upload('/api/sips/import', sipForm({ file: zip, identifier: 'SIP-2024/001', title: 'Letters 1794', keywords: 'Letters, Poetry' }), t.editor);
+    const r = await api.upload(
+      '/api/sips/import',
+      sipForm({ file: zip, identifier: 'SIP-2024/001', title: 'Letters 1794', keywords: 'Letters, Poetry' }),
+      t.editor,
+    );
     expect(r.status).toBe(202);
     const receipt = dataOf<{ id: number; status: string; object_id: number }>(r);
     expect(Object.keys(receipt).sort()).toEqual(['id', 'object_id', 'status']);
@@ -109,7 +116,15 @@ describe('POST /api/sips/import', () => {
       ['empty file', sipForm({ file: new Uint8Array(0) }), 'file'],
       ['three bytes of a signature', sipForm({ file: new Uint8Array([0x50, 0x4b, 0x03]) }), 'file'],
       ['no file', sipForm({ file: null, identifier: 'SIP-no-file' }), 'file'],
-      ['file as a text field', (() => { const f = sipForm({ file: null }); f.set('file', 'PK'); return f; })(), 'file'],
+      [
+        'file as a text field',
+        (() => {
+          const f = sipForm({ file: null });
+          f.set('file', 'PK');
+          return f;
+        })(),
+        'file',
+      ],
       ['bad identifier', sipForm({ identifier: 'has spaces in it' }), 'identifier'],
       ['identifier with a quote', sipForm({ identifier: 'a"b' }), 'identifier'],
       ['unknown field', sipForm({ extra: { owner: 'me' } }), 'owner'],
@@ -125,7 +140,10 @@ describe('POST /api/sips/import', () => {
     // not multipart at all
     const json = await api.post('/api/sips/import', { identifier: 'x' }, t.editor);
     expect(json.status).toBe(422);
-    const empty = await api.request('/api/sips/import', { method: 'POST', headers: { Authorization: `Bearer ${t.editor}` } });
+    const empty = await api.request('/api/sips/import', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.editor}` },
+    });
     expect(empty.status).toBe(422);
     expect(await objectTotal()).toBe(before);
     expect((await storedSips(cli().dir)).size).toBe(filesBefore);
@@ -135,7 +153,11 @@ describe('POST /api/sips/import', () => {
   it('refuses an identifier already in use with 409', async () => {
     await importSip(api, t.editor, { identifier: 'SIP-dup' });
     const before = await objectTotal();
-    const again = await api.upload('/api/sips/import', sipForm({ identifier: 'SIP-dup', file: storedZip({ a: 'other content' }) }), t.editor);
+    const again = await api.upload(
+      '/api/sips/import',
+      sipForm({ identifier: 'SIP-dup', file: storedZip({ a: 'other content' }) }),
+      t.editor,
+    );
     expect(again.status).toBe(409);
     expect(await objectTotal()).toBe(before);
     expect(await leftovers(cli().dir)).toEqual([]);
@@ -145,7 +167,13 @@ describe('POST /api/sips/import', () => {
 describe('concurrent SIP imports', () => {
   it('of one identifier: exactly one 202, the others 409', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => api.upload('/api/sips/import', sipForm({ identifier: 'SIP-race', file: storedZip({ n: String(i) }) }), t.editor)),
+      Array.from({ length: 6 }, (_, i) =>
+        api.upload(
+          '/api/sips/import',
+          sipForm({ identifier: 'SIP-race', file: storedZip({ n: String(i) }) }),
+          t.editor,
+        ),
+      ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409, 409, 409, 409]);
     const list = (await api.get('/api/objects?search=sip-race', t.user)).body as { meta: { total: number } };
@@ -155,7 +183,9 @@ describe('concurrent SIP imports', () => {
 
   it('naming the same new keyword: all 202, one keyword', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 6 }, () => api.upload('/api/sips/import', sipForm({ keywords: 'Raced keyword, raced KEYWORD' }), t.editor)),
+      Array.from({ length: 6 }, () =>
+        api.upload('/api/sips/import', sipForm({ keywords: 'Raced keyword, raced KEYWORD' }), t.editor),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202, 202]);
     const kw = (await api.get('/api/keywords?search=raced%20keyword', t.user)).body as { data: { name: string }[] };
@@ -192,7 +222,11 @@ describe('the SIP upload size limit (limits.sipUploadBytes)', () => {
     expect((await storedSips((box as Sandbox).dir)).size).toBe(0);
     expect(await leftovers((box as Sandbox).dir)).toEqual([]);
     // an upload under the limit still works on the same daemon
-    const ok = await smallApi.upload('/api/sips/import', sipForm({ file: storedZip({ a: 'small' }), identifier: 'SIP-small' }), editor);
+    const ok = await smallApi.upload(
+      '/api/sips/import',
+      sipForm({ file: storedZip({ a: 'small' }), identifier: 'SIP-small' }),
+      editor,
+    );
     expect(ok.status, ok.text).toBe(202);
   });
 
@@ -206,7 +240,10 @@ describe('the SIP upload size limit (limits.sipUploadBytes)', () => {
 describe('POST /api/ingest/confirm/{id} and /api/ingest/failed/{id}', () => {
   it('confirm: 200, the submission confirmed, its object ingested', async () => {
     const receipt = await importSip(api, t.editor, { identifier: 'SIP-confirm' });
-    const r = await api.request(`/api/ingest/confirm/${receipt.id}`, { method: 'POST', headers: { Authorization: `Bearer ${t.editor}` } });
+    const r = await api.request(`/api/ingest/confirm/${receipt.id}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.editor}` },
+    });
     expect(r.status).toBe(200);
     expect(dataOf(r)).toEqual({ id: receipt.id, status: 'confirmed', object_id: receipt.object_id });
     expect((await objectById(receipt.object_id))?.status).toBe('ingested');
@@ -221,14 +258,22 @@ describe('POST /api/ingest/confirm/{id} and /api/ingest/failed/{id}', () => {
 
   it('failed with a reason: 200, the submission failed, its object failed', async () => {
     const receipt = await importSip(api, t.editor, { identifier: 'SIP-fail' });
-    const r = await api.post(`/api/ingest/failed/${receipt.id}`, { reason: 'checksum mismatch in data/letter.txt' }, t.editor);
+    const r = await api.post(
+      `/api/ingest/failed/${receipt.id}`,
+      { reason: 'checksum mismatch in data/letter.txt' },
+      t.editor,
+    );
     expect(r.status).toBe(200);
     expect(dataOf(r)).toEqual({ id: receipt.id, status: 'failed', object_id: receipt.object_id });
     expect((await objectById(receipt.object_id))?.status).toBe('failed');
   });
 
   it('failed without a body or with an empty reason', async () => {
-    for (const init of [{}, { body: '{}', headers: { 'Content-Type': 'application/json' } }, { body: '{"reason": ""}', headers: { 'Content-Type': 'application/json' } }]) {
+    for (const init of [
+      {},
+      { body: '{}', headers: { 'Content-Type': 'application/json' } },
+      { body: '{"reason": ""}', headers: { 'Content-Type': 'application/json' } },
+    ]) {
       const receipt = await importSip(api, t.editor);
       const r = await api.request(`/api/ingest/failed/${receipt.id}`, {
         method: 'POST',

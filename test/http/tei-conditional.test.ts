@@ -134,7 +134,10 @@ describe('If-Modified-Since', () => {
       const { etag, lastModified } = validators(await get(`/api/tei/${kind}`));
       const at = Date.parse(lastModified);
       expectNotModified(await get(`/api/tei/${kind}`, { 'If-Modified-Since': lastModified }), etag);
-      expectNotModified(await get(`/api/tei/${kind}`, { 'If-Modified-Since': new Date(at + 3_600_000).toUTCString() }), etag);
+      expectNotModified(
+        await get(`/api/tei/${kind}`, { 'If-Modified-Since': new Date(at + 3_600_000).toUTCString() }),
+        etag,
+      );
       expectNotModified(await get(`/api/tei/${kind}`, { 'If-Modified-Since': lastModified }, 'HEAD'), etag);
       for (const since of [new Date(at - 1000).toUTCString(), 'yesterday', '']) {
         const r = await get(`/api/tei/${kind}`, since === '' ? {} : { 'If-Modified-Since': since });

@@ -23,7 +23,6 @@ async function create(path: string, body: Record<string, unknown>): Promise<numb
   return dataOf<{ id: number }>(r).id;
 }
 
-
 beforeAll(async () => {
   t = await basicTokens(cli());
   // Every export stored before the changes below.
@@ -34,7 +33,11 @@ describe('every door', () => {
   it('POST and PUT /api/actors show in the next GET of the actors export', async () => {
     const id = await create('/api/actors', { name: 'Fresh, Fiona', type: 'person', date_start: '1900' });
     expect(await tei('actors')).toContain('Fresh, Fiona');
-    const put = await api.put(`/api/actors/${id}`, { name: 'Fresher, Fiona', type: 'corporate_body', date_start: '0000' }, t.editor);
+    const put = await api.put(
+      `/api/actors/${id}`,
+      { name: 'Fresher, Fiona', type: 'corporate_body', date_start: '0000' },
+      t.editor,
+    );
     expect(put.status, put.text).toBe(200);
     const doc = await tei('actors');
     expect(doc).toContain('Fresher, Fiona');
@@ -77,12 +80,23 @@ describe('every door', () => {
     expect(await tei('actors')).toContain('Direct, Dora');
     await withSandboxDb(cli(), (db) => db('actors').where('id', id).update({ name: 'Directly changed, Dora' }));
     expect(await tei('actors')).toContain('Directly changed, Dora');
-    await withSandboxDb(cli(), (db) => db('places').insert({ name: 'Inserted by hand', name_lower: 'inserted by hand', created_at: '2000-01-01T00:00:00.000Z', updated_at: '2000-01-01T00:00:00.000Z' }));
+    await withSandboxDb(cli(), (db) =>
+      db('places').insert({
+        name: 'Inserted by hand',
+        name_lower: 'inserted by hand',
+        created_at: '2000-01-01T00:00:00.000Z',
+        updated_at: '2000-01-01T00:00:00.000Z',
+      }),
+    );
     expect(await tei('places')).toContain('Inserted by hand');
   });
 
   it('an export stored by an older program (another format, no ETag) is rebuilt on its next read', async () => {
-    await withSandboxDb(cli(), (db) => db('tei_exports').where('kind', 'places').update({ document: '<TEI>old and invalid</TEI>', format: null, etag: null, modified_at: null }));
+    await withSandboxDb(cli(), (db) =>
+      db('tei_exports')
+        .where('kind', 'places')
+        .update({ document: '<TEI>old and invalid</TEI>', format: null, etag: null, modified_at: null }),
+    );
     const doc = await tei('places');
     expect(doc).not.toContain('old and invalid');
     expect(doc).toContain('Lausanne');

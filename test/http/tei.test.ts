@@ -16,7 +16,8 @@ interface Counts {
   keywords: number;
 }
 
-const totalOf = async (kind: string) => ((await api.get(`/api/${kind}`, t.user)).body as { meta: { total: number } }).meta.total;
+const totalOf = async (kind: string) =>
+  ((await api.get(`/api/${kind}`, t.user)).body as { meta: { total: number } }).meta.total;
 
 async function createActor(body: Record<string, unknown>): Promise<number> {
   const r = await api.post('/api/actors', body, t.editor);
@@ -33,9 +34,19 @@ async function tei(kind: string, query = ''): Promise<string> {
 
 beforeAll(async () => {
   t = await basicTokens(cli());
-  await createActor({ name: 'Goethe, Johann Wolfgang von', type: 'person', gnd: '118540238', date_start: '1749-08-28', date_end: '1832-03-22' });
+  await createActor({
+    name: 'Goethe, Johann Wolfgang von',
+    type: 'person',
+    gnd: '118540238',
+    date_start: '1749-08-28',
+    date_end: '1832-03-22',
+  });
   await createActor({ name: 'Cotta family', type: 'family' });
-  await createActor({ name: 'Schweizerisches Literaturarchiv', type: 'corporate_body', label: { fr: 'Archives littéraires suisses' } });
+  await createActor({
+    name: 'Schweizerisches Literaturarchiv',
+    type: 'corporate_body',
+    label: { fr: 'Archives littéraires suisses' },
+  });
   await createActor({ name: 'Ingest robot', type: 'software' });
   await loadCatalog(cli(), 'tei.json', {
     places: [{ name: 'Weimar', country_code: 'DE', location: '50.9795 11.3235', geonames: '2812482' }],
@@ -49,7 +60,11 @@ describe('GET /api/tei/refresh', () => {
     expect(r.status).toBe(200);
     const counts = dataOf<Counts>(r);
     expect(Object.keys(counts).sort()).toEqual(['actors', 'keywords', 'places']);
-    expect(counts).toEqual({ actors: await totalOf('actors'), places: await totalOf('places'), keywords: await totalOf('keywords') });
+    expect(counts).toEqual({
+      actors: await totalOf('actors'),
+      places: await totalOf('places'),
+      keywords: await totalOf('keywords'),
+    });
     expect(counts).toEqual({ actors: 4, places: 1, keywords: 2 });
   });
 
@@ -126,7 +141,11 @@ describe('stored exports, freshness and ?ids=', () => {
     expect(await tei('actors')).toContain('Latecomer');
     expect(await tei('places')).toContain('Marbach');
     const counts = dataOf<Counts>(await api.get('/api/tei/refresh', t.user));
-    expect(counts).toEqual({ actors: await totalOf('actors'), places: await totalOf('places'), keywords: await totalOf('keywords') });
+    expect(counts).toEqual({
+      actors: await totalOf('actors'),
+      places: await totalOf('places'),
+      keywords: await totalOf('keywords'),
+    });
     expect(await tei('actors')).toContain('Latecomer');
     expect(await tei('places')).toContain('Marbach');
     expect(id).toBeGreaterThan(0);
@@ -146,7 +165,11 @@ describe('stored exports, freshness and ?ids=', () => {
       expect(fieldsOf(r), JSON.stringify(ids)).toHaveProperty('ids');
     }
     expect(fieldsOf(await api.get('/api/tei/places?ids=1&ids=2', t.user))).toHaveProperty('ids');
-    expect(fieldsOf(await api.get(`/api/tei/keywords?ids=${Array.from({ length: 1001 }, (_, i) => i + 1).join(',')}`, t.user))).toHaveProperty('ids');
+    expect(
+      fieldsOf(
+        await api.get(`/api/tei/keywords?ids=${Array.from({ length: 1001 }, (_, i) => i + 1).join(',')}`, t.user),
+      ),
+    ).toHaveProperty('ids');
   });
 
   it('answers 404 for an unknown id, also among known ones, and leaves the stored export as it was', async () => {

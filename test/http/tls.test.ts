@@ -25,7 +25,25 @@ describe.skipIf(!OPENSSL)('the daemon with tls.cert and tls.key', () => {
 
   beforeAll(async () => {
     box = await createSandbox();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', path.join(box.dir, 'key.pem'), '-out', path.join(box.dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-keyout',
+        path.join(box.dir, 'key.pem'),
+        '-out',
+        path.join(box.dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     // Relative to the configuration file, like every path in it.
     await patchConfig(box, { tls: { cert: './cert.pem', key: './key.pem' } });
     daemon = await startDaemon(box);
@@ -37,15 +55,19 @@ describe.skipIf(!OPENSSL)('the daemon with tls.cert and tls.key', () => {
 
   it('speaks HTTPS and answers JSON', async () => {
     expect(daemon.url).toMatch(/^https:\/\//);
-    const { status, body, header } = await new Promise<{ status: number; body: string; header: string | undefined }>((resolve, reject) => {
-      https
-        .get(`${daemon.url}/api/objects`, { rejectUnauthorized: false }, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, header: res.headers['www-authenticate'] }));
-        })
-        .on('error', reject);
-    });
+    const { status, body, header } = await new Promise<{ status: number; body: string; header: string | undefined }>(
+      (resolve, reject) => {
+        https
+          .get(`${daemon.url}/api/objects`, { rejectUnauthorized: false }, (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, body: text, header: res.headers['www-authenticate'] }),
+            );
+          })
+          .on('error', reject);
+      },
+    );
     expect(status).toBe(401);
     expect(header).toBe('Bearer realm="archive"');
     expect(typeof (JSON.parse(body) as { error: unknown }).error).toBe('string');

@@ -32,7 +32,11 @@ describe('an upload over the size limit', () => {
     const answer = await new Promise<{ status: number; body: string; sentBeforeAnswer: number }>((resolve, reject) => {
       const req = http.request(url, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(10 * 1024 * 1024) },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': String(10 * 1024 * 1024),
+        },
       });
       req.on('response', (res) => {
         const sentBeforeAnswer = sent;
@@ -41,7 +45,9 @@ describe('an upload over the size limit', () => {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sentBeforeAnswer }));
       });
       req.on('error', (err) => (sent > 0 ? undefined : reject(err)));
-      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\nPK\u0003\u0004`);
+      req.write(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\nPK\u0003\u0004`,
+      );
       // Send 16 KiB chunks, one every 20 ms: 10 MiB would take over 10 s.
       const chunk = Buffer.alloc(16 * 1024, 1);
       const timer = setInterval(() => {

@@ -33,12 +33,22 @@ describe.skipIf(!PG_URL)('copy-database from SQLite to PostgreSQL', () => {
     await box.run(['token', 'revoke', revoked.id, '--as', 'root']);
     await box.run(['settings', 'set', 'public_api', 'on']);
     const catalog = path.join(box.dir, 'catalog.json');
-    await writeFile(catalog, JSON.stringify({ actors: [{ name: 'Ada Lovelace' }, { name: 'Charles Babbage' }], keywords: ['Mathematics'] }));
+    await writeFile(
+      catalog,
+      JSON.stringify({ actors: [{ name: 'Ada Lovelace' }, { name: 'Charles Babbage' }], keywords: ['Mathematics'] }),
+    );
     expect((await box.run(['catalog', 'load', catalog])).code).toBe(0);
     const auditBefore = await box.json<unknown[]>(['audit']);
 
     const copied = await box.json<Record<string, number>>(['copy-database', targetUrl]);
-    expect(copied).toMatchObject({ accounts: 3, tokens: 2, settings: 1, actors: 2, keywords: 1, audit_log: auditBefore.length });
+    expect(copied).toMatchObject({
+      accounts: 3,
+      tokens: 2,
+      settings: 1,
+      actors: 2,
+      keywords: 1,
+      audit_log: auditBefore.length,
+    });
 
     // A second copy into the same (now full) database is refused and changes nothing.
     const again = await box.run(['copy-database', targetUrl]);
@@ -53,8 +63,14 @@ describe.skipIf(!PG_URL)('copy-database from SQLite to PostgreSQL', () => {
       expect(actors.status).toBe(200);
       expect(((await actors.json()) as { meta: { total: number } }).meta.total).toBe(2);
       expect((await daemon.fetch('/api/objects')).status).toBe(200); // public_api came along
-      expect((await daemon.fetch('/api/objects', { headers: { Authorization: `Bearer ${revoked.token}` } })).status).toBe(401);
-      const created = await daemon.fetch('/api/actors', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"name":"After the move"}' });
+      expect(
+        (await daemon.fetch('/api/objects', { headers: { Authorization: `Bearer ${revoked.token}` } })).status,
+      ).toBe(401);
+      const created = await daemon.fetch('/api/actors', {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: '{"name":"After the move"}',
+      });
       expect(created.status).toBe(201);
       expect(((await created.json()) as { data: { id: number } }).data.id).toBe(3);
     } finally {

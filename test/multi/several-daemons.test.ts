@@ -129,8 +129,9 @@ describe('a migration interrupted by a crash', () => {
   });
 });
 
-
 /** The names in knex_migrations, read with the database's own client. */
 async function appliedMigrations(box: Sandbox): Promise<string[]> {
-  return withSandboxDb(box, async (db) => ((await db('knex_migrations').select('name')) as { name: string }[]).map((r) => r.name));
+  return withSandboxDb(box, async (db) =>
+    (await db('knex_migrations').select<{ name: string }[]>('name')).map((r) => r.name),
+  );
 }

@@ -36,8 +36,16 @@ describe.skipIf(!IS_PG)('two installations in one PostgreSQL database', () => {
   it("a daemon ignores the other installation's access changes and still sees its own revocation", async () => {
     const [a, b] = installations as [(typeof installations)[0], (typeof installations)[0]];
     const inA = { env: a.env };
-    await createAccounts({ run: (args, opts) => box.run(args, { ...opts, ...inA }) }, { root: 'superuser', reader: 'user' });
-    const token = await createToken({ json: (args, opts) => box.json(args, { ...opts, ...inA }) }, 'reader', 'probe', 'root');
+    await createAccounts(
+      { run: (args, opts) => box.run(args, { ...opts, ...inA }) },
+      { root: 'superuser', reader: 'user' },
+    );
+    const token = await createToken(
+      { json: (args, opts) => box.json(args, { ...opts, ...inA }) },
+      'reader',
+      'probe',
+      'root',
+    );
     const get = () => a.daemon!.fetch('/api/actors', { headers: { authorization: `Bearer ${token.token}` } });
     expect((await get()).status).toBe(200);
 

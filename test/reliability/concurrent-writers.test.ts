@@ -59,7 +59,14 @@ describe('API and CLI writing at the same time', () => {
           res = await daemon.fetch('/api/ai-cataloging/usage', {
             method: 'POST',
             headers: { ...auth, 'Content-Type': 'application/json' },
-            body: JSON.stringify({ provider: 'p', model: 'm', tokens_in: i, tokens_out: 2 * i, cost_chf: 0.001 * i, success: i % 2 === 0 }),
+            body: JSON.stringify({
+              provider: 'p',
+              model: 'm',
+              tokens_in: i,
+              tokens_out: 2 * i,
+              cost_chf: 0.001 * i,
+              success: i % 2 === 0,
+            }),
             signal: AbortSignal.timeout(20_000),
           });
         } else {
@@ -67,11 +74,20 @@ describe('API and CLI writing at the same time', () => {
           form.set('identifier', `cw-sip-${i}`);
           form.set('title', `Concurrent SIP ${i}`);
           form.set('file', new Blob([new Uint8Array(zip)], { type: 'application/zip' }), 'sip.zip');
-          res = await daemon.fetch('/api/sips/import', { method: 'POST', headers: auth, body: form, signal: AbortSignal.timeout(20_000) });
+          res = await daemon.fetch('/api/sips/import', {
+            method: 'POST',
+            headers: auth,
+            body: form,
+            signal: AbortSignal.timeout(20_000),
+          });
         }
         return { kind, status: res.status, text: await res.text() };
       } catch (err) {
-        return { kind, status: 0, text: `${(err as Error).message} ${String((err as { cause?: unknown }).cause ?? '')}` };
+        return {
+          kind,
+          status: 0,
+          text: `${(err as Error).message} ${String((err as { cause?: unknown }).cause ?? '')}`,
+        };
       }
     };
 
@@ -113,7 +129,8 @@ describe('API and CLI writing at the same time', () => {
     const busyCli = cliRuns.filter(({ r }) => busy(r.stdout) || busy(r.stderr));
     const busyApi = apiResults.filter((r) => busy(r.text));
     const busyLogs = daemon.logs.filter(busy);
-    const count = (kind: ApiResult['kind'], status: number) => apiResults.filter((r) => r.kind === kind && r.status === status).length;
+    const count = (kind: ApiResult['kind'], status: number) =>
+      apiResults.filter((r) => r.kind === kind && r.status === status).length;
 
     console.log(
       `[concurrent-writers] ${apiResults.length} API writes (${count('actor', 201)} actors, ${count('usage', 201)} usage records, ${count('sip', 202)} SIPs acknowledged), ` +
@@ -121,7 +138,9 @@ describe('API and CLI writing at the same time', () => {
     );
 
     expect(failedApi.map((r) => `${r.kind} → ${r.status} ${r.text.slice(0, 200)}`)).toEqual([]);
-    expect(failedCli.map(({ args, r }) => `archivectl ${args.join(' ')} → ${r.code}: ${r.stderr.slice(0, 300)}`)).toEqual([]);
+    expect(
+      failedCli.map(({ args, r }) => `archivectl ${args.join(' ')} → ${r.code}: ${r.stderr.slice(0, 300)}`),
+    ).toEqual([]);
     expect(busyCli.length + busyApi.length + busyLogs.length).toBe(0);
     expect(cliRuns).toHaveLength(20);
     expect(apiResults.length).toBeGreaterThanOrEqual(API_MIN);
@@ -137,7 +156,12 @@ describe('API and CLI writing at the same time', () => {
         `SELECT (SELECT count(*) FROM actors) AS actors, (SELECT count(*) FROM ai_cataloging_usage) AS usage,
                 (SELECT count(*) FROM sip_submissions) AS sips, (SELECT count(*) FROM objects WHERE identifier LIKE 'cw-sip-%') AS objects`,
       );
-      expect(row).toEqual({ actors: count('actor', 201), usage: count('usage', 201), sips: count('sip', 202), objects: count('sip', 202) });
+      expect(row).toEqual({
+        actors: count('actor', 201),
+        usage: count('usage', 201),
+        sips: count('sip', 202),
+        objects: count('sip', 202),
+      });
     }
     // The CLI's writes are all there too: 5 tokens revoked, settings as last set.
     const tokens = await box.json<{ name: string; status: string }[]>(['token', 'list', 'cwuser', '--all']);

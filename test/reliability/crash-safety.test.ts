@@ -49,7 +49,11 @@ describe('SIGKILL mid-stream', () => {
           const res = await daemon.fetch('/api/actors', {
             method: 'POST',
             headers: { ...auth, 'Content-Type': 'application/json' },
-            body: JSON.stringify({ name, comment: `written before the kill, attempt ${n}`, alternative_names: [`alt ${n}`] }),
+            body: JSON.stringify({
+              name,
+              comment: `written before the kill, attempt ${n}`,
+              alternative_names: [`alt ${n}`],
+            }),
             signal: AbortSignal.timeout(10_000),
           });
           const body = (await res.json()) as { data?: { id: number; name: string } };
@@ -66,7 +70,10 @@ describe('SIGKILL mid-stream', () => {
         }
       }
     };
-    await pool(Array.from({ length: CONCURRENCY }, () => worker), CONCURRENCY);
+    await pool(
+      Array.from({ length: CONCURRENCY }, () => worker),
+      CONCURRENCY,
+    );
     const exit = await (killed ?? daemon.stop('SIGKILL'));
     expect(exit).toEqual({ code: null, signal: 'SIGKILL' });
     expect(acknowledged.length).toBeGreaterThanOrEqual(KILL_AFTER);
@@ -94,7 +101,10 @@ describe('SIGKILL mid-stream', () => {
 
     // Ids are unique, and no actor exists that was neither acknowledged nor in flight.
     expect(new Set(acknowledged.map((a) => a.id)).size).toBe(acknowledged.length);
-    const listed = await second.fetch(`/api/actors?search=${encodeURIComponent(`crash ${run}`)}&perPage=1`, { headers: auth, signal: AbortSignal.timeout(10_000) });
+    const listed = await second.fetch(`/api/actors?search=${encodeURIComponent(`crash ${run}`)}&perPage=1`, {
+      headers: auth,
+      signal: AbortSignal.timeout(10_000),
+    });
     const total = ((await listed.json()) as { meta: { total: number } }).meta.total;
     expect(total).toBeGreaterThanOrEqual(acknowledged.length);
     expect(total).toBeLessThanOrEqual(acknowledged.length + unacknowledged);
@@ -108,7 +118,10 @@ describe('SIGKILL mid-stream', () => {
     }
     const accounts = await box.run(['account', 'list', '--json']);
     expect(accounts.code, accounts.stderr).toBe(0);
-    expect((JSON.parse(accounts.stdout) as { username: string }[]).map((a) => a.username).sort()).toEqual(['ksed', 'ksroot']);
+    expect((JSON.parse(accounts.stdout) as { username: string }[]).map((a) => a.username).sort()).toEqual([
+      'ksed',
+      'ksroot',
+    ]);
 
     // New writes succeed, through the API and the CLI.
     const after = await second.fetch('/api/actors', {

@@ -52,7 +52,10 @@ interface UploadOutcome {
 /** A multipart upload written chunk by chunk on its own connection (no keep-alive agent). */
 function slowUpload(url: string, index: number): { started: Promise<void>; done: Promise<UploadOutcome> } {
   const boundary = newBoundary();
-  const body = sipBody(boundary, zipOfSize(UPLOAD_BYTES), { identifier: `gs-sip-${index}`, title: `Upload ${index} in flight at SIGTERM` });
+  const body = sipBody(boundary, zipOfSize(UPLOAD_BYTES), {
+    identifier: `gs-sip-${index}`,
+    title: `Upload ${index} in flight at SIGTERM`,
+  });
   let markStarted: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
   const done = new Promise<UploadOutcome>((resolve) => {
@@ -78,10 +81,16 @@ function slowUpload(url: string, index: number): { started: Promise<void>; done:
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => finish({ status: res.statusCode ?? null, body: Buffer.concat(chunks).toString('utf8'), error: null }));
-      res.on('error', (err) => finish({ status: res.statusCode ?? null, body: '', error: (err as NodeJS.ErrnoException).code ?? err.message }));
+      res.on('end', () =>
+        finish({ status: res.statusCode ?? null, body: Buffer.concat(chunks).toString('utf8'), error: null }),
+      );
+      res.on('error', (err) =>
+        finish({ status: res.statusCode ?? null, body: '', error: (err as NodeJS.ErrnoException).code ?? err.message }),
+      );
     });
-    req.on('error', (err) => finish({ status: null, body: '', error: (err as NodeJS.ErrnoException).code ?? err.message }));
+    req.on('error', (err) =>
+      finish({ status: null, body: '', error: (err as NodeJS.ErrnoException).code ?? err.message }),
+    );
     req.setTimeout(EXIT_WITHIN_MS, () => req.destroy(new Error('no answer in time')));
     const size = Math.ceil(body.length / CHUNKS);
     let at = 0;
@@ -114,7 +123,10 @@ describe('SIGTERM with requests in flight', () => {
 
     // …a token is used for the first time…
     const firstUse = Date.now();
-    const used = await d.fetch('/api/objects', { headers: { Authorization: `Bearer ${fresh}` }, signal: AbortSignal.timeout(5000) });
+    const used = await d.fetch('/api/objects', {
+      headers: { Authorization: `Bearer ${fresh}` },
+      signal: AbortSignal.timeout(5000),
+    });
     expect(used.status).toBe(200);
     await used.arrayBuffer();
     // …and SIGTERM follows at once (well within the 1 s flush interval of "last used").
@@ -124,13 +136,19 @@ describe('SIGTERM with requests in flight', () => {
 
     // From the moment the daemon acts on the signal, new connections are refused.
     const deadline = Date.now() + 5000;
-    while (!d.logs.some((l) => l.includes('shutting down')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(d.logs.some((l) => l.includes('shutting down')), 'the daemon logged its shutdown').toBe(true);
+    while (!d.logs.some((l) => l.includes('shutting down')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(
+      d.logs.some((l) => l.includes('shutting down')),
+      'the daemon logged its shutdown',
+    ).toBe(true);
     expect(await canConnect(d.url)).toBe(false);
-    const refused = await d.fetch('/api/objects', { headers: { Authorization: `Bearer ${uploader}` }, signal: AbortSignal.timeout(3000) }).then(
-      (r) => `answered ${r.status}`,
-      (err: Error) => String((err.cause as NodeJS.ErrnoException | undefined)?.code ?? err.message),
-    );
+    const refused = await d
+      .fetch('/api/objects', { headers: { Authorization: `Bearer ${uploader}` }, signal: AbortSignal.timeout(3000) })
+      .then(
+        (r) => `answered ${r.status}`,
+        (err: Error) => String((err.cause as NodeJS.ErrnoException | undefined)?.code ?? err.message),
+      );
     expect(refused).toBe('ECONNREFUSED');
 
     // Every upload in flight gets its answer.
@@ -155,7 +173,10 @@ describe('SIGTERM with requests in flight', () => {
     expect(outcomes.map((o) => o.status)).toEqual(Array(UPLOADS).fill(202));
 
     // The process exits 0, in bounded time.
-    const exit = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), EXIT_WITHIN_MS))]);
+    const exit = await Promise.race([
+      exited,
+      new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), EXIT_WITHIN_MS)),
+    ]);
     expect(exit, `stderr:\n${d.stderr()}\nlogs:\n${d.logs.slice(-5).join('\n')}`).toEqual({ code: 0, signal: null });
     expect(d.logs.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
     expect(d.stderr()).toBe('');
@@ -168,7 +189,10 @@ describe('SIGTERM with requests in flight', () => {
 
     // What was acknowledged is stored, file and rows.
     if (!IS_PG && box.dbFile) {
-      const rows = await querySqlite<{ n: number }>(box.dbFile, "SELECT count(*) AS n FROM sip_submissions s JOIN objects o ON o.id = s.object_id WHERE o.identifier LIKE 'gs-sip-%'");
+      const rows = await querySqlite<{ n: number }>(
+        box.dbFile,
+        "SELECT count(*) AS n FROM sip_submissions s JOIN objects o ON o.id = s.object_id WHERE o.identifier LIKE 'gs-sip-%'",
+      );
       expect(rows[0]?.n).toBe(outcomes.filter((o) => o.status === 202).length);
     }
   });
@@ -192,7 +216,10 @@ describe('SIGTERM with requests in flight', () => {
       held.socket.write(body.subarray(0, 100 * 1024)); // half of it, and then nothing more
       await new Promise((r) => setTimeout(r, 300));
       d.proc.kill('SIGTERM');
-      const exit = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), EXIT_WITHIN_MS))]);
+      const exit = await Promise.race([
+        exited,
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), EXIT_WITHIN_MS)),
+      ]);
       expect(exit, `stderr:\n${d.stderr()}\nlogs:\n${d.logs.slice(-5).join('\n')}`).toEqual({ code: 0, signal: null });
       await Promise.race([held.closed, new Promise((r) => setTimeout(r, 2000))]);
       expect(held.isClosed(), 'the stalled upload connection was closed by the shutdown').toBe(true);

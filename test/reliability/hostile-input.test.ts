@@ -57,7 +57,12 @@ function judge(label: string, a: Answer, opts: { head?: boolean } = {}): string[
       problems.push(`${label}: ${a.status} body is not JSON: ${JSON.stringify(a.text.slice(0, 200))}`);
       return problems;
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof (body as { error?: unknown }).error !== 'string') {
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      Array.isArray(body) ||
+      typeof (body as { error?: unknown }).error !== 'string'
+    ) {
       problems.push(`${label}: ${a.status} body has no string "error": ${a.text.slice(0, 200)}`);
     }
     if (!/^application\/json/.test(header(a, 'content-type') ?? '')) {
@@ -101,7 +106,9 @@ async function runFetch(c: FetchCase, results?: Map<string, Answer>): Promise<st
       answer = { status: res.status, headers: res.headers, text: await res.text() };
     } catch (err) {
       stats.cases++;
-      problems.push(`${label}: no answer (${(err as Error).name}: ${(err as Error).message}; cause ${String((err as { cause?: unknown }).cause)})`);
+      problems.push(
+        `${label}: no answer (${(err as Error).name}: ${(err as Error).message}; cause ${String((err as { cause?: unknown }).cause)})`,
+      );
       continue;
     }
     results?.set(`${authed ? 'editor' : 'anon'}`, answer);
@@ -131,7 +138,10 @@ interface RawCase {
   expectAnon?: number[];
 }
 
-async function runRaw(c: RawCase, authedModes: boolean[] = [true, false]): Promise<{ problems: string[]; outcomes: RawOutcome[] }> {
+async function runRaw(
+  c: RawCase,
+  authedModes: boolean[] = [true, false],
+): Promise<{ problems: string[]; outcomes: RawOutcome[] }> {
   const problems: string[] = [];
   const outcomes: RawOutcome[] = [];
   for (const authed of authedModes) {
@@ -152,13 +162,17 @@ async function runRaw(c: RawCase, authedModes: boolean[] = [true, false]): Promi
     if (outcome.kind === 'closed') {
       stats.cases++;
       stats.closedWithoutAnswer++;
-      if (!c.mayClose) problems.push(`${label}: connection closed without an answer (${outcome.error ?? 'FIN'}, ${outcome.received.length} bytes)`);
+      if (!c.mayClose)
+        problems.push(
+          `${label}: connection closed without an answer (${outcome.error ?? 'FIN'}, ${outcome.received.length} bytes)`,
+        );
       continue;
     }
     const a = outcome.response;
     problems.push(...judge(label, a, { head: c.head }));
     const expected = authed ? c.expectAuthed : c.expectAnon;
-    if (expected && !expected.includes(a.status)) problems.push(`${label}: expected ${expected.join('/')} but got ${a.status} ${a.text.slice(0, 200)}`);
+    if (expected && !expected.includes(a.status))
+      problems.push(`${label}: expected ${expected.join('/')} but got ${a.status} ${a.text.slice(0, 200)}`);
   }
   return { problems, outcomes };
 }
@@ -217,10 +231,37 @@ describe('path ids that are not positive integers', () => {
     for (const id of ids) {
       cases.push({ label: `id ${id}`, path: `/api/actors/${id}`, expectAuthed: [404], expectAnon: [401] });
       cases.push({ label: `id ${id}`, path: `/api/places/${id}`, expectAuthed: [404], expectAnon: [401] });
-      cases.push({ label: `id ${id}`, method: 'PUT', path: `/api/actors/${id}`, ...json({ name: 'x' }), expectAuthed: [404], expectAnon: [401] });
-      cases.push({ label: `id ${id}`, method: 'POST', path: `/api/places/${id}`, ...json({ name: 'x' }), expectAuthed: [404], expectAnon: [401] });
-      cases.push({ label: `id ${id}`, method: 'POST', path: `/api/ingest/confirm/${id}`, expectAuthed: [404], expectAnon: [401] });
-      cases.push({ label: `id ${id}`, method: 'POST', path: `/api/ingest/failed/${id}`, ...json({ reason: 'x' }), expectAuthed: [404], expectAnon: [401] });
+      cases.push({
+        label: `id ${id}`,
+        method: 'PUT',
+        path: `/api/actors/${id}`,
+        ...json({ name: 'x' }),
+        expectAuthed: [404],
+        expectAnon: [401],
+      });
+      cases.push({
+        label: `id ${id}`,
+        method: 'POST',
+        path: `/api/places/${id}`,
+        ...json({ name: 'x' }),
+        expectAuthed: [404],
+        expectAnon: [401],
+      });
+      cases.push({
+        label: `id ${id}`,
+        method: 'POST',
+        path: `/api/ingest/confirm/${id}`,
+        expectAuthed: [404],
+        expectAnon: [401],
+      });
+      cases.push({
+        label: `id ${id}`,
+        method: 'POST',
+        path: `/api/ingest/failed/${id}`,
+        ...json({ reason: 'x' }),
+        expectAuthed: [404],
+        expectAnon: [401],
+      });
     }
     expect(await runAll(cases)).toEqual([]);
   });
@@ -262,7 +303,14 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     expect(Buffer.byteLength(under)).toBeLessThan(JSON_LIMIT);
     const problems = await runAll([
       // Under the limit the body is read; the comment is too long for the field (422), not a 413.
-      { label: 'JSON just under the limit', method: 'POST', path: '/api/actors', ...json(under), expectAuthed: [201, 422], expectAnon: [401] },
+      {
+        label: 'JSON just under the limit',
+        method: 'POST',
+        path: '/api/actors',
+        ...json(under),
+        expectAuthed: [201, 422],
+        expectAnon: [401],
+      },
     ]);
     // Over the limit. These go raw: a server that refuses a body early and closes the connection
     // races a client still writing it (fetch then fails with EPIPE instead of reading the 413).
@@ -274,7 +322,12 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     ] as const) {
       const r = await runRaw({
         label: `${label} (Content-Length ${Buffer.byteLength(over)}, body withheld)`,
-        payload: (authed) => rawRequest('POST', path, { ...authHeader(authed), 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(over)) }),
+        payload: (authed) =>
+          rawRequest('POST', path, {
+            ...authHeader(authed),
+            'Content-Type': type,
+            'Content-Length': String(Buffer.byteLength(over)),
+          }),
         expectAuthed: [413],
         expectAnon: [401],
       });
@@ -284,10 +337,18 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     // one that crosses it, and the client then waits.
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     const chunks: (string | Buffer)[] = ['12\r\n{"name":"c","x":"a\r\n'];
-    for (let sent = 18; sent <= JSON_LIMIT; sent += chunk.length) chunks.push(`${chunk.length.toString(16)}\r\n`, chunk, '\r\n');
+    for (let sent = 18; sent <= JSON_LIMIT; sent += chunk.length)
+      chunks.push(`${chunk.length.toString(16)}\r\n`, chunk, '\r\n');
     const r = await runRaw({
       label: 'chunked JSON crossing the limit',
-      payload: (authed) => [rawRequest('POST', '/api/actors', { ...authHeader(authed), 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }), ...chunks],
+      payload: (authed) => [
+        rawRequest('POST', '/api/actors', {
+          ...authHeader(authed),
+          'Content-Type': 'application/json',
+          'Transfer-Encoding': 'chunked',
+        }),
+        ...chunks,
+      ],
       expectAuthed: [413],
       expectAnon: [401],
     });
@@ -304,12 +365,14 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
         });
         const a = { status: res.status, headers: res.headers, text: await res.text() };
         problems.push(...judge(`fetch, JSON just over the limit${authed ? ' [editor]' : ' [no token]'}`, a));
-        if (a.status !== (authed ? 413 : 401)) problems.push(`fetch, JSON just over the limit: expected ${authed ? 413 : 401}, got ${a.status}`);
+        if (a.status !== (authed ? 413 : 401))
+          problems.push(`fetch, JSON just over the limit: expected ${authed ? 413 : 401}, got ${a.status}`);
       } catch (err) {
         stats.cases++;
         stats.closedWithoutAnswer++;
         const code = String((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name);
-        if (!['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(code)) problems.push(`fetch, JSON just over the limit: ${code} ${(err as Error).message}`);
+        if (!['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(code))
+          problems.push(`fetch, JSON just over the limit: ${code} ${(err as Error).message}`);
       }
     }
 
@@ -318,21 +381,43 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     // reset (EPIPE/ECONNRESET) before it reads the 413. Either is a complete, bounded answer.
     const huge = await runRaw({
       label: 'JSON of 8 MiB',
-      payload: (authed) => rawRequest('POST', '/api/actors', { ...authHeader(authed), 'Content-Type': 'application/json' }, make(8 * JSON_LIMIT)),
+      payload: (authed) =>
+        rawRequest(
+          'POST',
+          '/api/actors',
+          { ...authHeader(authed), 'Content-Type': 'application/json' },
+          make(8 * JSON_LIMIT),
+        ),
       mayClose: true,
       expectAuthed: [413],
       expectAnon: [401],
     });
     problems.push(...huge.problems);
-    for (const o of huge.outcomes) if (o.kind === 'closed' && !['ECONNRESET', 'EPIPE', null].includes(o.error)) problems.push(`JSON of 8 MiB: closed with ${o.error}`);
+    for (const o of huge.outcomes)
+      if (o.kind === 'closed' && !['ECONNRESET', 'EPIPE', null].includes(o.error))
+        problems.push(`JSON of 8 MiB: closed with ${o.error}`);
     expect(problems).toEqual([]);
   });
 
   it('survives deeply nested JSON (100,000 levels)', async () => {
     const depth = 100_000;
     const problems = await runAll([
-      { label: 'closed arrays', method: 'POST', path: '/api/actors', ...json('['.repeat(depth) + ']'.repeat(depth)), expectAuthed: [400, 422], expectAnon: [401] },
-      { label: 'unclosed arrays', method: 'POST', path: '/api/actors', ...json('['.repeat(depth)), expectAuthed: [400], expectAnon: [401] },
+      {
+        label: 'closed arrays',
+        method: 'POST',
+        path: '/api/actors',
+        ...json('['.repeat(depth) + ']'.repeat(depth)),
+        expectAuthed: [400, 422],
+        expectAnon: [401],
+      },
+      {
+        label: 'unclosed arrays',
+        method: 'POST',
+        path: '/api/actors',
+        ...json('['.repeat(depth)),
+        expectAuthed: [400],
+        expectAnon: [401],
+      },
       {
         label: 'nested objects',
         method: 'POST',
@@ -387,24 +472,89 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
   });
 
   it('ignores prototype-pollution keys, and later responses are unaffected', async () => {
-    const form = (body: string): Pick<FetchCase, 'headers' | 'body'> => ({ headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body });
+    const form = (body: string): Pick<FetchCase, 'headers' | 'body'> => ({
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body,
+    });
     const boundary = newBoundary();
     const cases: FetchCase[] = [
       { label: '__proto__ only', method: 'POST', path: '/api/actors', ...json('{"__proto__": {"x": 1}}') },
-      { label: 'name + __proto__', method: 'POST', path: '/api/actors', ...json('{"name": "pp-json-1", "__proto__": {"polluted": "yes", "x": 1}}') },
-      { label: 'constructor.prototype', method: 'POST', path: '/api/actors', ...json('{"constructor": {"prototype": {}}}') },
-      { label: 'name + constructor.prototype', method: 'POST', path: '/api/actors', ...json('{"name": "pp-json-2", "constructor": {"prototype": {"polluted": "yes"}}}') },
-      { label: 'label.__proto__', method: 'POST', path: '/api/actors', ...json('{"name": "pp-json-3", "label": {"__proto__": {"polluted": "yes"}}}') },
-      { label: 'label constructor', method: 'POST', path: '/api/actors', ...json('{"name": "pp-json-4", "label": {"constructor": "x", "toString": "y", "hasOwnProperty": "z"}}') },
-      { label: 'place __proto__', method: 'POST', path: '/api/places', ...json('{"name": "pp-place", "__proto__": {"polluted": "yes"}}') },
+      {
+        label: 'name + __proto__',
+        method: 'POST',
+        path: '/api/actors',
+        ...json('{"name": "pp-json-1", "__proto__": {"polluted": "yes", "x": 1}}'),
+      },
+      {
+        label: 'constructor.prototype',
+        method: 'POST',
+        path: '/api/actors',
+        ...json('{"constructor": {"prototype": {}}}'),
+      },
+      {
+        label: 'name + constructor.prototype',
+        method: 'POST',
+        path: '/api/actors',
+        ...json('{"name": "pp-json-2", "constructor": {"prototype": {"polluted": "yes"}}}'),
+      },
+      {
+        label: 'label.__proto__',
+        method: 'POST',
+        path: '/api/actors',
+        ...json('{"name": "pp-json-3", "label": {"__proto__": {"polluted": "yes"}}}'),
+      },
+      {
+        label: 'label constructor',
+        method: 'POST',
+        path: '/api/actors',
+        ...json('{"name": "pp-json-4", "label": {"constructor": "x", "toString": "y", "hasOwnProperty": "z"}}'),
+      },
+      {
+        label: 'place __proto__',
+        method: 'POST',
+        path: '/api/places',
+        ...json('{"name": "pp-place", "__proto__": {"polluted": "yes"}}'),
+      },
       { label: 'PUT __proto__', method: 'PUT', path: '/api/actors/1', ...json('{"__proto__": {"polluted": "yes"}}') },
-      { label: 'usage __proto__', method: 'POST', path: '/api/ai-cataloging/usage', ...json('{"__proto__": {"polluted": "yes"}, "provider": "p"}') },
-      { label: 'reconcile __proto__', method: 'POST', path: '/api/actors/reconcile', ...json('{"queries": {"__proto__": {"query": "x"}}}') },
-      { label: 'reconcile constructor', method: 'GET', path: `/api/actors/reconcile?queries=${encodeURIComponent('{"constructor":{"query":"x"},"__proto__":{"query":"y"}}')}` },
-      { label: 'form __proto__', method: 'POST', path: '/api/actors', ...form('name=pp-form-1&__proto__[polluted]=yes') },
-      { label: 'form constructor', method: 'POST', path: '/api/actors', ...form('name=pp-form-2&constructor[prototype][polluted]=yes') },
-      { label: 'form usage __proto__', method: 'POST', path: '/api/ai-cataloging/usage', ...form('__proto__=1&provider=p') },
-      { label: 'query __proto__', path: '/api/actors?__proto__[polluted]=yes&constructor[prototype][polluted]=yes&sortField=__proto__' },
+      {
+        label: 'usage __proto__',
+        method: 'POST',
+        path: '/api/ai-cataloging/usage',
+        ...json('{"__proto__": {"polluted": "yes"}, "provider": "p"}'),
+      },
+      {
+        label: 'reconcile __proto__',
+        method: 'POST',
+        path: '/api/actors/reconcile',
+        ...json('{"queries": {"__proto__": {"query": "x"}}}'),
+      },
+      {
+        label: 'reconcile constructor',
+        method: 'GET',
+        path: `/api/actors/reconcile?queries=${encodeURIComponent('{"constructor":{"query":"x"},"__proto__":{"query":"y"}}')}`,
+      },
+      {
+        label: 'form __proto__',
+        method: 'POST',
+        path: '/api/actors',
+        ...form('name=pp-form-1&__proto__[polluted]=yes'),
+      },
+      {
+        label: 'form constructor',
+        method: 'POST',
+        path: '/api/actors',
+        ...form('name=pp-form-2&constructor[prototype][polluted]=yes'),
+      },
+      {
+        label: 'form usage __proto__',
+        method: 'POST',
+        path: '/api/ai-cataloging/usage',
+        ...form('__proto__=1&provider=p'),
+      },
+      {
+        label: 'query __proto__',
+        path: '/api/actors?__proto__[polluted]=yes&constructor[prototype][polluted]=yes&sortField=__proto__',
+      },
       { label: 'query toString', path: '/api/actors?toString=1&hasOwnProperty=1&valueOf=1' },
       {
         label: 'multipart __proto__',
@@ -455,7 +605,10 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     expect(actor).not.toHaveProperty('polluted');
     expect(actor).not.toHaveProperty('x');
 
-    const list = await daemon().fetch('/api/actors?perPage=100', { headers: bearer(), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const list = await daemon().fetch('/api/actors?perPage=100', {
+      headers: bearer(),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     expect(list.status).toBe(200);
     const listed = (await list.json()) as { data: Record<string, unknown>[]; meta: Record<string, unknown> };
     expect(Object.keys(listed.meta).sort()).toEqual(['page', 'perPage', 'total']);
@@ -464,7 +617,10 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
       expect(item.label === null || typeof item.label === 'object').toBe(true);
       if (item.label) expect(Object.getPrototypeOf(item.label)).toBe(Object.prototype); // plain data, no smuggled prototype
     }
-    const missing = await daemon().fetch('/api/actors/999999', { headers: bearer(), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const missing = await daemon().fetch('/api/actors/999999', {
+      headers: bearer(),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     expect(missing.status).toBe(404);
     expect(Object.keys((await missing.json()) as object)).toEqual(['error']);
     const usage = await daemon().fetch('/api/ai-cataloging/usage', {
@@ -483,38 +639,205 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
   it('refuses wrong content types with 4xx JSON', async () => {
     const raw = (s: string) => new Uint8Array(Buffer.from(s)); // fetch sends no Content-Type for bytes
     const cases: FetchCase[] = [];
-    for (const path of ['/api/actors', '/api/places', '/api/ai-cataloging/usage', '/api/sips/import', '/api/actors/reconcile']) {
+    for (const path of [
+      '/api/actors',
+      '/api/places',
+      '/api/ai-cataloging/usage',
+      '/api/sips/import',
+      '/api/actors/reconcile',
+    ]) {
       cases.push(
-        { label: 'text/plain', method: 'POST', path, headers: { 'Content-Type': 'text/plain' }, body: '{"name":"x"}', expectAuthed: [415], expectAnon: [401] },
-        { label: 'application/xml', method: 'POST', path, headers: { 'Content-Type': 'application/xml' }, body: '<name>x</name>', expectAuthed: [415], expectAnon: [401] },
-        { label: 'no content type', method: 'POST', path, body: raw('{"name":"x"}'), expectAuthed: [415], expectAnon: [401] },
-        { label: 'empty content type', method: 'POST', path, headers: { 'Content-Type': '' }, body: raw('{"name":"x"}'), expectAuthed: [415], expectAnon: [401] },
-        { label: 'garbage content type', method: 'POST', path, headers: { 'Content-Type': ';;;/=' }, body: raw('{"name":"x"}'), expectAuthed: [415], expectAnon: [401] },
-        { label: 'json with a form body', method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: 'name=x&type=person', expectAuthed: [400], expectAnon: [401] },
-        { label: 'json, a bare string', method: 'POST', path, ...json('"just a string"'), expectAuthed: [400, 422], expectAnon: [401] },
-        { label: 'json, empty', method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: raw(''), expectAnon: [401] },
-        { label: 'json, whitespace', method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: '   ', expectAuthed: [400, 422], expectAnon: [401] },
-        { label: 'json, BOM', method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: '\ufeff{"name":"bom"}', expectAnon: [401] },
-        { label: 'json, NUL bytes', method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: raw('{"name":"\u0000"}\u0000'), expectAuthed: [400, 422], expectAnon: [401] },
-        { label: 'json, invalid UTF-8', method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), expectAnon: [401] },
-        { label: 'json, utf-16 charset', method: 'POST', path, headers: { 'Content-Type': 'application/json; charset=utf-16' }, body: raw('{"name":"x"}'), expectAnon: [401] },
+        {
+          label: 'text/plain',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'text/plain' },
+          body: '{"name":"x"}',
+          expectAuthed: [415],
+          expectAnon: [401],
+        },
+        {
+          label: 'application/xml',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/xml' },
+          body: '<name>x</name>',
+          expectAuthed: [415],
+          expectAnon: [401],
+        },
+        {
+          label: 'no content type',
+          method: 'POST',
+          path,
+          body: raw('{"name":"x"}'),
+          expectAuthed: [415],
+          expectAnon: [401],
+        },
+        {
+          label: 'empty content type',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': '' },
+          body: raw('{"name":"x"}'),
+          expectAuthed: [415],
+          expectAnon: [401],
+        },
+        {
+          label: 'garbage content type',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': ';;;/=' },
+          body: raw('{"name":"x"}'),
+          expectAuthed: [415],
+          expectAnon: [401],
+        },
+        {
+          label: 'json with a form body',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json' },
+          body: 'name=x&type=person',
+          expectAuthed: [400],
+          expectAnon: [401],
+        },
+        {
+          label: 'json, a bare string',
+          method: 'POST',
+          path,
+          ...json('"just a string"'),
+          expectAuthed: [400, 422],
+          expectAnon: [401],
+        },
+        {
+          label: 'json, empty',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json' },
+          body: raw(''),
+          expectAnon: [401],
+        },
+        {
+          label: 'json, whitespace',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json' },
+          body: '   ',
+          expectAuthed: [400, 422],
+          expectAnon: [401],
+        },
+        {
+          label: 'json, BOM',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json' },
+          body: '\ufeff{"name":"bom"}',
+          expectAnon: [401],
+        },
+        {
+          label: 'json, NUL bytes',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json' },
+          body: raw('{"name":"\u0000"}\u0000'),
+          expectAuthed: [400, 422],
+          expectAnon: [401],
+        },
+        {
+          label: 'json, invalid UTF-8',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json' },
+          body: new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+          expectAnon: [401],
+        },
+        {
+          label: 'json, utf-16 charset',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json; charset=utf-16' },
+          body: raw('{"name":"x"}'),
+          expectAnon: [401],
+        },
         // JSON is UTF-8 (RFC 8259): co-body ignores a charset parameter, so this may be accepted.
-        { label: 'json, unknown charset', method: 'POST', path, headers: { 'Content-Type': 'application/json; charset=klingon' }, body: raw('{"name":"x"}'), expectAnon: [401] },
-        { label: 'json, gzip that is not gzip', method: 'POST', path, headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: raw('{"name":"x"}'), expectAuthed: [400, 415], expectAnon: [401] },
-        { label: 'json, unknown encoding', method: 'POST', path, headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'x-klingon' }, body: raw('{"name":"x"}'), expectAuthed: [415], expectAnon: [401] },
-        { label: 'form with a JSON body', method: 'POST', path, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: '{"name":"x"}', expectAnon: [401] },
-        { label: 'multipart without boundary', method: 'POST', path, headers: { 'Content-Type': 'multipart/form-data' }, body: raw('--x\r\n\r\n'), expectAuthed: [400], expectAnon: [401] },
-        { label: 'multipart, empty boundary', method: 'POST', path, headers: { 'Content-Type': 'multipart/form-data; boundary=' }, body: raw('--\r\n\r\n'), expectAuthed: [400], expectAnon: [401] },
-        { label: 'multipart/mixed', method: 'POST', path, headers: { 'Content-Type': 'multipart/mixed; boundary=x' }, body: raw('--x--\r\n'), expectAuthed: [415], expectAnon: [401] },
+        {
+          label: 'json, unknown charset',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json; charset=klingon' },
+          body: raw('{"name":"x"}'),
+          expectAnon: [401],
+        },
+        {
+          label: 'json, gzip that is not gzip',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+          body: raw('{"name":"x"}'),
+          expectAuthed: [400, 415],
+          expectAnon: [401],
+        },
+        {
+          label: 'json, unknown encoding',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'x-klingon' },
+          body: raw('{"name":"x"}'),
+          expectAuthed: [415],
+          expectAnon: [401],
+        },
+        {
+          label: 'form with a JSON body',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: '{"name":"x"}',
+          expectAnon: [401],
+        },
+        {
+          label: 'multipart without boundary',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'multipart/form-data' },
+          body: raw('--x\r\n\r\n'),
+          expectAuthed: [400],
+          expectAnon: [401],
+        },
+        {
+          label: 'multipart, empty boundary',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'multipart/form-data; boundary=' },
+          body: raw('--\r\n\r\n'),
+          expectAuthed: [400],
+          expectAnon: [401],
+        },
+        {
+          label: 'multipart/mixed',
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'multipart/mixed; boundary=x' },
+          body: raw('--x--\r\n'),
+          expectAuthed: [415],
+          expectAnon: [401],
+        },
       );
     }
     // A body on a read route that takes none.
-    cases.push({ label: 'POST a text body to a read-only path', path: '/api/objects', headers: { 'Content-Type': 'text/plain' }, method: 'POST', body: 'x', expectAuthed: [405, 415], expectAnon: [401, 405] });
+    cases.push({
+      label: 'POST a text body to a read-only path',
+      path: '/api/objects',
+      headers: { 'Content-Type': 'text/plain' },
+      method: 'POST',
+      body: 'x',
+      expectAuthed: [405, 415],
+      expectAnon: [401, 405],
+    });
     expect(await runAll(cases)).toEqual([]);
     // GET with a body and a strange content type (fetch refuses bodies on GET: raw).
     const r = await runRaw({
       label: 'GET with an XML body',
-      payload: (authed) => rawRequest('GET', '/api/actors', { ...authHeader(authed), 'Content-Type': 'application/xml' }, '<x/>'),
+      payload: (authed) =>
+        rawRequest('GET', '/api/actors', { ...authHeader(authed), 'Content-Type': 'application/xml' }, '<x/>'),
       expectAuthed: [200, 400, 415],
       expectAnon: [401],
     });
@@ -532,12 +855,36 @@ describe('multipart: truncated and malformed', () => {
     const cases: FetchCase[] = [];
     for (const keep of [10, 60, 200, Math.floor(full.length / 2), full.length - 30, full.length - 3]) {
       for (const path of ['/api/sips/import', '/api/actors']) {
-        cases.push({ label: `multipart cut at ${keep}`, method: 'POST', path, headers: ct, body: new Uint8Array(full.subarray(0, keep)), expectAuthed: [400], expectAnon: [401] });
+        cases.push({
+          label: `multipart cut at ${keep}`,
+          method: 'POST',
+          path,
+          headers: ct,
+          body: new Uint8Array(full.subarray(0, keep)),
+          expectAuthed: [400],
+          expectAnon: [401],
+        });
       }
     }
     cases.push(
-      { label: 'multipart, no boundary lines', method: 'POST', path: '/api/sips/import', headers: ct, body: new Uint8Array(Buffer.from('garbage'.repeat(100))), expectAuthed: [400, 422], expectAnon: [401] },
-      { label: 'multipart, wrong boundary', method: 'POST', path: '/api/sips/import', headers: { 'Content-Type': 'multipart/form-data; boundary=other' }, body: new Uint8Array(full), expectAuthed: [400, 422], expectAnon: [401] },
+      {
+        label: 'multipart, no boundary lines',
+        method: 'POST',
+        path: '/api/sips/import',
+        headers: ct,
+        body: new Uint8Array(Buffer.from('garbage'.repeat(100))),
+        expectAuthed: [400, 422],
+        expectAnon: [401],
+      },
+      {
+        label: 'multipart, wrong boundary',
+        method: 'POST',
+        path: '/api/sips/import',
+        headers: { 'Content-Type': 'multipart/form-data; boundary=other' },
+        body: new Uint8Array(full),
+        expectAuthed: [400, 422],
+        expectAnon: [401],
+      },
       {
         label: 'multipart, part without headers',
         method: 'POST',
@@ -552,7 +899,9 @@ describe('multipart: truncated and malformed', () => {
         method: 'POST',
         path: '/api/sips/import',
         headers: ct,
-        body: new Uint8Array(Buffer.from(`--${boundary}\r\n${'X-H: v\r\n'.repeat(5000)}\r\nvalue\r\n--${boundary}--\r\n`)),
+        body: new Uint8Array(
+          Buffer.from(`--${boundary}\r\n${'X-H: v\r\n'.repeat(5000)}\r\nvalue\r\n--${boundary}--\r\n`),
+        ),
         expectAuthed: [400, 413, 422],
         expectAnon: [401],
       },
@@ -561,7 +910,12 @@ describe('multipart: truncated and malformed', () => {
         method: 'POST',
         path: '/api/sips/import',
         headers: ct,
-        body: new Uint8Array(multipartBody(boundary, Array.from({ length: 500 }, (_, i) => ({ name: `f${i}`, value: 'v' })))),
+        body: new Uint8Array(
+          multipartBody(
+            boundary,
+            Array.from({ length: 500 }, (_, i) => ({ name: `f${i}`, value: 'v' })),
+          ),
+        ),
         expectAuthed: [413, 422],
         expectAnon: [401],
       },
@@ -570,7 +924,12 @@ describe('multipart: truncated and malformed', () => {
         method: 'POST',
         path: '/api/sips/import',
         headers: ct,
-        body: new Uint8Array(multipartBody(boundary, Array.from({ length: 10 }, () => ({ name: 'file', value: zip, filename: 'a.zip' })))),
+        body: new Uint8Array(
+          multipartBody(
+            boundary,
+            Array.from({ length: 10 }, () => ({ name: 'file', value: zip, filename: 'a.zip' })),
+          ),
+        ),
         expectAuthed: [413, 422],
         expectAnon: [401],
       },
@@ -579,7 +938,12 @@ describe('multipart: truncated and malformed', () => {
         method: 'POST',
         path: '/api/sips/import',
         headers: ct,
-        body: new Uint8Array(multipartBody(boundary, [{ name: 'title', value: 't'.repeat(100_000) }, { name: 'file', value: zip, filename: 'a.zip' }])),
+        body: new Uint8Array(
+          multipartBody(boundary, [
+            { name: 'title', value: 't'.repeat(100_000) },
+            { name: 'file', value: zip, filename: 'a.zip' },
+          ]),
+        ),
         expectAuthed: [413, 422],
         expectAnon: [401],
       },
@@ -626,7 +990,8 @@ describe('multipart: truncated and malformed', () => {
         } as RequestInit);
         const a = { status: res.status, headers: res.headers, text: await res.text() };
         problems.push(...judge(`short stream${authed ? ' [editor]' : ' [no token]'}`, a));
-        if (a.status !== (authed ? 400 : 401)) problems.push(`short stream: expected ${authed ? 400 : 401}, got ${a.status}`);
+        if (a.status !== (authed ? 400 : 401))
+          problems.push(`short stream: expected ${authed ? 400 : 401}, got ${a.status}`);
       } catch (err) {
         stats.cases++;
         problems.push(`short stream: no answer (${(err as Error).message})`);
@@ -646,20 +1011,29 @@ describe('multipart: truncated and malformed', () => {
           rawRequest(
             'POST',
             '/api/sips/import',
-            { ...authHeader(authed), 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(full.length) },
+            {
+              ...authHeader(authed),
+              'Content-Type': `multipart/form-data; boundary=${boundary}`,
+              'Content-Length': String(full.length),
+            },
             full.subarray(0, keep),
           ),
         endAfterWrite: true,
         mayClose: true,
       });
       problems.push(...r.problems);
-      for (const o of r.outcomes) if (o.kind === 'response' && o.response.status >= 500) problems.push(`cut at ${keep}: ${o.response.status}`);
+      for (const o of r.outcomes)
+        if (o.kind === 'response' && o.response.status >= 500) problems.push(`cut at ${keep}: ${o.response.status}`);
     }
     // Chunked, ended without the last chunk.
     const r = await runRaw({
       label: 'chunked multipart without its last chunk, then FIN',
       payload: (authed) => [
-        rawRequest('POST', '/api/sips/import', { ...authHeader(authed), 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding': 'chunked' }),
+        rawRequest('POST', '/api/sips/import', {
+          ...authHeader(authed),
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Transfer-Encoding': 'chunked',
+        }),
         `3e8\r\n`,
         full.subarray(0, 1000),
         '\r\n',
@@ -670,7 +1044,10 @@ describe('multipart: truncated and malformed', () => {
     problems.push(...r.problems);
     expect(problems).toEqual([]);
     // The daemon is still serving.
-    const res = await daemon().fetch('/api/objects', { headers: bearer(), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const res = await daemon().fetch('/api/objects', {
+      headers: bearer(),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -683,14 +1060,39 @@ describe('URLs, headers and query strings', () => {
       { label: 'bad path 2', path: '/api/actors%ZZ', expectAuthed: [404, 400], expectAnon: [401, 404, 400] },
       { label: 'lone %', path: '/api/actors?search=%', expectAuthed: [200, 400, 422], expectAnon: [401] },
       { label: 'bad key', path: '/api/actors?%ZZ=1&%=2', expectAuthed: [200, 400, 422], expectAnon: [401] },
-      { label: 'overlong UTF-8', path: '/api/actors?search=%C0%AE%C0%AE', expectAuthed: [200, 400, 422], expectAnon: [401] },
+      {
+        label: 'overlong UTF-8',
+        path: '/api/actors?search=%C0%AE%C0%AE',
+        expectAuthed: [200, 400, 422],
+        expectAnon: [401],
+      },
       { label: 'NUL in search', path: '/api/actors?search=%00', expectAuthed: [200, 422], expectAnon: [401] },
-      { label: 'surrogate half', path: '/api/actors?search=%ED%A0%80', expectAuthed: [200, 400, 422], expectAnon: [401] },
+      {
+        label: 'surrogate half',
+        path: '/api/actors?search=%ED%A0%80',
+        expectAuthed: [200, 400, 422],
+        expectAnon: [401],
+      },
       { label: 'like wildcards', path: '/api/actors?search=%25%5F%5C', expectAuthed: [200], expectAnon: [401] },
       { label: 'bad ids', path: '/api/tei/actors?ids=%ZZ', expectAuthed: [400, 422], expectAnon: [401] },
-      { label: 'bad queries', path: '/api/places/reconcile?queries=%7B%ZZ', expectAuthed: [400, 422], expectAnon: [401] },
-      { label: 'bad beacon provider', path: '/api/actors?format=beacon&provider=%E0%A4%A', expectAuthed: [200, 400, 422], expectAnon: [401] },
-      { label: 'encoded api_token key, bad value', path: '/api/actors?api%5Ftoken=%ZZ', expectAuthed: [401], expectAnon: [401] },
+      {
+        label: 'bad queries',
+        path: '/api/places/reconcile?queries=%7B%ZZ',
+        expectAuthed: [400, 422],
+        expectAnon: [401],
+      },
+      {
+        label: 'bad beacon provider',
+        path: '/api/actors?format=beacon&provider=%E0%A4%A',
+        expectAuthed: [200, 400, 422],
+        expectAnon: [401],
+      },
+      {
+        label: 'encoded api_token key, bad value',
+        path: '/api/actors?api%5Ftoken=%ZZ',
+        expectAuthed: [401],
+        expectAnon: [401],
+      },
       { label: 'bad path id', path: '/api/places/%E0%A4%A', expectAuthed: [404], expectAnon: [401] },
       { label: 'encoded slash', path: '/api/actors%2F1', expectAuthed: [404], expectAnon: [401, 404] },
       { label: 'outside /api', path: '/%ZZ', expectAuthed: [404, 400], expectAnon: [404, 400] },
@@ -708,27 +1110,68 @@ describe('URLs, headers and query strings', () => {
       ['2,000 small headers', Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`X-H${i}`, 'vvvvvv']))],
     ] as [string, Record<string, string>][]) {
       const r = await runRaw(
-        { label, payload: (authed) => rawRequest('GET', '/api/actors', { ...authHeader(authed), ...extra }), expectAuthed: [431], expectAnon: [431] },
+        {
+          label,
+          payload: (authed) => rawRequest('GET', '/api/actors', { ...authHeader(authed), ...extra }),
+          expectAuthed: [431],
+          expectAnon: [431],
+        },
         label.includes('Authorization') ? [false] : [true, false],
       );
       problems.push(...r.problems);
     }
     // A 20 KB URL counts against the same limit.
-    const r = await runRaw({ label: '20 KB URL', payload: (authed) => rawRequest('GET', `/api/actors?search=${big}`, authHeader(authed)), expectAuthed: [431, 414, 422], expectAnon: [431, 414, 401] });
+    const r = await runRaw({
+      label: '20 KB URL',
+      payload: (authed) => rawRequest('GET', `/api/actors?search=${big}`, authHeader(authed)),
+      expectAuthed: [431, 414, 422],
+      expectAnon: [431, 414, 401],
+    });
     problems.push(...r.problems);
     expect(problems).toEqual([]);
   });
 
   it('copes with a thousand (and two thousand) query parameters', async () => {
-    const many = (n: number, key: (i: number) => string) => Array.from({ length: n }, (_, i) => `${key(i)}=${i}`).join('&');
+    const many = (n: number, key: (i: number) => string) =>
+      Array.from({ length: n }, (_, i) => `${key(i)}=${i}`).join('&');
     const cases: FetchCase[] = [
-      { label: '1000 distinct params', path: `/api/actors?${many(1000, (i) => `p${i}`)}`, expectAuthed: [200, 422], expectAnon: [401] },
-      { label: '1000 page params', path: `/api/actors?${many(1000, () => 'page')}`, expectAuthed: [422], expectAnon: [401] },
-      { label: '1000 search params', path: `/api/places?${many(1000, () => 'search')}`, expectAuthed: [422], expectAnon: [401] },
-      { label: '1000 ids params', path: `/api/tei/keywords?${many(1000, () => 'ids')}`, expectAuthed: [422], expectAnon: [401] },
-      { label: '1000 params then api_token', path: `/api/actors?${many(1000, (i) => `p${i}`)}&api_token=x`, expectAuthed: [401], expectAnon: [401] },
+      {
+        label: '1000 distinct params',
+        path: `/api/actors?${many(1000, (i) => `p${i}`)}`,
+        expectAuthed: [200, 422],
+        expectAnon: [401],
+      },
+      {
+        label: '1000 page params',
+        path: `/api/actors?${many(1000, () => 'page')}`,
+        expectAuthed: [422],
+        expectAnon: [401],
+      },
+      {
+        label: '1000 search params',
+        path: `/api/places?${many(1000, () => 'search')}`,
+        expectAuthed: [422],
+        expectAnon: [401],
+      },
+      {
+        label: '1000 ids params',
+        path: `/api/tei/keywords?${many(1000, () => 'ids')}`,
+        expectAuthed: [422],
+        expectAnon: [401],
+      },
+      {
+        label: '1000 params then api_token',
+        path: `/api/actors?${many(1000, (i) => `p${i}`)}&api_token=x`,
+        expectAuthed: [401],
+        expectAnon: [401],
+      },
       // About 19 KB of URL: over the 16 KB header limit, so 431 (the request line counts).
-      { label: '2000 params', path: `/api/objects?${many(2000, (i) => `q${i}`)}`, expectAuthed: [200, 422, 431], expectAnon: [401, 431] },
+      {
+        label: '2000 params',
+        path: `/api/objects?${many(2000, (i) => `q${i}`)}`,
+        expectAuthed: [200, 422, 431],
+        expectAnon: [401, 431],
+      },
     ];
     expect(await runAll(cases)).toEqual([]);
   });
@@ -752,8 +1195,18 @@ describe('URLs, headers and query strings', () => {
     }
     cases.push(
       { label: 'ids twice', path: '/api/tei/actors?ids=1&ids=2', expectAuthed: [422], expectAnon: [401] },
-      { label: 'queries twice', path: '/api/actors/reconcile?queries=%7B%7D&queries=%7B%7D', expectAuthed: [422], expectAnon: [401] },
-      { label: 'provider twice', path: '/api/actors?format=beacon&provider=gnd&provider=viaf', expectAuthed: [200, 422], expectAnon: [401] },
+      {
+        label: 'queries twice',
+        path: '/api/actors/reconcile?queries=%7B%7D&queries=%7B%7D',
+        expectAuthed: [422],
+        expectAnon: [401],
+      },
+      {
+        label: 'provider twice',
+        path: '/api/actors?format=beacon&provider=gnd&provider=viaf',
+        expectAuthed: [200, 422],
+        expectAnon: [401],
+      },
     );
     expect(await runAll(cases)).toEqual([]);
   });
@@ -787,37 +1240,99 @@ describe('URLs, headers and query strings', () => {
       `search=${'s'.repeat(10_000)}`,
     ];
     for (const list of ['/api/actors', '/api/places', '/api/keywords', '/api/objects']) {
-      for (const q of bad) cases.push({ label: q.slice(0, 40), path: `${list}?${q}`, expectAuthed: [422], expectAnon: [401] });
+      for (const q of bad)
+        cases.push({ label: q.slice(0, 40), path: `${list}?${q}`, expectAuthed: [422], expectAnon: [401] });
     }
     // The largest page is fine (an empty page), not a 5xx.
-    cases.push({ label: 'page=1000000', path: '/api/actors?page=1000000&perPage=100', expectAuthed: [200], expectAnon: [401] });
-    cases.push({ label: 'keywords beacon', path: '/api/keywords?format=beacon', expectAuthed: [200, 422], expectAnon: [401] });
+    cases.push({
+      label: 'page=1000000',
+      path: '/api/actors?page=1000000&perPage=100',
+      expectAuthed: [200],
+      expectAnon: [401],
+    });
+    cases.push({
+      label: 'keywords beacon',
+      path: '/api/keywords?format=beacon',
+      expectAuthed: [200, 422],
+      expectAnon: [401],
+    });
     // TEI ids.
     const tenThousand = Array.from({ length: 10_000 }, (_, i) => i + 1).join(',');
     const twoThousand = Array.from({ length: 2_000 }, (_, i) => i + 1).join(',');
-    for (const ids of ['1,,2', '', ',', '-1', 'abc', '1e3', '1.5', '0', '9999999999999999999999', '2147483648', ' 1 , 2 ', '1;DROP TABLE actors']) {
+    for (const ids of [
+      '1,,2',
+      '',
+      ',',
+      '-1',
+      'abc',
+      '1e3',
+      '1.5',
+      '0',
+      '9999999999999999999999',
+      '2147483648',
+      ' 1 , 2 ',
+      '1;DROP TABLE actors',
+    ]) {
       for (const kind of ['actors', 'places', 'keywords']) {
         // 404 names ids that do not exist; 422 a list that is not one.
-        cases.push({ label: `ids=${ids}`, path: `/api/tei/${kind}?ids=${encodeURIComponent(ids)}`, expectAuthed: [200, 404, 422], expectAnon: [401] });
+        cases.push({
+          label: `ids=${ids}`,
+          path: `/api/tei/${kind}?ids=${encodeURIComponent(ids)}`,
+          expectAuthed: [200, 404, 422],
+          expectAnon: [401],
+        });
       }
     }
     // 10,000 ids make a URL longer than the header limit (431) or are refused (422).
-    cases.push({ label: 'ids=10,000 ids', path: `/api/tei/actors?ids=${tenThousand}`, expectAuthed: [200, 404, 422, 431], expectAnon: [401, 431] });
-    cases.push({ label: 'ids=2,000 ids', path: `/api/tei/places?ids=${twoThousand}`, expectAuthed: [200, 404, 422], expectAnon: [401] });
+    cases.push({
+      label: 'ids=10,000 ids',
+      path: `/api/tei/actors?ids=${tenThousand}`,
+      expectAuthed: [200, 404, 422, 431],
+      expectAnon: [401, 431],
+    });
+    cases.push({
+      label: 'ids=2,000 ids',
+      path: `/api/tei/places?ids=${twoThousand}`,
+      expectAuthed: [200, 404, 422],
+      expectAnon: [401],
+    });
     expect(await runAll(cases)).toEqual([]);
 
     // After all that, a sane list request still works.
-    const ok = await daemon().fetch('/api/actors?page=1&perPage=100&sortField=name&sortAsc=0', { headers: bearer(), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const ok = await daemon().fetch('/api/actors?page=1&perPage=100&sortField=name&sortAsc=0', {
+      headers: bearer(),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     expect(ok.status).toBe(200);
   });
 });
 
 describe('methods', () => {
-  const known = ['/api/actors', '/api/actors/1', '/api/objects', '/api/sips/import', '/api/tei/refresh', '/api/places/1', '/api/ai-cataloging/usage', '/api/keywords/reconcile'];
+  const known = [
+    '/api/actors',
+    '/api/actors/1',
+    '/api/objects',
+    '/api/sips/import',
+    '/api/tei/refresh',
+    '/api/places/1',
+    '/api/ai-cataloging/usage',
+    '/api/keywords/reconcile',
+  ];
 
   it('answers 405 with Allow for a wrong method on a known path, 404 on an unknown one', async () => {
     const problems: string[] = [];
-    for (const method of ['PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'TRACE', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH', 'COPY']) {
+    for (const method of [
+      'PATCH',
+      'DELETE',
+      'OPTIONS',
+      'PROPFIND',
+      'TRACE',
+      'MKCOL',
+      'LOCK',
+      'PURGE',
+      'SEARCH',
+      'COPY',
+    ]) {
       for (const path of known) {
         const r = await runRaw({
           label: `${method} ${path}`,
@@ -850,7 +1365,11 @@ describe('methods', () => {
     ] as const) {
       const r = await runRaw({
         label: `${method} ${path}`,
-        payload: (authed) => rawRequest(method, path, { ...authHeader(authed), ...(method === 'HEAD' || method === 'GET' ? {} : { 'Content-Length': '0' }) }),
+        payload: (authed) =>
+          rawRequest(method, path, {
+            ...authHeader(authed),
+            ...(method === 'HEAD' || method === 'GET' ? {} : { 'Content-Length': '0' }),
+          }),
         head: method === 'HEAD',
         expectAuthed: [405],
         expectAnon: [401, 405],
@@ -858,8 +1377,22 @@ describe('methods', () => {
       problems.push(...r.problems);
     }
     // HEAD on every GET route answers like GET, without a body.
-    for (const path of ['/api/objects', '/api/actors', '/api/places', '/api/keywords', '/api/tei/actors', '/api/actors/reconcile', '/api/actors/999']) {
-      const r = await runRaw({ label: `HEAD ${path}`, payload: (authed) => rawRequest('HEAD', path, authHeader(authed)), head: true, expectAuthed: [200, 404], expectAnon: [401] });
+    for (const path of [
+      '/api/objects',
+      '/api/actors',
+      '/api/places',
+      '/api/keywords',
+      '/api/tei/actors',
+      '/api/actors/reconcile',
+      '/api/actors/999',
+    ]) {
+      const r = await runRaw({
+        label: `HEAD ${path}`,
+        payload: (authed) => rawRequest('HEAD', path, authHeader(authed)),
+        head: true,
+        expectAuthed: [200, 404],
+        expectAnon: [401],
+      });
       problems.push(...r.problems);
     }
     expect(problems).toEqual([]);
@@ -869,20 +1402,46 @@ describe('methods', () => {
     const problems: string[] = [];
     // llhttp does not know the method: the daemon's clientError handler answers 400 JSON.
     for (const method of ['FOOBAR', 'GETT', 'get']) {
-      const r = await runRaw({ label: `${method} /api/actors`, payload: (authed) => rawRequest(method, '/api/actors', authHeader(authed)), expectAuthed: [400], expectAnon: [400] });
+      const r = await runRaw({
+        label: `${method} /api/actors`,
+        payload: (authed) => rawRequest(method, '/api/actors', authHeader(authed)),
+        expectAuthed: [400],
+        expectAnon: [400],
+      });
       problems.push(...r.problems);
     }
     // CONNECT goes to the server's 'connect' event; without a listener Node closes the socket.
-    const r = await runRaw({ label: 'CONNECT 127.0.0.1:1', payload: (authed) => rawRequest('CONNECT', '127.0.0.1:1', authHeader(authed)), mayClose: true });
+    const r = await runRaw({
+      label: 'CONNECT 127.0.0.1:1',
+      payload: (authed) => rawRequest('CONNECT', '127.0.0.1:1', authHeader(authed)),
+      mayClose: true,
+    });
     problems.push(...r.problems);
-    for (const o of r.outcomes) if (o.kind === 'response' && o.response.status >= 500) problems.push(`CONNECT: ${o.response.status}`);
+    for (const o of r.outcomes)
+      if (o.kind === 'response' && o.response.status >= 500) problems.push(`CONNECT: ${o.response.status}`);
     // Not HTTP at all.
-    const junk = await runRaw({ label: 'not HTTP', payload: () => Buffer.from('\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03garbage\r\n\r\n', 'latin1'), expectAuthed: [400], expectAnon: [400], mayClose: true });
+    const junk = await runRaw({
+      label: 'not HTTP',
+      payload: () => Buffer.from('\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03garbage\r\n\r\n', 'latin1'),
+      expectAuthed: [400],
+      expectAnon: [400],
+      mayClose: true,
+    });
     problems.push(...junk.problems);
     const smuggle = await runRaw({
       label: 'Content-Length and Transfer-Encoding',
       payload: (authed) =>
-        rawRequest('POST', '/api/actors', { ...authHeader(authed), 'Content-Type': 'application/json', 'Content-Length': '4', 'Transfer-Encoding': 'chunked' }, '0\r\n\r\n'),
+        rawRequest(
+          'POST',
+          '/api/actors',
+          {
+            ...authHeader(authed),
+            'Content-Type': 'application/json',
+            'Content-Length': '4',
+            'Transfer-Encoding': 'chunked',
+          },
+          '0\r\n\r\n',
+        ),
       expectAuthed: [400],
       expectAnon: [400],
     });
@@ -894,32 +1453,94 @@ describe('methods', () => {
 describe('property: random requests under /api', () => {
   it('never answers 5xx, always completes, always JSON errors (fast-check, 200 runs)', async () => {
     const segment = fc.oneof(
-      fc.constantFrom('actors', 'places', 'keywords', 'objects', 'sips', 'import', 'ingest', 'confirm', 'failed', 'tei', 'refresh', 'reconcile', 'ai-cataloging', 'usage'),
+      fc.constantFrom(
+        'actors',
+        'places',
+        'keywords',
+        'objects',
+        'sips',
+        'import',
+        'ingest',
+        'confirm',
+        'failed',
+        'tei',
+        'refresh',
+        'reconcile',
+        'ai-cataloging',
+        'usage',
+      ),
       fc.constantFrom('1', '0', '-1', '2147483648', '1e3', '..', '%2e', '%00', '%ZZ', '%E0%A4%A', '', 'api_token'),
       fc.webSegment(),
       fc.string({ maxLength: 12 }).map((s) => encodeURIComponent(s)),
     );
     const path = fc.array(segment, { minLength: 0, maxLength: 4 }).map((parts) => `/api/${parts.join('/')}`);
     const key = fc.oneof(
-      fc.constantFrom('page', 'perPage', 'sortField', 'sortAsc', 'format', 'search', 'ids', 'queries', 'provider', 'page[]', '__proto__', 'constructor[prototype][x]'),
+      fc.constantFrom(
+        'page',
+        'perPage',
+        'sortField',
+        'sortAsc',
+        'format',
+        'search',
+        'ids',
+        'queries',
+        'provider',
+        'page[]',
+        '__proto__',
+        'constructor[prototype][x]',
+      ),
       fc.string({ maxLength: 8 }),
     );
     const value = fc.oneof(
-      fc.constantFrom('1', '0', '-1', '1e308', '100000', 'name', 'id;DROP TABLE actors', 'beacon', 'select2', '1,,2', '{"q0":{"query":"a"}}', '{', '%ZZ'),
+      fc.constantFrom(
+        '1',
+        '0',
+        '-1',
+        '1e308',
+        '100000',
+        'name',
+        'id;DROP TABLE actors',
+        'beacon',
+        'select2',
+        '1,,2',
+        '{"q0":{"query":"a"}}',
+        '{',
+        '%ZZ',
+      ),
       fc.string({ maxLength: 20 }),
       fc.integer().map(String),
     );
-    const query = fc.array(fc.tuple(key, value), { maxLength: 6 }).map((pairs) =>
-      pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'),
-    );
+    const query = fc
+      .array(fc.tuple(key, value), { maxLength: 6 })
+      .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'));
     const rawQuery = fc.constantFrom('', 'search=%E0%A4%A', '%ZZ', '&&&', '=', 'a=1&a=2&a=3', 'page=1&page=2');
     const body = fc.oneof(
       fc.constant(undefined),
       fc.jsonValue({ maxDepth: 4 }).map((v) => ({ type: 'application/json', text: JSON.stringify(v) })),
-      fc.dictionary(fc.constantFrom('name', 'type', 'label', 'provider', 'model', 'tokens_in', 'cost_chf', 'success', 'location', 'reason', 'queries', '__proto__', 'constructor'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }).map((o) => ({
-        type: 'application/json',
-        text: JSON.stringify(o),
-      })),
+      fc
+        .dictionary(
+          fc.constantFrom(
+            'name',
+            'type',
+            'label',
+            'provider',
+            'model',
+            'tokens_in',
+            'cost_chf',
+            'success',
+            'location',
+            'reason',
+            'queries',
+            '__proto__',
+            'constructor',
+          ),
+          fc.jsonValue({ maxDepth: 2 }),
+          { maxKeys: 6 },
+        )
+        .map((o) => ({
+          type: 'application/json',
+          text: JSON.stringify(o),
+        })),
       fc.string({ maxLength: 200 }).map((s) => ({ type: 'application/json', text: s })),
       fc.string({ maxLength: 200 }).map((s) => ({ type: 'application/x-www-form-urlencoded', text: s })),
       fc.string({ maxLength: 200 }).map((s) => ({ type: 'text/plain', text: s })),
@@ -946,7 +1567,12 @@ describe('property: random requests under /api', () => {
           // Raw: fetch would normalise or refuse some of these paths and methods.
           outcome = await rawExchange(
             daemon().url,
-            rawRequest(r.method, target, { ...authHeader(r.authed), ...(withBody ? { 'Content-Type': r.body!.type } : {}) }, withBody ? r.body!.text : undefined),
+            rawRequest(
+              r.method,
+              target,
+              { ...authHeader(r.authed), ...(withBody ? { 'Content-Type': r.body!.type } : {}) },
+              withBody ? r.body!.text : undefined,
+            ),
             { timeoutMs: REQUEST_TIMEOUT_MS, head: r.method === 'HEAD' },
           );
         } catch (err) {
@@ -973,7 +1599,10 @@ describe('afterwards', () => {
   it('the daemon is alive, serving, and logged no unhandled error', async () => {
     const why = `daemon stderr:\n${daemon().stderr()}\nlast log lines:\n${daemon().logs.slice(-5).join('\n')}`;
     expect(daemon().running(), why).toBe(true);
-    const res = await daemon().fetch('/api/actors?perPage=1', { headers: bearer(), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const res = await daemon().fetch('/api/actors?perPage=1', {
+      headers: bearer(),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     expect(res.status).toBe(200);
     const created = await daemon().fetch('/api/actors', {
       method: 'POST',

@@ -9,12 +9,19 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, IS_PG, legacyValue, type CliResult, type CreatedTokenJson, type RunOptions, type Sandbox } from '../helpers/cli.js';
+import {
+  createSandbox,
+  IS_PG,
+  legacyValue,
+  type CliResult,
+  type CreatedTokenJson,
+  type RunOptions,
+  type Sandbox,
+} from '../helpers/cli.js';
 import { filesUnder } from '../helpers/files.js';
 import { spawnDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { openSqlite, type SqliteReader } from '../helpers/sqlite.js';
 import { arcValue, randomBase62 } from '../helpers/token-values.js';
-
 
 interface Secret {
   what: string;
@@ -76,11 +83,27 @@ describe('token values never leak', () => {
 
     // Regular tokens, one with an expiry.
     const one = await created(['token', 'create', 'salice', '--name', 'one', '--as', 'sadmin']);
-    const two = await created(['token', 'create', 'salice', '--name', 'two', '--expires', '2037-12-31', '--as', 'sroot']);
+    const two = await created([
+      'token',
+      'create',
+      'salice',
+      '--name',
+      'two',
+      '--expires',
+      '2037-12-31',
+      '--as',
+      'sroot',
+    ]);
     const three = await created(['token', 'create', 'sbob', '--name', 'three', '--as', 'sadmin']);
     const four = await created(['token', 'create', 'scarol', '--name', 'four', '--as', 'sadmin']);
     const admins = await created(['token', 'create', 'sadmin', '--name', 'admin own', '--as', 'sroot']);
-    secrets.push(arc('one', one.token), arc('two (rotated away)', two.token), arc('three', three.token), arc('four (revoked)', four.token), arc('admin', admins.token));
+    secrets.push(
+      arc('one', one.token),
+      arc('two (rotated away)', two.token),
+      arc('three', three.token),
+      arc('four (revoked)', four.token),
+      arc('admin', admins.token),
+    );
 
     // A rotation: new value, old one revoked.
     const rotated = await created(['token', 'rotate', two.id, '--as', 'sadmin']);
@@ -93,11 +116,17 @@ describe('token values never leak', () => {
     // A legacy import, from stdin (a file would itself be in the installation directory).
     const legacyBob = legacyValue();
     const legacyCarol = legacyValue();
-    await run(['token', 'import-legacy', '-', '--as', 'sroot', '--json'], { input: `username,token,name\nsbob,${legacyBob},old bob\nscarol,${legacyCarol},\n` });
+    await run(['token', 'import-legacy', '-', '--as', 'sroot', '--json'], {
+      input: `username,token,name\nsbob,${legacyBob},old bob\nscarol,${legacyCarol},\n`,
+    });
     secrets.push(legacy('legacy bob', legacyBob), legacy('legacy carol', legacyCarol));
     // A re-run is skipped, and a bad line is refused without echoing the value.
-    await run(['token', 'import-legacy', '-', '--as', 'sroot', '--json'], { input: `username,token\nsbob,${legacyBob}\n` });
-    const badLine = await box.run(['token', 'import-legacy', '-', '--as', 'sroot'], { input: `username,token\nnobody,${legacyCarol}\nsbob,${legacyBob.slice(0, 59)}\n` });
+    await run(['token', 'import-legacy', '-', '--as', 'sroot', '--json'], {
+      input: `username,token\nsbob,${legacyBob}\n`,
+    });
+    const badLine = await box.run(['token', 'import-legacy', '-', '--as', 'sroot'], {
+      input: `username,token\nnobody,${legacyCarol}\nsbob,${legacyBob.slice(0, 59)}\n`,
+    });
     cliRuns.push({ args: ['token', 'import-legacy', '- (bad lines)'], r: badLine, printsValue: false });
     expect(badLine.code).toBe(1);
 
@@ -141,23 +170,35 @@ describe('token values never leak', () => {
     for (const t of active) expect(await status('/api/objects', { headers: bearer(t.token) }), t.name).toBe(200);
     for (const v of [legacyBob, legacyCarol]) expect(await status('/api/actors', { headers: bearer(v) })).toBe(200);
     expect(
-      await status('/api/actors', { method: 'POST', headers: { ...bearer(one.token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'secrets run' }) }),
+      await status('/api/actors', {
+        method: 'POST',
+        headers: { ...bearer(one.token), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'secrets run' }),
+      }),
     ).toBe(201);
     // Refused ones: the rotated-away value, the revoked one, forged ones.
     for (const v of [two.token, four.token]) expect(await status('/api/objects', { headers: bearer(v) })).toBe(401);
     for (const f of forged) expect(await status('/api/objects', { headers: bearer(f.value) }), f.what).toBe(401);
     // Wrong schemes and shapes that still carry a value.
     expect(await status('/api/objects', { headers: { Authorization: `Token ${three.token}` } })).toBe(401);
-    expect(await status('/api/objects', { headers: { Authorization: `Bearer ${three.token} ${one.token}` } })).toBe(401);
+    expect(await status('/api/objects', { headers: { Authorization: `Bearer ${three.token} ${one.token}` } })).toBe(
+      401,
+    );
     expect(await status('/api/objects', { headers: { Authorization: `Bearer ${three.token}x` } })).toBe(401);
     // api_token anywhere: query, JSON body, form, multipart; with and without a valid header.
     for (const s of [...secrets, ...forged.slice(0, 2)]) {
       expect(await status(`/api/objects?api_token=${s.value}`)).toBe(401);
-      expect(await status(`/api/actors?page=1&api_token=${s.value}&search=x`, { headers: bearer(one.token) })).toBe(401);
+      expect(await status(`/api/actors?page=1&api_token=${s.value}&search=x`, { headers: bearer(one.token) })).toBe(
+        401,
+      );
     }
     for (const s of secrets.slice(0, 4)) {
       expect(
-        await status('/api/actors', { method: 'POST', headers: { ...bearer(one.token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'x', api_token: s.value }) }),
+        await status('/api/actors', {
+          method: 'POST',
+          headers: { ...bearer(one.token), 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: 'x', api_token: s.value }),
+        }),
       ).toBe(401);
       expect(
         await status('/api/ai-cataloging/usage', {
@@ -168,7 +209,7 @@ describe('token values never leak', () => {
       ).toBe(401);
       const form = new FormData();
       form.set('api_token', s.value);
-      form.set('file', new Blob([new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...Array(18).fill(0)])]), 'x.zip');
+      form.set('file', new Blob([new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array<number>(18).fill(0)])]), 'x.zip');
       expect(await status('/api/sips/import', { method: 'POST', headers: bearer(one.token), body: form })).toBe(401);
     }
     // A value in a field that is no parameter at all (a comment) is data, not a token: it is
@@ -189,7 +230,9 @@ describe('token values never leak', () => {
     const audit = await run(['audit', '--json']);
     const auditEntries = JSON.parse(audit.stdout) as { action: string }[];
     expect(auditEntries.length).toBeGreaterThan(5);
-    const listed = JSON.parse(cliRuns.find((c) => c.args.join(' ') === 'token list --all --json')?.r.stdout ?? '[]') as { id: string; last_used: string | null }[];
+    const listed = JSON.parse(
+      cliRuns.find((c) => c.args.join(' ') === 'token list --all --json')?.r.stdout ?? '[]',
+    ) as { id: string; last_used: string | null }[];
     expect(listed.find((t) => t.id === one.id)?.last_used, 'the tokens were really used').not.toBeNull();
 
     // --- the search -------------------------------------------------------------------------
@@ -197,7 +240,9 @@ describe('token values never leak', () => {
     if (!IS_PG) {
       const files = await filesUnder(box.dir);
       const names = files.map((f) => path.relative(box.dir, f));
-      expect(names, 'the -wal file is there to be searched').toContain(path.basename(box.dbFile ?? 'archive.sqlite3') + '-wal');
+      expect(names, 'the -wal file is there to be searched').toContain(
+        path.basename(box.dbFile ?? 'archive.sqlite3') + '-wal',
+      );
       for (const f of files) places.set(`file ${path.relative(box.dir, f)}`, (await readFile(f)).toString('latin1'));
     }
     places.set('daemon stdout', d.logs.join('\n'));
@@ -215,11 +260,15 @@ describe('token values never leak', () => {
         comparisons++;
         if (text.includes(s.value)) leaks.push(`${s.what}: value in ${where}`);
         if (text.includes(s.secret)) leaks.push(`${s.what}: secret in ${where}`);
-        if (text.includes(Buffer.from(s.secret, 'utf16le').toString('latin1'))) leaks.push(`${s.what}: UTF-16 secret in ${where}`);
+        if (text.includes(Buffer.from(s.secret, 'utf16le').toString('latin1')))
+          leaks.push(`${s.what}: UTF-16 secret in ${where}`);
       }
     }
     // Positive control: the search does find what is stored in plain text (public ids).
-    const dbText = [...places].filter(([w]) => w.startsWith('file ')).map(([, t]) => t).join('\n');
+    const dbText = [...places]
+      .filter(([w]) => w.startsWith('file '))
+      .map(([, t]) => t)
+      .join('\n');
     if (!IS_PG) expect(dbText.includes(one.id), 'the selector (public id) is stored and found').toBe(true);
     console.log(
       `[secrets] ${secrets.length} token values (+${forged.length} forged) searched in ${places.size} places (${comparisons} value/place pairs); leaks: ${leaks.length}`,

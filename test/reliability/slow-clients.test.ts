@@ -80,7 +80,8 @@ describe('slow clients', () => {
         trickling.push(held);
       }
       const opened = Date.now();
-      for (const held of [...stalled, ...trickling]) void held.closed.then(() => closedAt.set(held, Date.now() - opened));
+      for (const held of [...stalled, ...trickling])
+        void held.closed.then(() => closedAt.set(held, Date.now() - opened));
 
       // While they are open: normal requests are answered, each within 3 s.
       const auth = { Authorization: `Bearer ${token}` };
@@ -102,12 +103,20 @@ describe('slow clients', () => {
         openWhenAnswered.push(openNow());
       }
       // The slow connections were really being held while those were served.
-      console.log(`[slow-clients] slow connections open as each normal request was answered: ${openWhenAnswered.join(', ')}`);
-      expect(openWhenAnswered[0], 'slow connections open when the first normal request was answered').toBeGreaterThanOrEqual(10);
+      console.log(
+        `[slow-clients] slow connections open as each normal request was answered: ${openWhenAnswered.join(', ')}`,
+      );
+      expect(
+        openWhenAnswered[0],
+        'slow connections open when the first normal request was answered',
+      ).toBeGreaterThanOrEqual(10);
 
       // After the timeouts, the server closes every one of them.
       const all = [...stalled, ...trickling];
-      await Promise.race([Promise.all(all.map((h) => h.closed)), new Promise((r) => setTimeout(r, CLOSE_WITHIN_MS - (Date.now() - opened)))]);
+      await Promise.race([
+        Promise.all(all.map((h) => h.closed)),
+        new Promise((r) => setTimeout(r, CLOSE_WITHIN_MS - (Date.now() - opened))),
+      ]);
       const open = all.filter((h) => !h.isClosed());
       const stalledOpen = stalled.filter((h) => !h.isClosed()).length;
       const tricklingOpen = trickling.filter((h) => !h.isClosed()).length;
@@ -129,7 +138,10 @@ describe('slow clients', () => {
         expect(typeof (JSON.parse(res?.text ?? '') as { error?: unknown }).error).toBe('string');
       }
       // None of the trickled bodies became an actor (they never finished).
-      const list = await daemon.fetch('/api/actors?search=trickled', { headers: auth, signal: AbortSignal.timeout(3000) });
+      const list = await daemon.fetch('/api/actors?search=trickled', {
+        headers: auth,
+        signal: AbortSignal.timeout(3000),
+      });
       expect(((await list.json()) as { meta: { total: number } }).meta.total).toBe(0);
     } finally {
       for (const t of timers) clearInterval(t);
@@ -137,7 +149,10 @@ describe('slow clients', () => {
     }
 
     // And the daemon is still serving.
-    const res = await daemon.fetch('/api/objects', { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(3000) });
+    const res = await daemon.fetch('/api/objects', {
+      headers: { Authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(3000),
+    });
     expect(res.status).toBe(200);
     expect(daemon.running()).toBe(true);
   });

@@ -71,11 +71,38 @@ describe('the api_token check (queryHasApiToken, redactQuery)', () => {
     ];
     for (const q of yes) expect(queryHasApiToken(q), q).toBe(true);
     for (const q of no) expect(queryHasApiToken(q), q).toBe(false);
-    expect(redactQuery('a=1&api_token=secret&api%5Ftoken%5B%5D=s2&b=2')).toBe('a=1&api_token=[REDACTED]&api%5Ftoken%5B%5D=[REDACTED]&b=2');
+    expect(redactQuery('a=1&api_token=secret&api%5Ftoken%5B%5D=s2&b=2')).toBe(
+      'a=1&api_token=[REDACTED]&api%5Ftoken%5B%5D=[REDACTED]&b=2',
+    );
   });
 
   it('agrees with decodeURIComponent on every well-formed key (generated)', () => {
-    const pieces = ['a', 'p', 'i', '_', 't', 'o', 'k', 'e', 'n', '[', ']', '+', '%5B', '%5F', '%5f', '%61', '%74', '%20', '%C3%A9', '%25', 'api', 'api_', 'token', 'api_token'];
+    const pieces = [
+      'a',
+      'p',
+      'i',
+      '_',
+      't',
+      'o',
+      'k',
+      'e',
+      'n',
+      '[',
+      ']',
+      '+',
+      '%5B',
+      '%5F',
+      '%5f',
+      '%61',
+      '%74',
+      '%20',
+      '%C3%A9',
+      '%25',
+      'api',
+      'api_',
+      'token',
+      'api_token',
+    ];
     let state = 12345;
     const rand = (n: number) => {
       state = (state * 1103515245 + 12345) % 2147483648;
@@ -103,7 +130,10 @@ function postForm(body: string): Promise<number> {
     const req = http.request(url, {
       method: 'POST',
       agent: false,
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(Buffer.byteLength(body)) },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'Content-Length': String(Buffer.byteLength(body)),
+      },
     });
     req.on('response', (res) => {
       res.resume();
@@ -150,7 +180,9 @@ describe('a 1 MiB form of malformed escapes, against a daemon', () => {
       hostile.push(h.longestProbeMs);
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1] as number;
-    console.log(`longest wait of a cheap request: calm ${calm.map((x) => x.toFixed(1)).join('/')} ms, hostile ${hostile.map((x) => x.toFixed(1)).join('/')} ms`);
+    console.log(
+      `longest wait of a cheap request: calm ${calm.map((x) => x.toFixed(1)).join('/')} ms, hostile ${hostile.map((x) => x.toFixed(1)).join('/')} ms`,
+    );
     // The hostile body costs what the calm one costs (with slack for noise), not 20 times more.
     expect(median(hostile)).toBeLessThan(4 * median(calm) + 50);
   });

@@ -76,7 +76,10 @@ describe('pipelining', () => {
   it('answers a pipeline within the limit in order', async () => {
     const s = await connect();
     const done = readUntilClosed(s);
-    s.write(request(token).repeat(7) + `GET /api/objects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    s.write(
+      request(token).repeat(7) +
+        `GET /api/objects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    );
     const text = await done;
     expect(text?.match(/HTTP\/1\.1 200 /g)?.length).toBe(8);
   });
@@ -130,7 +133,7 @@ describe('connections', () => {
     for (const s of idle) s.destroy();
   });
 
-  it('evicts the flooding address\'s idle connections before a quiet client\'s keep-alive connection', async () => {
+  it("evicts the flooding address's idle connections before a quiet client's keep-alive connection", async () => {
     const quiet = await connect('127.0.0.15');
     let text = '';
     quiet.on('data', (d: Buffer) => (text += d.toString('latin1')));

@@ -95,7 +95,11 @@ function streamUpload(route: string, headers: Record<string, string>, parts: Par
     const req = http.request(url, {
       method: 'POST',
       agent: false,
-      headers: { ...headers, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': String(total) },
+      headers: {
+        ...headers,
+        'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'Content-Length': String(total),
+      },
     });
     req.on('response', (res) => {
       const sentBeforeAnswer = sent;
@@ -103,7 +107,9 @@ function streamUpload(route: string, headers: Record<string, string>, parts: Par
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, body, total, sentBeforeAnswer }));
-      res.on('error', () => done({ status: res.statusCode ?? 0, headers: res.headers, body: null, total, sentBeforeAnswer }));
+      res.on('error', () =>
+        done({ status: res.statusCode ?? 0, headers: res.headers, body: null, total, sentBeforeAnswer }),
+      );
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (over) return;
@@ -184,7 +190,10 @@ const API_TOKEN_ERROR = /api_token parameter is no longer accepted/;
 describe('a 300 MB upload that is going to be refused', () => {
   it('without a token: 401 before the client finished sending, the connection closed, nothing stored', async () => {
     const { result, created } = await watchTmp(() =>
-      streamUpload('/api/sips/import', {}, [{ name: 'identifier', value: 'SIP-anon' }, { name: 'file', file: true, bytes: BIG }]),
+      streamUpload('/api/sips/import', {}, [
+        { name: 'identifier', value: 'SIP-anon' },
+        { name: 'file', file: true, bytes: BIG },
+      ]),
     );
     expectAnsweredEarly(result, 401, /authentication required/);
     expect(created).toEqual([]);
@@ -193,31 +202,49 @@ describe('a 300 MB upload that is going to be refused', () => {
   });
 
   it('with a forged token: 401 before the client finished sending', async () => {
-    const o = await streamUpload('/api/sips/import', { Authorization: `Bearer ${FORGED}` }, [{ name: 'file', file: true, bytes: BIG }]);
+    const o = await streamUpload('/api/sips/import', { Authorization: `Bearer ${FORGED}` }, [
+      { name: 'file', file: true, bytes: BIG },
+    ]);
     expectAnsweredEarly(o, 401, /not valid/);
     if (o.headers) expect(o.headers['www-authenticate']).toMatch(/invalid_token/);
     await nothingStored();
   });
 
   it('with a token below editor: 403 before the client finished sending', async () => {
-    const o = await streamUpload('/api/sips/import', { Authorization: `Bearer ${reader}` }, [{ name: 'file', file: true, bytes: BIG }]);
+    const o = await streamUpload('/api/sips/import', { Authorization: `Bearer ${reader}` }, [
+      { name: 'file', file: true, bytes: BIG },
+    ]);
     expectAnsweredEarly(o, 403, /editor/);
     await nothingStored();
   });
 
   it('with a forged token on another route: 401 before the client finished sending', async () => {
-    const o = await streamUpload('/api/actors', { Authorization: `Bearer ${FORGED}` }, [{ name: 'file', file: true, bytes: BIG }]);
+    const o = await streamUpload('/api/actors', { Authorization: `Bearer ${FORGED}` }, [
+      { name: 'file', file: true, bytes: BIG },
+    ]);
     expectAnsweredEarly(o, 401, /not valid/);
   });
 
   it('without a token on another write route, or on an unknown path: answered before the client finished sending', async () => {
-    expectAnsweredEarly(await streamUpload('/api/actors', {}, [{ name: 'file', file: true, bytes: BIG }]), 401, /authentication required/);
     expectAnsweredEarly(
-      await streamUpload('/api/places/1', { Authorization: `Bearer ${reader}` }, [{ name: 'file', file: true, bytes: BIG }]),
+      await streamUpload('/api/actors', {}, [{ name: 'file', file: true, bytes: BIG }]),
+      401,
+      /authentication required/,
+    );
+    expectAnsweredEarly(
+      await streamUpload('/api/places/1', { Authorization: `Bearer ${reader}` }, [
+        { name: 'file', file: true, bytes: BIG },
+      ]),
       403,
       /editor/,
     );
-    expectAnsweredEarly(await streamUpload('/api/no-such-thing', { Authorization: `Bearer ${editor}` }, [{ name: 'file', file: true, bytes: BIG }]), 404, /no such endpoint/);
+    expectAnsweredEarly(
+      await streamUpload('/api/no-such-thing', { Authorization: `Bearer ${editor}` }, [
+        { name: 'file', file: true, bytes: BIG },
+      ]),
+      404,
+      /no such endpoint/,
+    );
   });
 
   it('an api_token field before the file still wins: the api_token 401', async () => {
@@ -277,7 +304,11 @@ describe('after early answers', () => {
   it("the daemon keeps serving, and an editor's upload still works", async () => {
     const form = new FormData();
     form.set('file', new Blob([new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...Array<number>(18).fill(0)])]), 'ok.zip');
-    const res = await daemon().fetch('/api/sips/import', { method: 'POST', body: form, headers: { Authorization: `Bearer ${editor}` } });
+    const res = await daemon().fetch('/api/sips/import', {
+      method: 'POST',
+      body: form,
+      headers: { Authorization: `Bearer ${editor}` },
+    });
     expect(res.status, await res.text()).toBe(202);
     expect(await entries(path.join(dataDir(), 'tmp'))).toEqual([]);
   });

@@ -42,7 +42,9 @@ function send(d: Daemon, token: string, localAddress = '127.0.0.1', headers: Rec
       { localAddress, agent: false, headers: { Authorization: `Bearer ${token}`, ...headers } },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: Number(res.headers['retry-after'] ?? 0) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, retryAfter: Number(res.headers['retry-after'] ?? 0) }),
+        );
       },
     );
     req.on('error', () => resolve({ status: 0, retryAfter: 0 }));
@@ -94,7 +96,8 @@ describe('the client address behind proxies', () => {
     const u = await createToken(box, 'reader', 'not a proxy', 'root');
     let spoofedThrottled = false;
     for (let i = 0; i < 40 && !spoofedThrottled; i++) {
-      spoofedThrottled = (await send(d, forged(u.id), '127.0.0.9', { 'X-Forwarded-For': `198.51.100.${i}` })).status === 429;
+      spoofedThrottled =
+        (await send(d, forged(u.id), '127.0.0.9', { 'X-Forwarded-For': `198.51.100.${i}` })).status === 429;
     }
     expect(spoofedThrottled).toBe(true);
   });
@@ -126,7 +129,7 @@ describe('budgets', () => {
     expect(again.filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(15);
   });
 
-  it('bound the KDF work of 40 addresses forging at one id, and the owner\'s first use still gets through', async () => {
+  it("bound the KDF work of 40 addresses forging at one id, and the owner's first use still gets through", async () => {
     const d = await daemonWith({});
     const t = await createToken(box, 'reader', 'flooded id', 'root');
     let running = true;

@@ -13,9 +13,11 @@ import { useDaemon } from '../helpers/daemon.js';
 import { arcValue } from '../helpers/token-values.js';
 
 /** Every character percent-encoded. */
-const encodeAll = (s: string) => [...s].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+const encodeAll = (s: string) =>
+  [...s].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
 /** Percent-escapes decoded where they are valid, the rest kept: what a reader of the log could recover. */
-const lenientDecode = (s: string) => s.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+const lenientDecode = (s: string) =>
+  s.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 
 /** Whether `text` holds 10 or more consecutive characters of `secret`, plainly or percent-encoded (up to three times). */
 function holdsPartOf(text: string, secret: string): boolean {
@@ -57,7 +59,9 @@ describe('redactTokens', () => {
     expect(redactTokens(`?t=${encodeAll(legacy)}&u=1`)).toBe('?t=[REDACTED]&u=1');
     expect(redactTokens(`?t=${legacy.slice(0, 20)}${encodeAll(legacy.slice(20))}`)).toBe('?t=[REDACTED]');
     // Encoded twice (a proxy re-encoding a URL), or more.
-    expect(redactTokens(`?t=${encodeURIComponent(encodeAll(v))}`)).toBe(`?t=${encodeURIComponent(encodeAll(`arc_${id}`))}[REDACTED]`);
+    expect(redactTokens(`?t=${encodeURIComponent(encodeAll(v))}`)).toBe(
+      `?t=${encodeURIComponent(encodeAll(`arc_${id}`))}[REDACTED]`,
+    );
     expect(redactTokens(`?t=${encodeURIComponent(encodeURIComponent(encodeAll(legacy)))}`)).toBe('?t=[REDACTED]');
     // Other escapes break a run, as any other character does.
     expect(redactTokens(`?t=${'a'.repeat(30)}%20${'b'.repeat(30)}`)).toBe(`?t=${'a'.repeat(30)}%20${'b'.repeat(30)}`);
@@ -65,7 +69,15 @@ describe('redactTokens', () => {
 
   it('keeps a JSON line valid: escapes next to a redacted run stay whole', () => {
     const v = arcValue();
-    for (const s of [`\n${v}`, `\u001b${'A'.repeat(60)}`, `\\${v}`, `"${v}"`, `\t${'x'.repeat(70)}\n`, `é${v}ü`, `${'A'.repeat(50)}\u0000${'B'.repeat(50)}`]) {
+    for (const s of [
+      `\n${v}`,
+      `\u001b${'A'.repeat(60)}`,
+      `\\${v}`,
+      `"${v}"`,
+      `\t${'x'.repeat(70)}\n`,
+      `é${v}ü`,
+      `${'A'.repeat(50)}\u0000${'B'.repeat(50)}`,
+    ]) {
       const line = JSON.stringify({ msg: s, nested: { deep: [s] } });
       const redacted = redactTokens(line);
       expect(() => JSON.parse(redacted) as unknown, redacted).not.toThrow();
@@ -75,7 +87,9 @@ describe('redactTokens', () => {
 
   it('is what redactSecrets does first (error texts keep the public id too)', () => {
     const v = arcValue();
-    expect(redactSecrets(`insert into tokens values ('${v}')`)).toBe(`insert into tokens values ('arc_${v.slice(4, 12)}[REDACTED]')`);
+    expect(redactSecrets(`insert into tokens values ('${v}')`)).toBe(
+      `insert into tokens values ('arc_${v.slice(4, 12)}[REDACTED]')`,
+    );
     // A stored hash (base64 of a scrypt-kdf key) quoted in an SQL error is cut out.
     const hash = 'c2NyeXB0AAsAAAAIAAAAAR5vk3Fq+Lx0/Zb9QmW2pT7aY1uN8eKc4dR6sJ0hG3iV5oB7wX9yZ2mQ4nP8rT1u';
     expect(redactSecrets(`where secret_hash = '${hash}'`)).toBe(`where secret_hash = '[REDACTED]'`);
@@ -144,7 +158,11 @@ describe("the daemon's log lines", () => {
         { path: `/api/objects?API_TOKEN=${v}`, headers: bearer(real) },
       );
     }
-    requests.push({ path: `/api/actors/${legacy}` }, { path: `/api/objects?key=${legacy}` }, { path: `/api/objects?api_token=1`, headers: { 'User-Agent': legacy } });
+    requests.push(
+      { path: `/api/actors/${legacy}` },
+      { path: `/api/objects?key=${legacy}` },
+      { path: `/api/objects?api_token=1`, headers: { 'User-Agent': legacy } },
+    );
     for (const r of requests) {
       const res = await daemon().fetch(r.path, { headers: r.headers });
       await res.arrayBuffer();
@@ -154,14 +172,18 @@ describe("the daemon's log lines", () => {
     const lines = daemon().logs.slice(before);
     expect(lines.length).toBeGreaterThanOrEqual(requests.length);
     for (const line of lines) {
-      for (const [what, v] of Object.entries(values)) expect(holdsPartOf(line, v.slice(12)), `${what} in ${line}`).toBe(false);
+      for (const [what, v] of Object.entries(values))
+        expect(holdsPartOf(line, v.slice(12)), `${what} in ${line}`).toBe(false);
       expect(holdsPartOf(line, legacy.slice(8)), `legacy in ${line}`).toBe(false);
     }
     // The public ids are still there, for operators to find which token leaked.
     for (const [what, v] of Object.entries(values)) {
       const id = v.slice(4, 12);
       expect(lines.filter((l) => l.includes(`arc_${id}[REDACTED]`)).length, what).toBeGreaterThanOrEqual(9);
-      expect(lines.some((l) => l.includes(`${encodeAll(`arc_${id}`)}[REDACTED]`)), what).toBe(true);
+      expect(
+        lines.some((l) => l.includes(`${encodeAll(`arc_${id}`)}[REDACTED]`)),
+        what,
+      ).toBe(true);
     }
     // The warning line of the api_token rule carries the User-Agent, redacted.
     const warnings = lines.filter((l) => l.includes('"user_agent":"script/1.0 (token arc_'));

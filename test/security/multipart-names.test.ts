@@ -25,7 +25,8 @@ const BODIES: Record<string, string> = {
   'a file part without a name': part('form-data; filename="a.zip"', 'PK\x05\x06', 'application/zip') + END,
   'an octet-stream part without a name': part('form-data', 'data', 'application/octet-stream') + END,
   'a nameless part after named ones': part('form-data; name="title"', 't') + part('form-data', 'x') + END,
-  'a nameless part before a file': part('form-data', 'x') + part('form-data; name="file"; filename="a.zip"', 'PK\x05\x06', 'application/zip') + END,
+  'a nameless part before a file':
+    part('form-data', 'x') + part('form-data; name="file"; filename="a.zip"', 'PK\x05\x06', 'application/zip') + END,
 };
 
 async function post(path: string, body: string, token?: string) {
@@ -50,9 +51,15 @@ describe('a multipart part without a name', () => {
       }
       // An api_token part still wins over the nameless one, before or after it.
       expect((await post('/api/actors', part('form-data; name="api_token"', 'v') + body, t.editor)).status).toBe(401);
-      expect((await post('/api/actors', body.replace(END, '') + part('form-data; name="api_token"', 'v') + END, t.editor)).status).toBe(401);
+      expect(
+        (await post('/api/actors', body.replace(END, '') + part('form-data; name="api_token"', 'v') + END, t.editor))
+          .status,
+      ).toBe(401);
       const lines = daemon().logs.slice(before);
-      expect(lines.filter((l) => STACK_FRAME_RE.test(l) || /\\n\s+at /.test(l)), 'stack traces in the log').toEqual([]);
+      expect(
+        lines.filter((l) => STACK_FRAME_RE.test(l) || /\\n\s+at /.test(l)),
+        'stack traces in the log',
+      ).toEqual([]);
       const errors = lines
         .map((l) => JSON.parse(l) as { level?: unknown })
         .filter((e) => typeof e.level === 'number' && e.level >= 50);

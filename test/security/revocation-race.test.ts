@@ -73,7 +73,8 @@ describe(`revocation on ${IS_PG ? 'PostgreSQL with two daemons' : 'SQLite'}`, ()
             const code = await status(daemon, useVictim ? victim.token : decoy.token);
             if (useVictim && sentAt > revokedAt) {
               sentAfterReturn++;
-              if (code !== 401) served.push(`round ${round}: in-flight load sent ${Math.round(sentAt - revokedAt)} ms after → ${code}`);
+              if (code !== 401)
+                served.push(`round ${round}: in-flight load sent ${Math.round(sentAt - revokedAt)} ms after → ${code}`);
             }
           }
         }),

@@ -19,7 +19,18 @@ const total = async () => ((await api.get('/api/objects', t.user)).body as { met
 
 describe('SIP identifiers with path segments', () => {
   it('refuses ".", "..", empty segments and a trailing "/" with 422 naming identifier', async () => {
-    const bad = ['a/../b', 'a/..', 'a/../../etc/passwd', 'a/./b', 'a/.', 'a//b', 'a/', 'CH-001/2024.3/', 'x/y//', 'a/b/../c'];
+    const bad = [
+      'a/../b',
+      'a/..',
+      'a/../../etc/passwd',
+      'a/./b',
+      'a/.',
+      'a//b',
+      'a/',
+      'CH-001/2024.3/',
+      'x/y//',
+      'a/b/../c',
+    ];
     const before = await total();
     for (const identifier of bad) {
       const r = await api.upload('/api/sips/import', sipForm({ identifier }), t.editor);
@@ -42,7 +53,9 @@ describe('SIP identifiers with path segments', () => {
       const r = await api.upload('/api/sips/import', sipForm({ identifier }), t.editor);
       expect(r.status, `${identifier}: ${r.text}`).toBe(202);
       const id = dataOf<{ object_id: number }>(r).object_id;
-      const list = (await api.get(`/api/objects?search=${encodeURIComponent(identifier)}`, t.user)).body as { data: { id: number; identifier: string }[] };
+      const list = (await api.get(`/api/objects?search=${encodeURIComponent(identifier)}`, t.user)).body as {
+        data: { id: number; identifier: string }[];
+      };
       expect(list.data.find((o) => o.id === id)?.identifier).toBe(identifier);
     }
   });

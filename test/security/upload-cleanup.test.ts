@@ -43,7 +43,12 @@ describe('uploads over the size limit', () => {
       const body = sipBody('cleanupboundary', big, { identifier: `SIP-big-${i}` });
       const outcome = await rawExchange(
         d.url,
-        rawRequest('POST', '/api/sips/import', { ...bearer(editor), 'Content-Type': 'multipart/form-data; boundary=cleanupboundary' }, body),
+        rawRequest(
+          'POST',
+          '/api/sips/import',
+          { ...bearer(editor), 'Content-Type': 'multipart/form-data; boundary=cleanupboundary' },
+          body,
+        ),
         { timeoutMs: 20_000 },
       );
       expect(outcome.kind === 'response' ? outcome.response.status : outcome, `upload ${i}`).toBe(413);
@@ -61,7 +66,11 @@ describe('uploads over the size limit', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await dirEntries('tmp')).toEqual([]);
     expect(await dirEntries('sips')).toEqual([]);
-    const ok = await send(d, '/api/sips/import', { method: 'POST', body: sipForm({ file: storedZip({ a: 'small' }) }), headers: bearer(editor) });
+    const ok = await send(d, '/api/sips/import', {
+      method: 'POST',
+      body: sipForm({ file: storedZip({ a: 'small' }) }),
+      headers: bearer(editor),
+    });
     expect(ok.status, ok.text).toBe(202);
   });
 });
