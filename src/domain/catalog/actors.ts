@@ -78,7 +78,8 @@ export interface ActorFilter {
 
 const NO_FILTER: ActorFilter = { type: null };
 
-const narrowed = (filter: ActorFilter) => (b: Knex.QueryBuilder) => (filter.type === null ? b : b.where('type', filter.type));
+const narrowed = (filter: ActorFilter) => (b: Knex.QueryBuilder) =>
+  filter.type === null ? b : b.where('type', filter.type);
 
 /** GET /api/actors: `search` is a case-insensitive substring of the name. */
 export function listActors(ctx: Ctx, q: ListQuery, filter: ActorFilter = NO_FILTER): Promise<ListResult<Actor>> {
@@ -86,6 +87,11 @@ export function listActors(ctx: Ctx, q: ListQuery, filter: ActorFilter = NO_FILT
 }
 
 /** BEACON of every actor with an id of the provider (no paging or search: a link dump is the whole set). */
-export function actorsBeacon(ctx: Ctx, provider: ActorBeaconProvider, baseUrl: string, filter: ActorFilter = NO_FILTER): Promise<BeaconDump> {
+export function actorsBeacon(
+  ctx: Ctx,
+  provider: ActorBeaconProvider,
+  baseUrl: string,
+  filter: ActorFilter = NO_FILTER,
+): Promise<BeaconDump> {
   return beaconDump(ctx.db, ACTOR, provider, baseUrl, narrowed(filter));
 }

@@ -14,7 +14,6 @@ export function fullId(slug: string, register: Register, id: number): string {
   return `${slug}-${register}-${id}`;
 }
 
-
 /**
  * Anton's authority types in the order of its documented enum (openapi.yaml, `authority_type`),
  * numbered from 1: the `type_id` numbers this API takes. Anton's own term ids are rows of each
@@ -25,7 +24,11 @@ export const AUTHORITY_TYPES = [
   { code: 'person', id: 1, labels: ['Person', 'Personne'] },
   { code: 'family', id: 2, labels: ['Family', 'Familie', 'Famille'] },
   { code: 'corporate_body', id: 3, labels: ['Corporate body', 'Körperschaft', 'Collectivité'] },
-  { code: 'organisational_unit', id: 4, labels: ['Organisational unit', 'Organizational unit', 'Organisationseinheit', 'Unité organisationnelle'] },
+  {
+    code: 'organisational_unit',
+    id: 4,
+    labels: ['Organisational unit', 'Organizational unit', 'Organisationseinheit', 'Unité organisationnelle'],
+  },
   { code: 'group', id: 5, labels: ['Group', 'Gruppe', 'Groupe'] },
   { code: 'software', id: 6, labels: ['Software', 'Logiciel'] },
 ] as const;
@@ -48,7 +51,8 @@ export function authorityTypeOf(raw: string): AuthorityCode | undefined {
   const s = fold(raw);
   return (
     typeOfTypeId(s) ??
-    AUTHORITY_TYPES.find((t) => t.code === s || t.code.replace(/_/g, ' ') === s || t.labels.some((l) => fold(l) === s))?.code
+    AUTHORITY_TYPES.find((t) => t.code === s || t.code.replace(/_/g, ' ') === s || t.labels.some((l) => fold(l) === s))
+      ?.code
   );
 }
 

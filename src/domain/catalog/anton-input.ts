@@ -120,12 +120,20 @@ export function mapAntonActor(body: unknown, mode: 'create' | 'update'): Mapped 
 
 const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
 
-const countryCodeOf = (v: unknown) => (typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : undefined);
+const countryCodeOf = (v: unknown) =>
+  typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : undefined;
 
 export function mapAntonPlace(body: unknown, mode: 'create' | 'update'): Mapped | null {
   if (!isPlainObject(body)) return null;
   const out: Mapped = { input: without(body, PLACE_ANTON_KEYS), errors: Object.create(null) as Record<string, string> };
-  mapField(body, out, 'country_code_id', 'country_code', countryCodeOf, 'must be an ISO 3166-1 alpha-2 country code such as CH');
+  mapField(
+    body,
+    out,
+    'country_code_id',
+    'country_code',
+    countryCodeOf,
+    'must be an ISO 3166-1 alpha-2 country code such as CH',
+  );
   if (has(body, 'type_id') && body.type_id !== null) {
     out.errors.type_id =
       "place types are not kept by this API (Anton's type ids are terms of each installation's own valuelist); send null or leave it out";

@@ -44,7 +44,8 @@ export function parseBeaconProvider<P extends BeaconProvider>(query: QueryInput,
 // them). The grammar allows U+FDD0-FDEF, but they are not text either. U+FEFF (a byte order mark
 // inside a line) is invisible and dropped with them.
 // eslint-disable-next-line no-control-regex
-const NOT_BEACON_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF\uFDD0-\uFDEF\uFEFF]|[\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/gu;
+const NOT_BEACON_CHAR =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF\uFDD0-\uFDEF\uFEFF]|[\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/gu;
 // Separators that line-splitting readers other than BEACON's treat as line ends (Unicode's line
 // and paragraph separators; VT, FF and NEL are removed above as controls).
 const UNICODE_LINE_END = /[\u2028\u2029]/g;
@@ -163,7 +164,11 @@ export async function beaconDump(
   // (it would answer 304 to a harvester that has not seen the write).
   const lastModified = await lastChange(db, source.table);
   const q = narrow(db(source.table).whereNotNull(column));
-  const rows = (await q.select('id', 'name', `${column} as source`).orderBy('id')) as { id: number; name: string; source: string }[];
+  const rows = (await q.select('id', 'name', `${column} as source`).orderBy('id')) as {
+    id: number;
+    name: string;
+    source: string;
+  }[];
   const links = rows.map((r) => ({ source: String(r.source), id: Number(r.id), annotation: String(r.name) }));
   const header = { name: source.beacon?.name ?? source.table, target: `${baseUrl}/api/${source.table}/{ID}` };
   const text = renderBeacon({ ...header, provider, timestamp: lastModified }, links);

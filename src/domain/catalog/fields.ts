@@ -55,7 +55,10 @@ export function text(max: number, min = 1): ValueSchema<string> {
   return v.pipe(
     v.string('must be a string'),
     v.trim(),
-    v.check((s) => codePoints(s) >= min && codePoints(s) <= max, min > 0 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`),
+    v.check(
+      (s) => codePoints(s) >= min && codePoints(s) <= max,
+      min > 0 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`,
+    ),
     v.check((s) => !hasControlChars(s), 'must not contain control characters'),
   );
 }
@@ -75,7 +78,11 @@ export function oneOf<const T extends string>(choices: readonly T[]): ValueSchem
 }
 
 /** A string matching a pattern, after an optional normalisation (e.g. stripping a URI prefix). */
-export function pattern(re: RegExp, description: string, normalise: (s: string) => string = (s) => s): ValueSchema<string> {
+export function pattern(
+  re: RegExp,
+  description: string,
+  normalise: (s: string) => string = (s) => s,
+): ValueSchema<string> {
   return v.pipe(
     v.string('must be a string'),
     v.trim(),
@@ -180,7 +187,11 @@ function isCalendarDate(s: string): boolean {
 }
 
 /** Calendar dates of varying precision: `YYYY`, `YYYY-MM` or `YYYY-MM-DD` (a real date). */
-export const PARTIAL_DATE: ValueSchema<string> = v.pipe(v.string(DATE_MESSAGE), v.trim(), v.check(isCalendarDate, DATE_MESSAGE));
+export const PARTIAL_DATE: ValueSchema<string> = v.pipe(
+  v.string(DATE_MESSAGE),
+  v.trim(),
+  v.check(isCalendarDate, DATE_MESSAGE),
+);
 export const partialDate = checker(PARTIAL_DATE);
 
 /**
@@ -201,17 +212,24 @@ export const GND_RE = /^(?:1[012]?\d{7}[0-9X]|[47]\d{6}-\d|[1-9]\d{0,7}-[0-9X]|3
 const GND_URI_RE = /^https?:\/\/d-nb\.info\/gnd\//i;
 
 /** `gnd`: a GND id; the URI form `https://d-nb.info/gnd/<id>` is accepted and stored as the id. */
-export const GND_ID = pattern(GND_RE, 'a GND identifier such as 118540238 or 4005728-8', (s) => s.replace(GND_URI_RE, ''));
+export const GND_ID = pattern(GND_RE, 'a GND identifier such as 118540238 or 4005728-8', (s) =>
+  s.replace(GND_URI_RE, ''),
+);
 
 const GEONAMES_URI_RE = /^https?:\/\/(?:sws\.|www\.)?geonames\.org\/(\d+)(?:\/.*)?$/i;
 
 /** `geonames`: a GeoNames id (digits); the URI form is accepted and stored as the id. */
-export const GEONAMES_ID = pattern(/^[1-9][0-9]{0,11}$/, 'a GeoNames identifier (digits)', (s) => s.replace(GEONAMES_URI_RE, '$1'));
+export const GEONAMES_ID = pattern(/^[1-9][0-9]{0,11}$/, 'a GeoNames identifier (digits)', (s) =>
+  s.replace(GEONAMES_URI_RE, '$1'),
+);
 
 const COUNTRY_MESSAGE = 'must be two uppercase letters (ISO 3166-1 alpha-2)';
 
 /** `country_code`: ISO 3166-1 alpha-2, two uppercase letters. */
-export const COUNTRY_CODE: ValueSchema<string> = v.pipe(v.string(COUNTRY_MESSAGE), v.regex(/^[A-Z]{2}$/, COUNTRY_MESSAGE));
+export const COUNTRY_CODE: ValueSchema<string> = v.pipe(
+  v.string(COUNTRY_MESSAGE),
+  v.regex(/^[A-Z]{2}$/, COUNTRY_MESSAGE),
+);
 
 const DECIMAL_RE = /^[-+]?\d{1,3}(?:\.\d{1,12})?$/;
 const LOCATION_MESSAGE =
@@ -236,14 +254,17 @@ export const LOCATION: ValueSchema<string> = v.pipe(
 );
 export const location = checker(LOCATION);
 
-const SIKART_URI_RE = /^https?:\/\/(?:www\.|recherche\.)?(?:sikart\.ch|sik-isea\.ch)\/.*?(?:sik:person-|[?&]id=)(\d+)(?:\D.*)?$/i;
+const SIKART_URI_RE =
+  /^https?:\/\/(?:www\.|recherche\.)?(?:sikart\.ch|sik-isea\.ch)\/.*?(?:sik:person-|[?&]id=)(\d+)(?:\D.*)?$/i;
 
 /**
  * `sikart`: an identifier of SIKART, the lexicon of art in Switzerland (digits, e.g. 4000055);
  * its URIs (`https://recherche.sik-isea.ch/sik:person-4000055/in/sikart`, old
  * `https://www.sikart.ch/KuenstlerInnen.aspx?id=4000055`) are stored as the id.
  */
-export const SIKART_ID = pattern(/^[1-9][0-9]{3,11}$/, 'a SIKART identifier (digits, e.g. 4000055)', (s) => s.replace(SIKART_URI_RE, '$1'));
+export const SIKART_ID = pattern(/^[1-9][0-9]{3,11}$/, 'a SIKART identifier (digits, e.g. 4000055)', (s) =>
+  s.replace(SIKART_URI_RE, '$1'),
+);
 export const sikartId = checker(SIKART_ID);
 
 const WIKIPEDIA_RE = /^https?:\/\/([a-z][a-z0-9-]{1,19})\.(?:m\.)?wikipedia\.org\/wiki\/([^?#]+)(?:#.*)?$/i;
@@ -268,7 +289,11 @@ export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.maxLength(2048, WIKIPEDIA_MESSAGE),
   converted((raw: string, refuse) => {
     const m = WIKIPEDIA_RE.exec(raw.trim());
-    const title = m ? decoded(m[2] as string)?.replace(/[\s_]+/g, '_').replace(/^_+|_+$/g, '') : undefined;
+    const title = m
+      ? decoded(m[2] as string)
+          ?.replace(/[\s_]+/g, '_')
+          .replace(/^_+|_+$/g, '')
+      : undefined;
     // MediaWiki titles never hold these; control characters have no business in a link.
     // eslint-disable-next-line no-control-regex
     if (!m || !title || codePoints(title) > 255 || /[|<>[\]{}#\u0000-\u001f\u007f-\u009f\ufffe\uffff]/u.test(title)) {

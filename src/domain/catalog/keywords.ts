@@ -31,7 +31,11 @@ const idOf = async (trx: Knex, lower: string) =>
  * An existing keyword is never changed. Safe against a concurrent insert of the same name on
  * PostgreSQL: the insert does nothing on conflict, and the row is then read.
  */
-export async function ensureKeyword(trx: Knex, input: KeywordInput, at: Date): Promise<{ id: number; created: boolean }> {
+export async function ensureKeyword(
+  trx: Knex,
+  input: KeywordInput,
+  at: Date,
+): Promise<{ id: number; created: boolean }> {
   const keywordName = input.name;
   if (typeof keywordName !== 'string') throw invalid('validation failed', { name: 'required' });
   const lower = keywordName.toLowerCase();

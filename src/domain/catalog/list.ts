@@ -60,7 +60,14 @@ export function singleParam(query: QueryInput, key: string, errors: Record<strin
 }
 
 /** A whole-number query parameter in [min, max]; a problem goes into `errors` under `key`. */
-export function intParam(raw: string | undefined, key: string, min: number, max: number, fallback: number, errors: Record<string, string>): number {
+export function intParam(
+  raw: string | undefined,
+  key: string,
+  min: number,
+  max: number,
+  fallback: number,
+  errors: Record<string, string>,
+): number {
   if (raw === undefined) return fallback;
   // Digits only: no signs, exponents, decimals or hex that Number() would quietly accept.
   const n = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : NaN;

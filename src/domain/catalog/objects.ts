@@ -33,7 +33,12 @@ export function checkObjectCreate(input: unknown): Read<NewObject> {
   const v = r.values;
   return {
     ok: true,
-    values: { identifier: v.identifier as string, title: v.title ?? null, status: v.status ?? 'ingested', keywords: v.keywords ?? [] },
+    values: {
+      identifier: v.identifier as string,
+      title: v.title ?? null,
+      status: v.status ?? 'ingested',
+      keywords: v.keywords ?? [],
+    },
   };
 }
 
@@ -67,7 +72,10 @@ export async function createObject(trx: Knex, input: NewObject, at: Date = new D
     seen.add(keywordId);
     await trx('object_keywords').insert({ object_id: id, keyword_id: keywordId });
   }
-  return withKeywords({ id, identifier: v.identifier, title: v.title ?? null, status: v.status, created_at: now }, await keywordsOf(trx, id));
+  return withKeywords(
+    { id, identifier: v.identifier, title: v.title ?? null, status: v.status, created_at: now },
+    await keywordsOf(trx, id),
+  );
 }
 
 /** The object as the API answers it: its keywords before `created_at`. */
@@ -120,7 +128,8 @@ export function parseObjectFilter(query: QueryInput): ObjectFilter {
   for (const key of Object.keys(query)) {
     const base = key.replace(/\[[^\]]*\]$/, '');
     if (STRUCTURED_FILTERS.includes(base)) {
-      errors[key.length > 64 ? key.slice(0, 64) : key] = 'structured field filters (fields[], operators[], values[]) are not supported; use search or identifier';
+      errors[key.length > 64 ? key.slice(0, 64) : key] =
+        'structured field filters (fields[], operators[], values[]) are not supported; use search or identifier';
     }
   }
   const raw = singleParam(query, 'identifier', errors);
@@ -138,8 +147,14 @@ export function parseObjectFilter(query: QueryInput): ObjectFilter {
  * GET /api/objects. `search` is a case-insensitive substring of the title or the identifier;
  * each object with its keywords.
  */
-export async function listObjects(ctx: Ctx, q: ListQuery, filter: ObjectFilter = { identifier: null }): Promise<ListResult<ArchiveObject>> {
-  const list = await listRecords(ctx, OBJECT, q, (b) => (filter.identifier === null ? b : b.where('identifier', filter.identifier)));
+export async function listObjects(
+  ctx: Ctx,
+  q: ListQuery,
+  filter: ObjectFilter = { identifier: null },
+): Promise<ListResult<ArchiveObject>> {
+  const list = await listRecords(ctx, OBJECT, q, (b) =>
+    filter.identifier === null ? b : b.where('identifier', filter.identifier),
+  );
   const keywords = await keywordMap(
     ctx.db,
     list.data.map((o) => o.id),

@@ -65,7 +65,8 @@ function parseProperties(raw: unknown): PropertyFilter[] | string {
       return '"properties" must be an array of {"pid", "v"}';
     }
     const values = valueStrings(entry.v);
-    if (values === null) return `the values of property "${shortKey(entry.pid)}" must be strings, numbers or {"id"} (at most ${MAX_VALUES})`;
+    if (values === null)
+      return `the values of property "${shortKey(entry.pid)}" must be strings, numbers or {"id"} (at most ${MAX_VALUES})`;
     const cleaned: string[] = [];
     for (const value of values) {
       const c = cleanText(value, MAX_QUERY_LENGTH);

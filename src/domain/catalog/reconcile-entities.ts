@@ -5,7 +5,13 @@ import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import { parseRowId } from '../../db/row-id.js';
 import { namesIn } from './reconcile-properties.js';
-import { typeIdIn, type PropertyDef, type ReconcileProjection, type Row, type TypeRef } from './reconcile-projection.js';
+import {
+  typeIdIn,
+  type PropertyDef,
+  type ReconcileProjection,
+  type Row,
+  type TypeRef,
+} from './reconcile-projection.js';
 import { RESOURCES } from './resources/index.js';
 
 export type { Row, TypeRef } from './reconcile-projection.js';

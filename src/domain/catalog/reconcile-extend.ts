@@ -72,9 +72,14 @@ export async function extend(ctx: Ctx, kind: ReconcileKind, raw: unknown): Promi
     errors['extend.properties'] = 'required, an array of {"id"}';
   } else {
     for (const [i, p] of q.properties.entries()) {
-      if (!isPlainObject(p) || typeof p.id !== 'string') errors[`extend.properties.${i}`] = 'must be an object with "id"';
-      else if (p.settings !== undefined && !isPlainObject(p.settings)) errors[`extend.properties.${i}.settings`] = 'must be an object';
-      else if (!propertyOf(kind, p.id)) errors[`extend.properties.${i}.id`] = `unknown property "${shortKey(p.id)}" (known: ${propertiesOf(kind).map((d) => d.id).join(', ')})`;
+      if (!isPlainObject(p) || typeof p.id !== 'string')
+        errors[`extend.properties.${i}`] = 'must be an object with "id"';
+      else if (p.settings !== undefined && !isPlainObject(p.settings))
+        errors[`extend.properties.${i}.settings`] = 'must be an object';
+      else if (!propertyOf(kind, p.id))
+        errors[`extend.properties.${i}.id`] = `unknown property "${shortKey(p.id)}" (known: ${propertiesOf(kind)
+          .map((d) => d.id)
+          .join(', ')})`;
       else if (!wanted.includes(p.id)) wanted.push(p.id);
       if (Object.keys(errors).length >= 20) break;
     }

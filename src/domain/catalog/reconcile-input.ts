@@ -38,7 +38,8 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
     const [v, depth] = stack.pop() as [unknown, number];
     if (typeof v !== 'object' || v === null) continue;
     if (depth > max) return true;
-    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    for (const child of Object.values(v))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
   return false;
 }
@@ -48,7 +49,8 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
  * (JSON body). Anything that is not one JSON object is a 422 naming the field.
  */
 export function jsonObjectParam(raw: unknown, field: string, maxDepth: number): Record<string, unknown> {
-  if (raw === undefined || raw === null || raw === '') throw invalid(`invalid ${field} request`, { [field]: 'required' });
+  if (raw === undefined || raw === null || raw === '')
+    throw invalid(`invalid ${field} request`, { [field]: 'required' });
   if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) {
     throw invalid(`invalid ${field} request`, { [field]: 'must be given once' });
   }
@@ -61,7 +63,8 @@ export function jsonObjectParam(raw: unknown, field: string, maxDepth: number): 
     }
   }
   if (!isPlainObject(value)) throw invalid(`invalid ${field} request`, { [field]: 'must be a JSON object' });
-  if (nestsDeeperThan(value, maxDepth)) throw invalid(`invalid ${field} request`, { [field]: `must not nest deeper than ${maxDepth} levels` });
+  if (nestsDeeperThan(value, maxDepth))
+    throw invalid(`invalid ${field} request`, { [field]: `must not nest deeper than ${maxDepth} levels` });
   return value;
 }
 
@@ -69,10 +72,14 @@ export function jsonObjectParam(raw: unknown, field: string, maxDepth: number): 
  * A short piece of text from a client, NFKC-normalised with whitespace collapsed, or a message
  * saying why it cannot be used.
  */
-export function cleanText(value: string, maxLength: number): { ok: true; text: string } | { ok: false; message: string } {
+export function cleanText(
+  value: string,
+  maxLength: number,
+): { ok: true; text: string } | { ok: false; message: string } {
   const text = value.normalize('NFKC').trim().replace(/\s+/g, ' ');
   if ([...text].length > maxLength) return { ok: false, message: `must be at most ${maxLength} characters` };
-  if (hasControlChars(text) || /[\u0080-\u009F]/.test(text)) return { ok: false, message: 'must not contain control characters' };
+  if (hasControlChars(text) || /[\u0080-\u009F]/.test(text))
+    return { ok: false, message: 'must not contain control characters' };
   return { ok: true, text };
 }
 

@@ -4,7 +4,14 @@
 // reads it the same way; it carries no script.
 import { notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { descriptionOf, propertiesOf, rowIdOf, rowsByIds, serviceOf, type ReconcileKind } from './reconcile-entities.js';
+import {
+  descriptionOf,
+  propertiesOf,
+  rowIdOf,
+  rowsByIds,
+  serviceOf,
+  type ReconcileKind,
+} from './reconcile-entities.js';
 import type { Row } from './reconcile-projection.js';
 import { escapeAttr, escapeText } from './xml.js';
 

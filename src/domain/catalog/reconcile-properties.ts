@@ -16,7 +16,12 @@ export const checked = (schema: ValueSchema<string>) => (value: string) => value
 export const exact = (value: string) => value.trim() || null;
 
 /** The text of the column `id`; `match` (without its column) makes it one a query may filter by. */
-export function textProperty(id: string, name: string, description: string, match?: Omit<PropertyMatch, 'column'>): PropertyDef {
+export function textProperty(
+  id: string,
+  name: string,
+  description: string,
+  match?: Omit<PropertyMatch, 'column'>,
+): PropertyDef {
   return { id, name, description, values: (r) => str(r[id]), ...(match ? { match: { column: id, ...match } } : {}) };
 }
 

@@ -77,13 +77,16 @@ function rankOf(prefix: string, name: string): number | null {
   return null;
 }
 
-
 /**
  * Entities whose name (or an alternative name) begins with, contains a word beginning with, or
  * contains what was typed, best first; an entity's id typed in full finds that entity too (0.2:
  * "supplying an entity identifier as prefix should return this entity").
  */
-export async function suggestEntities(ctx: Ctx, kind: ReconcileKind, p: SuggestParams): Promise<{ result: SuggestEntity[] }> {
+export async function suggestEntities(
+  ctx: Ctx,
+  kind: ReconcileKind,
+  p: SuggestParams,
+): Promise<{ result: SuggestEntity[] }> {
   if (p.prefix === '') return { result: [] };
   const { types, typeColumn } = serviceOf(kind);
   // Without a type column every record has every type: one of them must be asked for.
@@ -94,7 +97,11 @@ export async function suggestEntities(ctx: Ctx, kind: ReconcileKind, p: SuggestP
   const id = rowIdOf(p.prefix);
   const lookups: Promise<Row[]>[] = [
     // Names that begin with the text, in name order: the first pages are always complete.
-    base().whereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', likePrefix(lower)]).orderBy('name_lower').orderBy('id').limit(wanted) as Promise<Row[]>,
+    base()
+      .whereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', likePrefix(lower)])
+      .orderBy('name_lower')
+      .orderBy('id')
+      .limit(wanted) as Promise<Row[]>,
     base()
       .where((w) => orNameLike(w, kind, likePattern(lower)))
       .orderBy('id')
@@ -115,12 +122,20 @@ export async function suggestEntities(ctx: Ctx, kind: ReconcileKind, p: SuggestP
     if (rank !== null) seen.set(rowId, { row, rank });
   }
   const ranked = [...seen.values()].sort(
-    (a, b) => a.rank - b.rank || normalise(a.row.name).localeCompare(normalise(b.row.name)) || Number(a.row.id) - Number(b.row.id),
+    (a, b) =>
+      a.rank - b.rank ||
+      normalise(a.row.name).localeCompare(normalise(b.row.name)) ||
+      Number(a.row.id) - Number(b.row.id),
   );
   return {
     result: ranked.slice(p.cursor, p.cursor + p.limit).map(({ row }) => {
       const description = descriptionOf(kind, row);
-      return { id: String(row.id), name: row.name, ...(description ? { description } : {}), notable: typesOf(kind, row) };
+      return {
+        id: String(row.id),
+        name: row.name,
+        ...(description ? { description } : {}),
+        notable: typesOf(kind, row),
+      };
     }),
   };
 }

@@ -12,14 +12,29 @@ import type { Ctx } from '../context.js';
 import { likePattern } from './list.js';
 import { normalise, scoreName } from './similarity.js';
 import { parseBatch, type ReconcileQuery } from './reconcile-batch.js';
-import { orNameLike, propertyOf, selectRows, toEntity, typeIdOf, type Entity, type ReconcileKind } from './reconcile-entities.js';
+import {
+  orNameLike,
+  propertyOf,
+  selectRows,
+  toEntity,
+  typeIdOf,
+  type Entity,
+  type ReconcileKind,
+} from './reconcile-entities.js';
 import type { PropertyMatch, Row, TypeRef } from './reconcile-projection.js';
 
 export { RECONCILE_KINDS, type Entity, type ReconcileKind } from './reconcile-entities.js';
 export { manifest, type Manifest } from './reconcile-manifest.js';
 export { BatchTooLarge, MAX_QUERIES } from './reconcile-input.js';
 import { POOL } from './reconcile-input.js';
-export { DEFAULT_LIMIT, MAX_LIMIT, parseBatch, type BatchEntry, type PropertyFilter, type ReconcileQuery } from './reconcile-batch.js';
+export {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  parseBatch,
+  type BatchEntry,
+  type PropertyFilter,
+  type ReconcileQuery,
+} from './reconcile-batch.js';
 
 /** The score of a candidate found by non-identifying properties alone (no name to compare). */
 const PROPERTIES_ONLY_SCORE = 50;
@@ -72,7 +87,14 @@ export function rank(query: string, pool: Entity[], limit: number, fixedScore?: 
  * typo ("Schiler") or an accent ("Zurich") in one half of a word still finds it.
  */
 export function searchWords(query: string): string[] {
-  const words = [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))];
+  const words = [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean),
+    ),
+  ];
   const long = words.filter((w) => [...w].length >= 2);
   const chosen = (long.length > 0 ? long : words).sort((a, b) => b.length - a.length).slice(0, 4);
   const out = new Set<string>();
@@ -117,7 +139,11 @@ function satisfies(row: Row, all: Comparison[]): boolean {
 }
 
 /** The candidate pool of one query, with the score every candidate gets when it is fixed. */
-async function pool(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery): Promise<{ entities: Entity[]; fixedScore?: number }> {
+async function pool(
+  ctx: Ctx,
+  kind: ReconcileKind,
+  q: ReconcileQuery,
+): Promise<{ entities: Entity[]; fixedScore?: number }> {
   let typeFilter: string[] | null = null;
   if (q.types) {
     const known = [...new Set(q.types.flatMap((t) => typeIdOf(kind, t) ?? []))];
@@ -134,7 +160,9 @@ async function pool(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery): Promise<{
   const byProperties = (list: Comparison[]) => {
     let b = base();
     for (const { match, values } of list) {
-      b = match.caseInsensitive ? b.whereRaw(`LOWER(??) IN (${values.map(() => '?').join(', ')})`, [match.column, ...values]) : b.whereIn(match.column, values);
+      b = match.caseInsensitive
+        ? b.whereRaw(`LOWER(??) IN (${values.map(() => '?').join(', ')})`, [match.column, ...values])
+        : b.whereIn(match.column, values);
     }
     return b.orderBy('id').limit(POOL) as Promise<Row[]>;
   };

@@ -24,7 +24,10 @@ export type FieldValues<S extends FieldSpecs> = {
   [K in keyof S]?: S[K] extends FieldSpec<infer T> ? T | null : never;
 };
 
-export const field = <T>(schema: ValueSchema<T>, options: Omit<FieldSpec<T>, 'schema'> = {}): FieldSpec<T> => ({ schema, ...options });
+export const field = <T>(schema: ValueSchema<T>, options: Omit<FieldSpec<T>, 'schema'> = {}): FieldSpec<T> => ({
+  schema,
+  ...options,
+});
 
 export type Mode = 'create' | 'update';
 
@@ -60,7 +63,10 @@ function unknownKeys(specs: FieldSpecs, readOnly: readonly string[]) {
     const unknown = Object.keys(input).filter((key) => !hasOwn(specs, key) && !readOnly.includes(key));
     for (const key of unknown.slice(0, 10)) {
       const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
-      addIssue({ message: 'unknown field', path: [{ type: 'object', origin: 'value', input, key: shown, value: input[key] }] });
+      addIssue({
+        message: 'unknown field',
+        path: [{ type: 'object', origin: 'value', input, key: shown, value: input[key] }],
+      });
     }
   });
 }
@@ -79,13 +85,21 @@ function knownKeys(specs: FieldSpecs) {
  * are read back). The unknown keys and the fields are checked side by side (an intersection),
  * so a body with both kinds of mistakes hears of all of them.
  */
-export function recordSchema<S extends FieldSpecs>(specs: S, mode: Mode, readOnly: readonly string[] = READ_ONLY): v.GenericSchema<unknown, FieldValues<S>> {
+export function recordSchema<S extends FieldSpecs>(
+  specs: S,
+  mode: Mode,
+  readOnly: readonly string[] = READ_ONLY,
+): v.GenericSchema<unknown, FieldValues<S>> {
   const entries = Object.fromEntries(Object.entries(specs).map(([key, spec]) => [key, entrySchema(spec, mode)]));
   const body = v.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object');
   return v.pipe(
     body,
     v.intersect([
-      v.pipe(body, unknownKeys(specs, readOnly), v.transform(() => ({}))),
+      v.pipe(
+        body,
+        unknownKeys(specs, readOnly),
+        v.transform(() => ({})),
+      ),
       // The object's own message speaks only for a missing required entry: the input is an object.
       v.pipe(body, knownKeys(specs), v.object(entries, 'required')),
     ]),
@@ -103,6 +117,11 @@ export function readRecord<T>(schema: v.GenericSchema<unknown, T>, input: unknow
 }
 
 /** A field table applied to one body (builds the schema each time: for tables used once). */
-export function readFields<S extends FieldSpecs>(input: unknown, specs: S, mode: Mode, readOnly: readonly string[] = READ_ONLY): Read<FieldValues<S>> {
+export function readFields<S extends FieldSpecs>(
+  input: unknown,
+  specs: S,
+  mode: Mode,
+  readOnly: readonly string[] = READ_ONLY,
+): Read<FieldValues<S>> {
   return readRecord(recordSchema(specs, mode, readOnly), input);
 }

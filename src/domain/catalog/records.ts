@@ -41,7 +41,12 @@ export function toColumns<R>(t: Stored<R>, values: Record<string, unknown>): Rec
 }
 
 /** Inserts checked values (with the description's defaults and both timestamps); answers the new id. */
-export async function insertRecord<R>(trx: Knex, t: Stored<R>, values: Record<string, unknown>, at: Date): Promise<number> {
+export async function insertRecord<R>(
+  trx: Knex,
+  t: Stored<R>,
+  values: Record<string, unknown>,
+  at: Date,
+): Promise<number> {
   const now = at.toISOString();
   const rows: unknown = await trx(t.table)
     .insert({ ...t.insertDefaults, ...toColumns(t, values), created_at: now, updated_at: now })
@@ -50,7 +55,9 @@ export async function insertRecord<R>(trx: Knex, t: Stored<R>, values: Record<st
 }
 
 export async function findRecord<R>(db: Knex, t: Stored<R>, id: number): Promise<R | undefined> {
-  const row = await db(t.table).where('id', id).first<Record<string, unknown> | undefined>(...t.columnNames);
+  const row = await db(t.table)
+    .where('id', id)
+    .first<Record<string, unknown> | undefined>(...t.columnNames);
   return row ? toRecord(t, row) : undefined;
 }
 

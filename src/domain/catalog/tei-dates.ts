@@ -48,7 +48,9 @@ export function dateAttributes(values: readonly (readonly [name: string, value: 
   attrs: [string, string | null][];
   free: string[];
 } {
-  const present = values.map(([name, v]) => [name, clean(v)] as const).filter((p): p is readonly [string, string] => p[1] !== null);
+  const present = values
+    .map(([name, v]) => [name, clean(v)] as const)
+    .filter((p): p is readonly [string, string] => p[1] !== null);
   const iso = present.some(([, v]) => dateKind(v) === 'iso');
   const attrs: [string, string | null][] = [];
   const free: string[] = [];

@@ -121,7 +121,10 @@ function pointDate(name: string, value: string | null): XmlNode[] {
  * A period: from/to attributes for the ends that have a date, and readable text "start–end"
  * when an end is free text.
  */
-function rangeDate(start: string | null, end: string | null): { attrs: [string, string | null][]; text: string | null; any: boolean } {
+function rangeDate(
+  start: string | null,
+  end: string | null,
+): { attrs: [string, string | null][]; text: string | null; any: boolean } {
   const s = clean(start);
   const e = clean(end);
   const { attrs, free } = dateAttributes([
@@ -135,13 +138,23 @@ function rangeDate(start: string | null, end: string | null): { attrs: [string, 
 
 /** The name, then its other forms, each typed: alternative names, variants, abbreviations, labels by language. */
 function names(element: string, row: NameColumns): XmlNode[] {
-  const typed = (type: string, text: string | null | undefined) => alternativeNames(text ?? null).map((n) => el(element, [['type', type]], n));
+  const typed = (type: string, text: string | null | undefined) =>
+    alternativeNames(text ?? null).map((n) => el(element, [['type', type]], n));
   return [
     el(element, [], row.name),
     ...typed('alternative', row.alternative_names),
     ...typed('variant', row.variants),
     ...typed('abbreviation', row.abbreviations),
-    ...labels(row.label).map(([lang, text]) => el(element, [['type', 'label'], ['xml:lang', lang]], text)),
+    ...labels(row.label).map(([lang, text]) =>
+      el(
+        element,
+        [
+          ['type', 'label'],
+          ['xml:lang', lang],
+        ],
+        text,
+      ),
+    ),
   ];
 }
 
@@ -158,25 +171,52 @@ const idno = (type: string, value: string | null | undefined): XmlNode[] => {
   return v ? [el('idno', [['type', type]], v)] : [];
 };
 
-const note = (text: string | null, type?: string): XmlNode[] => (clean(text) ? [el('note', [['type', type]], text)] : []);
+const note = (text: string | null, type?: string): XmlNode[] =>
+  clean(text) ? [el('note', [['type', type]], text)] : [];
 
 /**
  * `lastChange` is when the data last changed (the newest `updated_at`), not when the document
  * was generated: the same data gives the same bytes, so the content hash (the ETag) and
  * Last-Modified stay put across refreshes.
  */
-function teiDocument(title: string, lastChange: string | null, entries: number, header: XmlNode[], body: XmlNode | null): string {
+function teiDocument(
+  title: string,
+  lastChange: string | null,
+  entries: number,
+  header: XmlNode[],
+  body: XmlNode | null,
+): string {
   const count = `${entries} ${entries === 1 ? 'entry' : 'entries'}`;
-  const teiHeader = parent('teiHeader', [], [
-    parent('fileDesc', [], [
-      parent('titleStmt', [], [el('title', [], title)]),
-      parent('publicationStmt', [], [
-        el('p', [], `Exported by archivectl from the archive catalogue: ${count}${lastChange ? `, last changed at ${lastChange}` : ''}.`),
-      ]),
-      parent('sourceDesc', [], [el('p', [], 'Born digital: exported from the authority files of the archive catalogue.')]),
-    ]),
-    ...header,
-  ]);
+  const teiHeader = parent(
+    'teiHeader',
+    [],
+    [
+      parent(
+        'fileDesc',
+        [],
+        [
+          parent('titleStmt', [], [el('title', [], title)]),
+          parent(
+            'publicationStmt',
+            [],
+            [
+              el(
+                'p',
+                [],
+                `Exported by archivectl from the archive catalogue: ${count}${lastChange ? `, last changed at ${lastChange}` : ''}.`,
+              ),
+            ],
+          ),
+          parent(
+            'sourceDesc',
+            [],
+            [el('p', [], 'Born digital: exported from the authority files of the archive catalogue.')],
+          ),
+        ],
+      ),
+      ...header,
+    ],
+  );
   // TEI needs a resource after the header; with nothing to list, an empty text body is the valid one.
   const resource = body ?? parent('text', [], [parent('body', [], [el('p', [])])]);
   const root = parent('TEI', [['xmlns', TEI_NS]], [teiHeader, resource]);
@@ -210,13 +250,14 @@ function person(a: ActorRow): XmlNode {
   } else {
     dates = [...pointDate('birth', a.date_start), ...pointDate('death', a.date_end)];
   }
-  return parent('person', [['xml:id', `actor-${a.id}`], ['role', a.type === 'family' ? 'family' : null]], [
-    ...names('persName', a),
-    ...dates,
-    ...idno('GND', a.gnd),
-    ...idno('SIKART', a.sikart),
-    ...note(a.comment),
-  ]);
+  return parent(
+    'person',
+    [
+      ['xml:id', `actor-${a.id}`],
+      ['role', a.type === 'family' ? 'family' : null],
+    ],
+    [...names('persName', a), ...dates, ...idno('GND', a.gnd), ...idno('SIKART', a.sikart), ...note(a.comment)],
+  );
 }
 
 function org(a: ActorRow): XmlNode {
@@ -225,15 +266,22 @@ function org(a: ActorRow): XmlNode {
   // with the period as stored.
   const range = rangeDate(a.date_start, a.date_end);
   const existence = range.any
-    ? [parent('event', [['type', 'existence'], ...range.attrs], [el('label', [], `${clean(a.date_start) ?? ''}–${clean(a.date_end) ?? ''}`)])]
+    ? [
+        parent(
+          'event',
+          [['type', 'existence'], ...range.attrs],
+          [el('label', [], `${clean(a.date_start) ?? ''}–${clean(a.date_end) ?? ''}`)],
+        ),
+      ]
     : [];
-  return parent('org', [['xml:id', `actor-${a.id}`], ['type', word(a.type)]], [
-    ...names('orgName', a),
-    ...idno('GND', a.gnd),
-    ...idno('SIKART', a.sikart),
-    ...existence,
-    ...note(a.comment),
-  ]);
+  return parent(
+    'org',
+    [
+      ['xml:id', `actor-${a.id}`],
+      ['type', word(a.type)],
+    ],
+    [...names('orgName', a), ...idno('GND', a.gnd), ...idno('SIKART', a.sikart), ...existence, ...note(a.comment)],
+  );
 }
 
 /** The actors export: persons and families in <listPerson>, every other actor type in <listOrg>. */
@@ -272,7 +320,15 @@ function address(text: string | null): XmlNode[] {
     .split(/\r\n|\r|\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '');
-  return lines.length > 0 ? [parent('address', [], lines.map((l) => el('addrLine', [], l)))] : [];
+  return lines.length > 0
+    ? [
+        parent(
+          'address',
+          [],
+          lines.map((l) => el('addrLine', [], l)),
+        ),
+      ]
+    : [];
 }
 
 function place(p: PlaceRow): XmlNode {
@@ -284,14 +340,18 @@ function place(p: PlaceRow): XmlNode {
     ...(country ? [el('country', [['key', country.toUpperCase()]], country.toUpperCase())] : []),
     ...geo(p.location),
   ];
-  return parent('place', [['xml:id', `place-${p.id}`]], [
-    ...names('placeName', p),
-    ...(where.length > 0 ? [parent('location', [], where)] : []),
-    ...idno('GND', p.gnd),
-    ...idno('GeoNames', p.geonames),
-    ...idno('Wikipedia', p.wikipedia),
-    ...note(p.comment),
-  ]);
+  return parent(
+    'place',
+    [['xml:id', `place-${p.id}`]],
+    [
+      ...names('placeName', p),
+      ...(where.length > 0 ? [parent('location', [], where)] : []),
+      ...idno('GND', p.gnd),
+      ...idno('GeoNames', p.geonames),
+      ...idno('Wikipedia', p.wikipedia),
+      ...note(p.comment),
+    ],
+  );
 }
 
 /** The places export: one <listPlace>. */
@@ -308,18 +368,26 @@ function category(k: KeywordRow): XmlNode {
   const gnd = clean(k.gnd);
   // catDesc may hold neither idno nor equiv beside it, so the GND id travels as a link.
   // A lone surrogate in a damaged value would make encodeURIComponent throw.
-  return parent('category', [['xml:id', `keyword-${k.id}`], ['corresp', gnd ? GND_URI + encodeURIComponent(stripInvalidXmlChars(gnd)) : null]], [
-    el('catDesc', [], k.name),
-    ...labels(k.label).map(([lang, text]) => el('catDesc', [['xml:lang', lang]], text)),
-  ]);
+  return parent(
+    'category',
+    [
+      ['xml:id', `keyword-${k.id}`],
+      ['corresp', gnd ? GND_URI + encodeURIComponent(stripInvalidXmlChars(gnd)) : null],
+    ],
+    [el('catDesc', [], k.name), ...labels(k.label).map(([lang, text]) => el('catDesc', [['xml:lang', lang]], text))],
+  );
 }
 
 /** The keywords export: a <taxonomy> in the header's classDecl, one <category> per keyword. */
 export function keywordsDocument(rows: readonly KeywordRow[], lastChange: string | null): string {
-  const taxonomy = parent('taxonomy', [['xml:id', 'keywords']], [
-    el('desc', [], 'Keywords of the archive catalogue'),
-    ...rows.map((k) => prerendered(category(k), 5)), // TEI > teiHeader > encodingDesc > classDecl > taxonomy > category
-  ]);
+  const taxonomy = parent(
+    'taxonomy',
+    [['xml:id', 'keywords']],
+    [
+      el('desc', [], 'Keywords of the archive catalogue'),
+      ...rows.map((k) => prerendered(category(k), 5)), // TEI > teiHeader > encodingDesc > classDecl > taxonomy > category
+    ],
+  );
   const encodingDesc = parent('encodingDesc', [], [parent('classDecl', [], [taxonomy])]);
   return teiDocument('Keywords', lastChange, rows.length, [encodingDesc], null);
 }

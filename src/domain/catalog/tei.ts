@@ -72,7 +72,15 @@ interface StoredRow {
   revision: number | string;
 }
 
-const META_COLUMNS = ['entries', 'source_version', 'format', 'etag', 'modified_at', 'generated_at', 'revision'] as const;
+const META_COLUMNS = [
+  'entries',
+  'source_version',
+  'format',
+  'etag',
+  'modified_at',
+  'generated_at',
+  'revision',
+] as const;
 
 /** The current version of a kind's rows (changes with every write to the table). */
 async function sourceVersion(db: Knex, kind: TeiKind): Promise<string | null> {
@@ -81,11 +89,21 @@ async function sourceVersion(db: Knex, kind: TeiKind): Promise<string | null> {
 }
 
 function storedRow(db: Knex, kind: TeiKind): Promise<StoredRow | undefined> {
-  return db('tei_exports').where('kind', kind).first<StoredRow | undefined>(...META_COLUMNS);
+  return db('tei_exports')
+    .where('kind', kind)
+    .first<StoredRow | undefined>(...META_COLUMNS);
 }
 
-const isFresh = (row: StoredRow | undefined, version: string | null): row is StoredRow & { etag: string; modified_at: string } =>
-  row !== undefined && version !== null && row.source_version === version && row.format === TEI_FORMAT && row.etag !== null && row.modified_at !== null;
+const isFresh = (
+  row: StoredRow | undefined,
+  version: string | null,
+): row is StoredRow & { etag: string; modified_at: string } =>
+  row !== undefined &&
+  version !== null &&
+  row.source_version === version &&
+  row.format === TEI_FORMAT &&
+  row.etag !== null &&
+  row.modified_at !== null;
 
 const metaOf = (kind: TeiKind, row: StoredRow & { etag: string; modified_at: string }): TeiExportMeta => ({
   kind,
@@ -104,10 +122,14 @@ export function contentHash(document: string): string {
  * columns: the mapping (tei-document.ts) takes the fields it knows, including ones that later
  * migrations add (Anton's variants, abbreviations, SIKART and Wikipedia ids).
  */
-async function build(db: Knex, kind: TeiKind): Promise<{ document: string; entries: number; lastChange: string | null }> {
+async function build(
+  db: Knex,
+  kind: TeiKind,
+): Promise<{ document: string; entries: number; lastChange: string | null }> {
   const rows = await db(kind).select<({ id: number | string } & Record<string, unknown>)[]>('*').orderBy('id');
   let lastChange: string | null = null;
-  for (const { updated_at: at } of rows) if (typeof at === 'string' && (lastChange === null || at > lastChange)) lastChange = at;
+  for (const { updated_at: at } of rows)
+    if (typeof at === 'string' && (lastChange === null || at > lastChange)) lastChange = at;
   // PostgreSQL returns ids as numbers for integer columns, but normalise anyway: ids become xml:id values.
   const normalised: SourceRow[] = rows.map((r) => ({ ...r, id: Number(r.id) }));
   return { document: projectionOf(kind).document(normalised, lastChange), entries: rows.length, lastChange };
@@ -137,16 +159,24 @@ export function nextModified(previous: string | null, dataChange: string | null,
  * stored. `version` must have been read before the rows: the stored version is then never newer
  * than the data, at worst older (and rebuilt once more).
  */
-async function rebuild(ctx: Ctx, kind: TeiKind, version: string | null, old: StoredRow | undefined): Promise<{ exp: TeiExport; stored: boolean }> {
+async function rebuild(
+  ctx: Ctx,
+  kind: TeiKind,
+  version: string | null,
+  old: StoredRow | undefined,
+): Promise<{ exp: TeiExport; stored: boolean }> {
   const { document, entries, lastChange } = await build(ctx.db, kind);
   const now = ctx.clock.now();
   const etag = contentHash(document);
   const unchanged = old !== undefined && old.etag === etag && old.modified_at !== null;
-  const modifiedAt = unchanged ? (old.modified_at as string) : nextModified(old ? (old.modified_at ?? old.generated_at) : null, lastChange, now);
+  const modifiedAt = unchanged
+    ? (old.modified_at as string)
+    : nextModified(old ? (old.modified_at ?? old.generated_at) : null, lastChange, now);
   const meta = { source_version: version, format: TEI_FORMAT, entries, generated_at: now.toISOString() };
   const exp: TeiExport = { kind, entries, etag, modifiedAt, document, stored: true };
   if (old === undefined) {
-    const rows: unknown = await ctx.db('tei_exports')
+    const rows: unknown = await ctx
+      .db('tei_exports')
       .insert({ kind, document, etag, modified_at: modifiedAt, revision: 1, ...meta })
       .onConflict('kind')
       .ignore()
@@ -155,7 +185,8 @@ async function rebuild(ctx: Ctx, kind: TeiKind, version: string | null, old: Sto
   }
   // Unchanged content: only the bookkeeping is written, not the (possibly large) document again.
   const changes = unchanged ? meta : { ...meta, document, etag, modified_at: modifiedAt };
-  const n = await ctx.db('tei_exports')
+  const n = await ctx
+    .db('tei_exports')
     .where({ kind, revision: old.revision })
     .update({ ...changes, revision: Number(old.revision) + 1 });
   return { exp, stored: Number(n) === 1 };
@@ -191,7 +222,11 @@ const ATTEMPTS = 5;
  * included only when it was rebuilt (a fresh stored one is read by readExport, and only when
  * the client does not have it already).
  */
-export async function currentExport(ctx: Ctx, kind: TeiKind, force = false): Promise<TeiExportMeta & { document?: string }> {
+export async function currentExport(
+  ctx: Ctx,
+  kind: TeiKind,
+  force = false,
+): Promise<TeiExportMeta & { document?: string }> {
   let last: TeiExport | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const version = await sourceVersion(ctx.db, kind); // first: see rebuild()
@@ -209,7 +244,10 @@ export async function currentExport(ctx: Ctx, kind: TeiKind, force = false): Pro
 
 /** The stored export with its document (after currentExport said it is fresh). */
 export async function readExport(ctx: Ctx, kind: TeiKind): Promise<TeiExport> {
-  const row = await ctx.db('tei_exports').where('kind', kind).first<(StoredRow & { document: string }) | undefined>('document', ...META_COLUMNS);
+  const row = await ctx
+    .db('tei_exports')
+    .where('kind', kind)
+    .first<(StoredRow & { document: string }) | undefined>('document', ...META_COLUMNS);
   if (row && row.etag !== null && row.modified_at !== null) {
     return { ...metaOf(kind, row as StoredRow & { etag: string; modified_at: string }), document: row.document };
   }
@@ -241,7 +279,10 @@ export async function regenerateEntries(ctx: Ctx, kind: TeiKind, ids: readonly n
   const found = new Set<number>();
   // Chunked: SQLite limits the number of bound parameters per statement.
   for (let i = 0; i < possible.length; i += 500) {
-    const rows = await ctx.db(kind).whereIn('id', possible.slice(i, i + 500)).select<{ id: number | string }[]>('id');
+    const rows = await ctx
+      .db(kind)
+      .whereIn('id', possible.slice(i, i + 500))
+      .select<{ id: number | string }[]>('id');
     for (const r of rows) found.add(Number(r.id));
   }
   const missing = ids.filter((id) => !found.has(id));

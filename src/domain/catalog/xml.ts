@@ -64,11 +64,16 @@ export interface XmlNode {
 /** An element with text content; names are trusted constants, attribute values and text are escaped. */
 export const el = (name: string, attrs: Attrs, text?: string | null): XmlNode => ({ name, attrs, text });
 /** An element with child elements. */
-export const parent = (name: string, attrs: Attrs, children: readonly XmlNode[]): XmlNode => ({ name, attrs, children });
+export const parent = (name: string, attrs: Attrs, children: readonly XmlNode[]): XmlNode => ({
+  name,
+  attrs,
+  children,
+});
 
 function attrText(attrs: Attrs): string {
   let out = '';
-  for (const [name, value] of attrs) if (value !== null && value !== undefined) out += ` ${name}="${escapeAttr(value)}"`;
+  for (const [name, value] of attrs)
+    if (value !== null && value !== undefined) out += ` ${name}="${escapeAttr(value)}"`;
   return out;
 }
 
@@ -85,7 +90,11 @@ export function serialize(node: XmlNode, depth = 0): string {
  * entries then holds one string per entry instead of a tree of objects per entry (which cost
  * more in garbage collection than the serialising itself).
  */
-export const prerendered = (node: XmlNode, depth: number): XmlNode => ({ name: node.name, attrs: [], raw: serialize(node, depth) });
+export const prerendered = (node: XmlNode, depth: number): XmlNode => ({
+  name: node.name,
+  attrs: [],
+  raw: serialize(node, depth),
+});
 
 function write(node: XmlNode, depth: number, lines: string[]): void {
   if (node.raw !== undefined) {

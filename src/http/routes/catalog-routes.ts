@@ -24,7 +24,9 @@ export interface CatalogRoutes<R extends { id: number }, Filter, B extends Beaco
   update?: { method: 'PUT' | 'POST'; change: (ctx: Ctx, id: number, body: Record<string, unknown>) => Promise<R> };
 }
 
-export function catalogRoutes<R extends { id: number }, Filter, B extends BeaconProvider>(api: CatalogRoutes<R, Filter, B>): HandlerMap {
+export function catalogRoutes<R extends { id: number }, Filter, B extends BeaconProvider>(
+  api: CatalogRoutes<R, Filter, B>,
+): HandlerMap {
   const { resource } = api;
   const path = `/api/${resource.table}`;
   const show = (ctx: ApiContext, record: R) => (api.show ? api.show(record, ctx.state.deps.config.slug) : record);
@@ -40,7 +42,12 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
         return;
       }
       const list = await api.list(deps, q, filter);
-      ctx.body = q.format === 'select2' ? toSelect2(list, resource.select2) : api.show ? { ...list, data: list.data.map((r) => show(ctx, r)) } : list;
+      ctx.body =
+        q.format === 'select2'
+          ? toSelect2(list, resource.select2)
+          : api.show
+            ? { ...list, data: list.data.map((r) => show(ctx, r)) }
+            : list;
     },
   };
   const { get, create, update } = api;

@@ -10,4 +10,14 @@ import { handlers as reconcile } from './reconcile.js';
 import { handlers as sips } from './sips.js';
 import { handlers as tei } from './tei.js';
 
-export const HANDLERS: HandlerMap = { ...objects, ...actors, ...places, ...keywords, ...reconcile, ...sips, ...ingest, ...aiUsage, ...tei };
+export const HANDLERS: HandlerMap = {
+  ...objects,
+  ...actors,
+  ...places,
+  ...keywords,
+  ...reconcile,
+  ...sips,
+  ...ingest,
+  ...aiUsage,
+  ...tei,
+};

@@ -6,7 +6,12 @@ import { invalid } from '../../errors.js';
 import { extend, proposeProperties } from '../../domain/catalog/reconcile-extend.js';
 import { BatchTooLarge } from '../../domain/catalog/reconcile-input.js';
 import { previewHtml } from '../../domain/catalog/reconcile-preview.js';
-import { parseSuggestParams, suggestEntities, suggestProperties, suggestTypes } from '../../domain/catalog/reconcile-suggest.js';
+import {
+  parseSuggestParams,
+  suggestEntities,
+  suggestProperties,
+  suggestTypes,
+} from '../../domain/catalog/reconcile-suggest.js';
 import { manifest, RECONCILE_KINDS, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile.js';
 import { answerJson } from '../cors.js';
 import { HttpError } from '../errors.js';
@@ -24,13 +29,18 @@ async function sized<T>(work: Promise<T>): Promise<T> {
 }
 
 /** The endpoint: `queries` or `extend` (one of them), else the manifest. */
-async function endpoint(ctx: ApiContext, kind: ReconcileKind, params: { queries: unknown; extend: unknown }): Promise<void> {
+async function endpoint(
+  ctx: ApiContext,
+  kind: ReconcileKind,
+  params: { queries: unknown; extend: unknown },
+): Promise<void> {
   const { queries, extend: extension } = params;
   if (queries !== undefined && extension !== undefined) {
     throw invalid('invalid reconciliation request', { queries: 'give either queries or extend, not both' });
   }
   if (extension !== undefined) return answerJson(ctx, await sized(extend(ctx.state.deps, kind, extension)));
-  if (queries !== undefined || ctx.method === 'POST') return answerJson(ctx, await sized(reconcile(ctx.state.deps, kind, queries)));
+  if (queries !== undefined || ctx.method === 'POST')
+    return answerJson(ctx, await sized(reconcile(ctx.state.deps, kind, queries)));
   // Queries need a token unless public_access is on: the manifest says how to send one.
   answerJson(ctx, manifest(kind, baseUrl(ctx), { authentication: !ctx.state.settings.public_access }));
 }
@@ -41,7 +51,10 @@ function reconciliation(kind: ReconcileKind): HandlerMap {
     [`GET ${path}`]: (ctx) => endpoint(ctx, kind, { queries: ctx.query.queries, extend: ctx.query.extend }),
     [`POST ${path}`]: (ctx) => {
       const body = bodyObject(ctx);
-      return endpoint(ctx, kind, { queries: body.queries ?? ctx.query.queries, extend: body.extend ?? ctx.query.extend });
+      return endpoint(ctx, kind, {
+        queries: body.queries ?? ctx.query.queries,
+        extend: body.extend ?? ctx.query.extend,
+      });
     },
     [`GET ${path}/suggest/entity`]: async (ctx) => {
       answerJson(ctx, await suggestEntities(ctx.state.deps, kind, parseSuggestParams(kind, ctx.query)));
@@ -58,7 +71,10 @@ function reconciliation(kind: ReconcileKind): HandlerMap {
     [`GET ${path}/preview/:id`]: async (ctx) => {
       const html = await previewHtml(ctx.state.deps, kind, ctx.params.id ?? '');
       // Shown in an iframe of another origin: no script, no plugins, no sniffing.
-      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'");
+      ctx.set(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+      );
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'no-referrer');
       ctx.type = 'text/html; charset=utf-8';
@@ -68,4 +84,6 @@ function reconciliation(kind: ReconcileKind): HandlerMap {
 }
 
 /** A service for each resource with a reconciliation projection (domain/catalog/resources/). */
-export const handlers: HandlerMap = Object.fromEntries(RECONCILE_KINDS.flatMap((kind) => Object.entries(reconciliation(kind))));
+export const handlers: HandlerMap = Object.fromEntries(
+  RECONCILE_KINDS.flatMap((kind) => Object.entries(reconciliation(kind))),
+);

@@ -45,7 +45,11 @@ function setValidators(ctx: ApiContext, meta: TeiExportMeta): void {
   ctx.set('Cache-Control', 'no-cache');
 }
 
-function send(ctx: ApiContext, meta: TeiExportMeta, document: () => Promise<TeiExport> | TeiExport): Promise<void> | void {
+function send(
+  ctx: ApiContext,
+  meta: TeiExportMeta,
+  document: () => Promise<TeiExport> | TeiExport,
+): Promise<void> | void {
   if (notModified(ctx, entityTag(meta), modifiedAt(meta))) {
     setValidators(ctx, meta);
     ctx.status = 304;

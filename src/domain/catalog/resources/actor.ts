@@ -91,8 +91,12 @@ export const ACTOR = defineResource({
         inPreview: false,
       },
       ALTERNATIVE_NAMES,
-      textProperty('date_start', 'Start date', 'Birth or founding: YYYY, YYYY-MM or YYYY-MM-DD', { normalise: checked(PARTIAL_DATE) }),
-      textProperty('date_end', 'End date', 'Death or dissolution: YYYY, YYYY-MM or YYYY-MM-DD', { normalise: checked(PARTIAL_DATE) }),
+      textProperty('date_start', 'Start date', 'Birth or founding: YYYY, YYYY-MM or YYYY-MM-DD', {
+        normalise: checked(PARTIAL_DATE),
+      }),
+      textProperty('date_end', 'End date', 'Death or dissolution: YYYY, YYYY-MM or YYYY-MM-DD', {
+        normalise: checked(PARTIAL_DATE),
+      }),
       GND,
       COMMENT,
     ],

@@ -39,5 +39,10 @@ export const KEYWORD = defineResource({
   select2: (k: Keyword) => k.name,
   tei: { document: keywordsDocument },
   // Keywords have no page of their own, and no other names.
-  reconcile: { types: [{ id: 'keyword', name: 'Keyword' }], columns: ['id', 'name', 'gnd'], view: false, properties: [NAME, GND] },
+  reconcile: {
+    types: [{ id: 'keyword', name: 'Keyword' }],
+    columns: ['id', 'name', 'gnd'],
+    view: false,
+    properties: [NAME, GND],
+  },
 });

@@ -1,6 +1,25 @@
 // Places (SPEC §4.4).
-import { COUNTRY_CODE, isStringRecord, GEONAMES_ID, GND_ID, LABEL_MAP, LOCATION, name, text, WIKIPEDIA_URL } from '../fields.js';
-import { ALTERNATIVE_NAMES, authorityProperty, COMMENT, coordinateProperty, exact, GND, NAME, textProperty } from '../reconcile-properties.js';
+import {
+  COUNTRY_CODE,
+  isStringRecord,
+  GEONAMES_ID,
+  GND_ID,
+  LABEL_MAP,
+  LOCATION,
+  name,
+  text,
+  WIKIPEDIA_URL,
+} from '../fields.js';
+import {
+  ALTERNATIVE_NAMES,
+  authorityProperty,
+  COMMENT,
+  coordinateProperty,
+  exact,
+  GND,
+  NAME,
+  textProperty,
+} from '../reconcile-properties.js';
 import { textOf } from '../reconcile-projection.js';
 import { DERIVED_FIELDS, field, READ_ONLY } from '../record-schema.js';
 import { placesDocument } from '../tei-document.js';
@@ -73,7 +92,19 @@ export const PLACE = defineResource({
   tei: { document: placesDocument },
   reconcile: {
     types: [{ id: 'place', name: 'Place' }],
-    columns: ['id', 'name', 'alternative_names', 'city', 'state', 'address', 'country_code', 'location', 'comment', 'gnd', 'geonames'],
+    columns: [
+      'id',
+      'name',
+      'alternative_names',
+      'city',
+      'state',
+      'address',
+      'country_code',
+      'location',
+      'comment',
+      'gnd',
+      'geonames',
+    ],
     alternativeNames: 'alternative_names',
     view: true,
     describe: (row) => [textOf(row.city), textOf(row.country_code)].filter(Boolean).join(', ') || undefined,

@@ -10,7 +10,12 @@ import type { ReconcileProjection } from '../reconcile-projection.js';
 import type { TeiProjection } from '../tei-document.js';
 import type { Column } from './columns.js';
 
-export interface ResourceDescription<R extends { id: number }, S extends FieldSpecs, F extends string, B extends BeaconProvider = BeaconProvider> {
+export interface ResourceDescription<
+  R extends { id: number },
+  S extends FieldSpecs,
+  F extends string,
+  B extends BeaconProvider = BeaconProvider,
+> {
   table: string;
   /** The word in "no actor with id 3". */
   what: string;
@@ -42,8 +47,12 @@ export interface ResourceDescription<R extends { id: number }, S extends FieldSp
   reconcile?: ReconcileProjection;
 }
 
-export interface Resource<R extends { id: number }, S extends FieldSpecs, F extends string, B extends BeaconProvider = BeaconProvider>
-  extends ResourceDescription<R, S, F, B> {
+export interface Resource<
+  R extends { id: number },
+  S extends FieldSpecs,
+  F extends string,
+  B extends BeaconProvider = BeaconProvider,
+> extends ResourceDescription<R, S, F, B> {
   columnNames: readonly string[];
   listOptions: ListOptions<F>;
   /** The input schemas: a create needs the required fields, a change reads those given. */
@@ -54,13 +63,23 @@ export interface Resource<R extends { id: number }, S extends FieldSpecs, F exte
 export type AnyResource = Resource<any, FieldSpecs, string>;
 
 /** Completes a description with what is derived from it once. */
-export function defineResource<R extends { id: number }, S extends FieldSpecs, F extends string, B extends BeaconProvider = never>(
-  d: ResourceDescription<R, S, F, B>,
-): Resource<R, S, F, B> {
+export function defineResource<
+  R extends { id: number },
+  S extends FieldSpecs,
+  F extends string,
+  B extends BeaconProvider = never,
+>(d: ResourceDescription<R, S, F, B>): Resource<R, S, F, B> {
   return {
     ...d,
     columnNames: Object.keys(d.columns),
-    listOptions: { sortFields: d.list.sortFields, formats: d.list.formats, ...(d.list.searchMax ? { searchMax: d.list.searchMax } : {}) },
-    input: { create: recordSchema(d.fields, 'create', d.readOnly), update: recordSchema(d.fields, 'update', d.readOnly) },
+    listOptions: {
+      sortFields: d.list.sortFields,
+      formats: d.list.formats,
+      ...(d.list.searchMax ? { searchMax: d.list.searchMax } : {}),
+    },
+    input: {
+      create: recordSchema(d.fields, 'create', d.readOnly),
+      update: recordSchema(d.fields, 'update', d.readOnly),
+    },
   };
 }
