@@ -43,8 +43,8 @@ export function parseBeaconProvider<P extends BeaconProvider>(query: QueryInput,
 // noncharacters (U+FDD0-FDEF and the last two code points of every plane, U+FFFE/U+FFFF among
 // them). The grammar allows U+FDD0-FDEF, but they are not text either. U+FEFF (a byte order mark
 // inside a line) is invisible and dropped with them.
-// eslint-disable-next-line no-control-regex
 const NOT_BEACON_CHAR =
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF\uFDD0-\uFDEF\uFEFF]|[\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/gu;
 // Separators that line-splitting readers other than BEACON's treat as line ends (Unicode's line
 // and paragraph separators; VT, FF and NEL are removed above as controls).
