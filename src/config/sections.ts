@@ -32,7 +32,17 @@ export const database = section({
   ),
 });
 
-export const log = section({ level: v.optional(oneOf(LOG_LEVELS), 'info') });
+export const log = section({
+  level: v.optional(oneOf(LOG_LEVELS), 'info'),
+  /** Whether /healthz, /readyz and /metrics get access-log lines (probes come every few seconds). */
+  probes: v.optional(v.boolean('must be true or false'), false),
+});
+
+/**
+ * Who may read /metrics: nobody ("off"), clients whose address (after `trustProxy`) is a
+ * loopback address ("local"), or anyone ("on"). Others get the 404 of an unknown path.
+ */
+export const METRICS_ACCESS = ['off', 'local', 'on'] as const;
 
 export const tls = v.optional(
   v.pipe(
@@ -77,6 +87,7 @@ export const CONFIG_FILE = v.strictObject(
     /** This installation's short name, the first part of Anton's `full_id` (`<slug>-actors-12`). */
     slug: v.optional(slug, 'archive'),
     log,
+    metrics: v.optional(oneOf(METRICS_ACCESS), 'local'),
     tls,
     trustProxy: v.optional(trustProxy, false),
     limits,

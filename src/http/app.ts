@@ -21,6 +21,9 @@ import { errorHandler, httpError } from './errors.js';
 import { accessLog } from './log.js';
 import { budgetKey, clientAddress, type TrustFn } from './client-address.js';
 import { buildRouter, requireRoute, resolveRoute } from './router.js';
+import { readinessAnswer, type ReadinessProbe } from './health.js';
+import { mayReadMetrics, type DaemonMetrics } from './metrics.js';
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiState, Deps } from './types.js';
 
@@ -31,17 +34,72 @@ interface AppParts {
   authenticator: Authenticator;
   /** Which peers are trusted proxies (compiled once from `trustProxy`, shared with the connection limits). */
   trust: TrustFn;
+  readiness: ReadinessProbe;
+  metrics: DaemonMetrics;
 }
 
-/** Body problems (400/413/415) are answered only after authentication and the access rule. */
-async function rejectUnreadableBody(ctx: ApiContext, next: Next): Promise<void> {
-  const body = ctx.state.body;
-  if (body.kind === 'invalid')
-    throw httpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
-  await next();
+/** Paths answered outside /api, without authentication (GET and HEAD only; see serveProbes). */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+const isProbe = (ctx: ApiContext) => PROBES.has(ctx.path) && (ctx.method === 'GET' || ctx.method === 'HEAD');
+
+/**
+ * /healthz, /readyz and /metrics. Any other method on these paths, and /metrics for a client
+ * the `metrics` key does not let in, get the 404 every unknown path gets.
+ */
+function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: Deps['config']['metrics']) {
+  return async function probes(ctx: ApiContext, next: Next): Promise<void> {
+    if (!isProbe(ctx) || (ctx.path === '/metrics' && !mayReadMetrics(access, ctx.ip))) {
+      await next();
+      return;
+    }
+    ctx.state.probe = true;
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.path === '/healthz') {
+      ctx.body = { status: 'ok' };
+    } else if (ctx.path === '/readyz') {
+      const { status, body } = readinessAnswer(await readiness.check());
+      ctx.status = status;
+      ctx.body = body;
+    } else {
+      const { contentType, body } = await metrics.text();
+      ctx.type = contentType;
+      ctx.body = body;
+    }
+  };
 }
 
-export function createApp({ deps, log, access, authenticator, trust }: AppParts): Koa<ApiState> {
+/** Counts every answer by route template (paths outside the matrix as `unmatched`). */
+function countRequests(metrics: DaemonMetrics) {
+  return async function count(ctx: ApiContext, next: Next): Promise<void> {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const route = ctx.state.route?.path ?? (ctx.state.probe ? ctx.path : 'unmatched');
+      metrics.observe(ctx.method, route, ctx.status, (performance.now() - started) / 1000);
+      if (ctx.state.authRefusal) metrics.refused(ctx.state.authRefusal);
+    }
+  };
+}
+
+/**
+ * Body problems (400/413/415, or an upload the server could not store) are answered only after
+ * authentication and the access rule.
+ */
+function rejectUnreadableBody(log: Logger) {
+  return async function unreadableBody(ctx: ApiContext, next: Next): Promise<void> {
+    const body = ctx.state.body;
+    if (body.kind === 'invalid') {
+      if ('code' in body)
+        log.error({ request_id: ctx.state.requestId, code: body.code }, 'an upload could not be written to dataDir');
+      throw httpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
+    }
+    await next();
+  };
+}
+
+export function createApp(parts: AppParts): Koa<ApiState> {
+  const { deps, log, access, authenticator, trust, readiness, metrics } = parts;
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   const router = buildRouter(HANDLERS);
@@ -50,10 +108,14 @@ export function createApp({ deps, log, access, authenticator, trust }: AppParts)
   app.use(async (ctx: ApiContext, next: Next) => {
     ctx.request.ip = clientAddress(ctx.req, trust);
     ctx.state.client = budgetKey(ctx.request.ip);
+    ctx.state.requestId = requestIdFor(ctx.req, trust);
+    ctx.set(REQUEST_ID_HEADER, ctx.state.requestId);
     await next();
   });
-  app.use(accessLog(log));
+  app.use(accessLog(log, (ctx) => ctx.state.probe === true && !deps.config.log.probes));
+  app.use(countRequests(metrics));
   app.use(errorHandler(log));
+  app.use(serveProbes(readiness, metrics, deps.config.metrics));
   app.use(async (ctx: ApiContext, next: Next) => {
     ctx.state.deps = deps;
     ctx.state.principal = null;
@@ -90,7 +152,7 @@ export function createApp({ deps, log, access, authenticator, trust }: AppParts)
   app.use(answerAuthorization(deps.config.limits.failedAuthDelayMs)); // 2. … and answered
   app.use(requireRoute); // 404 / 405, only once the header has been judged
   app.use(enforceAccess); // 3. the route's rule
-  app.use(rejectUnreadableBody); // 4. then validation
+  app.use(rejectUnreadableBody(log)); // 4. then validation
   app.use(router.routes());
   return app;
 }

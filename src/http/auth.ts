@@ -27,8 +27,10 @@ export function refuseApiTokenInBody(log: Logger) {
 }
 
 function refuseApiToken(ctx: ApiContext, log: Logger, where: 'query' | 'body'): never {
+  ctx.state.authRefusal = 'api_token';
   log.warn(
     {
+      request_id: ctx.state.requestId,
       method: ctx.method,
       path: ctx.querystring ? `${ctx.path}?${redactQuery(ctx.querystring)}` : ctx.path,
       where,
@@ -94,11 +96,13 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
       const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
       const value = match?.[2];
       if (!match || match[1]?.toLowerCase() !== 'bearer') {
+        ctx.state.authRefusal = 'header';
         ctx.state.refusal = {
           error: unauthorized('only Authorization: Bearer <token> is accepted', false),
           answerAt: 0,
         };
       } else if (!value) {
+        ctx.state.authRefusal = 'header';
         ctx.state.refusal = { error: unauthorized('the Authorization header carries no token', false), answerAt: 0 };
       } else {
         const result = await authenticator.authenticate(value, snapshot.generation, ctx.state.client);
@@ -107,6 +111,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
           ctx.state.tokenId = result.principal.selector;
         } else {
           if (result.selector) ctx.state.tokenId = result.selector;
+          ctx.state.authRefusal = result.reason;
           // Every refused value is answered at the same moment after the request was judged,
           // whatever the refusal cost: the answer's timing says nothing about the id.
           ctx.state.refusal = {
@@ -161,6 +166,7 @@ export async function enforceAccess(ctx: ApiContext, next: Next): Promise<void> 
     const rule = ruleOf(ctx, route);
     const decision = decide(rule, ctx.method, ctx.state.settings, ctx.state.principal?.role ?? null);
     if (decision === 'unauthenticated') {
+      ctx.state.authRefusal = 'missing';
       throw unauthorized('authentication required: send Authorization: Bearer <token>', false);
     }
     if (decision === 'forbidden') {

@@ -102,6 +102,12 @@ async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, s
 }
 
 /**
+ * Removes a temporary upload file. A path that cannot even be looked at (its directory is gone or
+ * is no directory) holds no file: that must not keep the request from being answered.
+ */
+const removeQuietly = (file: string): Promise<void> => rm(file, { force: true }).catch(() => undefined);
+
+/**
  * When reading stops before the end of a body, the rest is discarded only when the request says
  * it is this small (Content-Length): the answer then leaves on a connection the client can read
  * it from (a client still writing into a closed connection gets a reset and may never see the
@@ -148,7 +154,7 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
       settled = true;
       await Promise.allSettled(writes);
       const handedOver = result.kind === 'multipart' ? result.files : [];
-      await Promise.all(files.filter((f) => !handedOver.includes(f)).map((f) => rm(f.path, { force: true })));
+      await Promise.all(files.filter((f) => !handedOver.includes(f)).map((f) => removeQuietly(f.path)));
       await restLeft;
       resolve(result);
     };
@@ -256,9 +262,21 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
         decide(problem as ParsedBody);
       });
       writes.push(
-        storeFile(stream, file, limits.tmpDir, () => decided !== null).catch(() =>
-          fail(400, 'the upload could not be stored'),
-        ),
+        storeFile(stream, file, limits.tmpDir, () => decided !== null).catch((err: unknown) => {
+          // The part's stream must be consumed or busboy waits for it forever (and so would the
+          // client). The server's own failure is answered at once; the rest is not read.
+          stream.resume();
+          if (decided) return;
+          const given = (err as { code?: unknown }).code;
+          const code = typeof given === 'string' ? given : 'error';
+          const full = code === 'ENOSPC' || code === 'EDQUOT';
+          decide({
+            kind: 'invalid',
+            status: full ? 507 : 500,
+            message: full ? 'no space left to store the upload' : 'the upload could not be stored',
+            code,
+          });
+        }),
       );
     });
     bb.on('partsLimit', () => fail(413, 'too many multipart parts'));
@@ -304,7 +322,7 @@ export function readBody(limits: BodyLimits) {
     } finally {
       const body = ctx.state.body;
       // Temporary upload files that no handler moved into place are removed.
-      if (body.kind === 'multipart') await Promise.all(body.files.map((f) => rm(f.path, { force: true })));
+      if (body.kind === 'multipart') await Promise.all(body.files.map((f) => removeQuietly(f.path)));
     }
   };
 }

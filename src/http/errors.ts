@@ -69,7 +69,8 @@ export function errorHandler(log: Logger) {
         ctx.status = STATUS[err.kind];
         ctx.body = err.fields ? { error: err.message, fields: err.fields } : { error: err.message };
       } else {
-        log.error({ err: scrub(err), method: ctx.method, path: ctx.path }, 'unhandled error');
+        const requestId = (ctx.state as { requestId?: string }).requestId;
+        log.error({ err: scrub(err), method: ctx.method, path: ctx.path, request_id: requestId }, 'unhandled error');
         ctx.status = 500;
         ctx.body = { error: 'internal error' };
       }

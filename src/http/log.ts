@@ -1,6 +1,8 @@
-// Logs: JSON lines on stdout (systemd and journald take them as they are). One line per request:
-// method, path (api_token values replaced by [REDACTED]), status, duration, the token's public
-// id. Never the Authorization header, never a body.
+// Logs: JSON lines on stdout, levels as words (`"level":"info"`). Under systemd (JOURNAL_STREAM
+// names this stdout) each line starts with its syslog priority (`<6>`), which journald strips
+// and keeps as the entry's priority, so `journalctl -p warning` works. One line per request:
+// its id, method, path (api_token values replaced by [REDACTED]), status, duration, the token's
+// public id, the client's address and user agent. Never the Authorization header, never a body.
 //
 // Token values reach log lines anyway when clients put them where they do not belong: a query
 // parameter of another name (`?access_token=`, `?API_TOKEN=`), a path segment, a User-Agent, an
@@ -8,42 +10,93 @@
 // (redactTokens in src/errors.ts): token-shaped values keep `arc_` and their public id, other
 // long runs of token characters are replaced whole. It sees the finished line, so it covers every
 // field at any depth, the message, bindings of child loggers and serialised errors alike.
+import { fstatSync } from 'node:fs';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
+import { escapeUnsafe } from '../domain/tokens/names.js';
 import { redactTokens } from '../errors.js';
 import { redactQuery } from './api-token.js';
 import type { ApiContext } from './types.js';
 
-export async function createLogger(level: string, destination?: NodeJS.WritableStream): Promise<Logger> {
+/** syslog priorities (sd-daemon(3)) of pino's levels. */
+const PRIORITY: Record<string, number> = { trace: 7, debug: 7, info: 6, warn: 4, error: 3, fatal: 2 };
+
+/**
+ * True when file descriptor `fd` is the stream systemd connected to the journal: JOURNAL_STREAM
+ * holds its device and inode (systemd.exec(5)). A stdout redirected elsewhere (a pipe, a file)
+ * keeps the variable but not the match, and gets plain JSON lines.
+ */
+export function isJournalStream(env: NodeJS.ProcessEnv, fd = 1): boolean {
+  const match = /^(\d+):(\d+)$/.exec(env.JOURNAL_STREAM ?? '');
+  if (!match) return false;
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    return stat.dev === BigInt(match[1] as string) && stat.ino === BigInt(match[2] as string);
+  } catch {
+    return false;
+  }
+}
+
+/** Prefixes a finished line with its priority; the level is the line's first key. */
+function withPriority(line: string): string {
+  const level = /^\{"level":"([a-z]+)"/.exec(line)?.[1];
+  return `<${PRIORITY[level ?? 'info'] ?? 6}>${line}`;
+}
+
+/**
+ * `destination`: where lines go (default: stdout); `journal`: prefix lines with their syslog
+ * priority (default: when stdout is the journal stream and the lines go there).
+ */
+export async function createLogger(
+  level: string,
+  destination?: NodeJS.WritableStream,
+  options: { journal?: boolean | undefined } = {},
+): Promise<Logger> {
   const { pino } = await import('pino');
+  const journal = options.journal ?? (destination === undefined && isJournalStream(process.env));
   return pino(
     {
       level,
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
-      hooks: { streamWrite: redactTokens },
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: { streamWrite: journal ? (line) => withPriority(redactTokens(line)) : redactTokens },
     },
     (destination as never) ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 
-export function accessLog(log: Logger) {
+/** A user agent as logged: at most this many characters, control and bidi characters escaped. */
+const USER_AGENT_CHARS = 256;
+
+export function userAgentForLog(value: string | undefined): string | null {
+  if (!value) return null;
+  const cut = value.length > USER_AGENT_CHARS ? `${value.slice(0, USER_AGENT_CHARS)}…` : value;
+  return escapeUnsafe(cut);
+}
+
+/** `skip`: requests that get no line (the probes, unless `log.probes`). */
+export function accessLog(log: Logger, skip: (ctx: ApiContext) => boolean = () => false) {
   return async function logRequest(ctx: ApiContext, next: Next): Promise<void> {
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info(
-        {
-          method: ctx.method,
-          path: ctx.querystring ? `${ctx.path}?${redactQuery(ctx.querystring)}` : ctx.path,
-          status: ctx.status,
-          duration_ms: Math.round(ms * 100) / 100,
-          token: ctx.state.tokenId ?? null,
-        },
-        'request',
-      );
+      if (!skip(ctx))
+        log.info(
+          {
+            request_id: ctx.state.requestId,
+            method: ctx.method,
+            path: ctx.querystring ? `${ctx.path}?${redactQuery(ctx.querystring)}` : ctx.path,
+            status: ctx.status,
+            duration_ms: Math.round(ms * 100) / 100,
+            token: ctx.state.tokenId ?? null,
+            ip: ctx.ip,
+            user_agent: userAgentForLog(ctx.get('User-Agent')),
+          },
+          'request',
+        );
     }
   };
 }

@@ -2,15 +2,13 @@
 // HTTP or HTTPS with the configured limits and timeouts. `close()` is the graceful shutdown:
 // stop accepting, finish the requests in flight, flush "last used", close the database.
 import { readFileSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { watchAccessGeneration, type GenerationSource } from '../db/access-watch.js';
+import { watchAccessGeneration } from '../db/access-watch.js';
 import { databaseFileWarning, openDatabase } from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
 import { migrateLatest, pendingMigrations } from '../db/migrate.js';
@@ -22,7 +20,10 @@ import { createApp } from './app.js';
 import { compileTrust } from './client-address.js';
 import { guardConnections, type ConnectionGuard } from './connection-limits.js';
 import { scrub } from './errors.js';
+import { ReadinessProbe } from './health.js';
 import { createLogger } from './log.js';
+import { DaemonMetrics } from './metrics.js';
+import { databaseUnreachable, listenOn, prepareDataDir } from './startup.js';
 
 export interface DaemonOptions {
   migrate?: boolean;
@@ -43,6 +44,13 @@ export interface Daemon {
   authenticator: Authenticator;
   lastUsed: LastUsedRecorder;
   connections: ConnectionGuard['stats'];
+  readiness: ReadinessProbe;
+  metrics: DaemonMetrics;
+  /**
+   * SIGHUP: logged and otherwise ignored. Nothing is reopened (logs go to stdout, the journal's;
+   * the configuration is read at start): restart the service to apply a changed configuration.
+   */
+  hangup(): void;
   /** Graceful shutdown; resolves when everything is closed. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -83,36 +91,78 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') }
     : null;
   const log = await createLogger(config.log.level, options.logDestination);
-  const fileWarning = databaseFileWarning(config);
-  if (fileWarning) log.warn(fileWarning.replace(/^warning: /, ''));
-  const db = await openDatabase(config.database);
-  let source: GenerationSource;
   try {
-    if (options.migrate === false) {
-      const pending = await pendingMigrations(db);
-      if (pending.length > 0)
-        throw usage(
-          `the database needs migrations (${pending.join(', ')}); ` +
-            'run "archivectl migrate" or start without --no-migrate',
-        );
-    } else {
-      const applied = await migrateLatest(db);
-      if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
-    }
-    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-    // Uploads interrupted by a crash leave temporary files behind; nothing refers to them.
-    await rm(path.join(config.dataDir, 'tmp'), { recursive: true, force: true });
-    source = await watchAccessGeneration(db, (err) =>
-      log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'),
-    );
+    return await start(config, options, clock, tls, log);
   } catch (err) {
-    await db.destroy();
+    // Said once in the log (the journal sees it), then by the CLI as its one line on stderr.
+    log.fatal({ err: scrub(err) }, 'cannot start');
+    await new Promise<void>((resolve) => log.flush(() => resolve()));
     throw err;
   }
+}
 
+async function start(
+  config: Config,
+  options: DaemonOptions,
+  clock: Clock,
+  tls: { cert: Buffer; key: Buffer } | null,
+  log: Logger,
+): Promise<Daemon> {
+  const fileWarning = databaseFileWarning(config);
+  if (fileWarning) log.warn(fileWarning.replace(/^warning: /, ''));
+  await prepareDataDir(config.dataDir);
+  // What is opened from here on is released again when the start fails: nothing may keep the
+  // process alive, or keep this daemon registered on PostgreSQL, once it has given up.
+  const release: (() => Promise<unknown>)[] = [];
+  const releaseAll = async () => {
+    for (const step of release.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    return await startOpened(config, options, clock, tls, log, release);
+  } catch (err) {
+    await releaseAll();
+    throw err;
+  }
+}
+
+async function startOpened(
+  config: Config,
+  options: DaemonOptions,
+  clock: Clock,
+  tls: { cert: Buffer; key: Buffer } | null,
+  log: Logger,
+  release: (() => Promise<unknown>)[],
+): Promise<Daemon> {
+  let db: Db;
+  try {
+    db = await openDatabase(config.database);
+  } catch (err) {
+    throw databaseUnreachable(err, config.database.client);
+  }
+  release.push(() => db.destroy());
+  if (options.migrate === false) {
+    const pending = await pendingMigrations(db).catch((err: unknown) => {
+      throw databaseUnreachable(err, config.database.client);
+    });
+    if (pending.length > 0)
+      throw usage(
+        `the database needs migrations (${pending.join(', ')}); ` +
+          'run "archivectl migrate" or start without --no-migrate',
+      );
+  } else {
+    const applied = await migrateLatest(db).catch((err: unknown) => {
+      throw databaseUnreachable(err, config.database.client);
+    });
+    if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
+  }
+  const source = await watchAccessGeneration(db, (err) =>
+    log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'),
+  );
   const access = new AccessState(db, source);
+  release.push(() => access.close());
   const lastUsed = new LastUsedRecorder(db, clock);
   lastUsed.start();
+  release.push(() => lastUsed.stop());
   const { limits } = config;
   const authenticator = new Authenticator(db, clock, lastUsed, {
     ...DEFAULT_AUTH_OPTIONS,
@@ -120,13 +170,15 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     ...options.auth,
   });
   const trust = compileTrust(config.trustProxy);
-  const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust });
+  const readiness = new ReadinessProbe(db, source);
+  let guard: ReturnType<typeof guardConnections> | null = null;
+  const metrics = new DaemonMetrics({ authenticator, lastUsed, readiness, connections: () => guard?.stats ?? null });
+  const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust, readiness, metrics });
+  const handle = app.callback();
 
   let closing = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
-  const handle = app.callback();
-  let guard: ReturnType<typeof guardConnections> | null = null;
   // A request counts as in flight until its handler has finished, even when its client has
   // gone away meanwhile: shutdown must not close the database under a running handler.
   const onRequest: http.RequestListener = (req, res) => {
@@ -161,13 +213,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
 
   const host = options.host ?? config.listen.host;
   const port = options.port ?? config.listen.port;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, host, port);
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${address.port}`;
@@ -198,5 +244,18 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       await new Promise<void>((resolve) => log.flush(() => resolve()));
     })());
 
-  return { url, server, db, log, access, authenticator, lastUsed, connections: guard.stats, close };
+  return {
+    url,
+    server,
+    db,
+    log,
+    access,
+    authenticator,
+    lastUsed,
+    connections: guard.stats,
+    readiness,
+    metrics,
+    hangup: () => log.info({ signal: 'SIGHUP' }, 'signal received; ignored (restart to apply a changed configuration)'),
+    close,
+  };
 }

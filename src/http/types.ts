@@ -28,7 +28,9 @@ export type ParsedBody =
   /** `names`: every part's name, files included (kept or discarded), for the api_token rule. */
   | { kind: 'multipart'; fields: Record<string, string>; files: UploadedFile[]; names: string[] }
   /** Unreadable (malformed JSON, truncated multipart, unsupported type): answered after authentication. */
-  | { kind: 'invalid'; status: 400 | 413 | 415; message: string };
+  | { kind: 'invalid'; status: 400 | 413 | 415; message: string }
+  /** The upload could not be written under dataDir (`code`: the system's error code, for the log). */
+  | { kind: 'invalid'; status: 500 | 507; message: string; code: string };
 
 export interface Deps {
   db: Db;
@@ -50,6 +52,15 @@ export interface ApiState {
    * `answerAt`: the moment (performance.now()) the pause before the answer counts from, 0 for none.
    */
   refusal: { error: Error; answerAt: number } | null;
+  /**
+   * Why authentication refused this request, for the metrics: a Refusal of the token, `header`
+   * (not a Bearer header), `api_token` (the parameter), `missing` (no token where one is needed).
+   */
+  authRefusal?: string;
+  /** Answered by /healthz, /readyz or /metrics (kept out of the access log unless `log.probes`). */
+  probe?: boolean;
+  /** This request's id (X-Request-Id), in its answer and its log lines. */
+  requestId: string;
   /** The caller's budget unit (its address, an IPv6 /64), behind trusted proxies the client's. */
   client: string;
   body: ParsedBody;

@@ -1,0 +1,79 @@
+// Probes for load balancers and service managers, outside /api and without authentication:
+// - /healthz: the process answers HTTP (liveness; touches nothing else, so a slow database never
+//   gets a live daemon restarted);
+// - /readyz: the database answers within a bounded time and, on PostgreSQL, the connection that
+//   hears of access changes is up (without it every request reads the database: correct, slower).
+// Both answer JSON; a daemon that is not ready answers 503 with an `error` saying why.
+// Probes run at most one database round trip at a time, and reuse a result for a moment: they
+// are open to anyone, and must not become a way to load the database.
+import type { GenerationSource } from '../db/access-watch.js';
+import type { Db } from '../db/dialect.js';
+import type { Lease } from '../db/pg-lease.js';
+
+export const READY_TIMEOUT_MS = 2_000;
+const REUSE_MS = 500;
+
+export interface Readiness {
+  ready: boolean;
+  /** `ok`, `timeout` or `unreachable`. */
+  database: 'ok' | 'timeout' | 'unreachable';
+  /** Seconds the probe query took (up to the timeout). */
+  latency: number;
+  /** PostgreSQL only: whether the change-notification listener is connected. */
+  notifications?: 'up' | 'down';
+}
+
+export class ReadinessProbe {
+  private running: Promise<Readiness> | null = null;
+  private last: { at: number; result: Readiness } | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly source: GenerationSource,
+    private readonly timeoutMs = READY_TIMEOUT_MS,
+  ) {}
+
+  /** The latest result, measured afresh when older than a moment. */
+  check(): Promise<Readiness> {
+    if (this.last && performance.now() - this.last.at < REUSE_MS) return Promise.resolve(this.last.result);
+    this.running ??= this.measure().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async measure(): Promise<Readiness> {
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
+      timer.unref();
+    });
+    const query = this.db.raw('select 1').then(
+      () => 'ok' as const,
+      () => 'unreachable' as const,
+    );
+    const database = await Promise.race([query, timeout]);
+    clearTimeout(timer);
+    const latency = (performance.now() - started) / 1000;
+    const lease = (this.source as GenerationSource & { lease?: Lease }).lease;
+    const notifications = lease ? (lease.listenerPid() === null ? 'down' : 'up') : undefined;
+    const result: Readiness = {
+      ready: database === 'ok' && notifications !== 'down',
+      database,
+      latency,
+      ...(notifications ? { notifications } : {}),
+    };
+    this.last = { at: performance.now(), result };
+    return result;
+  }
+}
+
+/** The answer of /readyz: status and JSON body. */
+export function readinessAnswer(r: Readiness): { status: number; body: Record<string, unknown> } {
+  const checks = { database: r.database, ...(r.notifications ? { notifications: r.notifications } : {}) };
+  if (r.ready) return { status: 200, body: { status: 'ready', checks } };
+  const why =
+    r.database !== 'ok'
+      ? `the database is ${r.database === 'timeout' ? 'not answering' : 'unreachable'}`
+      : 'the change-notification listener is down';
+  return { status: 503, body: { error: `not ready: ${why}`, checks } };
+}

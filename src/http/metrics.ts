@@ -1,0 +1,176 @@
+// /metrics in the Prometheus text format (prom-client). Each daemon has a registry of its own:
+// several daemons may run in one process (tests), and the library's global registry would mix
+// them. Counters kept elsewhere (the authenticator's, "last used"'s) are read at scrape time.
+//
+// Requests are labelled by route template (`/api/objects/:id`), never the raw path: the label
+// set stays bounded whatever clients send. Who may read /metrics is the `metrics` config key.
+import ipaddr from 'ipaddr.js';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Authenticator } from '../domain/tokens/authenticate.js';
+import type { LastUsedRecorder } from '../domain/tokens/last-used.js';
+import type { ConnectionGuard } from './connection-limits.js';
+import type { ReadinessProbe } from './health.js';
+
+export type MetricsAccess = 'off' | 'local' | 'on';
+
+export interface MetricsSources {
+  authenticator: Authenticator;
+  lastUsed: LastUsedRecorder;
+  readiness: ReadinessProbe;
+  /** The connection guard's counts (the guard is made after the app it serves). */
+  connections: () => ConnectionGuard['stats'] | null;
+}
+
+/** A counter that mirrors a running total kept elsewhere (it only ever grows). */
+function mirroredCounter(registry: Registry, name: string, help: string, read: () => number): void {
+  let seen = 0;
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const now = read();
+      if (now > seen) this.inc(now - seen);
+      seen = Math.max(seen, now);
+    },
+  });
+}
+
+export class DaemonMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route'>;
+  private readonly refusals: Counter<'reason'>;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'archivectl_' });
+    this.requests = new Counter({
+      name: 'archivectl_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'archivectl_http_request_duration_seconds',
+      help: 'Time to answer HTTP requests, by method and route template',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'archivectl_auth_refusals_total',
+      help: 'Requests refused at authentication, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    const { authenticator, lastUsed, readiness, connections } = sources;
+    mirroredCounter(
+      this.registry,
+      'archivectl_kdf_runs_total',
+      'Token verifications that ran the KDF (scrypt)',
+      () => authenticator.stats.kdfRuns,
+    );
+    new Gauge({
+      name: 'archivectl_kdf_running',
+      help: 'KDF runs in progress',
+      registers,
+      collect() {
+        this.set(authenticator.kdf.running);
+      },
+    });
+    mirroredCounter(
+      this.registry,
+      'archivectl_kdf_busy_total',
+      'Verifications refused because the KDF queue was full',
+      () => authenticator.stats.busy,
+    );
+    new Gauge({
+      name: 'archivectl_token_cache_entries',
+      help: 'Verified token values held in memory',
+      registers,
+      collect() {
+        this.set(authenticator.cacheSize);
+      },
+    });
+    mirroredCounter(
+      this.registry,
+      'archivectl_token_cache_hits_total',
+      'Requests whose token was verified already',
+      () => authenticator.stats.cacheHits,
+    );
+    mirroredCounter(
+      this.registry,
+      'archivectl_token_lookups_total',
+      'Token rows read from the database',
+      () => authenticator.stats.lookups,
+    );
+    mirroredCounter(
+      this.registry,
+      'archivectl_last_used_writes_total',
+      'UPDATEs of tokens.last_used_at flushed',
+      () => lastUsed.writes,
+    );
+    new Gauge({
+      name: 'archivectl_connections_open',
+      help: 'Open client connections',
+      registers,
+      collect() {
+        this.set(connections()?.open() ?? 0);
+      },
+    });
+    mirroredCounter(
+      this.registry,
+      'archivectl_connections_refused_total',
+      'Connections refused at the limits',
+      () => connections()?.refused ?? 0,
+    );
+    // The readiness probe's own measurement: a scrape sees what a load balancer would.
+    new Gauge({
+      name: 'archivectl_database_up',
+      help: '1 when the database answered the readiness probe in time',
+      registers,
+      async collect() {
+        this.set((await readiness.check()).database === 'ok' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'archivectl_database_latency_seconds',
+      help: 'Time the readiness probe query took (up to its timeout)',
+      registers,
+      async collect() {
+        this.set((await readiness.check()).latency);
+      },
+    });
+    new Gauge({
+      name: 'archivectl_ready',
+      help: '1 when /readyz answers 200',
+      registers,
+      async collect() {
+        this.set((await readiness.check()).ready ? 1 : 0);
+      },
+    });
+  }
+
+  /** One answered request. `route`: the template, or a fixed word for paths outside the matrix. */
+  observe(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.duration.observe({ method, route }, seconds);
+  }
+
+  refused(reason: string): void {
+    this.refusals.inc({ reason });
+  }
+
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** Whether a client (its address after `trustProxy`) may read /metrics. */
+export function mayReadMetrics(access: MetricsAccess, clientIp: string): boolean {
+  if (access === 'on') return true;
+  if (access === 'off' || !ipaddr.isValid(clientIp)) return false;
+  const parsed = ipaddr.process(clientIp);
+  return parsed.range() === 'loopback';
+}

@@ -1,0 +1,22 @@
+// Every request gets an id, sent back in `X-Request-Id` and written in its log lines, so that an
+// answer a user reports can be found in the log. A client's own id is taken only from a trusted
+// proxy (which generated or checked it) and only when it is short and plain: anyone else could
+// otherwise write what they like into the log, or make two requests look like one.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TrustFn } from './client-address.js';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** Ids a proxy may pass on: up to 64 letters, digits and `._:-` (UUIDs, ULIDs, nginx's hex ids). */
+const WELL_FORMED = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** 12 random URL-safe characters (72 bits): unique enough to find one request in years of logs. */
+export const newRequestId = (): string => randomBytes(9).toString('base64url');
+
+/** The proxy's id when the peer is a trusted proxy and the id is well-formed, else a new one. */
+export function requestIdFor(req: IncomingMessage, trust: TrustFn): string {
+  const given = req.headers['x-request-id'];
+  if (typeof given === 'string' && WELL_FORMED.test(given) && trust(req.socket.remoteAddress ?? '', 0)) return given;
+  return newRequestId();
+}

@@ -1,0 +1,79 @@
+// What must hold before the daemon says it is listening. A daemon that cannot do its job has to
+// stop at once with a non-zero status and one line saying why: under systemd a unit that
+// "runs" while listening on nothing, or while every upload fails, is never restarted and never
+// noticed. Each failure is an error whose message is that line (no stack: it is not a bug).
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, rm } from 'node:fs/promises';
+import type { Server } from 'node:net';
+import path from 'node:path';
+
+/** A reason the daemon cannot start, shown as `error: <message>`. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+const codeOf = (err: unknown): string => {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'error';
+};
+
+/**
+ * Makes sure uploads can be written under `dataDir`: the directory exists (created 0700) and a
+ * file can be created in it. Leftover temporary files of a crashed run are removed.
+ */
+export async function prepareDataDir(dataDir: string): Promise<void> {
+  const fail = (what: string, err: unknown) =>
+    new StartupError(`cannot start: dataDir ${dataDir} ${what} (${codeOf(err)})`);
+  try {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw fail('cannot be created', err);
+  }
+  // Uploads interrupted by a crash leave temporary files behind; nothing refers to them.
+  await rm(path.join(dataDir, 'tmp'), { recursive: true, force: true }).catch(() => undefined);
+  // The permission bits alone do not say it (root, ACLs, a read-only mount): try it.
+  const probe = path.join(dataDir, `.write-check-${randomUUID()}`);
+  try {
+    const handle = await open(probe, 'wx', 0o600);
+    await handle.close();
+  } catch (err) {
+    throw fail('is not writable', err);
+  } finally {
+    await rm(probe, { force: true }).catch(() => undefined);
+  }
+}
+
+const LISTEN_PROBLEMS: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use',
+  EADDRNOTAVAIL: 'no such address on this machine',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name does not resolve',
+  EAI_FAIL: 'the host name does not resolve',
+};
+
+/** Listens, or rejects with one line naming the address and the reason. */
+export function listenOn(server: Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      const code = codeOf(err);
+      const shown = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+      reject(new StartupError(`cannot listen on ${shown}: ${LISTEN_PROBLEMS[code] ?? err.message} (${code})`));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** The one line for a database that cannot be opened, reached or migrated. */
+export function databaseUnreachable(err: unknown, client: string): StartupError {
+  if (err instanceof StartupError) return err;
+  const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  return new StartupError(`cannot start: the ${client === 'pg' ? 'PostgreSQL' : 'SQLite'} database: ${message}`);
+}
