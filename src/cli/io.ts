@@ -12,7 +12,7 @@ export type InStream = NodeJS.ReadableStream & { isTTY?: boolean };
  * Where `serve` hears that it must stop ('SIGTERM' or 'SIGINT' events): the process itself, or
  * an emitter of the caller's when the daemon runs inside a process that is not its own (tests).
  */
-export type StopSignals = Pick<NodeJS.EventEmitter, 'once'>;
+export type StopSignals = Pick<NodeJS.EventEmitter, 'once' | 'on' | 'removeListener'>;
 
 export interface CliIo {
   stdout: OutStream;

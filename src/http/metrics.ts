@@ -79,6 +79,14 @@ export class DaemonMetrics {
         this.set(authenticator.kdf.running);
       },
     });
+    new Gauge({
+      name: 'archivectl_kdf_waiting',
+      help: 'Token verifications waiting for a KDF run',
+      registers,
+      collect() {
+        this.set(authenticator.kdf.queued);
+      },
+    });
     mirroredCounter(
       this.registry,
       'archivectl_kdf_busy_total',

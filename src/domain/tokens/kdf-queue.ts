@@ -38,6 +38,11 @@ export class KdfQueue {
 
   constructor(private readonly options: KdfQueueOptions) {}
 
+  /** Jobs waiting for a turn. */
+  get queued(): number {
+    return this.waitingCount;
+  }
+
   get running(): number {
     return this.active;
   }
