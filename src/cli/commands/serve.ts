@@ -20,7 +20,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       const config = readConfig(globals());
       const port = opts.port === undefined ? undefined : parsePort(opts.port);
       const { startDaemon } = await import('../../http/server.js');
-      const { stdout, clock, signals } = io();
+      const { stdout, clock, signals, env } = io();
       // Signals are listened to before the daemon announces that it listens, so that none
       // sent after that line meets a default action: SIGTERM or SIGINT during the start stops
       // the daemon as soon as it has started; SIGHUP, whose default is to end the process, is
@@ -49,9 +49,13 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
           ...(stdout === process.stdout ? {} : { logDestination: stdout }),
         });
         hangup = () => daemon.hangup();
+        const { systemdNotifier } = await import('../systemd-notify.js');
+        const systemd = systemdNotifier(env, (message) => daemon.log.warn(message));
+        systemd.ready(`listening on ${daemon.url}`);
         failure = await new Promise<Error | undefined>((resolve) => {
           const stop = (signal: string) => {
             daemon.log.info({ signal }, 'signal received');
+            systemd.stopping();
             daemon.close().then(
               () => resolve(undefined),
               (err: unknown) => resolve(new Error(`during shutdown: ${(err as Error).message}`)),

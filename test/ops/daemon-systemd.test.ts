@@ -1,0 +1,73 @@
+// Issue 10: Type=notify. With NOTIFY_SOCKET set, the daemon tells systemd READY=1 once it
+// listens, WATCHDOG=1 at half of WATCHDOG_USEC, and STOPPING=1 when it begins to shut down. The
+// socket here is a unix datagram socket of the test's own (Node has none: a python3 receiver),
+// and the daemon a real process, as under systemd.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useSandbox } from '../helpers/cli.js';
+import { spawnDaemon } from '../helpers/daemon.js';
+import { pathOf, systemTool } from '../helpers/system-tools.js';
+
+const python = systemTool('python3', 'python3-minimal');
+const notify = systemTool('systemd-notify', 'systemd');
+const skip = python.skip ?? notify.skip;
+
+// Prints each datagram received as one JSON string per line.
+const RECEIVER = `
+import json, os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print(json.dumps("bound"), flush=True)
+while True:
+    print(json.dumps(s.recv(65536).decode()), flush=True)
+`;
+
+const box = useSandbox();
+
+describe.skipIf(skip !== null)('systemd notification (Type=notify)', () => {
+  let receiver: ChildProcess;
+  const messages: string[] = [];
+  let socketPath = '';
+
+  beforeAll(async () => {
+    socketPath = path.join(box.dir, 'notify.sock');
+    receiver = spawn(pathOf(python, 'python3'), ['-c', RECEIVER, socketPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let partial = '';
+    receiver.stdout?.on('data', (chunk: Buffer) => {
+      partial += chunk.toString('utf8');
+      const parts = partial.split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) messages.push(JSON.parse(line) as string);
+    });
+    await until(() => messages.includes('bound'), 'the receiver to bind');
+    pathOf(notify, 'systemd-notify');
+  });
+  afterAll(() => {
+    receiver?.kill();
+  });
+
+  it('sends READY=1 once listening, WATCHDOG=1 while running and STOPPING=1 on SIGTERM', async () => {
+    const daemon = await spawnDaemon(box, { env: { NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: '200000' } });
+    const has = (field: string) => messages.some((m) => m.split('\n').includes(field));
+    await until(() => has('READY=1'), 'READY=1');
+    const ready = messages.find((m) => m.split('\n').includes('READY=1')) ?? '';
+    expect(ready).toContain(`STATUS=listening on ${daemon.url}`);
+    await until(() => has('WATCHDOG=1'), 'WATCHDOG=1');
+    expect(has('STOPPING=1')).toBe(false);
+    expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    await until(() => has('STOPPING=1'), 'STOPPING=1');
+  });
+
+  it('sends nothing without NOTIFY_SOCKET', async () => {
+    const before = messages.length;
+    const daemon = await spawnDaemon(box);
+    expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(messages.slice(before)).toEqual([]);
+  });
+});
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+}

@@ -1,0 +1,35 @@
+// The README's systemd unit is checked by systemd itself: `systemd-analyze verify` must accept
+// it without a word (it exits 0 even on settings it ignores, so its output must be empty too).
+// ExecStart points at this checkout's binary, since verify checks that the program exists.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT } from '../helpers/cli.js';
+import { pathOf, systemTool } from '../helpers/system-tools.js';
+
+const analyze = systemTool('systemd-analyze', 'systemd');
+
+describe.skipIf(analyze.skip !== null)("the README's systemd unit", () => {
+  it('passes systemd-analyze verify and uses Type=notify with state under StateDirectory', async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const unit = /```ini\n(# \/etc\/systemd\/system\/archivectl\.service\n[\s\S]*?)```/.exec(readme)?.[1];
+    expect(unit, 'an ini block holding archivectl.service').toBeDefined();
+    expect(unit).toMatch(/^Type=notify$/m);
+    expect(unit).toMatch(/^NotifyAccess=all$/m);
+    expect(unit).toMatch(/^StateDirectory=archivectl$/m);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-unit-'));
+    try {
+      const file = path.join(dir, 'archivectl.service');
+      const local = (unit ?? '').replace(/^ExecStart=.*$/m, `ExecStart=${process.execPath} ${BIN} serve`);
+      expect(local).toContain(`ExecStart=${process.execPath}`);
+      await writeFile(file, local);
+      const { stdout, stderr } = await promisify(execFile)(pathOf(analyze, 'systemd-analyze'), ['verify', file]);
+      expect(`${stdout}${stderr}`.trim()).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
