@@ -26,12 +26,22 @@ export function merge(base: Json, over: Json): Json {
   return out;
 }
 
-/** Which file to read: the flag, then ARCHIVE_CONFIG, then ./config.json when present. */
-export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null {
+/**
+ * Which file to read: the flag, then ARCHIVE_CONFIG, then ./config.json when present, then the
+ * system-wide file when present (so that `sudo -u archive archivectl …`, which drops
+ * ARCHIVE_CONFIG, still finds the installation). `systemFile` is a parameter for tests only.
+ */
+export function configPath(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  systemFile = '/etc/archivectl/config.json',
+): string | null {
   if (flag) return path.resolve(cwd, flag);
   if (env.ARCHIVE_CONFIG) return path.resolve(cwd, env.ARCHIVE_CONFIG);
   const local = path.join(cwd, 'config.json');
-  return existsSync(local) ? local : null;
+  if (existsSync(local)) return local;
+  return existsSync(systemFile) ? systemFile : null;
 }
 
 function readJson(file: string): unknown {

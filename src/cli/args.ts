@@ -5,6 +5,7 @@ import { invalid, type AppError } from '../errors.js';
 import { ROLES } from '../domain/roles.js';
 import { parseDate } from '../domain/dates.js';
 import { SETTING_NAMES } from '../domain/settings.js';
+import { TOKEN_STATUSES } from '../domain/tokens/queries.js';
 import { parseInput, summary, v } from '../validation.js';
 
 /** `value` through `schema`; a refusal is `fail(message)`: invalid input (exit 1) unless said otherwise. */
@@ -44,3 +45,18 @@ export const SINCE = calendarDate((text) => `--since must be a date YYYY-MM-DD, 
 
 /** Never quoted in its message: a connection URL may hold a password. */
 export const POSTGRES_URL = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'the target must be a postgres:// URL'));
+
+/** A whole number from `min` on, given as text (`--limit 20`); the message names the flag. */
+export function wholeNumber(flag: string, min: number) {
+  return v.pipe(
+    v.string(),
+    v.regex(/^\d{1,9}$/, (issue) => `${flag} must be a whole number, got "${String(issue.input)}"`),
+    v.transform(Number),
+    v.minValue(min, `${flag} must be at least ${min}`),
+  );
+}
+
+export const TOKEN_STATUS = v.picklist(
+  TOKEN_STATUSES,
+  (issue) => `--status must be one of ${TOKEN_STATUSES.join(', ')}, got "${String(issue.input)}"`,
+);

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { usage } from '../errors.js';
 import { io } from './io.js';
-import { prompt } from './prompt.js';
+import { prompt, PromptCancelled } from './prompt.js';
 
 export function isInteractive(): boolean {
   const { stdin, stdout } = io();
@@ -55,4 +55,15 @@ export async function askFor(value: string | undefined, flag: string, message: s
 export async function askSecret(message: string): Promise<string | undefined> {
   if (!io().stdin.isTTY) return undefined;
   return prompt(message, { output: io().stderr, hidden: true });
+}
+
+/**
+ * Asks before something that cannot be undone, in a terminal only (on stderr, so stdout stays
+ * data); a "no" ends the command with "cancelled" (PromptCancelled). `--yes`, or no terminal
+ * (scripts, cron), goes ahead without asking, as before prompts existed.
+ */
+export async function confirm(question: string, yes: boolean | undefined): Promise<void> {
+  if (yes || !isInteractive()) return;
+  const answer = (await prompt(`${question} [y/N]`, { output: io().stderr })).trim().toLowerCase();
+  if (answer !== 'y' && answer !== 'yes') throw new PromptCancelled();
 }

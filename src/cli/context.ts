@@ -2,8 +2,14 @@
 // and the clock. Opened per command, closed when it ends. Environment, working directory and
 // clock are those of the run (io.ts), so an in-process run with another clock never touches
 // the process's own.
+//
+// Only `migrate` and `serve` create a database. Every other command refuses one that is not
+// there, naming the configuration and the database it looked for: run from the wrong directory
+// (or by `sudo -u`, which drops ARCHIVE_CONFIG), a command that quietly created an empty
+// database would answer "no accounts" and mint tokens that no daemon knows.
 import { loadConfig, type Config } from '../config.js';
-import { databaseFileWarning, openDatabase } from '../db/connect.js';
+import { configError } from '../errors.js';
+import { databaseFileExists, databaseFileWarning, databaseLocation, hasSchema, openDatabase } from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
 import { migrateLatest } from '../db/migrate.js';
 import type { Ctx } from '../domain/context.js';
@@ -19,11 +25,39 @@ export function readConfig(globals: GlobalOptions): Config {
   return loadConfig(globals.config, env, cwd);
 }
 
+/** `config file /etc/archivectl/config.json`, or `no config file: defaults`. */
+export function configSource(config: Pick<Config, 'file'>): string {
+  return config.file ? `config file ${config.file}` : 'no config file: defaults';
+}
+
+function noDatabase(config: Config, what: string): Error {
+  return configError(
+    `${what} (${configSource(config)}). If this is the wrong configuration, give --config or ARCHIVE_CONFIG; ` +
+      'to create a new, empty database there, run: archivectl migrate',
+  );
+}
+
 /** Opens the configured database, first warning on stderr when its file is readable by others. */
-export async function openConfiguredDatabase(config: Config): Promise<Db> {
+export async function openConfiguredDatabase(config: Config, opts: { create?: boolean } = {}): Promise<Db> {
+  if (!opts.create && !databaseFileExists(config.database)) {
+    throw noDatabase(config, `no database at ${databaseLocation(config.database)}`);
+  }
   const warning = databaseFileWarning(config);
   if (warning) note(warning);
-  return openDatabase(config.database);
+  const db = await openDatabase(config.database);
+  if (opts.create) return db;
+  try {
+    if (!(await hasSchema(db))) {
+      throw noDatabase(
+        config,
+        `the database ${databaseLocation(config.database)} holds no archive (no migrations table)`,
+      );
+    }
+    return db;
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
 }
 
 export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config: Config) => Promise<T>): Promise<T> {
@@ -31,8 +65,7 @@ export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config:
   const { clock } = io();
   const db = await openConfiguredDatabase(config);
   try {
-    // A fresh installation needs no separate step: the CLI brings the schema up to date, as
-    // `serve` does.
+    // An existing installation is brought up to date (an upgrade), as `serve` does.
     const applied = await migrateLatest(db);
     if (applied.length > 0) note(`applied ${applied.length} database migration(s)`);
     return await work({ db, clock }, config);

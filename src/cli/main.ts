@@ -10,8 +10,11 @@ import { resolveIo, runWithIo, type CliIo } from './io.js';
 import { PromptCancelled } from './prompt.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
+import { registerBackup } from './commands/backup.js';
 import { registerCatalog } from './commands/catalog.js';
+import { registerCompletion } from './commands/completion.js';
 import { registerCopyDatabase } from './commands/copy-database.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerRoutes } from './commands/routes.js';
 import { registerServe } from './commands/serve.js';
@@ -36,8 +39,11 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
       getErrHasColors: () => false,
     })
     .description('Archive API daemon and its admin CLI')
-    .version(version(), '--version', 'print the version')
-    .option('--config <file>', 'configuration file (else ARCHIVE_CONFIG, else ./config.json, else defaults)')
+    .version(version(), '-V, --version', 'print the version')
+    .option(
+      '--config <file>',
+      'configuration file (else ARCHIVE_CONFIG, else ./config.json, else /etc/archivectl/config.json, else defaults)',
+    )
     .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -51,7 +57,8 @@ Environment:
   ARCHIVECTL_COPY_TO  target postgres:// URL of copy-database, when not given as an argument
   ARCHIVECTL_DEBUG    1: stack traces for unexpected errors
 
-Exit status: 0 done, 1 refused or failed, 2 usage or configuration error.`,
+Exit status: 0 done, 1 refused or failed, 2 usage or configuration error (a database that is
+not there included: only migrate and serve create one), 130 interrupted (Ctrl-C).`,
     );
   const globals = () => program.opts<GlobalOptions>();
   registerServe(program, globals);
@@ -63,6 +70,9 @@ Exit status: 0 done, 1 refused or failed, 2 usage or configuration error.`,
   registerAudit(program, globals);
   registerCatalog(program, globals);
   registerCopyDatabase(program, globals);
+  registerDoctor(program, globals);
+  registerBackup(program, globals);
+  registerCompletion(program);
   return program;
 }
 
@@ -92,8 +102,8 @@ export async function main(argv: string[], given: Partial<CliIo> = {}): Promise<
       const code = exitCodeFor(err);
       if (err instanceof CommanderError) return code; // commander has printed its message
       if (err instanceof PromptCancelled) {
-        io.stderr.write('cancelled\n');
-        return 1;
+        io.stderr.write(err.interrupted ? '\ninterrupted\n' : 'cancelled: nothing was changed\n');
+        return err.interrupted ? 130 : 1;
       }
       // Unexpected errors may quote SQL with bound values (hashes): cut those out. Messages
       // quote names and arguments, which may hold what a terminal would obey: escaped.

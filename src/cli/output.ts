@@ -1,4 +1,4 @@
-// Shared output: one JSON document for --json, a cli-table3 table for people. Data goes to
+// Shared output: one JSON document for --json, a table for people (table.ts). Data goes to
 // stdout; notes, warnings and progress go to stderr, so `$(archivectl …)` captures only data.
 // Everything goes to the run's io (io.ts), never straight to the process's streams.
 //
@@ -9,6 +9,7 @@
 import type { TokenView } from '../domain/tokens/queries.js';
 import { escapeUnsafe, LEGACY_NAME } from '../domain/tokens/names.js';
 import { io } from './io.js';
+import { renderTable } from './table.js';
 
 // JSON.stringify escapes C0 controls but writes DEL, C1 controls and the format characters
 // as they are. They can only occur inside strings, where \uXXXX means the same character.
@@ -40,12 +41,19 @@ export function shown(text: string): string {
   return escapeUnsafe(text);
 }
 
-export async function printTable(head: string[], rows: (string | number)[][]): Promise<void> {
-  // Loaded on demand: only commands that print a table pay for it.
-  const { default: Table } = await import('cli-table3');
-  const table = new Table({ head, style: { head: [], border: [] } });
-  table.push(...rows.map((r) => r.map((cell) => shown(String(cell)))));
-  writeOut(`${table.toString()}\n`);
+/**
+ * A table (table.ts): aligned and fitted to the width in a terminal, tab-separated elsewhere.
+ * `fit.flex`: the free-text columns that may be cut to fit a terminal; `fit.drop`: columns left
+ * out, in that order, when cutting is not enough.
+ */
+export function printTable(
+  head: string[],
+  rows: (string | number)[][],
+  fit: { flex?: number[]; drop?: number[] } = {},
+): void {
+  const { stdout } = io();
+  const cells = rows.map((r) => r.map((cell) => (typeof cell === 'number' ? String(cell) : shown(cell))));
+  writeOut(renderTable(head, cells, { terminal: Boolean(stdout.isTTY), columns: stdout.columns ?? 80, ...fit }));
 }
 
 /** `2026-11-20T22:35:06.123Z` → `2026-11-20 22:35 UTC`. */
@@ -58,13 +66,13 @@ export function tokenName(t: Pick<TokenView, 'kind' | 'name'>): string {
   return t.name === LEGACY_NAME ? LEGACY_NAME : `${LEGACY_NAME} (${t.name})`;
 }
 
-export async function printTokens(tokens: TokenView[], withAccount = true): Promise<void> {
+export function printTokens(tokens: TokenView[], withAccount = true): void {
   if (tokens.length === 0) {
     note('no tokens');
     return;
   }
   const head = ['ID', ...(withAccount ? ['Account'] : []), 'Name', 'Kind', 'Status', 'Created', 'Last used', 'Expires'];
-  await printTable(
+  printTable(
     head,
     tokens.map((t) => [
       t.id,
@@ -76,5 +84,7 @@ export async function printTokens(tokens: TokenView[], withAccount = true): Prom
       humanTime(t.last_used),
       t.expires ?? 'never',
     ]),
+    // In a narrow terminal Kind goes first, then Created (--json or a pipe shows everything).
+    withAccount ? { flex: [1, 2], drop: [3, 5] } : { flex: [1], drop: [2, 4] },
   );
 }

@@ -1,14 +1,19 @@
 // One line typed at a terminal, with node's readline. A secret is typed without echo: readline
 // writes what it echoes to its output, which is muted once the prompt is shown. Ctrl-C or
-// Ctrl-D end the prompt with PromptCancelled (the CLI prints "cancelled").
+// Ctrl-D end the prompt with PromptCancelled: Ctrl-C exits with status 130, as a shell
+// reports a command interrupted by SIGINT; Ctrl-D (end of input) prints "cancelled", status 1.
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import { io, type OutStream } from './io.js';
 
 export class PromptCancelled extends Error {
-  constructor() {
+  /** By Ctrl-C (SIGINT), not by the end of input or a "no". */
+  readonly interrupted: boolean;
+
+  constructor(interrupted = false) {
     super('cancelled');
     this.name = 'PromptCancelled';
+    this.interrupted = interrupted;
   }
 }
 
@@ -23,14 +28,18 @@ export async function prompt(message: string, opts: { output?: OutStream; hidden
   });
   const rl = createInterface({ input: io().stdin, output: shown, terminal: Boolean(io().stdin.isTTY) });
   const cancel = new AbortController();
-  rl.on('SIGINT', () => cancel.abort());
+  let interrupted = false;
+  rl.on('SIGINT', () => {
+    interrupted = true;
+    cancel.abort();
+  });
   rl.on('close', () => cancel.abort());
   try {
     const answer = rl.question(`${message} `, { signal: cancel.signal });
     muted = Boolean(opts.hidden);
     return await answer;
   } catch (err) {
-    if (cancel.signal.aborted) throw new PromptCancelled();
+    if (cancel.signal.aborted) throw new PromptCancelled(interrupted);
     throw err;
   } finally {
     muted = false;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { invalid } from '../errors.js';
+import { invalid, usage } from '../errors.js';
 import { io } from './io.js';
 
 /** The text of a file argument (relative to the run's working directory); "-" is standard input. */
@@ -15,4 +15,21 @@ export async function readInput(file: string): Promise<string> {
   } catch (err) {
     throw invalid(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+}
+
+/**
+ * A token value for `token revoke -` and `token lookup -`: typed without echo in a terminal,
+ * else the first line of standard input. Never an argument: values on a command line stay in
+ * shell history and show in ps.
+ */
+export async function readTokenValue(): Promise<string> {
+  const { askSecret } = await import('./ask.js');
+  const typed = await askSecret('Token value:');
+  const text = typed ?? (await readInput('-'));
+  const value = text
+    .split(/\r?\n/)
+    .find((line) => line.trim() !== '')
+    ?.trim();
+  if (!value) throw usage('no token value on standard input');
+  return value;
 }

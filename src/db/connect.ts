@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { attachSignalFile, signalFileFor } from './change-signal.js';
-import type { Db } from './dialect.js';
+import { isPg, type Db } from './dialect.js';
 
 // Kept for importers outside src/db/ that still name this module for these.
 export type { Db } from './dialect.js';
@@ -36,6 +36,47 @@ export function databaseFileWarning(config: Pick<Config, 'database'>): string | 
     `warning: the database file ${file} has mode ${octal}: other users may read or change token hashes ` +
     `and the audit log; fix it with: chmod 600 ${arg} (and its -wal and -shm files)`
   );
+}
+
+/** Where the database is, for messages: the SQLite file, or the PostgreSQL URL without its password. */
+export function databaseLocation(database: Config['database']): string {
+  if (database.client === 'sqlite3') return database.filename;
+  try {
+    const url = new URL(database.url);
+    if (url.password) url.password = '***';
+    url.searchParams.delete('password');
+    return url.toString();
+  } catch {
+    return 'the configured PostgreSQL database';
+  }
+}
+
+/**
+ * False when the configured SQLite file does not exist: opening it would create an empty
+ * database, which only `migrate` and `serve` may do. A PostgreSQL server is always "there";
+ * whether it holds the schema is hasSchema's question.
+ */
+export function databaseFileExists(database: Config['database']): boolean {
+  return database.client !== 'sqlite3' || existsSync(database.filename);
+}
+
+/** True when migrations have ever run here (knex's bookkeeping table exists). */
+export async function hasSchema(db: Db): Promise<boolean> {
+  return db.schema.hasTable('knex_migrations');
+}
+
+/**
+ * PostgreSQL: daemons whose heartbeat (src/db/pg-lease.ts) is under 3 s old by the database's
+ * clock, and how many rows are older. SQLite daemons register nowhere: null.
+ */
+export async function daemonHeartbeats(db: Db): Promise<{ live: number; stale: number } | null> {
+  if (!isPg(db) || !(await db.schema.hasTable('daemons'))) return null;
+  const rows = await db('daemons').select<{ live: string | number; total: string | number }[]>(
+    db.raw('count(*) filter (where seen_ms > (extract(epoch from clock_timestamp()) * 1000)::bigint - 3000) as live'),
+    db.raw('count(*) as total'),
+  );
+  const live = Number(rows[0]?.live ?? 0);
+  return { live, stale: Number(rows[0]?.total ?? 0) - live };
 }
 
 export async function openDatabase(database: Config['database']): Promise<Db> {

@@ -50,8 +50,8 @@ describe('catalog load', () => {
   it('prints a table of counts for people', async () => {
     const r = await cli.run(['catalog', 'load', await file('human.json', { actors: [{ name: 'Schiller, Friedrich' }] })]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/actors\s*│\s*1/);
-    expect(r.stdout).toMatch(/objects\s*│\s*0/);
+    expect(r.stdout).toMatch(/^actors +1$/m); // plain columns since issue 10 (no borders)
+    expect(r.stdout).toMatch(/^objects +0$/m);
   });
 
   it('refuses a bad entry, naming it, and loads nothing of the file', async () => {

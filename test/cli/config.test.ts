@@ -99,6 +99,8 @@ describe.concurrent('where the configuration comes from', () => {
   it.skipIf(IS_PG)('uses the database of the ARCHIVE_CONFIG file, over ./config.json in the working directory', async () => {
     const { dir, file } = await configIn({ database: { filename: './via-env.sqlite3' } }, 'archive.json');
     // The working directory is the sandbox, whose own config.json names archive.sqlite3.
+    // Only migrate creates a database (issue 10); the command then finds it through ARCHIVE_CONFIG.
+    expect((await cli.run(['migrate'], { config: false, env: { ARCHIVE_CONFIG: file } })).code).toBe(0);
     const r = await cli.run(['account', 'create', 'envuser', '--role', 'user', '--json'], { config: false, env: { ARCHIVE_CONFIG: file } });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'via-env.sqlite3'))).toBe(true);
@@ -114,6 +116,7 @@ describe.concurrent('where the configuration comes from', () => {
 
   it.skipIf(IS_PG)('reads ./config.json of the working directory when neither is given', async () => {
     const { dir } = await configIn({ database: { filename: './local.sqlite3' } });
+    expect((await cli.run(['migrate'], { config: false, cwd: dir })).code).toBe(0); // only migrate creates it
     const r = await cli.run(['settings', '--json'], { config: false, cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'local.sqlite3'))).toBe(true);
@@ -125,6 +128,7 @@ describe.skipIf(IS_PG).concurrent('the SQLite database file', () => {
     const { dir, file } = await configIn({ database: { filename: './sub/rel.sqlite3' }, dataDir: './data' });
     const elsewhere = path.join(cli.dir, 'elsewhere');
     await mkdir(elsewhere, { recursive: true });
+    expect((await cli.run(['migrate'], { config: file, cwd: elsewhere })).code).toBe(0); // only migrate creates it
     const r = await cli.run(['account', 'list', '--json'], { config: file, cwd: elsewhere });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'sub', 'rel.sqlite3'))).toBe(true);
@@ -133,7 +137,9 @@ describe.skipIf(IS_PG).concurrent('the SQLite database file', () => {
 
   it('resolves relative to the config file also when --config itself is relative to the working directory', async () => {
     const { dir } = await configIn({ database: { filename: 'rel2.sqlite3' } });
-    const r = await cli.run(['settings', '--json'], { config: path.relative(cli.dir, path.join(dir, 'config.json')), cwd: cli.dir });
+    const relative = { config: path.relative(cli.dir, path.join(dir, 'config.json')), cwd: cli.dir };
+    expect((await cli.run(['migrate'], relative)).code).toBe(0); // only migrate creates it
+    const r = await cli.run(['settings', '--json'], relative);
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'rel2.sqlite3'))).toBe(true);
     expect(existsSync(path.join(cli.dir, 'rel2.sqlite3'))).toBe(false);
@@ -141,6 +147,7 @@ describe.skipIf(IS_PG).concurrent('the SQLite database file', () => {
 
   it('creates the database file with mode 0600', async () => {
     const { dir, file } = await configIn({ database: { filename: './fresh.sqlite3' } });
+    expect((await cli.run(['migrate'], { config: file })).code).toBe(0); // only migrate creates it
     const r = await cli.run(['account', 'create', 'modeuser', '--role', 'user'], { config: file });
     expect(r.code, r.stderr).toBe(0);
     const db = path.join(dir, 'fresh.sqlite3');
@@ -154,6 +161,7 @@ describe.skipIf(IS_PG).concurrent('the SQLite database file', () => {
     n += 1;
     const empty = path.join(cli.dir, `case${n}`);
     await mkdir(empty, { recursive: true });
+    expect((await cli.run(['migrate'], { config: false, cwd: empty })).code).toBe(0); // only migrate creates it
     const r = await cli.run(['settings', '--json'], { config: false, cwd: empty });
     expect(r.code, r.stderr).toBe(0);
     const db = path.join(empty, 'data', 'archive.sqlite3');

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ROLES } from '../../domain/roles.js';
 import type { Acting } from '../../domain/audit.js';
 import { ROLE, parseArg } from '../args.js';
-import { optionalActor, osActor } from '../ask.js';
+import { confirm, isInteractive, optionalActor, osActor } from '../ask.js';
 import { withDb, type GlobalOptions } from '../context.js';
 import { note, printJson, printTable, printTokens, shown, writeOut } from '../output.js';
 
@@ -67,9 +67,10 @@ is never demoted or deleted.`,
       if (opts.json) printJson(accounts);
       else if (accounts.length === 0) note('no accounts');
       else
-        await printTable(
+        printTable(
           ['Username', 'Role', 'Active tokens'],
           accounts.map((a) => [a.username, a.role, a.tokens]),
+          { flex: [0] },
         );
     });
 
@@ -85,7 +86,7 @@ is never demoted or deleted.`,
         return;
       }
       writeOut(`Account: ${shown(account.username)}\nRole:    ${account.role}\n`);
-      await printTokens(account.tokens, false);
+      printTokens(account.tokens, false);
     });
 
   account
@@ -105,10 +106,22 @@ is never demoted or deleted.`,
     .command('delete <username>')
     .description('delete the account; its tokens stop working at once')
     .option('--as <admin>', AS_HELP)
+    .option('--yes', 'do not ask (in a terminal, deleting an account with active tokens asks first)')
     .option('--json', 'print {"username"}')
-    .action(async (username: string, opts: AsFlag & JsonFlag) => {
-      const { deleteAccount } = await import('../../domain/accounts.js');
-      const deleted = await withDb(globals(), (ctx) => deleteAccount(ctx, username, acting(opts)));
+    .action(async (username: string, opts: AsFlag & JsonFlag & { yes?: boolean }) => {
+      const { deleteAccount, listAccounts } = await import('../../domain/accounts.js');
+      const deleted = await withDb(globals(), async (ctx) => {
+        if (!opts.yes && isInteractive()) {
+          const active = (await listAccounts(ctx)).find((a) => a.username === username)?.tokens ?? 0;
+          if (active > 0) {
+            await confirm(
+              `Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.`,
+              false,
+            );
+          }
+        }
+        return deleteAccount(ctx, username, acting(opts));
+      });
       if (opts.json) printJson(deleted);
       else note(`deleted account ${deleted.username} and its tokens`);
     });

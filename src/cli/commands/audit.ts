@@ -18,9 +18,10 @@ export function registerAudit(program: Command, globals: () => GlobalOptions): v
       if (opts.json) printJson(entries);
       else if (entries.length === 0) note('no audit entries');
       else
-        await printTable(
+        printTable(
           ['At', 'Actor', 'Action', 'Target'],
           entries.map((e) => [humanTime(e.at), e.actor, e.action, e.target]),
+          { flex: [1, 3] },
         );
     });
 }

@@ -39,7 +39,7 @@ Example:
       const counts: LoadCounts = await withDb(globals(), (ctx) => loadCatalog(ctx, data));
       if (opts.json) printJson(counts);
       else
-        await printTable(
+        printTable(
           ['Loaded', 'Count'],
           Object.entries<number>({ ...counts }).map(([kind, n]) => [kind, n]),
         );

@@ -80,7 +80,7 @@ Examples:
         const counts = await copyDatabase(source, target);
         if (opts.json) printJson(counts);
         else {
-          await printTable(
+          printTable(
             ['Table', 'Rows copied'],
             Object.entries(counts).map(([t, n]) => [t, n]),
           );

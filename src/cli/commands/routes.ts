@@ -19,7 +19,7 @@ export function registerRoutes(program: Command, globals: () => GlobalOptions): 
       if (opts.json) printJson(rows);
       else {
         const { RULE_TEXT } = await import('../../domain/access.js');
-        await printTable(
+        printTable(
           ['Method', 'Path', 'Rule', 'Without a token'],
           rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']),
         );

@@ -7,7 +7,7 @@ import type { Settings } from '../../domain/settings.js';
 async function show(settings: Settings, json: boolean | undefined): Promise<void> {
   if (json) printJson(settings);
   else
-    await printTable(
+    printTable(
       ['Setting', 'Value'],
       Object.entries(settings).map(([k, v]) => [k, v ? 'on' : 'off']),
     );

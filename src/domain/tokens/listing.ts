@@ -1,14 +1,15 @@
-// `token list`: an account sees its own tokens; admins and superusers (and the sysadmin, with
+// `token list` and `token lookup`: an account sees its own tokens; admins and superusers (and the sysadmin, with
 // no acting account) see everyone's.
 import { forbidden } from '../../errors.js';
 import { getAccount } from '../accounts.js';
 import type { Ctx } from '../context.js';
 import { mayListAllTokens } from './policy.js';
-import { listTokens, type TokenView } from './queries.js';
+import { listTokens, toView, type TokenFilter, type TokenView } from './queries.js';
+import { findTokenByValue } from './service.js';
 
 export async function listTokensAs(
   ctx: Ctx,
-  opts: { username?: string | undefined; all: boolean; actor?: string | undefined },
+  opts: Omit<TokenFilter, 'accountId'> & { username?: string | undefined; actor?: string | undefined },
 ): Promise<TokenView[]> {
   let username = opts.username;
   if (opts.actor !== undefined) {
@@ -21,5 +22,18 @@ export async function listTokensAs(
     }
   }
   const accountId = username === undefined ? undefined : (await getAccount(ctx, username)).id;
-  return listTokens(ctx, { accountId, all: opts.all });
+  const { all, status, expiringBefore, limit } = opts;
+  return listTokens(ctx, { accountId, all, status, expiringBefore, limit });
+}
+
+/** `token lookup -`: the token a value belongs to, seen with the same rights as token list. */
+export async function lookupTokenAs(ctx: Ctx, value: string, actorName: string | undefined): Promise<TokenView> {
+  const row = await findTokenByValue(ctx, value);
+  if (actorName !== undefined) {
+    const actor = await getAccount(ctx, actorName);
+    if (!mayListAllTokens(actor) && actor.username !== row.username) {
+      throw forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
+    }
+  }
+  return toView(row, ctx.clock.now());
 }

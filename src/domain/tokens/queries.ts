@@ -3,7 +3,8 @@ import type { Ctx } from '../context.js';
 import { utcDate } from '../../clock.js';
 
 export type TokenKind = 'regular' | 'legacy' | 'handoff';
-type TokenStatus = 'active' | 'expired' | 'revoked';
+export const TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;
+export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
 export interface TokenRow {
   id: number;
@@ -74,19 +75,37 @@ function tokenQuery(ctx: Pick<Ctx, 'db'>) {
     );
 }
 
-export async function listTokens(ctx: Ctx, opts: { accountId?: number; all: boolean }): Promise<TokenView[]> {
-  const now = ctx.clock.now();
+export interface TokenFilter {
+  accountId?: number | undefined;
+  /** Expired and revoked tokens too (ignored when `status` is given). */
+  all: boolean;
+  status?: TokenStatus | undefined;
+  /** Only active tokens whose expiry is before this instant. */
+  expiringBefore?: Date | undefined;
+  limit?: number | undefined;
+}
+
+/** One query, whatever the filter: the rows come back in the order shown. */
+export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<TokenView[]> {
+  const now = ctx.clock.now().toISOString();
   const query = tokenQuery(ctx).orderBy([{ column: 'a.username' }, { column: 't.created_at' }, { column: 't.id' }]);
   if (opts.accountId !== undefined) query.where('t.account_id', opts.accountId);
-  if (!opts.all) {
-    query
-      .whereNull('t.revoked_at')
-      .where((q) => {
-        q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now.toISOString());
-      });
+  const status = opts.status ?? (opts.all && !opts.expiringBefore ? undefined : 'active');
+  if (status === 'revoked') query.whereNotNull('t.revoked_at');
+  if (status === 'expired') query.whereNull('t.revoked_at').where('t.expires_at', '<=', now);
+  if (status === 'active') {
+    query.whereNull('t.revoked_at').where((q) => {
+      q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now);
+    });
   }
+  if (opts.expiringBefore) {
+    query.whereNull('t.revoked_at').where('t.expires_at', '>', now);
+    query.where('t.expires_at', '<=', opts.expiringBefore.toISOString());
+  }
+  if (opts.limit !== undefined) query.limit(opts.limit);
   const rows = (await query) as TokenRow[];
-  return rows.map((r) => toView(r, now));
+  const at = ctx.clock.now();
+  return rows.map((r) => toView(r, at));
 }
 
 export async function findTokenBySelector(ctx: Pick<Ctx, 'db'>, selector: string): Promise<TokenRow | undefined> {

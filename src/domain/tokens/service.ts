@@ -8,8 +8,8 @@ import { getAccount, type Account } from '../accounts.js';
 import { record, type Acting } from '../audit.js';
 import type { Ctx } from '../context.js';
 import { handoffExpiry, parseExpiry } from './expiry.js';
-import { isSelector, mint } from './format.js';
-import { hashSecret } from './hash.js';
+import { isSelector, mint, parse } from './format.js';
+import { hashSecret, verifySecret } from './hash.js';
 import { checkTokenName } from './names.js';
 import { assertMayHandOff, assertMayManageTokens, assertMayManageTokensOf, assertMayReceiveToken } from './policy.js';
 import { findTokenBySelector, tokenStatus, toView, type TokenKind, type TokenRow, type TokenView } from './queries.js';
@@ -100,10 +100,32 @@ export async function createToken(ctx: Ctx, input: CreateInput): Promise<Created
 
 async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
   // Never echo the argument: a pasted token value would end up in the terminal and its logs.
+  if (parse(id)) {
+    throw invalid(
+      'that is a token value, not its id: a value on the command line stays in shell history and shows in ps. ' +
+        'Give the 8-character id shown by token list, or pipe the value in: archivectl token revoke - (or lookup -)',
+    );
+  }
   if (!isSelector(id))
     throw invalid('that is not a token id: give the 8-character id shown by token list, not the value');
   const row = await findTokenBySelector(ctx, id);
   if (!row) throw notFound(`no token with id ${id}`);
+  return row;
+}
+
+/**
+ * The token a value belongs to (the way to answer a leak: the id is inside the value). The
+ * secret must match too, so a made-up value with a real id finds nothing. Errors never quote
+ * the value.
+ */
+export async function findTokenByValue(ctx: Ctx, value: string): Promise<TokenRow> {
+  const parsed = parse(value);
+  if (!parsed)
+    throw invalid('that is not a token value (arc_ and 54 letters and digits, or a 60-character legacy value)');
+  const row = await findTokenBySelector(ctx, parsed.selector);
+  if (!row || !(await verifySecret(row.secret_hash, parsed.secret))) {
+    throw notFound('no token of this installation has that value (pruned, or never issued here)');
+  }
   return row;
 }
 

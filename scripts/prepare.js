@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// npm's "prepare": builds dist/ from src/ when TypeScript is installed (a checkout, `npm ci`).
+// A production install (`npm ci --omit=dev` on a built tree, or a packed tarball) has no
+// TypeScript: it uses the dist/ already there, and only fails when there is none to use.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+let tsc;
+try {
+  tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
+} catch {
+  tsc = null;
+}
+if (tsc) {
+  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
+} else if (existsSync(path.join(root, 'dist', 'cli', 'main.js'))) {
+  console.error('prepare: TypeScript is not installed (a production install); using the dist/ already built');
+} else {
+  console.error('prepare: no dist/ and no TypeScript to build it: run "npm ci" (with dev dependencies) first');
+  process.exit(1);
+}

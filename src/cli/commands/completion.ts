@@ -1,0 +1,21 @@
+import { Argument, type Command } from 'commander';
+import { writeOut } from '../output.js';
+
+export function registerCompletion(program: Command): void {
+  program
+    .command('completion')
+    .description('print a shell completion script (bash or zsh)')
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh']))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  source <(archivectl completion bash)                           # this shell only
+  archivectl completion bash > /etc/bash_completion.d/archivectl  # every bash
+  archivectl completion zsh > "\${fpath[1]}/_archivectl"           # zsh`,
+    )
+    .action(async (shell: 'bash' | 'zsh') => {
+      const { bashCompletion, zshCompletion } = await import('../completion.js');
+      writeOut(shell === 'bash' ? bashCompletion(program) : zshCompletion(program));
+    });
+}

@@ -1,0 +1,134 @@
+// `archivectl doctor`: an installation checked end to end, each check a line saying what is
+// wrong and how to fix it. Nothing is created or changed: a missing database is reported, not
+// made, and the daemons' table is only read.
+import { access, constants, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import {
+  daemonHeartbeats,
+  databaseFileExists,
+  databaseFileWarning,
+  databaseLocation,
+  hasSchema,
+  openDatabase,
+} from '../db/connect.js';
+import type { Db } from '../db/dialect.js';
+import { pendingMigrations } from '../db/migrate.js';
+import { redactSecrets } from '../errors.js';
+import { configSource } from './context.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Finding {
+  check: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+const ok = (check: string, detail: string): Finding => ({ check, status: 'ok', detail });
+const warn = (check: string, detail: string): Finding => ({ check, status: 'warn', detail });
+const fail = (check: string, detail: string): Finding => ({ check, status: 'fail', detail });
+
+const message = (err: unknown) => redactSecrets(err instanceof Error ? err.message : String(err));
+
+async function configFileMode(file: string): Promise<Finding> {
+  const mode = (await stat(file)).mode & 0o777;
+  const octal = mode.toString(8).padStart(4, '0');
+  // Whoever may write it chooses the database and dataDir the daemon and the CLI use.
+  if (mode & 0o002) return fail('config mode', `${file} has mode ${octal}: anyone may change it; chmod o-w ${file}`);
+  return ok('config mode', `${file} has mode ${octal}`);
+}
+
+/** The nearest directory that exists at or above `dir`. */
+async function nearestExisting(dir: string): Promise<string> {
+  for (let at = dir; ; at = path.dirname(at)) {
+    try {
+      await stat(at);
+      return at;
+    } catch {
+      if (path.dirname(at) === at) return at;
+    }
+  }
+}
+
+async function dataDirWritable(dataDir: string): Promise<Finding> {
+  try {
+    await access(dataDir, constants.W_OK | constants.X_OK);
+    return ok('dataDir', `${dataDir} is writable`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      return fail('dataDir', `${dataDir} is not writable by this user (${(err as NodeJS.ErrnoException).code})`);
+    }
+  }
+  const parent = await nearestExisting(dataDir);
+  try {
+    await access(parent, constants.W_OK | constants.X_OK);
+    return warn('dataDir', `${dataDir} does not exist yet; serve creates it`);
+  } catch {
+    return fail('dataDir', `${dataDir} does not exist and ${parent} is not writable: create it for the daemon's user`);
+  }
+}
+
+async function databaseChecks(config: Config, findings: Finding[]): Promise<void> {
+  const where = databaseLocation(config.database);
+  if (!databaseFileExists(config.database)) {
+    findings.push(fail('database', `no database at ${where}: create it with archivectl migrate`));
+    return;
+  }
+  let db: Db | undefined;
+  try {
+    db = await openDatabase(config.database);
+    await db.raw('select 1');
+    findings.push(ok('database', `${where} is reachable`));
+  } catch (err) {
+    findings.push(fail('database', `${where} is not reachable: ${message(err)}`));
+    await db?.destroy();
+    return;
+  }
+  try {
+    const modeWarning = databaseFileWarning(config);
+    if (config.database.client === 'sqlite3') {
+      findings.push(
+        modeWarning ? fail('database mode', modeWarning.replace(/^warning: /, '')) : ok('database mode', '0600'),
+      );
+    }
+    if (!(await hasSchema(db))) {
+      findings.push(fail('migrations', `${where} holds no archive (no migrations table): run archivectl migrate`));
+      return;
+    }
+    const pending = await pendingMigrations(db);
+    findings.push(
+      pending.length === 0
+        ? ok('migrations', 'all applied')
+        : fail('migrations', `${pending.length} pending (${pending.join(', ')}): run archivectl migrate`),
+    );
+    const daemons = await daemonHeartbeats(db);
+    if (daemons) {
+      const stale = daemons.stale > 0 ? `; ${daemons.stale} stopped or lost daemon row(s)` : '';
+      findings.push(
+        daemons.live > 0
+          ? ok('daemons', `${daemons.live} daemon(s) alive (heartbeat under 3 s old)${stale}`)
+          : warn('daemons', `no daemon has sent a heartbeat in the last 3 s${stale}`),
+      );
+    }
+  } catch (err) {
+    findings.push(fail('database', `${where}: ${message(err)}`));
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Every check, in order; `readConfig` throws a configuration error when the file is bad. */
+export async function runChecks(readConfig: () => Config): Promise<Finding[]> {
+  let config: Config;
+  try {
+    config = readConfig();
+  } catch (err) {
+    return [fail('config', message(err))];
+  }
+  const findings: Finding[] = [ok('config', configSource(config))];
+  if (config.file) findings.push(await configFileMode(config.file));
+  await databaseChecks(config, findings);
+  findings.push(await dataDirWritable(config.dataDir));
+  return findings;
+}

@@ -1,0 +1,27 @@
+// A consistent copy of a live SQLite database. Copying the file while a daemon writes would miss
+// what is still in the -wal file or catch a half-written page; `VACUUM INTO` writes a snapshot
+// of one read transaction into a fresh file, while other connections go on reading and
+// writing. PostgreSQL has its own tools (pg_dump), which this does not try to replace.
+import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
+import { isSqlite, type Db } from './dialect.js';
+
+export class BackupRefused extends Error {}
+
+/** Writes the snapshot to `target` (created with mode 0600); returns its size in bytes. */
+export async function backupSqlite(db: Db, target: string, opts: { force: boolean }): Promise<number> {
+  if (!isSqlite(db)) throw new BackupRefused('not a SQLite database');
+  if (existsSync(target)) {
+    if (!opts.force) throw new BackupRefused(`${target} exists; give --force to replace it`);
+    rmSync(target);
+  }
+  // VACUUM INTO needs a missing or empty file; an empty one made here first carries the mode
+  // (the copy holds token hashes and the audit log). 'wx' refuses a file that appeared meanwhile.
+  closeSync(openSync(target, 'wx', 0o600));
+  try {
+    await db.raw('VACUUM INTO ?', [target]);
+  } catch (err) {
+    rmSync(target, { force: true });
+    throw err;
+  }
+  return statSync(target).size;
+}

@@ -1,0 +1,61 @@
+// Issue 10, finding 12: `npm ci --omit=dev` failed because "prepare" ran tsc, a dev dependency.
+// prepare now builds only where TypeScript is installed, and the package carries what a
+// production install needs (bin/, dist/, migrations/), so a packed tarball installs with
+// `npm install -g` and puts archivectl on PATH.
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/cli.js';
+
+const run = promisify(execFile);
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+async function prepareIn(withDist: boolean): Promise<{ code: number; stderr: string }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-prepare-'));
+  dirs.push(dir);
+  await mkdir(path.join(dir, 'scripts'));
+  await copyFile(path.join(REPO_ROOT, 'scripts', 'prepare.js'), path.join(dir, 'scripts', 'prepare.js'));
+  await writeFile(path.join(dir, 'package.json'), '{"type":"module"}');
+  if (withDist) {
+    await mkdir(path.join(dir, 'dist', 'cli'), { recursive: true });
+    await writeFile(path.join(dir, 'dist', 'cli', 'main.js'), '');
+  }
+  try {
+    const r = await run(process.execPath, [path.join(dir, 'scripts', 'prepare.js')], { cwd: dir });
+    return { code: 0, stderr: r.stderr };
+  } catch (err) {
+    return { code: (err as { code: number }).code, stderr: (err as { stderr: string }).stderr };
+  }
+}
+
+describe('npm prepare', () => {
+  it('skips the build, with a note, where TypeScript is missing and dist/ is built', async () => {
+    const r = await prepareIn(true);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/TypeScript is not installed .*using the dist\/ already built/);
+  });
+
+  it('fails, saying why, where there is neither TypeScript nor dist/', async () => {
+    const r = await prepareIn(false);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no dist\/ and no TypeScript/);
+  });
+});
+
+describe('npm pack', () => {
+  it('packs bin/, dist/ and migrations/, and neither src/ nor test/', async () => {
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT });
+    const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
+    for (const needed of ['bin/archivectl', 'dist/cli/main.js', 'package.json', 'scripts/prepare.js']) {
+      expect(files).toContain(needed);
+    }
+    expect(files.some((f) => f.startsWith('migrations/') && f.endsWith('.js'))).toBe(true);
+    expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('bench/'))).toBe(false);
+  });
+});

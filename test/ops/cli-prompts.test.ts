@@ -1,0 +1,120 @@
+// Issue 10, finding 9: destructive commands ask in a terminal (--yes skips; no terminal, no
+// question), interactive token create asks for the expiry, and Ctrl-C exits with 130.
+import { spawn } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { allTokens, BIN, childEnv, createAccounts, createToken, useSandbox } from '../helpers/cli.js';
+import { runInTerminal, waitFor } from './cli-terminal.js';
+
+const cli = useSandbox();
+
+beforeAll(async () => {
+  await createAccounts(cli, { root: 'superuser', alice: 'admin', bob: 'user', dan: 'user', eve: 'user' });
+});
+
+const accounts = async () => (await cli.json<{ username: string }[]>(['account', 'list'])).map((a) => a.username);
+
+describe('account delete of an account with active tokens', () => {
+  it('asks in a terminal; "n" keeps it', async () => {
+    await createToken(cli, 'bob', 'keep', 'alice');
+    const run = runInTerminal(cli, ['account', 'delete', 'bob', '--as', 'alice']);
+    await waitFor(run, /Delete bob and its 1 active token\(s\)\? .*\[y\/N\]/);
+    run.type('n\r');
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cancelled: nothing was changed/);
+    expect(await accounts()).toContain('bob');
+  });
+
+  it('deletes on "y"', async () => {
+    await createToken(cli, 'dan', 'goes', 'alice');
+    const run = runInTerminal(cli, ['account', 'delete', 'dan', '--as', 'alice']);
+    await waitFor(run, /\[y\/N\]/);
+    run.type('y\r');
+    expect((await run.done).code).toBe(0);
+    expect(await accounts()).not.toContain('dan');
+  });
+
+  it('does not ask with --yes, nor without a terminal (scripts), nor for an account without tokens', async () => {
+    await createToken(cli, 'eve', 'x', 'alice');
+    const r = await runInTerminal(cli, ['account', 'delete', 'eve', '--as', 'alice', '--yes']).done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/\[y\/N\]/);
+    await createAccounts(cli, { fay: 'user', gus: 'user' });
+    await createToken(cli, 'fay', 'x', 'alice');
+    const piped = await cli.run(['account', 'delete', 'fay', '--as', 'alice']);
+    expect(piped.code, piped.stderr).toBe(0);
+    const none = await runInTerminal(cli, ['account', 'delete', 'gus', '--as', 'alice']).done;
+    expect(none.code, none.stderr).toBe(0);
+  });
+
+  it('exits 130 on Ctrl-C at the question, deleting nothing', async () => {
+    const run = runInTerminal(cli, ['account', 'delete', 'bob', '--as', 'alice']);
+    await waitFor(run, /\[y\/N\]/);
+    run.type('\x03');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(await accounts()).toContain('bob');
+  });
+});
+
+describe('token prune', () => {
+  it('asks in a terminal how many it deletes; --yes and pipes do not ask', async () => {
+    const t = await createToken(cli, 'bob', 'to prune', 'alice');
+    expect((await cli.run(['token', 'revoke', t.id, '--as', 'alice'])).code).toBe(0);
+    const run = runInTerminal(cli, ['token', 'prune']);
+    await waitFor(run, /Delete 1 expired or revoked token\(s\) for good\? \[y\/N\]/);
+    run.type('\r'); // the default is no
+    expect((await run.done).code).toBe(1);
+    expect((await allTokens(cli)).some((x) => x.id === t.id)).toBe(true);
+    const yes = await runInTerminal(cli, ['token', 'prune', '--yes']).done;
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(yes.stderr).toMatch(/pruned 1 token/);
+    const piped = await cli.run(['token', 'prune']);
+    expect(piped.code).toBe(0);
+  });
+});
+
+describe('interactive token create', () => {
+  it('asks for the expiry; an empty answer means never', async () => {
+    const run = runInTerminal(cli, ['token', 'create', 'bob', '--as', 'alice', '--name', 'asked', '--json']);
+    await waitFor(run, /Last day of validity, YYYY-MM-DD \(UTC; empty: never expires\)\?/);
+    run.type('2027-03-31\r');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('{')))).toMatchObject({ name: 'asked', expires: '2027-03-31' });
+    const never = runInTerminal(cli, ['token', 'create', 'bob', '--as', 'alice', '--name', 'never', '--json']);
+    await waitFor(never, /empty: never expires/);
+    never.type('\r');
+    const n = await never.done;
+    expect(n.code, n.stderr).toBe(0);
+    expect(JSON.parse(n.stdout.slice(n.stdout.indexOf('{')))).toMatchObject({ name: 'never', expires: null });
+  });
+
+  it('does not ask with --expires or --no-expires, nor without a terminal', async () => {
+    const r = await runInTerminal(cli, ['token', 'create', 'bob', '--as', 'alice', '--name', 'flag', '--no-expires'])
+      .done;
+    expect(r.code, r.stderr).toBe(0);
+    const piped = await createToken(cli, 'bob', 'piped', 'alice');
+    expect(piped.expires).toBeNull();
+  });
+});
+
+describe('Ctrl-C (SIGINT) during a command', () => {
+  it('exits with status 130 in a real process', async () => {
+    // `token lookup -` waits for its stdin, which this test keeps open.
+    const child = spawn(process.execPath, [BIN, '--config', cli.configFile, 'token', 'lookup', '-'], {
+      cwd: cli.dir,
+      env: childEnv(cli.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: 130, signal: null });
+    expect(stderr).toMatch(/interrupted/);
+  });
+});
