@@ -294,6 +294,21 @@ async function request(p: string, init: RequestInit = {}): Promise<Reply> {
   return r;
 }
 
+/** A request with a JSON body and the editor's token. */
+const jsonAsEditor = (method: string, p: string, body: unknown): Promise<Reply> =>
+  request(p, {
+    method,
+    body: JSON.stringify(body),
+    headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
+  });
+
+/** POSTs a new record as the editor and answers it, asserting 201 (Anton: 200 "Created"). */
+async function createAsEditor(p: string, body: unknown): Promise<Record<string, unknown>> {
+  const created = await jsonAsEditor('POST', p, body);
+  expect(created.status, created.text).toBe(201);
+  return (created.body as { data: Record<string, unknown> }).data;
+}
+
 // --- 1. the published clients ----------------------------------------------------------------------
 
 interface AntonEntity {
@@ -579,13 +594,7 @@ describe("Anton's OpenAPI document, replayed", () => {
 
   it('POST and PUT /actors with ActorInput: every property, taken; private true is the one refusal', async () => {
     const body = bodyOf('ActorInput', ACTOR_SAMPLE);
-    const created = await request('/api/actors', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
-    });
-    expect(created.status, created.text).toBe(201); // Anton: 200 "Created"
-    const actor = (created.body as { data: Record<string, unknown> }).data;
+    const actor = await createAsEditor('/api/actors', body);
     expect(actor).toMatchObject({
       name: 'Zwingli, Huldrych',
       fullname: 'Zwingli, Huldrych',
@@ -601,10 +610,10 @@ describe("Anton's OpenAPI document, replayed", () => {
       full_id: `kr-actors-${String(actor.id)}`,
     });
     const { name: _name, ...labelled } = body; // ActorInput requires only label
-    const put = await request(`/api/actors/${String(actor.id)}`, {
-      method: 'PUT',
-      body: JSON.stringify({ ...labelled, label: { de: 'Zwingli, Ulrich' }, type_id: 5 }),
-      headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
+    const put = await jsonAsEditor('PUT', `/api/actors/${String(actor.id)}`, {
+      ...labelled,
+      label: { de: 'Zwingli, Ulrich' },
+      type_id: 5,
     });
     expect(put.status, put.text).toBe(200);
     expect((put.body as { data: object }).data).toMatchObject({ name: 'Zwingli, Ulrich', type: 'group' });
@@ -612,11 +621,7 @@ describe("Anton's OpenAPI document, replayed", () => {
       ['POST', '/api/actors', 'POST /actors body:private=true'],
       ['PUT', `/api/actors/${String(actor.id)}`, 'PUT /actors/{id} body:private=true'],
     ] as const) {
-      const r = await request(p, {
-        method,
-        body: JSON.stringify({ ...body, private: true }),
-        headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
-      });
+      const r = await jsonAsEditor(method, p, { ...body, private: true });
       expect(r.status, key).toBe(DIFFERENCES[key]);
       expect((r.body as { fields: object }).fields).toHaveProperty('private');
     }
@@ -624,13 +629,7 @@ describe("Anton's OpenAPI document, replayed", () => {
 
   it('POST /places and /places/{id} with PlaceInput: every property, taken; a place type_id is the one refusal', async () => {
     const body = bodyOf('PlaceInput', PLACE_SAMPLE);
-    const created = await request('/api/places', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
-    });
-    expect(created.status, created.text).toBe(201);
-    const place = (created.body as { data: Record<string, unknown> }).data;
+    const place = await createAsEditor('/api/places', body);
     expect(place).toMatchObject({
       name: 'Kappel am Albis',
       country_code: 'CH',
@@ -639,21 +638,16 @@ describe("Anton's OpenAPI document, replayed", () => {
       variants: ['Cappel'],
     });
     expect(String(place.location)).toMatch(/^47\.2\d* 8\.5\d*$/);
-    const changed = await request(`/api/places/${String(place.id)}`, {
-      method: 'POST',
-      body: JSON.stringify({ label: { de: 'Kappel am Albis ZH' }, country_code_id: 'CH' }),
-      headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
+    const changed = await jsonAsEditor('POST', `/api/places/${String(place.id)}`, {
+      label: { de: 'Kappel am Albis ZH' },
+      country_code_id: 'CH',
     });
     expect((changed.body as { data: object }).data).toMatchObject({ name: 'Kappel am Albis ZH' });
     for (const [p, key] of [
       ['/api/places', 'POST /places body:type_id=1'],
       [`/api/places/${String(place.id)}`, 'POST /places/{id} body:type_id=1'],
     ] as const) {
-      const r = await request(p, {
-        method: 'POST',
-        body: JSON.stringify({ ...body, type_id: 1 }),
-        headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
-      });
+      const r = await jsonAsEditor('POST', p, { ...body, type_id: 1 });
       expect(r.status, key).toBe(DIFFERENCES[key]);
       expect((r.body as { fields: object }).fields).toHaveProperty('type_id');
     }
@@ -672,11 +666,7 @@ describe("Anton's OpenAPI document, replayed", () => {
       entry_uuid: '6f1c2a9e-4b7d-4c1e-9a3f-2d5e8b7c1a0f',
       source: 'agate',
     });
-    const r = await request('/api/ai-cataloging/usage', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'Content-Type': 'application/json', ...bearer(t.editor) },
-    });
+    const r = await jsonAsEditor('POST', '/api/ai-cataloging/usage', body);
     expect(r.status, r.text).toBe(201);
     expect(Object.keys(r.body as object)).toEqual(['id']);
   });

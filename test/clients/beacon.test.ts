@@ -7,18 +7,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  basicTokens,
-  bearer,
-  client,
-  dataOf,
-  loadCatalog,
-  send,
-  type BasicTokens,
-  type Reply,
-} from '../helpers/api.js';
+import { bearer, dataOf, loadCatalog, send, type Reply } from '../helpers/api.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
 // --- a BEACON checker, from beacon.md -----------------------------------------------------------
 
@@ -225,14 +216,8 @@ describe('the BEACON checker', () => {
 
 // --- dumps of a running daemon -----------------------------------------------------------------------
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, daemon, api, t } = useDaemonWithTokens();
 const origin = () => daemon().url.replace(/\/$/, '');
-
-beforeAll(async () => {
-  t = await basicTokens(cli());
-});
 
 /** Waits until the second of the last change has passed (Last-Modified is sent only then). */
 const pastTheSecond = () => new Promise((resolve) => setTimeout(resolve, 1100));
@@ -449,15 +434,11 @@ describe('BEACON dumps of a running daemon', () => {
   });
 
   it('checks every dump of every provider and filter', async () => {
+    const actorDumps = ['', '&provider=gnd', '&provider=sikart', '&authority_type=group', '&authority_type=software'];
+    const placeDumps = ['', '&provider=geonames', '&provider=wikipedia'];
     for (const query of [
-      'actors?format=beacon',
-      'actors?format=beacon&provider=gnd',
-      'actors?format=beacon&provider=sikart',
-      'actors?format=beacon&authority_type=group',
-      'actors?format=beacon&authority_type=software',
-      'places?format=beacon',
-      'places?format=beacon&provider=geonames',
-      'places?format=beacon&provider=wikipedia',
+      ...actorDumps.map((q) => `actors?format=beacon${q}`),
+      ...placeDumps.map((q) => `places?format=beacon${q}`),
     ]) {
       const { reply } = await dump(query);
       expect(reply.status, query).toBe(200);

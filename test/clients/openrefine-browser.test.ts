@@ -8,8 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySettings, basicTokens, loadCatalog, type BasicTokens } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { applySettings, loadCatalog } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 
 const CHROMIUM = systemTool('chromium', 'chromium');
@@ -18,8 +18,7 @@ const SKIPPED = HAVE_CHROMIUM ? '' : ` (skipped: ${CHROMIUM.skip})`;
 /** Every wait is bounded: no step of the browser may hang the suite. */
 const STEP_MS = 20_000;
 
-const { cli, daemon } = useDaemon();
-let t: BasicTokens;
+const { cli, daemon, t } = useDaemonWithTokens();
 let pageServer: http.Server | undefined;
 let pageUrl = '';
 let browser: Browser | undefined;
@@ -81,7 +80,6 @@ function pageHtml(api: string, token: string): string {
 }
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   await loadCatalog(cli(), 'browser.json', {
     actors: [
       { name: 'Schiller, Friedrich', type: 'person', date_start: '1759', date_end: '1805' },

@@ -8,24 +8,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, dataOf, importSip, loadCatalog, type BasicTokens } from '../helpers/api.js';
-import { jing, SKIP } from '../helpers/tei.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { dataOf, importSip, loadCatalog } from '../helpers/api.js';
+import { fetchTei, jing, SKIP } from '../helpers/tei.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, api, t } = useDaemonWithTokens();
 let dir: string;
 const exports: Record<string, string> = {};
 /** Whether this API takes Anton's request shapes and extra fields (issue 9, another part). */
 const anton = { actor: false, place: false };
 
-async function tei(kind: string): Promise<string> {
-  const r = await api.get(`/api/tei/${kind}`, t.user);
-  expect(r.status, r.text.slice(0, 300)).toBe(200);
-  expect(r.headers.get('content-type')).toMatch(/^application\/tei\+xml/);
-  return r.text;
-}
+const tei = (kind: string) => fetchTei(api, t.user, kind);
 
 // Edge values. The API refuses C0 controls; what it accepts beyond them must still export.
 const ODD = {
@@ -63,7 +56,6 @@ const DATE_PAIRS: [string | null, string | null][] = [
 ];
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   dir = await mkdtemp(path.join(os.tmpdir(), 'tei-p5-'));
   // Empty catalogue first: TEI forbids empty lists, so these are documents of another shape.
   for (const kind of ['actors', 'places', 'keywords']) exports[`empty-${kind}`] = await tei(kind);

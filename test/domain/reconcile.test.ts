@@ -17,6 +17,7 @@ import { nestsDeeperThan } from '../../src/domain/catalog/reconcile-input.js';
 import { renderPreview } from '../../src/domain/catalog/reconcile-preview.js';
 import { suggestProperties, suggestTypes } from '../../src/domain/catalog/reconcile-suggest.js';
 import { fold, scoreName } from '../../src/domain/catalog/similarity.js';
+import { ACTOR_TYPES } from '../helpers/catalog.js';
 import { thrown } from '../helpers/errors.js';
 
 const person = [{ id: 'person', name: 'Person' }];
@@ -34,14 +35,7 @@ describe('manifest', () => {
     expect(m.name).toBe('archivectl actors');
     expect(m.identifierSpace).toBe('https://archive.example.org/api/actors/');
     expect(typeof m.schemaSpace).toBe('string');
-    expect(m.defaultTypes.map((t) => t.id)).toEqual([
-      'person',
-      'family',
-      'corporate_body',
-      'organisational_unit',
-      'group',
-      'software',
-    ]);
+    expect(m.defaultTypes.map((t) => t.id)).toEqual(ACTOR_TYPES);
     expect(m.view).toEqual({ url: 'https://archive.example.org/api/actors/{{id}}' });
   });
 
@@ -335,15 +329,8 @@ describe('property and type suggestions, property proposals', () => {
   it("proposes the register's properties for its types, none for a type it does not have", () => {
     const all = proposeProperties('actors', { type: 'person' });
     expect(all.type).toBe('person');
-    expect(all.properties.map((p) => p.id)).toEqual([
-      'name',
-      'type',
-      'alternative_names',
-      'date_start',
-      'date_end',
-      'gnd',
-      'comment',
-    ]);
+    const personProperties = ['name', 'type', 'alternative_names', 'date_start', 'date_end', 'gnd', 'comment'];
+    expect(all.properties.map((p) => p.id)).toEqual(personProperties);
     expect(proposeProperties('actors', { type: 'Corporate body', limit: '2' })).toMatchObject({
       limit: 2,
       properties: [{ id: 'name' }, { id: 'type' }],

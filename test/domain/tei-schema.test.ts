@@ -14,23 +14,13 @@ import {
   type ActorRow,
   type PlaceRow,
 } from '../../src/domain/catalog/tei-document.js';
+import { ACTOR_TYPES } from '../helpers/catalog.js';
 import { actor, jing, place, SKIP } from '../helpers/tei.js';
 
 const AT = '2026-11-22T10:00:00.000Z';
 const ODD = 'x\u0000\u0001\u0008\u000B\u001F\uFFFE\uFFFF\uD800\uDFFF \uD800 lone \uDC00 \u0085\u009B & < > " \' ]]> 😀';
 
-const TYPES = [
-  'person',
-  'family',
-  'corporate_body',
-  'organisational_unit',
-  'group',
-  'software',
-  'unknown_legacy_type',
-  'corporate body',
-  '',
-  ' \u0085 ',
-];
+const TYPES = [...ACTOR_TYPES, 'unknown_legacy_type', 'corporate body', '', ' \u0085 '];
 const DATES: [string | null, string | null][] = [
   ['ca. 1900', '1950'],
   ['1900', 'after 1950'],

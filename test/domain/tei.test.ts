@@ -12,7 +12,7 @@ import {
 import { parseIds } from '../../src/domain/catalog/tei.js';
 import { escapeAttr, escapeText, stripInvalidXmlChars } from '../../src/domain/catalog/xml.js';
 import { AppError } from '../../src/errors.js';
-import { actor, place } from '../helpers/tei.js';
+import { actor, elementContent, place } from '../helpers/tei.js';
 
 const AT = '2026-11-20T10:00:00.000Z';
 
@@ -168,8 +168,8 @@ describe('actors document', () => {
 
   it('puts persons and families in listPerson, other actor types in listOrg, inside standOff', () => {
     const standOff = /<standOff>([\s\S]*)<\/standOff>/.exec(xml)?.[1] ?? '';
-    const listPerson = /<listPerson>([\s\S]*?)<\/listPerson>/.exec(standOff)?.[1] ?? '';
-    const listOrg = /<listOrg>([\s\S]*?)<\/listOrg>/.exec(standOff)?.[1] ?? '';
+    const listPerson = elementContent(standOff, 'listPerson');
+    const listOrg = elementContent(standOff, 'listOrg');
     expect(listPerson).toContain('<person xml:id="actor-12">');
     expect(listPerson).toContain('<person xml:id="actor-13" role="family">');
     expect(listOrg).toContain('<org xml:id="actor-14" type="corporate_body">');

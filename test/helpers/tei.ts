@@ -1,9 +1,11 @@
-// TEI test helpers: jing against tei_all.rng (Debian's `jing`, installed by .ci/run), and rows
-// of the TEI mapping with every optional field empty.
+// TEI test helpers: jing against tei_all.rng (Debian's `jing`, installed by .ci/run), rows of
+// the TEI mapping with every optional field empty, and the exports as a daemon serves them.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { ActorRow, PlaceRow } from '../../src/domain/catalog/tei-document.js';
+import type { Client } from './api.js';
 import { REPO_ROOT } from './cli.js';
 import { pathOf, systemTool } from './system-tools.js';
 
@@ -30,6 +32,10 @@ export function jing(files: string[]): Promise<string> {
   });
 }
 
+/** The content of the first `<name>` element (without attributes) of a document; '' when there is none. */
+export const elementContent = (xml: string, name: string): string =>
+  new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(xml)?.[1] ?? '';
+
 export const actor = (over: Partial<ActorRow> & Pick<ActorRow, 'id' | 'type' | 'name'>): ActorRow => ({
   label: null,
   alternative_names: null,
@@ -53,3 +59,11 @@ export const place = (over: Partial<PlaceRow> & Pick<PlaceRow, 'id' | 'name'>): 
   geonames: null,
   ...over,
 });
+
+/** GET /api/tei/{kind}{query}: the document, asserting a 200 of application/tei+xml. */
+export async function fetchTei(api: Client, token: string, kind: string, query = ''): Promise<string> {
+  const r = await api.get(`/api/tei/${kind}${query}`, token);
+  expect(r.status, r.text.slice(0, 300)).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^application\/tei\+xml/);
+  return r.text;
+}

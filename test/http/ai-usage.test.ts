@@ -1,16 +1,10 @@
 // SPEC §4.4 AI-cataloging usage records through a real daemon: POST /api/ai-cataloging/usage
 // answers 201 {"id": n}; every bad field is a 422 naming it in `fields`.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, fieldsOf, type BasicTokens } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { fieldsOf } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
-
-beforeAll(async () => {
-  t = await basicTokens(cli());
-});
+const { api, t } = useDaemonWithTokens();
 
 const URL_ = '/api/ai-cataloging/usage';
 const GOOD = { provider: 'x', model: 'y', tokens_in: 1, tokens_out: 2, cost_chf: 0.01, success: true };

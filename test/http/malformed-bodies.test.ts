@@ -50,26 +50,15 @@ async function post(p: string, body: string, type: string, token?: string) {
 }
 
 describe('truncated multipart bodies', () => {
-  it('POST /api/sips/import with a file part cut short: 400, and the daemon keeps serving', async () => {
-    const r = await post('/api/sips/import', TRUNCATED_FILE, 'multipart/form-data; boundary=xyz', t.editor).catch(
-      (e: unknown) => e,
-    );
+  it.each([
+    ['POST /api/sips/import with a file part cut short', 400, '/api/sips/import', 'editor'],
+    ['a file part cut short on a route that takes no upload, without a token', 401, '/api/actors', 'nobody'],
+    ['a file part cut short on a route that takes no upload, with a token', 400, '/api/actors', 'editor'],
+  ] as const)('%s: %i, and the daemon keeps serving', async (_title, status, path, who) => {
+    const token = who === 'editor' ? t.editor : undefined;
+    const r = await post(path, TRUNCATED_FILE, 'multipart/form-data; boundary=xyz', token).catch((e: unknown) => e);
     await stillServing();
-    expect((r as { status?: number }).status).toBe(400);
-  });
-
-  it('a file part cut short on a route that takes no upload, without a token: 401, and the daemon keeps serving', async () => {
-    const r = await post('/api/actors', TRUNCATED_FILE, 'multipart/form-data; boundary=xyz').catch((e: unknown) => e);
-    await stillServing();
-    expect((r as { status?: number }).status).toBe(401);
-  });
-
-  it('a file part cut short on a route that takes no upload, with a token: 400, and the daemon keeps serving', async () => {
-    const r = await post('/api/actors', TRUNCATED_FILE, 'multipart/form-data; boundary=xyz', t.editor).catch(
-      (e: unknown) => e,
-    );
-    await stillServing();
-    expect((r as { status?: number }).status).toBe(400);
+    expect((r as { status?: number }).status).toBe(status);
   });
 
   it('a text field cut short: 400', async () => {

@@ -4,22 +4,10 @@
 // nothing of this on other routes. And `Allow` naming exactly the methods of the matched path.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../src/domain/access.js';
-import {
-  applySettings,
-  basicTokens,
-  bearer,
-  client,
-  dataOf,
-  loadCatalog,
-  send,
-  type BasicTokens,
-  type Reply,
-} from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { applySettings, bearer, dataOf, loadCatalog, send, type Reply } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, daemon, api, t } = useDaemonWithTokens();
 let actorId = 0;
 
 const ORIGIN = 'http://openrefine.example:3333';
@@ -36,7 +24,6 @@ const SERVICES: { method: 'GET' | 'POST'; path: string }[] = KINDS.flatMap((kind
 const CROSS_ORIGIN = SERVICES;
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   await loadCatalog(cli(), 'cors.json', {
     actors: [{ name: 'Cors, Actor', type: 'person' }],
     places: [{ name: 'Cors Place' }],
@@ -255,19 +242,8 @@ describe('JSONP (callback=), the fallback of older OpenRefine', () => {
   });
 
   it('refuses a callback that is not a plain JavaScript name with 422, as JSON', async () => {
-    for (const callback of [
-      '',
-      'alert(1)',
-      'a b',
-      '1abc',
-      'a..b',
-      'a.',
-      '<script>',
-      'x'.repeat(65),
-      'a;b',
-      'a%0Ab',
-      'a-b',
-    ]) {
+    const notNames = ['', 'alert(1)', 'a b', '1abc', 'a..b', 'a.', '<script>', 'x'.repeat(65), 'a;b', 'a%0Ab', 'a-b'];
+    for (const callback of notNames) {
       const r = await api.get(`/api/actors/reconcile?callback=${encodeURIComponent(callback)}`, t.user);
       expect(r.status, callback).toBe(422);
       expect((r.body as { fields: Record<string, string> }).fields).toHaveProperty('callback');

@@ -12,9 +12,9 @@ import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySettings, basicTokens, bearer, client, dataOf, loadCatalog, type BasicTokens } from '../helpers/api.js';
+import { applySettings, bearer, dataOf, loadCatalog } from '../helpers/api.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 
 const SPEC = path.join(REPO_ROOT, '..', 'shared', 'specs', 'reconciliation-0.2');
@@ -93,15 +93,12 @@ describe('the validator', () => {
 
 // --- a daemon's answers -------------------------------------------------------------------------
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, api, t } = useDaemonWithTokens();
 const entity: Record<string, string> = {};
 const KINDS = ['actors', 'places', 'keywords'] as const;
 type Kind = (typeof KINDS)[number];
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   await loadCatalog(cli(), 'schemas.json', {
     actors: [
       {

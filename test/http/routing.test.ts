@@ -3,27 +3,15 @@
 // query parameters, ids, paths or field values on any route of the matrix (ROUTES).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../src/domain/access.js';
-import {
-  basicTokens,
-  bearer,
-  client,
-  dataOf,
-  inPool,
-  loadCatalog,
-  replyProblems,
-  send,
-  type BasicTokens,
-} from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { bearer, dataOf, inPool, loadCatalog, replyProblems, send } from '../helpers/api.js';
+import { ACTOR_FIELDS, PLACE_FIELDS, QUERY_PARAMETERS } from '../helpers/catalog.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, daemon, api, t } = useDaemonWithTokens();
 let actorId = 0;
 let placeId = 0;
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   await loadCatalog(cli(), 'routing.json', {
     actors: [{ name: 'Routing actor', gnd: '118540238' }],
     places: [{ name: 'Routing place', geonames: '2657896' }],
@@ -44,23 +32,10 @@ function concrete(p: string): string {
 describe('unknown paths', () => {
   it('answer 404 with a JSON error, with a valid token', async () => {
     for (const p of [
-      '/api/nowhere',
-      '/api',
-      '/api/',
-      '/api/actors/1/extra',
-      '/api/actors/reconcile/extra',
-      '/api/tei',
-      '/api/tei/persons',
-      '/api/tei/refresh/now',
-      '/api/ingest',
-      '/api/ingest/confirm',
-      '/api/ingest/confirm/1/2',
-      '/api/ingest/unknown/1',
-      '/api/sips',
-      '/api/ai-cataloging',
-      '/api/keywords/1',
-      '/api/objects/1',
-      '/api//actors',
+      ...['/api/nowhere', '/api', '/api/', '/api//actors', '/api/actors/1/extra', '/api/actors/reconcile/extra'],
+      ...['/api/tei', '/api/tei/persons', '/api/tei/refresh/now'],
+      ...['/api/ingest', '/api/ingest/confirm', '/api/ingest/confirm/1/2', '/api/ingest/unknown/1'],
+      ...['/api/sips', '/api/ai-cataloging', '/api/keywords/1', '/api/objects/1'],
     ]) {
       const r = await api.get(p, t.user);
       expect(r.status, p).toBe(404);
@@ -147,19 +122,7 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
     '%E0%A4%A',
     'a'.repeat(1100),
   ];
-  const PARAMS = [
-    'page',
-    'perPage',
-    'sortField',
-    'sortAsc',
-    'format',
-    'search',
-    'provider',
-    'ids',
-    'queries',
-    'page[]',
-    'search[a]',
-  ];
+  const PARAMS = [...QUERY_PARAMETERS, 'page[]', 'search[a]'];
 
   it('query parameters on every GET route', async () => {
     const gets = ROUTES.filter((r) => r.method === 'GET');
@@ -253,54 +216,19 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
         path: '/api/actors',
         method: 'POST',
         base: { name: 'Odd' },
-        fields: [
-          'name',
-          'type',
-          'label',
-          'alternative_names',
-          'date_start',
-          'date_end',
-          'comment',
-          'gnd',
-          'id',
-          'created_at',
-          '__proto__',
-          'constructor',
-        ],
+        fields: [...ACTOR_FIELDS, 'id', 'created_at', '__proto__', 'constructor'],
       },
       actorPut: {
         path: '',
         method: 'PUT',
         base: {},
-        fields: [
-          'name',
-          'type',
-          'label',
-          'alternative_names',
-          'date_start',
-          'date_end',
-          'comment',
-          'gnd',
-          'updated_at',
-        ],
+        fields: [...ACTOR_FIELDS, 'updated_at'],
       },
       places: {
         path: '/api/places',
         method: 'POST',
         base: { name: 'Odd' },
-        fields: [
-          'name',
-          'label',
-          'city',
-          'state',
-          'address',
-          'country_code',
-          'location',
-          'alternative_names',
-          'comment',
-          'gnd',
-          'geonames',
-        ],
+        fields: PLACE_FIELDS,
       },
       placeChange: { path: '', method: 'POST', base: {}, fields: ['name', 'location', 'country_code', 'geonames'] },
       usage: {
@@ -308,16 +236,8 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
         method: 'POST',
         base: { provider: 'x', model: 'y', tokens_in: 1, tokens_out: 2, cost_chf: 0.01, success: true },
         fields: [
-          'provider',
-          'model',
-          'tokens_in',
-          'tokens_out',
-          'cost_chf',
-          'success',
-          'latency_ms',
-          'profile_slug',
-          'entry_uuid',
-          'source',
+          ...['provider', 'model', 'tokens_in', 'tokens_out', 'cost_chf', 'success'],
+          ...['latency_ms', 'profile_slug', 'entry_uuid', 'source'],
         ],
       },
       failed: { path: '/api/ingest/failed/999999', method: 'POST', base: {}, fields: ['reason'] },

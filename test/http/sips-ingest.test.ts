@@ -4,37 +4,12 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  basicTokens,
-  client,
-  dataOf,
-  emptyZip,
-  fieldsOf,
-  importSip,
-  sipForm,
-  storedZip,
-  type BasicTokens,
-} from '../helpers/api.js';
-import { createSandbox, type Sandbox } from '../helpers/cli.js';
-import { patchConfig } from '../helpers/config.js';
-import { startDaemon, useDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import type { ArchiveObject } from '../../src/domain/catalog/objects.js';
+import { client, dataOf, emptyZip, fieldsOf, importSip, sipForm, storedZip } from '../helpers/api.js';
+import { useDaemonWithConfig, useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
-
-beforeAll(async () => {
-  t = await basicTokens(cli());
-});
-
-interface ArchiveObject {
-  id: number;
-  identifier: string;
-  title: string | null;
-  status: string;
-  keywords: string[];
-}
+const { cli, api, t } = useDaemonWithTokens();
 
 async function objectById(id: number): Promise<ArchiveObject | undefined> {
   const list = (await api.get('/api/objects?perPage=100&sortField=id&sortAsc=0', t.user)).body as {
@@ -194,38 +169,26 @@ describe('concurrent SIP imports', () => {
 });
 
 describe('the SIP upload size limit (limits.sipUploadBytes)', () => {
-  let box: Sandbox | undefined;
-  let small: RunningDaemon | undefined;
-  let editor = '';
-  const smallApi = client(() => {
-    if (!small) throw new Error('not started');
-    return small;
-  });
-
-  beforeAll(async () => {
-    box = await createSandbox();
-    await patchConfig(box, { limits: { sipUploadBytes: 1024 } });
-    small = await startDaemon(box);
-    editor = (await basicTokens(box)).editor;
-  });
-  afterAll(async () => {
-    await small?.stop();
-    await box?.cleanup();
-  });
+  const small = useDaemonWithConfig({ limits: { sipUploadBytes: 1024 } });
+  const smallApi = client(() => small.daemon);
 
   it('answers 413 for an upload over the limit, stores nothing and keeps serving', async () => {
     const big = storedZip({ 'data.bin': 'x'.repeat(4096) });
-    const r = await smallApi.upload('/api/sips/import', sipForm({ file: big, identifier: 'SIP-too-big' }), editor);
+    const r = await smallApi.upload(
+      '/api/sips/import',
+      sipForm({ file: big, identifier: 'SIP-too-big' }),
+      small.editor,
+    );
     expect(r.status).toBe(413);
-    const objects = (await smallApi.get('/api/objects', editor)).body as { meta: { total: number } };
+    const objects = (await smallApi.get('/api/objects', small.editor)).body as { meta: { total: number } };
     expect(objects.meta.total).toBe(0);
-    expect((await storedSips((box as Sandbox).dir)).size).toBe(0);
-    expect(await leftovers((box as Sandbox).dir)).toEqual([]);
+    expect((await storedSips(small.box.dir)).size).toBe(0);
+    expect(await leftovers(small.box.dir)).toEqual([]);
     // an upload under the limit still works on the same daemon
     const ok = await smallApi.upload(
       '/api/sips/import',
       sipForm({ file: storedZip({ a: 'small' }), identifier: 'SIP-small' }),
-      editor,
+      small.editor,
     );
     expect(ok.status, ok.text).toBe(202);
   });

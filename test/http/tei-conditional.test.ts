@@ -3,14 +3,12 @@
 // If-None-Match, else If-Modified-Since, answers 304 without a body. The validators depend on the
 // content only: a refresh that changes nothing keeps them, any change replaces them.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, bearer, client, dataOf, type BasicTokens, type Reply } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { bearer, dataOf, type Reply } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 import { ifNoneMatchHits } from '../../src/http/conditional.js';
 import { nextModified } from '../../src/domain/catalog/tei.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { api, t } = useDaemonWithTokens();
 
 const KINDS = ['actors', 'places', 'keywords'] as const;
 const STRONG_ETAG = /^"[A-Za-z0-9_-]{43}"$/;
@@ -43,7 +41,6 @@ function expectNotModified(r: Reply, etag: string): void {
 }
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   await createActor('Conditional, Carl');
   const place = await api.post('/api/places', { name: 'Basel', country_code: 'CH' }, t.editor);
   expect(place.status).toBe(201);

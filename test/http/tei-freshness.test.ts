@@ -3,13 +3,12 @@
 // stored export's source version with the one the database's triggers keep (one per kind,
 // changed in the same transaction as the rows), and rebuilds the export when they differ.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, dataOf, importSip, loadCatalog, type BasicTokens } from '../helpers/api.js';
+import { client, dataOf, importSip, loadCatalog } from '../helpers/api.js';
 import { withSandboxDb } from '../helpers/cli.js';
-import { startDaemon, useDaemon } from '../helpers/daemon.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, api, t } = useDaemonWithTokens();
 
 async function tei(kind: string, c = api): Promise<string> {
   const r = await c.get(`/api/tei/${kind}`, t.user);
@@ -24,7 +23,6 @@ async function create(path: string, body: Record<string, unknown>): Promise<numb
 }
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   // Every export stored before the changes below.
   expect((await api.get('/api/tei/refresh', t.user)).status).toBe(200);
 });

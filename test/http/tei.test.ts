@@ -3,12 +3,11 @@
 // GET /api/tei/refresh or, for some entries, by `?ids=`. Conditional GET: tei-conditional.test.ts;
 // validity against tei_all.rng: test/clients/tei-p5.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, dataOf, fieldsOf, loadCatalog, type BasicTokens } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { dataOf, fieldsOf, loadCatalog } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
+import { elementContent, fetchTei } from '../helpers/tei.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, api, t } = useDaemonWithTokens();
 
 interface Counts {
   actors: number;
@@ -25,15 +24,9 @@ async function createActor(body: Record<string, unknown>): Promise<number> {
   return dataOf<{ id: number }>(r).id;
 }
 
-async function tei(kind: string, query = ''): Promise<string> {
-  const r = await api.get(`/api/tei/${kind}${query}`, t.user);
-  expect(r.status, r.text.slice(0, 300)).toBe(200);
-  expect(r.headers.get('content-type')).toMatch(/^application\/tei\+xml/);
-  return r.text;
-}
+const tei = (kind: string, query = '') => fetchTei(api, t.user, kind, query);
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   await createActor({
     name: 'Goethe, Johann Wolfgang von',
     type: 'person',
@@ -81,8 +74,8 @@ describe('GET /api/tei/{actors,places,keywords}', () => {
     expect(doc).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>/);
     expect(doc).toContain('<TEI xmlns="http://www.tei-c.org/ns/1.0"');
     expect(doc).toContain('<standOff>');
-    const listPerson = /<listPerson>([\s\S]*?)<\/listPerson>/.exec(doc)?.[1] ?? '';
-    const listOrg = /<listOrg>([\s\S]*?)<\/listOrg>/.exec(doc)?.[1] ?? '';
+    const listPerson = elementContent(doc, 'listPerson');
+    const listOrg = elementContent(doc, 'listOrg');
     expect(listPerson).toContain('Goethe, Johann Wolfgang von');
     expect(listPerson).toContain('118540238');
     expect(listPerson).toContain('Cotta family');

@@ -3,37 +3,21 @@
 import http from 'node:http';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
-import { patchConfig } from '../helpers/config.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { useDaemonWithConfig } from '../helpers/http.js';
 
 describe('an upload over the size limit', () => {
-  let box: Sandbox;
-  let daemon: RunningDaemon;
-  let token: string;
-
-  beforeAll(async () => {
-    box = await createSandbox();
-    await patchConfig(box, { limits: { sipUploadBytes: 4096 } });
-    await createAccounts(box, { root: 'superuser', ed: 'editor' });
-    token = (await createToken(box, 'ed', 'uploads', 'root')).token;
-    daemon = await startDaemon(box);
-  });
-  afterAll(async () => {
-    await daemon?.stop();
-    await box?.cleanup();
-  });
+  const limited = useDaemonWithConfig({ limits: { sipUploadBytes: 4096 } });
 
   it('is answered 413 while the client is still sending, and nothing is kept', async () => {
     const boundary = 'limitboundary';
-    const url = new URL('/api/sips/import', daemon.url);
+    const url = new URL('/api/sips/import', limited.daemon.url);
     let sent = 0;
     const answer = await new Promise<{ status: number; body: string; sentBeforeAnswer: number }>((resolve, reject) => {
       const req = http.request(url, {
         method: 'POST',
         headers: {
-          Authorization: `Bearer ${token}`,
+          Authorization: `Bearer ${limited.editor}`,
           'Content-Type': `multipart/form-data; boundary=${boundary}`,
           'Content-Length': String(10 * 1024 * 1024),
         },
@@ -60,10 +44,12 @@ describe('an upload over the size limit', () => {
     expect(answer.status).toBe(413);
     expect((JSON.parse(answer.body) as { error: string }).error).toMatch(/exceeds 4096 bytes/);
     expect(answer.sentBeforeAnswer).toBeLessThan(10 * 1024 * 1024);
-    const tmp = await readdir(path.join(box.dir, 'data', 'tmp')).catch(() => []);
+    const tmp = await readdir(path.join(limited.box.dir, 'data', 'tmp')).catch(() => []);
     expect(tmp).toEqual([]);
-    const sips = await readdir(path.join(box.dir, 'data', 'sips')).catch(() => []);
+    const sips = await readdir(path.join(limited.box.dir, 'data', 'sips')).catch(() => []);
     expect(sips).toEqual([]);
-    expect((await daemon.fetch('/api/objects', { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(
+      (await limited.daemon.fetch('/api/objects', { headers: { Authorization: `Bearer ${limited.editor}` } })).status,
+    ).toBe(200);
   });
 });

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createToken } from '../helpers/cli.js';
 import { logEntries, useDaemon } from '../helpers/daemon.js';
+import { QUERY_PARAMETERS } from '../helpers/catalog.js';
 import { rawExchange, rawRequest, type RawOutcome } from '../helpers/raw-http.js';
 import { multipartBody, newBoundary, sipBody, zipOf } from '../helpers/upload.js';
 
@@ -177,11 +178,39 @@ async function runRaw(
   return { problems, outcomes };
 }
 
+/** POSTs a JSON body with the editor's token, bounded like every request here. */
+const postAsEditor = (path: string, body: unknown): Promise<Response> =>
+  daemon().fetch(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...bearer() },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+
 const authHeader = (authed: boolean): Record<string, string> => (authed ? bearer() : {});
 
 const json = (value: unknown): Pick<FetchCase, 'headers' | 'body'> => ({
   headers: { 'Content-Type': 'application/json' },
   body: typeof value === 'string' ? value : JSON.stringify(value),
+});
+
+/** A case for a route that needs a token: `expectAuthed` with the editor's, always 401 without one. */
+const guarded = (
+  label: string,
+  method: string,
+  path: string,
+  expectAuthed: number[] | undefined,
+  body: Pick<FetchCase, 'headers' | 'body'> = {},
+): FetchCase => ({ label, method, path, ...body, expectAuthed, expectAnon: [401] });
+
+/** A case where any answer but a 5xx will do, with a token or without. */
+const anyStatus = (label: string, method: string, path: string, body: Pick<FetchCase, 'headers' | 'body'>): FetchCase =>
+  Object.assign({ label, method, path }, body);
+
+/** A body sent with the given Content-Type. */
+const typed = (type: string, body: RequestInit['body']): Pick<FetchCase, 'headers' | 'body'> => ({
+  headers: { 'Content-Type': type },
+  body,
 });
 
 beforeAll(async () => {
@@ -201,29 +230,10 @@ afterAll(() => {
 
 describe('path ids that are not positive integers', () => {
   const ids = [
-    '0',
-    '-1',
-    '1.5',
-    '1e3',
-    '0x10',
-    '01',
-    '9999999999999999999999',
-    '2147483648',
-    '%00',
-    '..%2F',
-    '..%2F..%2F..%2Fetc%2Fpasswd',
-    '%20',
-    '1%0A',
-    encodeURIComponent('é'),
-    encodeURIComponent('名前'),
-    encodeURIComponent('💩'),
-    encodeURIComponent('١٢'), // Arabic-Indic digits
-    '%E0%A4%A',
-    '%ZZ',
-    '%',
-    'abc',
-    'null',
-    '__proto__',
+    ...['0', '-1', '1.5', '1e3', '0x10', '01', '9999999999999999999999', '2147483648'],
+    ...['%00', '..%2F', '..%2F..%2F..%2Fetc%2Fpasswd', '%20', '1%0A'],
+    ...['é', '名前', '💩', '١٢' /* Arabic-Indic digits */].map((s) => encodeURIComponent(s)),
+    ...['%E0%A4%A', '%ZZ', '%', 'abc', 'null', '__proto__'],
   ];
 
   it('answers 404 for every such id on every :id route (never a 5xx)', async () => {
@@ -231,37 +241,10 @@ describe('path ids that are not positive integers', () => {
     for (const id of ids) {
       cases.push({ label: `id ${id}`, path: `/api/actors/${id}`, expectAuthed: [404], expectAnon: [401] });
       cases.push({ label: `id ${id}`, path: `/api/places/${id}`, expectAuthed: [404], expectAnon: [401] });
-      cases.push({
-        label: `id ${id}`,
-        method: 'PUT',
-        path: `/api/actors/${id}`,
-        ...json({ name: 'x' }),
-        expectAuthed: [404],
-        expectAnon: [401],
-      });
-      cases.push({
-        label: `id ${id}`,
-        method: 'POST',
-        path: `/api/places/${id}`,
-        ...json({ name: 'x' }),
-        expectAuthed: [404],
-        expectAnon: [401],
-      });
-      cases.push({
-        label: `id ${id}`,
-        method: 'POST',
-        path: `/api/ingest/confirm/${id}`,
-        expectAuthed: [404],
-        expectAnon: [401],
-      });
-      cases.push({
-        label: `id ${id}`,
-        method: 'POST',
-        path: `/api/ingest/failed/${id}`,
-        ...json({ reason: 'x' }),
-        expectAuthed: [404],
-        expectAnon: [401],
-      });
+      cases.push(guarded(`id ${id}`, 'PUT', `/api/actors/${id}`, [404], json({ name: 'x' })));
+      cases.push(guarded(`id ${id}`, 'POST', `/api/places/${id}`, [404], json({ name: 'x' })));
+      cases.push(guarded(`id ${id}`, 'POST', `/api/ingest/confirm/${id}`, [404]));
+      cases.push(guarded(`id ${id}`, 'POST', `/api/ingest/failed/${id}`, [404], json({ reason: 'x' })));
     }
     expect(await runAll(cases)).toEqual([]);
   });
@@ -303,14 +286,7 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     expect(Buffer.byteLength(under)).toBeLessThan(JSON_LIMIT);
     const problems = await runAll([
       // Under the limit the body is read; the comment is too long for the field (422), not a 413.
-      {
-        label: 'JSON just under the limit',
-        method: 'POST',
-        path: '/api/actors',
-        ...json(under),
-        expectAuthed: [201, 422],
-        expectAnon: [401],
-      },
+      guarded('JSON just under the limit', 'POST', '/api/actors', [201, 422], json(under)),
     ]);
     // Over the limit. These go raw: a server that refuses a body early and closes the connection
     // races a client still writing it (fetch then fails with EPIPE instead of reading the 413).
@@ -402,71 +378,50 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
   it('survives deeply nested JSON (100,000 levels)', async () => {
     const depth = 100_000;
     const problems = await runAll([
-      {
-        label: 'closed arrays',
-        method: 'POST',
-        path: '/api/actors',
-        ...json('['.repeat(depth) + ']'.repeat(depth)),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'unclosed arrays',
-        method: 'POST',
-        path: '/api/actors',
-        ...json('['.repeat(depth)),
-        expectAuthed: [400],
-        expectAnon: [401],
-      },
-      {
-        label: 'nested objects',
-        method: 'POST',
-        path: '/api/actors',
-        ...json('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'nested label',
-        method: 'POST',
-        path: '/api/actors',
-        ...json(`{"name":"deep","label":${'['.repeat(depth)}${']'.repeat(depth)}}`),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'nested alternative_names',
-        method: 'POST',
-        path: '/api/places',
-        ...json(`{"name":"deep","alternative_names":${'['.repeat(depth)}${']'.repeat(depth)}}`),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'nested reconcile queries',
-        method: 'POST',
-        path: '/api/actors/reconcile',
-        ...json(`{"queries":${'{"q":'.repeat(depth)}1${'}'.repeat(depth)}}`),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'nested usage',
-        method: 'POST',
-        path: '/api/ai-cataloging/usage',
-        ...json(`{"provider":${'['.repeat(depth)}${']'.repeat(depth)}}`),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'nested form keys',
-        method: 'POST',
-        path: '/api/actors',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: `name${'[a]'.repeat(10_000)}=1`,
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
+      guarded('closed arrays', 'POST', '/api/actors', [400, 422], json('['.repeat(depth) + ']'.repeat(depth))),
+      guarded('unclosed arrays', 'POST', '/api/actors', [400], json('['.repeat(depth))),
+      guarded(
+        'nested objects',
+        'POST',
+        '/api/actors',
+        [400, 422],
+        json('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
+      ),
+      guarded(
+        'nested label',
+        'POST',
+        '/api/actors',
+        [400, 422],
+        json(`{"name":"deep","label":${'['.repeat(depth)}${']'.repeat(depth)}}`),
+      ),
+      guarded(
+        'nested alternative_names',
+        'POST',
+        '/api/places',
+        [400, 422],
+        json(`{"name":"deep","alternative_names":${'['.repeat(depth)}${']'.repeat(depth)}}`),
+      ),
+      guarded(
+        'nested reconcile queries',
+        'POST',
+        '/api/actors/reconcile',
+        [400, 422],
+        json(`{"queries":${'{"q":'.repeat(depth)}1${'}'.repeat(depth)}}`),
+      ),
+      guarded(
+        'nested usage',
+        'POST',
+        '/api/ai-cataloging/usage',
+        [400, 422],
+        json(`{"provider":${'['.repeat(depth)}${']'.repeat(depth)}}`),
+      ),
+      guarded(
+        'nested form keys',
+        'POST',
+        '/api/actors',
+        [400, 422],
+        typed('application/x-www-form-urlencoded', `name${'[a]'.repeat(10_000)}=1`),
+      ),
     ]);
     expect(problems).toEqual([]);
   });
@@ -478,79 +433,59 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     });
     const boundary = newBoundary();
     const cases: FetchCase[] = [
-      { label: '__proto__ only', method: 'POST', path: '/api/actors', ...json('{"__proto__": {"x": 1}}') },
-      {
-        label: 'name + __proto__',
-        method: 'POST',
-        path: '/api/actors',
-        ...json('{"name": "pp-json-1", "__proto__": {"polluted": "yes", "x": 1}}'),
-      },
-      {
-        label: 'constructor.prototype',
-        method: 'POST',
-        path: '/api/actors',
-        ...json('{"constructor": {"prototype": {}}}'),
-      },
-      {
-        label: 'name + constructor.prototype',
-        method: 'POST',
-        path: '/api/actors',
-        ...json('{"name": "pp-json-2", "constructor": {"prototype": {"polluted": "yes"}}}'),
-      },
-      {
-        label: 'label.__proto__',
-        method: 'POST',
-        path: '/api/actors',
-        ...json('{"name": "pp-json-3", "label": {"__proto__": {"polluted": "yes"}}}'),
-      },
-      {
-        label: 'label constructor',
-        method: 'POST',
-        path: '/api/actors',
-        ...json('{"name": "pp-json-4", "label": {"constructor": "x", "toString": "y", "hasOwnProperty": "z"}}'),
-      },
-      {
-        label: 'place __proto__',
-        method: 'POST',
-        path: '/api/places',
-        ...json('{"name": "pp-place", "__proto__": {"polluted": "yes"}}'),
-      },
-      { label: 'PUT __proto__', method: 'PUT', path: '/api/actors/1', ...json('{"__proto__": {"polluted": "yes"}}') },
-      {
-        label: 'usage __proto__',
-        method: 'POST',
-        path: '/api/ai-cataloging/usage',
-        ...json('{"__proto__": {"polluted": "yes"}, "provider": "p"}'),
-      },
-      {
-        label: 'reconcile __proto__',
-        method: 'POST',
-        path: '/api/actors/reconcile',
-        ...json('{"queries": {"__proto__": {"query": "x"}}}'),
-      },
+      anyStatus('__proto__ only', 'POST', '/api/actors', json('{"__proto__": {"x": 1}}')),
+      anyStatus(
+        'name + __proto__',
+        'POST',
+        '/api/actors',
+        json('{"name": "pp-json-1", "__proto__": {"polluted": "yes", "x": 1}}'),
+      ),
+      anyStatus('constructor.prototype', 'POST', '/api/actors', json('{"constructor": {"prototype": {}}}')),
+      anyStatus(
+        'name + constructor.prototype',
+        'POST',
+        '/api/actors',
+        json('{"name": "pp-json-2", "constructor": {"prototype": {"polluted": "yes"}}}'),
+      ),
+      anyStatus(
+        'label.__proto__',
+        'POST',
+        '/api/actors',
+        json('{"name": "pp-json-3", "label": {"__proto__": {"polluted": "yes"}}}'),
+      ),
+      anyStatus(
+        'label constructor',
+        'POST',
+        '/api/actors',
+        json('{"name": "pp-json-4", "label": {"constructor": "x", "toString": "y", "hasOwnProperty": "z"}}'),
+      ),
+      anyStatus(
+        'place __proto__',
+        'POST',
+        '/api/places',
+        json('{"name": "pp-place", "__proto__": {"polluted": "yes"}}'),
+      ),
+      anyStatus('PUT __proto__', 'PUT', '/api/actors/1', json('{"__proto__": {"polluted": "yes"}}')),
+      anyStatus(
+        'usage __proto__',
+        'POST',
+        '/api/ai-cataloging/usage',
+        json('{"__proto__": {"polluted": "yes"}, "provider": "p"}'),
+      ),
+      anyStatus(
+        'reconcile __proto__',
+        'POST',
+        '/api/actors/reconcile',
+        json('{"queries": {"__proto__": {"query": "x"}}}'),
+      ),
       {
         label: 'reconcile constructor',
         method: 'GET',
         path: `/api/actors/reconcile?queries=${encodeURIComponent('{"constructor":{"query":"x"},"__proto__":{"query":"y"}}')}`,
       },
-      {
-        label: 'form __proto__',
-        method: 'POST',
-        path: '/api/actors',
-        ...form('name=pp-form-1&__proto__[polluted]=yes'),
-      },
-      {
-        label: 'form constructor',
-        method: 'POST',
-        path: '/api/actors',
-        ...form('name=pp-form-2&constructor[prototype][polluted]=yes'),
-      },
-      {
-        label: 'form usage __proto__',
-        method: 'POST',
-        path: '/api/ai-cataloging/usage',
-        ...form('__proto__=1&provider=p'),
-      },
+      anyStatus('form __proto__', 'POST', '/api/actors', form('name=pp-form-1&__proto__[polluted]=yes')),
+      anyStatus('form constructor', 'POST', '/api/actors', form('name=pp-form-2&constructor[prototype][polluted]=yes')),
+      anyStatus('form usage __proto__', 'POST', '/api/ai-cataloging/usage', form('__proto__=1&provider=p')),
       {
         label: 'query __proto__',
         path: '/api/actors?__proto__[polluted]=yes&constructor[prototype][polluted]=yes&sortField=__proto__',
@@ -573,12 +508,7 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     const problems = await runAll(cases);
 
     // A later request is unaffected: its shapes hold exactly the documented keys.
-    const created = await daemon().fetch('/api/actors', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...bearer() },
-      body: JSON.stringify({ name: 'after pollution' }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    const created = await postAsEditor('/api/actors', { name: 'after pollution' });
     expect(created.status).toBe(201);
     const actor = ((await created.json()) as { data: Record<string, unknown> }).data;
     expect(Object.keys(actor).sort()).toEqual(
@@ -623,11 +553,13 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
     });
     expect(missing.status).toBe(404);
     expect(Object.keys((await missing.json()) as object)).toEqual(['error']);
-    const usage = await daemon().fetch('/api/ai-cataloging/usage', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...bearer() },
-      body: JSON.stringify({ provider: 'p', model: 'm', tokens_in: 1, tokens_out: 2, cost_chf: 0.5, success: true }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    const usage = await postAsEditor('/api/ai-cataloging/usage', {
+      provider: 'p',
+      model: 'm',
+      tokens_in: 1,
+      tokens_out: 2,
+      cost_chf: 0.5,
+      success: true,
     });
     expect(usage.status).toBe(201);
     expect(Object.keys((await usage.json()) as object)).toEqual(['id']);
@@ -647,179 +579,63 @@ describe('bodies: size, nesting, prototype keys, content types', () => {
       '/api/actors/reconcile',
     ]) {
       cases.push(
-        {
-          label: 'text/plain',
-          method: 'POST',
+        guarded('text/plain', 'POST', path, [415], typed('text/plain', '{"name":"x"}')),
+        guarded('application/xml', 'POST', path, [415], typed('application/xml', '<name>x</name>')),
+        guarded('no content type', 'POST', path, [415], { body: raw('{"name":"x"}') }),
+        guarded('empty content type', 'POST', path, [415], typed('', raw('{"name":"x"}'))),
+        guarded('garbage content type', 'POST', path, [415], typed(';;;/=', raw('{"name":"x"}'))),
+        guarded('json with a form body', 'POST', path, [400], typed('application/json', 'name=x&type=person')),
+        guarded('json, a bare string', 'POST', path, [400, 422], json('"just a string"')),
+        guarded('json, empty', 'POST', path, undefined, typed('application/json', raw(''))),
+        guarded('json, whitespace', 'POST', path, [400, 422], typed('application/json', '   ')),
+        guarded('json, BOM', 'POST', path, undefined, typed('application/json', '\ufeff{"name":"bom"}')),
+        guarded('json, NUL bytes', 'POST', path, [400, 422], typed('application/json', raw('{"name":"\u0000"}\u0000'))),
+        guarded(
+          'json, invalid UTF-8',
+          'POST',
           path,
-          headers: { 'Content-Type': 'text/plain' },
-          body: '{"name":"x"}',
-          expectAuthed: [415],
-          expectAnon: [401],
-        },
-        {
-          label: 'application/xml',
-          method: 'POST',
+          undefined,
+          typed('application/json', new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])),
+        ),
+        guarded(
+          'json, utf-16 charset',
+          'POST',
           path,
-          headers: { 'Content-Type': 'application/xml' },
-          body: '<name>x</name>',
-          expectAuthed: [415],
-          expectAnon: [401],
-        },
-        {
-          label: 'no content type',
-          method: 'POST',
-          path,
-          body: raw('{"name":"x"}'),
-          expectAuthed: [415],
-          expectAnon: [401],
-        },
-        {
-          label: 'empty content type',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': '' },
-          body: raw('{"name":"x"}'),
-          expectAuthed: [415],
-          expectAnon: [401],
-        },
-        {
-          label: 'garbage content type',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': ';;;/=' },
-          body: raw('{"name":"x"}'),
-          expectAuthed: [415],
-          expectAnon: [401],
-        },
-        {
-          label: 'json with a form body',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'application/json' },
-          body: 'name=x&type=person',
-          expectAuthed: [400],
-          expectAnon: [401],
-        },
-        {
-          label: 'json, a bare string',
-          method: 'POST',
-          path,
-          ...json('"just a string"'),
-          expectAuthed: [400, 422],
-          expectAnon: [401],
-        },
-        {
-          label: 'json, empty',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'application/json' },
-          body: raw(''),
-          expectAnon: [401],
-        },
-        {
-          label: 'json, whitespace',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'application/json' },
-          body: '   ',
-          expectAuthed: [400, 422],
-          expectAnon: [401],
-        },
-        {
-          label: 'json, BOM',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'application/json' },
-          body: '\ufeff{"name":"bom"}',
-          expectAnon: [401],
-        },
-        {
-          label: 'json, NUL bytes',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'application/json' },
-          body: raw('{"name":"\u0000"}\u0000'),
-          expectAuthed: [400, 422],
-          expectAnon: [401],
-        },
-        {
-          label: 'json, invalid UTF-8',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'application/json' },
-          body: new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
-          expectAnon: [401],
-        },
-        {
-          label: 'json, utf-16 charset',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'application/json; charset=utf-16' },
-          body: raw('{"name":"x"}'),
-          expectAnon: [401],
-        },
+          undefined,
+          typed('application/json; charset=utf-16', raw('{"name":"x"}')),
+        ),
         // JSON is UTF-8 (RFC 8259): co-body ignores a charset parameter, so this may be accepted.
-        {
-          label: 'json, unknown charset',
-          method: 'POST',
+        guarded(
+          'json, unknown charset',
+          'POST',
           path,
-          headers: { 'Content-Type': 'application/json; charset=klingon' },
-          body: raw('{"name":"x"}'),
-          expectAnon: [401],
-        },
-        {
-          label: 'json, gzip that is not gzip',
-          method: 'POST',
-          path,
+          undefined,
+          typed('application/json; charset=klingon', raw('{"name":"x"}')),
+        ),
+        guarded('json, gzip that is not gzip', 'POST', path, [400, 415], {
           headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
           body: raw('{"name":"x"}'),
-          expectAuthed: [400, 415],
-          expectAnon: [401],
-        },
-        {
-          label: 'json, unknown encoding',
-          method: 'POST',
-          path,
+        }),
+        guarded('json, unknown encoding', 'POST', path, [415], {
           headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'x-klingon' },
           body: raw('{"name":"x"}'),
-          expectAuthed: [415],
-          expectAnon: [401],
-        },
-        {
-          label: 'form with a JSON body',
-          method: 'POST',
+        }),
+        guarded(
+          'form with a JSON body',
+          'POST',
           path,
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-          body: '{"name":"x"}',
-          expectAnon: [401],
-        },
-        {
-          label: 'multipart without boundary',
-          method: 'POST',
+          undefined,
+          typed('application/x-www-form-urlencoded', '{"name":"x"}'),
+        ),
+        guarded('multipart without boundary', 'POST', path, [400], typed('multipart/form-data', raw('--x\r\n\r\n'))),
+        guarded(
+          'multipart, empty boundary',
+          'POST',
           path,
-          headers: { 'Content-Type': 'multipart/form-data' },
-          body: raw('--x\r\n\r\n'),
-          expectAuthed: [400],
-          expectAnon: [401],
-        },
-        {
-          label: 'multipart, empty boundary',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'multipart/form-data; boundary=' },
-          body: raw('--\r\n\r\n'),
-          expectAuthed: [400],
-          expectAnon: [401],
-        },
-        {
-          label: 'multipart/mixed',
-          method: 'POST',
-          path,
-          headers: { 'Content-Type': 'multipart/mixed; boundary=x' },
-          body: raw('--x--\r\n'),
-          expectAuthed: [415],
-          expectAnon: [401],
-        },
+          [400],
+          typed('multipart/form-data; boundary=', raw('--\r\n\r\n')),
+        ),
+        guarded('multipart/mixed', 'POST', path, [415], typed('multipart/mixed; boundary=x', raw('--x--\r\n'))),
       );
     }
     // A body on a read route that takes none.
@@ -851,120 +667,52 @@ describe('multipart: truncated and malformed', () => {
   it('answers 400 for a multipart body cut short inside a complete HTTP message', async () => {
     const boundary = newBoundary();
     const full = sipBody(boundary, zip, { identifier: 'cut-1' });
-    const ct = { 'Content-Type': `multipart/form-data; boundary=${boundary}` };
+    /** A multipart upload to /api/sips/import with this test's boundary. */
+    const upload = (label: string, expectAuthed: number[], bytes: Uint8Array, path = '/api/sips/import') =>
+      guarded(
+        label,
+        'POST',
+        path,
+        expectAuthed,
+        typed(`multipart/form-data; boundary=${boundary}`, new Uint8Array(bytes)),
+      );
     const cases: FetchCase[] = [];
     for (const keep of [10, 60, 200, Math.floor(full.length / 2), full.length - 30, full.length - 3]) {
       for (const path of ['/api/sips/import', '/api/actors']) {
-        cases.push({
-          label: `multipart cut at ${keep}`,
-          method: 'POST',
-          path,
-          headers: ct,
-          body: new Uint8Array(full.subarray(0, keep)),
-          expectAuthed: [400],
-          expectAnon: [401],
-        });
+        cases.push(upload(`multipart cut at ${keep}`, [400], full.subarray(0, keep), path));
       }
     }
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}`, value: 'v' }));
+    const files = (n: number) => Array.from({ length: n }, () => ({ name: 'file', value: zip, filename: 'a.zip' }));
+    const longTitle = [{ name: 'title', value: 't'.repeat(100_000) }, ...files(1)];
     cases.push(
-      {
-        label: 'multipart, no boundary lines',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: ct,
-        body: new Uint8Array(Buffer.from('garbage'.repeat(100))),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'multipart, wrong boundary',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: { 'Content-Type': 'multipart/form-data; boundary=other' },
-        body: new Uint8Array(full),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'multipart, part without headers',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: ct,
-        body: new Uint8Array(Buffer.from(`--${boundary}\r\n\r\nvalue\r\n--${boundary}--\r\n`)),
-        expectAuthed: [400, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'multipart, endless part headers',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: ct,
-        body: new Uint8Array(
-          Buffer.from(`--${boundary}\r\n${'X-H: v\r\n'.repeat(5000)}\r\nvalue\r\n--${boundary}--\r\n`),
-        ),
-        expectAuthed: [400, 413, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'multipart, 500 fields',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: ct,
-        body: new Uint8Array(
-          multipartBody(
-            boundary,
-            Array.from({ length: 500 }, (_, i) => ({ name: `f${i}`, value: 'v' })),
-          ),
-        ),
-        expectAuthed: [413, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'multipart, 10 files',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: ct,
-        body: new Uint8Array(
-          multipartBody(
-            boundary,
-            Array.from({ length: 10 }, () => ({ name: 'file', value: zip, filename: 'a.zip' })),
-          ),
-        ),
-        expectAuthed: [413, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'multipart, a 100 KB text field',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: ct,
-        body: new Uint8Array(
-          multipartBody(boundary, [
-            { name: 'title', value: 't'.repeat(100_000) },
-            { name: 'file', value: zip, filename: 'a.zip' },
-          ]),
-        ),
-        expectAuthed: [413, 422],
-        expectAnon: [401],
-      },
-      {
-        label: 'multipart, not a zip',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: ct,
-        body: new Uint8Array(multipartBody(boundary, [{ name: 'file', value: 'not a zip at all', filename: 'a.zip' }])),
-        expectAuthed: [422],
-        expectAnon: [401],
-      },
-      {
-        label: 'multipart, empty file',
-        method: 'POST',
-        path: '/api/sips/import',
-        headers: ct,
-        body: new Uint8Array(multipartBody(boundary, [{ name: 'file', value: '', filename: 'a.zip' }])),
-        expectAuthed: [422],
-        expectAnon: [401],
-      },
+      upload('multipart, no boundary lines', [400, 422], Buffer.from('garbage'.repeat(100))),
+      guarded(
+        'multipart, wrong boundary',
+        'POST',
+        '/api/sips/import',
+        [400, 422],
+        typed('multipart/form-data; boundary=other', new Uint8Array(full)),
+      ),
+      upload(
+        'multipart, part without headers',
+        [400, 422],
+        Buffer.from(`--${boundary}\r\n\r\nvalue\r\n--${boundary}--\r\n`),
+      ),
+      upload(
+        'multipart, endless part headers',
+        [400, 413, 422],
+        Buffer.from(`--${boundary}\r\n${'X-H: v\r\n'.repeat(5000)}\r\nvalue\r\n--${boundary}--\r\n`),
+      ),
+      upload('multipart, 500 fields', [413, 422], multipartBody(boundary, fields(500))),
+      upload('multipart, 10 files', [413, 422], multipartBody(boundary, files(10))),
+      upload('multipart, a 100 KB text field', [413, 422], multipartBody(boundary, longTitle)),
+      upload(
+        'multipart, not a zip',
+        [422],
+        multipartBody(boundary, [{ name: 'file', value: 'not a zip at all', filename: 'a.zip' }]),
+      ),
+      upload('multipart, empty file', [422], multipartBody(boundary, [{ name: 'file', value: '', filename: 'a.zip' }])),
     );
     expect(await runAll(cases)).toEqual([]);
   });
@@ -1213,31 +961,20 @@ describe('URLs, headers and query strings', () => {
 
   it('refuses absurd list values with 422', async () => {
     const cases: FetchCase[] = [];
+    const pages = ['-1', '0', '1e308', '1.5', 'NaN', 'Infinity', '0x10', '%201', '99999999999999999999', '1000001'];
+    const sortFields = [
+      'password',
+      'secret_hash',
+      'id;DROP TABLE actors',
+      'id desc, (select 1)',
+      '__proto__',
+      'constructor',
+    ];
     const bad = [
-      'page=-1',
-      'page=0',
-      'page=1e308',
-      'page=1.5',
-      'page=NaN',
-      'page=Infinity',
-      'page=0x10',
-      'page=%201',
-      'page=99999999999999999999',
-      'page=1000001',
-      'perPage=0',
-      'perPage=100000',
-      'perPage=-5',
-      'perPage=101',
-      'sortField=password',
-      'sortField=secret_hash',
-      `sortField=${encodeURIComponent('id;DROP TABLE actors')}`,
-      `sortField=${encodeURIComponent('id desc, (select 1)')}`,
-      'sortField=__proto__',
-      'sortField=constructor',
-      'sortAsc=2',
-      'sortAsc=yes',
-      'format=xml',
-      `search=${'s'.repeat(10_000)}`,
+      ...pages.map((v) => `page=${v}`),
+      ...['0', '100000', '-5', '101'].map((v) => `perPage=${v}`),
+      ...sortFields.map((v) => `sortField=${encodeURIComponent(v)}`),
+      ...['sortAsc=2', 'sortAsc=yes', 'format=xml', `search=${'s'.repeat(10_000)}`],
     ];
     for (const list of ['/api/actors', '/api/places', '/api/keywords', '/api/objects']) {
       for (const q of bad)
@@ -1309,30 +1046,17 @@ describe('URLs, headers and query strings', () => {
 
 describe('methods', () => {
   const known = [
-    '/api/actors',
-    '/api/actors/1',
-    '/api/objects',
-    '/api/sips/import',
-    '/api/tei/refresh',
-    '/api/places/1',
-    '/api/ai-cataloging/usage',
-    '/api/keywords/reconcile',
+    ...['/api/actors', '/api/actors/1', '/api/objects', '/api/sips/import'],
+    ...['/api/tei/refresh', '/api/places/1', '/api/ai-cataloging/usage', '/api/keywords/reconcile'],
   ];
 
   it('answers 405 with Allow for a wrong method on a known path, 404 on an unknown one', async () => {
     const problems: string[] = [];
-    for (const method of [
-      'PATCH',
-      'DELETE',
-      'OPTIONS',
-      'PROPFIND',
-      'TRACE',
-      'MKCOL',
-      'LOCK',
-      'PURGE',
-      'SEARCH',
-      'COPY',
-    ]) {
+    const wrongMethods = [
+      ...['PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PURGE'],
+      ...['PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'COPY'], // WebDAV
+    ];
+    for (const method of wrongMethods) {
       for (const path of known) {
         const r = await runRaw({
           label: `${method} ${path}`,
@@ -1475,20 +1199,7 @@ describe('property: random requests under /api', () => {
     );
     const path = fc.array(segment, { minLength: 0, maxLength: 4 }).map((parts) => `/api/${parts.join('/')}`);
     const key = fc.oneof(
-      fc.constantFrom(
-        'page',
-        'perPage',
-        'sortField',
-        'sortAsc',
-        'format',
-        'search',
-        'ids',
-        'queries',
-        'provider',
-        'page[]',
-        '__proto__',
-        'constructor[prototype][x]',
-      ),
+      fc.constantFrom(...QUERY_PARAMETERS, 'page[]', '__proto__', 'constructor[prototype][x]'),
       fc.string({ maxLength: 8 }),
     );
     const value = fc.oneof(
@@ -1604,12 +1315,7 @@ describe('afterwards', () => {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     expect(res.status).toBe(200);
-    const created = await daemon().fetch('/api/actors', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...bearer() },
-      body: JSON.stringify({ name: 'still alive' }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    const created = await postAsEditor('/api/actors', { name: 'still alive' });
     expect(created.status).toBe(201);
     const errors = logEntries(daemon()).filter((e) => typeof e.level === 'number' && e.level >= 50);
     expect(errors.map((e) => JSON.stringify(e).slice(0, 400))).toEqual([]);

@@ -5,10 +5,8 @@
 // - meanwhile normal requests with an editor token are answered (each within 3 s);
 // - after the timeouts, the server closes every stalled connection (bounded wait), answering
 //   408 JSON or nothing, and it keeps serving.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
-import { patchConfig } from '../helpers/config.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { useDaemonWithConfig } from '../helpers/http.js';
 import { holdConnection, parseResponse, type HeldSocket } from '../helpers/raw-http.js';
 
 const HEADERS_MS = 1000;
@@ -16,22 +14,7 @@ const REQUEST_MS = 3000;
 /** How long after the last stalled connection opened every one of them must be closed. */
 const CLOSE_WITHIN_MS = REQUEST_MS + 5000;
 
-let box: Sandbox;
-let daemon: RunningDaemon;
-let token = '';
-
-beforeAll(async () => {
-  box = await createSandbox();
-  await patchConfig(box, { timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS } });
-  await createAccounts(box, { sroot: 'superuser', sed: 'editor' });
-  token = (await createToken(box, 'sed', 'slow clients', 'sroot')).token;
-  daemon = await startDaemon(box);
-});
-
-afterAll(async () => {
-  await daemon?.stop();
-  await box?.cleanup();
-});
+const slow = useDaemonWithConfig({ timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS } });
 
 const PARTIAL_STARTS = [
   'G',
@@ -55,7 +38,7 @@ describe('slow clients', () => {
     try {
       // 50 connections that stall inside the request line or the headers.
       for (let i = 0; i < 50; i++) {
-        const held = await holdConnection(daemon.url);
+        const held = await holdConnection(slow.daemon.url);
         const start = PARTIAL_STARTS[i % PARTIAL_STARTS.length] as string;
         if (start) held.socket.write(start);
         stalled.push(held);
@@ -63,9 +46,9 @@ describe('slow clients', () => {
       // 10 connections with complete headers that trickle a 200-byte body, one byte a second.
       const body = JSON.stringify({ name: 'trickled', comment: 'x'.repeat(200) });
       for (let i = 0; i < 10; i++) {
-        const held = await holdConnection(daemon.url);
+        const held = await holdConnection(slow.daemon.url);
         held.socket.write(
-          `POST /api/actors HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+          `POST /api/actors HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${slow.editor}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
         );
         let at = 0;
         const timer = setInterval(() => {
@@ -84,15 +67,18 @@ describe('slow clients', () => {
         void held.closed.then(() => closedAt.set(held, Date.now() - opened));
 
       // While they are open: normal requests are answered, each within 3 s.
-      const auth = { Authorization: `Bearer ${token}` };
+      const auth = { Authorization: `Bearer ${slow.editor}` };
       const openNow = () => [...stalled, ...trickling].filter((h) => !h.isClosed()).length;
       const openWhenAnswered: number[] = [];
       for (let i = 0; i < 10; i++) {
-        const list = await daemon.fetch('/api/actors?perPage=5', { headers: auth, signal: AbortSignal.timeout(3000) });
+        const list = await slow.daemon.fetch('/api/actors?perPage=5', {
+          headers: auth,
+          signal: AbortSignal.timeout(3000),
+        });
         expect(list.status).toBe(200);
         await list.arrayBuffer();
         openWhenAnswered.push(openNow());
-        const created = await daemon.fetch('/api/actors', {
+        const created = await slow.daemon.fetch('/api/actors', {
           method: 'POST',
           headers: { ...auth, 'Content-Type': 'application/json' },
           body: JSON.stringify({ name: `normal while slow ${i}` }),
@@ -138,7 +124,7 @@ describe('slow clients', () => {
         expect(typeof (JSON.parse(res?.text ?? '') as { error?: unknown }).error).toBe('string');
       }
       // None of the trickled bodies became an actor (they never finished).
-      const list = await daemon.fetch('/api/actors?search=trickled', {
+      const list = await slow.daemon.fetch('/api/actors?search=trickled', {
         headers: auth,
         signal: AbortSignal.timeout(3000),
       });
@@ -149,11 +135,11 @@ describe('slow clients', () => {
     }
 
     // And the daemon is still serving.
-    const res = await daemon.fetch('/api/objects', {
-      headers: { Authorization: `Bearer ${token}` },
+    const res = await slow.daemon.fetch('/api/objects', {
+      headers: { Authorization: `Bearer ${slow.editor}` },
       signal: AbortSignal.timeout(3000),
     });
     expect(res.status).toBe(200);
-    expect(daemon.running()).toBe(true);
+    expect(slow.daemon.running()).toBe(true);
   });
 });

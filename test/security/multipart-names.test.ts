@@ -3,17 +3,12 @@
 // crashed it: a 500 with a stack trace in the log, before authentication. It is a malformed
 // body: 400, answered after authentication like every other body problem, nothing logged as an
 // error.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, bearer, replyProblems, send, type BasicTokens } from '../helpers/api.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, replyProblems, send } from '../helpers/api.js';
 import { STACK_FRAME_RE } from '../helpers/cli.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-let t: BasicTokens;
-
-beforeAll(async () => {
-  t = await basicTokens(cli());
-});
+const { daemon, t } = useDaemonWithTokens();
 
 const part = (disposition: string, value: string, type?: string) =>
   `--nb\r\nContent-Disposition: ${disposition}\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n${value}\r\n`;

@@ -3,17 +3,11 @@
 // (`a//b`) or a trailing `/` is refused with a 422 naming the field; nothing is stored.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, dataOf, fieldsOf, sipForm, type BasicTokens } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { dataOf, fieldsOf, sipForm } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
-
-beforeAll(async () => {
-  t = await basicTokens(cli());
-});
+const { cli, api, t } = useDaemonWithTokens();
 
 const total = async () => ((await api.get('/api/objects', t.user)).body as { meta: { total: number } }).meta.total;
 

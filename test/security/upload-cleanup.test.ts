@@ -3,32 +3,17 @@
 // Whenever an upload is answered, no temporary file of it may exist, now or later.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, bearer, send, sipForm, storedZip } from '../helpers/api.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, send, sipForm, storedZip } from '../helpers/api.js';
 import { rawExchange, rawRequest } from '../helpers/raw-http.js';
 import { sipBody } from '../helpers/upload.js';
-import { createSandbox, type Sandbox } from '../helpers/cli.js';
-import { patchConfig } from '../helpers/config.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { useDaemonWithConfig } from '../helpers/http.js';
 
-let box: Sandbox;
-let d: RunningDaemon;
-let editor: string;
-
-beforeAll(async () => {
-  box = await createSandbox();
-  await patchConfig(box, { limits: { sipUploadBytes: 1024 } });
-  d = await startDaemon(box);
-  editor = (await basicTokens(box)).editor;
-});
-afterAll(async () => {
-  await d?.stop();
-  await box?.cleanup();
-});
+const limited = useDaemonWithConfig({ limits: { sipUploadBytes: 1024 } });
 
 async function dirEntries(name: string): Promise<string[]> {
   try {
-    return await readdir(path.join(box.dir, 'data', name));
+    return await readdir(path.join(limited.box.dir, 'data', name));
   } catch {
     return [];
   }
@@ -42,11 +27,11 @@ describe('uploads over the size limit', () => {
     const upload = async (i: number) => {
       const body = sipBody('cleanupboundary', big, { identifier: `SIP-big-${i}` });
       const outcome = await rawExchange(
-        d.url,
+        limited.daemon.url,
         rawRequest(
           'POST',
           '/api/sips/import',
-          { ...bearer(editor), 'Content-Type': 'multipart/form-data; boundary=cleanupboundary' },
+          { ...bearer(limited.editor), 'Content-Type': 'multipart/form-data; boundary=cleanupboundary' },
           body,
         ),
         { timeoutMs: 20_000 },
@@ -66,10 +51,10 @@ describe('uploads over the size limit', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await dirEntries('tmp')).toEqual([]);
     expect(await dirEntries('sips')).toEqual([]);
-    const ok = await send(d, '/api/sips/import', {
+    const ok = await send(limited.daemon, '/api/sips/import', {
       method: 'POST',
       body: sipForm({ file: storedZip({ a: 'small' }) }),
-      headers: bearer(editor),
+      headers: bearer(limited.editor),
     });
     expect(ok.status, ok.text).toBe(202);
   });
