@@ -89,7 +89,7 @@ describe('api_token anywhere is refused first', () => {
     await daemon().fetch(`/api/objects?page=1&api_token=${secret}`);
     await new Promise((r) => setTimeout(r, 200));
     const entries = logEntries(daemon());
-    const warning = entries.find((e) => e.level === 40 && String(e.path).startsWith('/api/objects?page=1'));
+    const warning = entries.find((e) => e.level === 'warn' && String(e.path).startsWith('/api/objects?page=1'));
     expect(warning).toBeDefined();
     expect(warning).toMatchObject({ method: 'GET', path: '/api/objects?page=1&api_token=[REDACTED]' });
     expect(warning?.ip).toBeTruthy();

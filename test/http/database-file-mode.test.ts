@@ -31,10 +31,10 @@ describe.skipIf(IS_PG)('a database file readable by others', () => {
     await chmod(file, 0o644);
     const { lines } = await linesOfAStart();
     const warnings = lines
-      .map((l) => JSON.parse(l) as { level: number; msg: string })
+      .map((l) => JSON.parse(l) as { level: string; msg: string })
       .filter((l) => l.msg.includes('chmod 600'));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.level).toBe(40);
+    expect(warnings[0]?.level).toBe('warn');
     expect(warnings[0]?.msg).toContain('0644');
     await chmod(file, 0o600);
     const quiet = await linesOfAStart();
