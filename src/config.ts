@@ -1,4 +1,5 @@
-// Configuration (SPEC §5): --config, then ARCHIVE_CONFIG, then ./config.json, then defaults.
+// Configuration (SPEC §5): --config, then ARCHIVE_CONFIG, then ./config.json, then
+// /etc/archivectl/config.json, then defaults.
 // Every key is checked (config/sections.ts declares each once, with its default); a bad one
 // stops the program with one line naming the key and the file.
 import { existsSync, readFileSync } from 'node:fs';
