@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// npm's "prepare": builds dist/ from src/ when TypeScript is installed (a checkout, `npm ci`).
+// npm's "prepare": builds dist/ from src/ when TypeScript is installed (a checkout, `npm ci`),
+// then writes the manual page man/archivectl.1 from the built command tree.
 // A production install (`npm ci --omit=dev` on a built tree, or a packed tarball) has no
 // TypeScript: it uses the dist/ already there, and only fails when there is none to use.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let tsc;
@@ -17,6 +18,11 @@ try {
 }
 if (tsc) {
   execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
+  const dist = (file) => import(pathToFileURL(path.join(root, 'dist', 'cli', file)).href);
+  const [{ buildProgram, version }, { manPage }] = await Promise.all([dist('main.js'), dist('man-page.js')]);
+  mkdirSync(path.join(root, 'man'), { recursive: true });
+  const today = new Date().toISOString().slice(0, 10);
+  writeFileSync(path.join(root, 'man', 'archivectl.1'), manPage(buildProgram(), version(), today));
 } else if (existsSync(path.join(root, 'dist', 'cli', 'main.js'))) {
   console.error('prepare: TypeScript is not installed (a production install); using the dist/ already built');
 } else {

@@ -21,7 +21,7 @@ import { registerServe } from './commands/serve.js';
 import { registerSettings } from './commands/settings.js';
 import { registerToken } from './commands/token.js';
 
-function version(): string {
+export function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
     .version;
 }

@@ -1,0 +1,71 @@
+// The manual page, archivectl(1), written from the same command tree as --help and the shell
+// completion, so that it can never describe a command that is not there. `npm run prepare`
+// writes it to man/archivectl.1, which package.json's "man" installs with the package.
+import type { Command, Option } from 'commander';
+
+/** Text made safe for roff: backslashes, leading dots and quotes, hyphens meant as minus signs. */
+function roff(text: string): string {
+  return text
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .replace(/^([.'])/gm, '\\&$1');
+}
+
+function optionLines(options: readonly Option[]): string[] {
+  return options.flatMap((o) => ['.TP', `.B ${roff(o.flags)}`, roff(o.description)]);
+}
+
+/** Every command below `command`, depth first: its usage, description and options. */
+function commandLines(command: Command, path: readonly string[] = []): string[] {
+  return command.commands.flatMap((sub) => {
+    const name = [...path, sub.name()].join(' ');
+    return [
+      '.TP',
+      `.B ${roff(`${name} ${sub.usage()}`.trim())}`,
+      roff(sub.description()),
+      ...(sub.options.length > 0 ? ['.RS', ...optionLines(sub.options), '.RE'] : []),
+      ...commandLines(sub, [...path, sub.name()]),
+    ];
+  });
+}
+
+export function manPage(program: Command, version: string, date: string): string {
+  const lines = [
+    `.TH ARCHIVECTL 1 "${date}" "archivectl ${version}" "User Commands"`,
+    '.SH NAME',
+    `archivectl \\- ${roff(program.description())}`,
+    '.SH SYNOPSIS',
+    '.B archivectl',
+    '[\\fB\\-\\-config\\fR \\fIfile\\fR] \\fIcommand\\fR [\\fIoptions\\fR]',
+    '.SH DESCRIPTION',
+    '\\fBarchivectl serve\\fR runs the API daemon: JSON under /api, JSON log lines on stdout, a clean',
+    'stop on SIGTERM. Every other command administers the same database directly: accounts, tokens,',
+    'settings, the audit log, the catalogue. Commands that list or create things take \\fB\\-\\-json\\fR.',
+    '.SH GLOBAL OPTIONS',
+    ...optionLines(program.options),
+    '.SH COMMANDS',
+    ...commandLines(program),
+    '.SH ENVIRONMENT',
+    ...[
+      ['ARCHIVE_CONFIG', 'configuration file, when --config is not given'],
+      ['DATABASE_URL', 'postgres:// URL; overrides the configured database'],
+      ['ARCHIVECTL_AS', 'acting account of token and account commands, when --as is not given'],
+      ['ARCHIVECTL_COPY_TO', 'target postgres:// URL of copy-database, when not given as an argument'],
+      ['ARCHIVECTL_DEBUG', '1: stack traces for unexpected errors'],
+      [
+        'NOTIFY_SOCKET, WATCHDOG_USEC',
+        'set by systemd for Type=notify: serve reports readiness and pings the watchdog',
+      ],
+    ].flatMap(([name, text]) => ['.TP', `.B ${roff(name ?? '')}`, roff(text ?? '')]),
+    '.SH FILES',
+    '.TP',
+    '.B ./config.json, /etc/archivectl/config.json',
+    'configuration files looked for, in this order, after \\-\\-config and ARCHIVE_CONFIG',
+    '.SH EXIT STATUS',
+    '0 done; 1 refused or failed; 2 usage or configuration error (including a database that is not',
+    'there); 130 interrupted.',
+    '.SH SEE ALSO',
+    'The README and docs/operations.md of the package.',
+  ];
+  return `${lines.join('\n')}\n`;
+}
