@@ -16,9 +16,9 @@ function database({ base, databaseUrl }: Place) {
   return v.pipe(
     sections.database,
     v.rawTransform(({ dataset: { value: db }, addIssue, NEVER }) => {
-      if (databaseUrl) return { client: 'pg' as const, url: databaseUrl, pool: db.pool };
+      if (databaseUrl) return { client: 'pg' as const, url: databaseUrl, ...pgSettings(db) };
       if (db.client === 'pg') {
-        if (db.url) return { client: 'pg' as const, url: db.url, pool: db.pool };
+        if (db.url) return { client: 'pg' as const, url: db.url, ...pgSettings(db) };
         addIssue({ message: 'is required when "database.client" is "pg"', path: urlPath(db) });
         return NEVER;
       }
@@ -28,6 +28,17 @@ function database({ base, databaseUrl }: Place) {
 }
 
 /** The issue path of `database.url`, for a message naming that key. */
+/** What a PostgreSQL handle needs of the section besides its URL: the pool and the timeouts. */
+function pgSettings(db: sections.ConfigFile['database']): {
+  pool: sections.ConfigFile['database']['pool'];
+  statementTimeoutMs?: number;
+  acquireTimeoutMs?: number;
+  connectTimeoutMs?: number;
+} {
+  const { pool, statementTimeoutMs, acquireTimeoutMs, connectTimeoutMs } = db;
+  return { pool, statementTimeoutMs, acquireTimeoutMs, connectTimeoutMs };
+}
+
 function urlPath(db: sections.ConfigFile['database']): [v.ObjectPathItem] {
   return [{ type: 'object', origin: 'value', input: db, key: 'url', value: db.url }];
 }

@@ -20,6 +20,16 @@ export const database = section({
   /** PostgreSQL, required with client "pg" (or DATABASE_URL). */
   url: v.optional(textOrNull, null),
   busyTimeoutMs: v.optional(int(0, 600_000), 5000),
+  /**
+   * PostgreSQL: how long one statement may run (server-side statement_timeout, and the same
+   * plus a second on the client, which also catches a server that stopped answering); 0: no
+   * limit. A request past it answers 503 instead of waiting.
+   */
+  statementTimeoutMs: v.optional(int(0, 86_400_000), 30_000),
+  /** PostgreSQL: how long a request waits for a pooled connection before answering 503. */
+  acquireTimeoutMs: v.optional(int(100, 600_000), 10_000),
+  /** PostgreSQL: how long opening a connection (TCP and start-up) may take. */
+  connectTimeoutMs: v.optional(int(100, 600_000), 5_000),
   pool: v.optional(
     v.pipe(
       group({ min: v.optional(int(0, 100), 0), max: v.optional(int(1, 100), 10) }),

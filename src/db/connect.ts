@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { attachSignalFile, signalFileFor } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
+import { pgKnexConfig } from './pg-config.js';
 
 // Kept for importers outside src/db/ that still name this module for these.
 export type { Db } from './dialect.js';
@@ -83,13 +84,7 @@ export async function openDatabase(database: Config['database']): Promise<Db> {
   // knex is loaded on demand: `archivectl --help` and pure commands never pay for it.
   const { default: knex } = await import('knex');
   if (database.client === 'pg') {
-    return knex({
-      client: 'pg',
-      connection: database.url,
-      pool: { min: database.pool.min, max: database.pool.max },
-      // Error messages without the SQL and its bound values (hashes among them).
-      compileSqlOnError: false,
-    });
+    return knex(pgKnexConfig(database));
   }
   const file = database.filename;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

@@ -34,3 +34,39 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   return e?.code === '23505' || (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(String(e.message)));
 }
+
+// PostgreSQL error classes meaning "the server cannot serve this now": 08 connection exception,
+// 53 insufficient resources, 57P01-57P05 shutdown, crash and idle-session termination
+// (pg_terminate_backend is 57P01), 57014 query_canceled (statement_timeout).
+const PG_UNAVAILABLE_STATES = /^(08...|53...|57P0[1-5]|57014)$/;
+// What node-postgres, knex and the operating system say when the server is away or stalled.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+const UNAVAILABLE_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'Connection ended unexpectedly',
+    'timeout exceeded when trying to connect',
+    'Query read timeout',
+    'timeout expired', // connecting took longer than the connect timeout
+    'not queryable',
+  ].join('|'),
+  'i',
+);
+// SQLite cannot commit: the disk or its quota is full, the file cannot be written, or another
+// process held the write lock past the busy timeout.
+const SQLITE_UNAVAILABLE = ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN'];
+
+/**
+ * True when a database call failed because the database cannot serve right now (gone, stalled
+ * past a timeout, out of space, locked), not because of what was asked: worth retrying later.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; errno?: unknown };
+  if (!e || typeof e !== 'object') return false;
+  if (e.name === 'KnexTimeoutError') return true;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (PG_UNAVAILABLE_STATES.test(code) || UNAVAILABLE_CODES.has(code)) return true;
+  // Extended codes (SQLITE_IOERR_WRITE…) start with their primary code.
+  if (SQLITE_UNAVAILABLE.some((primary) => code.startsWith(primary))) return true;
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message);
+}

@@ -7,8 +7,11 @@
 //   acknowledges it in its row of `daemons`; a heartbeat every 500 ms re-reads the generation,
 //   acknowledges it and renews the daemon's lease.
 // - A daemon trusts what it knows only while its lease is valid: 2 s from the moment it sent
-//   its last successful heartbeat, with the LISTEN connection up. Otherwise it reads the
-//   generation per request, as without any of this.
+//   its last successful heartbeat, with the LISTEN connection up and proven to hear: each
+//   heartbeat NOTIFYs a nonce through the pool and must hear it on the LISTEN connection.
+//   Otherwise it reads the generation per request, as without any of this. The proof catches
+//   what no connection error shows: a pooler in transaction mode (PgBouncer) accepts LISTEN
+//   but never delivers, and a stalled server or network delivers late.
 // - The CLI counts a daemon as live while its last heartbeat, by the database's clock, is under
 //   3 s old. A daemon the CLI stops waiting for has therefore lost its lease already (2 s < 3 s,
 //   measured from an earlier instant), so no daemon can go on trusting an old generation.
@@ -22,11 +25,19 @@ const HEARTBEAT_MS = 500;
 const LEASE_MS = 2_000;
 const LIVE_MS = 3_000;
 const ACK_TIMEOUT_MS = 5_000;
+/** How long a heartbeat waits to hear its own probe; well under LEASE_MS. */
+const PROBE_WAIT_MS = 1_000;
+/** Connecting the LISTEN connection, when the configuration sets no connect timeout. */
+const LISTEN_CONNECT_MS = 5_000;
 const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+/** The LISTEN connection: heard its last probe, connected but deaf (a pooler, a stall), or down. */
+export type NotificationState = 'up' | 'unverified' | 'down';
 
 export interface Lease {
   /** The generation this daemon has adopted, while its lease is valid; null otherwise. */
   current(): string | null;
+  notifications(): NotificationState;
   /** How many times the lease was found invalid (requests that had to read the database). */
   readonly lapses: number;
   /** The server process id of the LISTEN connection (null while it is down), for diagnostics. */
@@ -46,6 +57,8 @@ export async function startLease(
   let generation = await readGeneration();
   let leaseUntil = 0;
   let listening = false;
+  let heard: boolean | null = null; // whether the last probe came back (null: none sent yet)
+  let probe: { nonce: string; heard: () => void } | null = null;
   let closed = false;
   let lapses = 0;
   let listener: pg.Client | null = null;
@@ -64,35 +77,66 @@ export async function startLease(
     });
 
   const listen = async () => {
-    const client = new pgModule.Client({ ...pgClientConfig(db), application_name: 'archivectl-listen' });
+    const config = pgClientConfig(db);
+    const client = new pgModule.Client({
+      ...config,
+      connectionTimeoutMillis: config.connectionTimeoutMillis || LISTEN_CONNECT_MS,
+      keepAlive: true, // a server gone without a word is noticed by the operating system
+      application_name: 'archivectl-listen',
+    });
     // NOTIFY reaches every session of the database, and several installations may share one
     // database in schemas of their own: a payload names its schema, and only ours counts.
     let ownPrefix: string | null = null;
     client.on('notification', (msg) => {
       if (msg.channel !== CHANNEL || ownPrefix === null || !msg.payload?.startsWith(ownPrefix)) return;
       const notified = msg.payload.slice(ownPrefix.length);
+      if (probe && notified === `probe:${probe.nonce}`) probe.heard();
       if (!/^\d+$/.test(notified)) return;
       if (newer(notified, generation)) generation = notified; // adopted before it is acknowledged
       void ack(generation).catch(() => undefined);
     });
     const lost = () => {
+      if (listener !== client && listener !== null) return; // an older connection, replaced already
       listening = false;
+      heard = false;
       leaseUntil = 0;
       listener = null;
     };
     client.on('error', lost);
     client.on('end', lost);
-    await client.connect();
-    if (closed) {
-      // close() ran while this connection was being made: it must not outlive the daemon.
-      await client.end();
-      return;
+    try {
+      await client.connect();
+      if (closed) {
+        // close() ran while this connection was being made: it must not outlive the daemon.
+        await client.end();
+        return;
+      }
+      const schema = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
+      ownPrefix = `${schema.rows[0]?.schema ?? ''}:`;
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
     }
-    const schema = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
-    ownPrefix = `${schema.rows[0]?.schema ?? ''}:`;
-    await client.query(`LISTEN ${CHANNEL}`);
     listener = client;
     listening = true;
+  };
+
+  /** NOTIFY a nonce through the pool; true once the LISTEN connection has heard it. */
+  const roundTrip = async (): Promise<boolean> => {
+    const nonce = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const back = new Promise<boolean>((resolve) => {
+      probe = { nonce, heard: () => resolve(true) };
+      timer = setTimeout(() => resolve(false), PROBE_WAIT_MS);
+    });
+    try {
+      await db.raw("SELECT pg_notify(?, current_schema() || ':probe:' || ?)", [CHANNEL, nonce]);
+      return await back;
+    } finally {
+      clearTimeout(timer);
+      probe = null;
+    }
   };
 
   await db('daemons')
@@ -105,14 +149,20 @@ export async function startLease(
     const sentAt = performance.now();
     try {
       if (!listening) await listen();
+      const hears = await roundTrip();
       const fresh = await readGeneration();
       if (newer(fresh, generation)) generation = fresh;
       // The lease counts only while the CLI can see this daemon: a row removed meanwhile (a
       // daemon paused for a day is taken for gone) is written again before trusting anything.
+      // A daemon that cannot hear still acknowledges: it reads the generation per request.
       if ((await ack(generation)) === 0) await register();
-      leaseUntil = sentAt + LEASE_MS;
+      if (!hears && heard !== false)
+        onError(new Error('change notifications are not delivered (a pooler in between?)'));
+      heard = hears;
+      leaseUntil = hears ? sentAt + LEASE_MS : 0;
     } catch (err) {
       leaseUntil = 0;
+      heard = false;
       onError(err as Error);
     }
   };
@@ -127,9 +177,13 @@ export async function startLease(
 
   return {
     current() {
-      if (listening && performance.now() < leaseUntil) return generation;
+      if (listening && heard === true && performance.now() < leaseUntil) return generation;
       lapses++;
       return null;
+    },
+    notifications() {
+      if (!listening) return 'down';
+      return heard === true ? 'up' : 'unverified';
     },
     get lapses() {
       return lapses;

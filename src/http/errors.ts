@@ -3,6 +3,7 @@
 import createError from 'http-errors';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/dialect.js';
 import { isAppError, redactSecrets, type ErrorKind } from '../errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -56,11 +57,36 @@ export function scrub(err: unknown): { type: string; code?: string; message: str
   };
 }
 
+/** Seconds a client is asked to wait when the database cannot serve (away, stalled, full). */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
+/**
+ * The answer to a failure of the environment rather than of the request, or null: the database
+ * away, stalled past its timeouts or unable to commit → 503 with Retry-After; no space left for
+ * a file → 507. A 503 never acknowledges a write; only a statement already sent to a server that
+ * then stalled may still be applied when it resumes.
+ */
+export function environmentFailure(err: unknown): HttpError | null {
+  if (isDatabaseUnavailable(err)) {
+    return httpError(503, 'the database is unavailable; retry later', {
+      'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S),
+    });
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return httpError(507, 'no space left to store the data');
+  return null;
+}
+
 export function errorHandler(log: Logger) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-    } catch (err) {
+    } catch (caught) {
+      const requestId = (ctx.state as { requestId?: string }).requestId;
+      const where = { method: ctx.method, path: ctx.path, request_id: requestId };
+      const environment = environmentFailure(caught);
+      if (environment) log.warn({ err: scrub(caught), ...where }, environment.message);
+      const err = environment ?? caught;
       if (createError.isHttpError(err) && err.expose) {
         ctx.status = err.status;
         if (err.headers) ctx.set(err.headers);
@@ -69,8 +95,7 @@ export function errorHandler(log: Logger) {
         ctx.status = STATUS[err.kind];
         ctx.body = err.fields ? { error: err.message, fields: err.fields } : { error: err.message };
       } else {
-        const requestId = (ctx.state as { requestId?: string }).requestId;
-        log.error({ err: scrub(err), method: ctx.method, path: ctx.path, request_id: requestId }, 'unhandled error');
+        log.error({ err: scrub(err), ...where }, 'unhandled error');
         ctx.status = 500;
         ctx.body = { error: 'internal error' };
       }

@@ -3,12 +3,15 @@
 //   gets a live daemon restarted);
 // - /readyz: the database answers within a bounded time and, on PostgreSQL, the connection that
 //   hears of access changes is up (without it every request reads the database: correct, slower).
+//   A connection that is up but does not hear (`unverified`: a pooler in transaction mode in
+//   between) is reported and does not make the daemon unready: it then reads per request, and
+//   behind such a pooler it always will.
 // Both answer JSON; a daemon that is not ready answers 503 with an `error` saying why.
 // Probes run at most one database round trip at a time, and reuse a result for a moment: they
 // are open to anyone, and must not become a way to load the database.
 import type { GenerationSource } from '../db/access-watch.js';
 import type { Db } from '../db/dialect.js';
-import type { Lease } from '../db/pg-lease.js';
+import type { Lease, NotificationState } from '../db/pg-lease.js';
 
 export const READY_TIMEOUT_MS = 2_000;
 const REUSE_MS = 500;
@@ -19,8 +22,8 @@ export interface Readiness {
   database: 'ok' | 'timeout' | 'unreachable';
   /** Seconds the probe query took (up to the timeout). */
   latency: number;
-  /** PostgreSQL only: whether the change-notification listener is connected. */
-  notifications?: 'up' | 'down';
+  /** PostgreSQL only: whether the change-notification listener is connected and hears. */
+  notifications?: NotificationState;
 }
 
 export class ReadinessProbe {
@@ -55,7 +58,7 @@ export class ReadinessProbe {
     clearTimeout(timer);
     const latency = (performance.now() - started) / 1000;
     const lease = (this.source as GenerationSource & { lease?: Lease }).lease;
-    const notifications = lease ? (lease.listenerPid() === null ? 'down' : 'up') : undefined;
+    const notifications = lease?.notifications();
     const result: Readiness = {
       ready: database === 'ok' && notifications !== 'down',
       database,

@@ -1,0 +1,80 @@
+// The knex settings of a PostgreSQL handle: the pool, and the timeouts that turn a database
+// that is away or stalled into prompt errors (answered 503 by the daemon) instead of requests
+// that wait for ever: connecting, waiting for a pooled connection, and running one statement.
+import type { Knex } from 'knex';
+import type { Config } from '../config.js';
+import { DEFAULTS } from '../config/sections.js';
+
+export interface DatabaseTimeouts {
+  statementTimeoutMs: number;
+  acquireTimeoutMs: number;
+  connectTimeoutMs: number;
+}
+
+/** The PostgreSQL database section; timeouts not given take their defaults. */
+export type PgDatabase = Extract<Config['database'], { client: 'pg' }> & Partial<DatabaseTimeouts>;
+
+/** The client waits a little longer than the server, whose own cancellation is the cleaner end. */
+const CLIENT_GRACE_MS = 1_000;
+
+/**
+ * knex prints "Connection Error: …" for every pooled connection the server ended and "Acquire
+ * connection error: …" (with a stack) for every connection it could not open: lines outside the
+ * daemon's JSON log, once per request while the database is away. The request that met the
+ * error is answered 503 and logged, and /readyz says the database is down. Its other warnings
+ * stay warnings.
+ */
+const CONNECTION_NOISE = /^(Connection Error|Acquire connection error):/;
+function quietConnectionErrors(message: unknown): void {
+  if (!CONNECTION_NOISE.test(String(message))) process.emitWarning(String(message));
+}
+
+interface PooledConnection {
+  query: (...args: unknown[]) => unknown;
+  /** knex destroys a connection carrying this mark instead of handing it out again. */
+  __knex__disposed?: unknown;
+}
+
+/**
+ * A statement given up on by the client (query_timeout: the server stopped answering) is still
+ * pending on its connection, and so is the transaction it ran in, whose ROLLBACK can no longer
+ * be sent: reused, the connection would run the next request's statements inside it. Such a
+ * connection is marked for knex to destroy; closing it makes the server abort its transaction.
+ */
+function discardAfterClientTimeout(conn: PooledConnection, done: (err: Error | null, conn: unknown) => void): void {
+  const query = conn.query.bind(conn);
+  conn.query = (...args: unknown[]) => {
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (err: Error | null, ...rest: unknown[]) => {
+        if (err && CLIENT_TIMEOUT.test(err.message)) conn.__knex__disposed = err;
+        return (callback as (...a: unknown[]) => unknown)(err, ...rest);
+      };
+    }
+    return query(...args);
+  };
+  done(null, conn);
+}
+
+const CLIENT_TIMEOUT = /^Query read timeout$/;
+
+export function pgKnexConfig(database: PgDatabase): Knex.Config {
+  const statement = database.statementTimeoutMs ?? DEFAULTS.database.statementTimeoutMs;
+  const acquire = database.acquireTimeoutMs ?? DEFAULTS.database.acquireTimeoutMs;
+  const connect = database.connectTimeoutMs ?? DEFAULTS.database.connectTimeoutMs;
+  return {
+    client: 'pg',
+    connection: {
+      connectionString: database.url,
+      connectionTimeoutMillis: connect,
+      // A connection whose server vanished without closing it is found out by the kernel.
+      keepAlive: true,
+      ...(statement > 0 ? { statement_timeout: statement, query_timeout: statement + CLIENT_GRACE_MS } : {}),
+    },
+    acquireConnectionTimeout: acquire,
+    pool: { min: database.pool.min, max: database.pool.max, afterCreate: discardAfterClientTimeout },
+    // Error messages without the SQL and its bound values (hashes among them).
+    compileSqlOnError: false,
+    log: { warn: quietConnectionErrors },
+  };
+}

@@ -1,0 +1,78 @@
+// What the PostgreSQL fault tests share: a sandbox whose daemons use short database timeouts,
+// accounts with tokens, and two daemons started with a given DATABASE_URL.
+import { writeFile } from 'node:fs/promises';
+import { expect } from 'vitest';
+import { createAccounts, createToken, pgAdmin, type CreatedTokenJson, type Sandbox } from '../helpers/cli.js';
+import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+
+/** Short enough for a test to see them at work, long enough for a loaded 2-core machine. */
+export const TEST_TIMEOUTS = { statementTimeoutMs: 3_000, acquireTimeoutMs: 3_000, connectTimeoutMs: 2_000 };
+
+export async function writeFaultConfig(box: Sandbox, database: Record<string, unknown> = {}): Promise<void> {
+  await writeFile(
+    box.configFile,
+    `${JSON.stringify(
+      { database: { filename: './archive.sqlite3', ...TEST_TIMEOUTS, ...database }, dataDir: './data' },
+      null,
+      2,
+    )}\n`,
+  );
+}
+
+export interface Staff {
+  reader: string;
+  editor: string;
+  /** Tokens of the reader account to revoke during the test. */
+  victims: CreatedTokenJson[];
+}
+
+export async function staffTokens(box: Sandbox, victims: number): Promise<Staff> {
+  await createAccounts(box, { root: 'superuser', reader: 'user', writer: 'editor' });
+  const reader = (await createToken(box, 'reader', 'load reads', 'root')).token;
+  const editor = (await createToken(box, 'writer', 'load writes', 'root')).token;
+  const list: CreatedTokenJson[] = [];
+  for (let i = 0; i < victims; i++) list.push(await createToken(box, 'reader', `victim ${i}`, 'root'));
+  return { reader, editor, victims: list };
+}
+
+export async function startDaemons(box: Sandbox, count: number, env: Record<string, string> = {}) {
+  const daemons: RunningDaemon[] = [];
+  for (let i = 0; i < count; i++) daemons.push(await startDaemon(box, { env }));
+  return daemons;
+}
+
+/** The sandbox's PostgreSQL database name. */
+export const databaseOf = (box: Sandbox): string => new URL(box.env.DATABASE_URL ?? '').pathname.slice(1);
+
+/** Ends the sessions of the sandbox's database whose application_name is (or is not) `archivectl-listen`. */
+export async function terminate(box: Sandbox, which: 'pool' | 'listen' | 'all'): Promise<void> {
+  const filter =
+    which === 'pool'
+      ? "and application_name <> 'archivectl-listen'"
+      : which === 'listen'
+        ? "and application_name = 'archivectl-listen'"
+        : '';
+  await pgAdmin(
+    `select pg_terminate_backend(pid) from pg_stat_activity ` +
+      `where datname = '${databaseOf(box)}' and pid <> pg_backend_pid() ${filter}`,
+  );
+}
+
+/** A revoked token's request answers 401 on every daemon (proof that the revocation holds). */
+export async function expectRefused(daemons: RunningDaemon[], token: string): Promise<void> {
+  for (const d of daemons) {
+    const r = await d.fetch('/api/actors', { headers: { Authorization: `Bearer ${token}` } });
+    await r.arrayBuffer();
+    expect([401, 503]).toContain(r.status);
+  }
+}
+
+/** True when every daemon is ready with its notifications heard. */
+export async function allReady(daemons: RunningDaemon[]): Promise<boolean> {
+  for (const d of daemons) {
+    const r = await d.fetch('/readyz');
+    const body = (await r.json()) as { checks?: { notifications?: string } };
+    if (r.status !== 200 || body.checks?.notifications !== 'up') return false;
+  }
+  return true;
+}

@@ -1,0 +1,77 @@
+// Issue 12: the daemon's own PostgreSQL connections ended by the server (pg_terminate_backend) on
+// its pool, on its LISTEN connection, then both, while two daemons serve steady authenticated
+// reads and writes and a token is revoked right after each cut. No request may hang, nothing may
+// crash, each daemon must be ready again (notifications heard) within 10 s by itself, a revoked
+// token is never accepted afterwards and every write acknowledged with a 2xx is in the database.
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, IS_PG, withSandboxDb, type Sandbox } from '../helpers/cli.js';
+import type { RunningDaemon } from '../helpers/daemon.js';
+import {
+  allReady,
+  expectRefused,
+  staffTokens,
+  startDaemons,
+  terminate,
+  writeFaultConfig,
+  type Staff,
+} from './faults-setup.js';
+import { Load, timeUntil } from './load.js';
+
+describe.skipIf(!IS_PG)("the daemon's own PostgreSQL connections killed under load", () => {
+  let box: Sandbox;
+  let staff: Staff;
+  let daemons: RunningDaemon[] = [];
+
+  beforeAll(async () => {
+    box = await createSandbox();
+    await writeFaultConfig(box);
+    staff = await staffTokens(box, 3);
+    daemons = await startDaemons(box, 2);
+  });
+  afterAll(async () => {
+    for (const d of daemons) await d.stop();
+    await box?.cleanup();
+  });
+
+  it('pool, LISTEN, both: bounded answers, recovery, revocations hold, acknowledged writes kept', async () => {
+    for (const victim of staff.victims)
+      for (const d of daemons) {
+        const r = await d.fetch('/api/actors', { headers: { Authorization: `Bearer ${victim.token}` } });
+        expect(r.status).toBe(200); // cached by both daemons before its revocation
+      }
+    const load = new Load({
+      targets: () => daemons.map((d) => d.url),
+      readToken: staff.reader,
+      writeToken: staff.editor,
+    });
+    load.start();
+    await delay(1_000);
+    const recoveryMs: Record<string, number | null> = {};
+    const cuts = ['pool', 'listen', 'all'] as const;
+    for (const [i, which] of cuts.entries()) {
+      const victim = staff.victims[i]!;
+      await terminate(box, which);
+      const r = await box.run(['token', 'revoke', victim.id, '--as', 'root']);
+      expect(r.code, r.stderr).toBe(0);
+      load.revoked(victim.token);
+      await expectRefused(daemons, victim.token);
+      recoveryMs[which] = await timeUntil(() => allReady(daemons), 10_000);
+      await delay(1_000);
+    }
+    await load.stop();
+
+    const acknowledged = load.acknowledged();
+    const found = await withSandboxDb(box, (db) => db('actors').whereIn('name', acknowledged).pluck('name'));
+    const summary = { ...load.summary(), writesFound: new Set(found).size, recoveryMs };
+    console.log(`faults: connections killed ${JSON.stringify(summary)}`);
+
+    for (const which of cuts) expect(recoveryMs[which], `recovery after ${which}`).not.toBeNull();
+    expect(load.acceptedAfterRevocation()).toEqual([]);
+    expect(load.outcomes.filter((o) => typeof o.status !== 'number')).toEqual([]);
+    expect(load.outcomes.filter((o) => ![200, 201, 401, 503].includes(o.status as number))).toEqual([]);
+    expect(load.outcomes.filter((o) => o.status === 503 && !o.retryAfter)).toEqual([]);
+    expect(new Set(found).size).toBe(acknowledged.length);
+    for (const d of daemons) expect(d.running()).toBe(true);
+  }, 90_000);
+});
