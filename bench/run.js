@@ -8,6 +8,7 @@
 //
 //   BENCH_ONLY=attacks   only the attack section (setup included)
 //   BENCH_ONLY=core      only the figures before it
+//   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,9 +29,15 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "core" or "attacks", not "${ONLY}"`);
+if (!['', 'core', 'attacks', 'scale'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "core", "attacks" or "scale", not "${ONLY}"`);
   process.exit(2);
+}
+if (ONLY === 'scale') {
+  // A scenario of its own, with its own cached catalogues and bounds.
+  const { runScale } = await import('./scale.js');
+  await runScale();
+  process.exit(0);
 }
 const RUN_CORE = ONLY !== 'attacks';
 const RUN_ATTACKS = ONLY !== 'core';

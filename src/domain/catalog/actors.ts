@@ -78,8 +78,9 @@ export interface ActorFilter {
 
 const NO_FILTER: ActorFilter = { type: null };
 
-const narrowed = (filter: ActorFilter) => (b: Knex.QueryBuilder) =>
-  filter.type === null ? b : b.where('type', filter.type);
+/** The narrowing of a filter; none without one (the list's total then comes from the counter). */
+const narrowed = (filter: ActorFilter) =>
+  filter.type === null ? undefined : (b: Knex.QueryBuilder) => b.where('type', filter.type);
 
 /** GET /api/actors: `search` is a case-insensitive substring of the name. */
 export function listActors(ctx: Ctx, q: ListQuery, filter: ActorFilter = NO_FILTER): Promise<ListResult<Actor>> {

@@ -9,10 +9,12 @@ export interface Select2Answer {
 }
 
 export function toSelect2<T extends { id: number }>(list: ListResult<T>, textOf: (item: T) => string): Select2Answer {
-  const { page, perPage, total } = list.meta;
+  const { page, perPage, total, total_exact: exact } = list.meta;
+  // An inexact total is a lower bound: a full page then says there may be more.
+  const more = page * perPage < total || (exact === false && list.data.length === perPage);
   return {
     results: list.data.map((item) => ({ id: item.id, text: textOf(item) })),
-    pagination: { more: page * perPage < total },
+    pagination: { more },
   };
 }
 

@@ -4,8 +4,12 @@
 import { hasControlChars } from './fields.js';
 import { invalid } from '../../errors.js';
 import type { Knex } from 'knex';
+import { afterPosition, orderByKey, type KeyPosition, type SortKey } from '../../db/list-order.js';
+import { withinTextIndex } from '../../db/text-index.js';
 import type { Ctx } from '../context.js';
 import { toRecord, type Stored } from './records.js';
+import type { Column } from './resources/columns.js';
+import { decodeCursor, encodeCursor } from './list-cursor.js';
 
 export type QueryInput = Record<string, string | string[] | undefined>;
 export type ListFormat = 'json' | 'select2' | 'beacon';
@@ -18,6 +22,8 @@ export interface ListQuery<F extends string = string> {
   sortField: F;
   sortAsc: boolean;
   format: ListFormat;
+  /** Keyset paging (`cursor`): from the start, or after a row; absent for `page`. */
+  cursor?: KeyPosition | 'start';
 }
 
 export interface ListOptions<F extends string> {
@@ -32,7 +38,12 @@ export interface ListOptions<F extends string> {
 export interface ListMeta {
   page: number;
   perPage: number;
+  /** Exact, or (with `total_exact: false`) a lower bound: EXACT_TOTAL_LIMIT. */
   total: number;
+  /** Present, and false, when the filter matched more rows than were counted. */
+  total_exact?: false;
+  /** With `cursor`: the cursor of the next page, or null after the last. */
+  next_cursor?: string | null;
 }
 
 export interface ListResult<T> {
@@ -44,6 +55,8 @@ export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
 // Far beyond any real catalogue; it keeps the OFFSET a small safe integer on both dialects.
 export const MAX_PAGE = 1_000_000;
+/** A filtered list counts its rows up to here; beyond, `meta.total` is this and inexact. */
+export const EXACT_TOTAL_LIMIT = 10_000;
 
 /**
  * One value of a query parameter. A repeated parameter (`?page=1&page=2`) is refused rather than
@@ -116,8 +129,16 @@ export function parseListQuery<F extends string>(query: QueryInput, options: Lis
     else errors.format = `must be one of ${options.formats.join(', ')}`;
   }
 
+  const rawCursor = singleParam(query, 'cursor', errors);
+  let cursor: ListQuery['cursor'];
+  if (rawCursor !== undefined) {
+    cursor = rawCursor === 'start' ? 'start' : (decodeCursor(rawCursor, sortField, sortAsc) ?? undefined);
+    if (cursor === undefined) errors.cursor = 'must be "start" or a next_cursor of this list (same sortField, sortAsc)';
+    if (query.page !== undefined) errors.page = 'must not be given with cursor';
+  }
+
   if (Object.keys(errors).length > 0) throw invalid('invalid list parameters', errors);
-  return { search, page, perPage, sortField, sortAsc, format };
+  return { search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) };
 }
 
 /** `%`, `_` and `\` match themselves: the search is a plain substring, not a pattern. */
@@ -151,57 +172,103 @@ export function countOf(row: unknown): number {
   return 0;
 }
 
-/**
- * One page of a filtered query and the filter's total. `filtered` builds a fresh query each
- * time (a knex builder is consumed by running it). Ties are broken by id, so pages are stable.
- * `sortColumn` must come from a whitelist (ListOptions.sortFields).
- */
-export async function pageOf(
-  filtered: () => Knex.QueryBuilder,
-  q: ListQuery,
-  sortColumn: string,
-  columns: readonly string[],
-): Promise<{ rows: Record<string, unknown>[]; total: number }> {
-  const dir = q.sortAsc ? 'asc' : 'desc';
-  const [countRow, rows] = await Promise.all([
-    filtered().count({ n: '*' }).first<{ n: number | string } | undefined>(),
-    filtered()
-      .select<Record<string, unknown>[]>(...columns)
-      // Nulls last ascending, first descending, on both dialects (SQLite's default is the
-      // opposite of PostgreSQL's).
-      .orderByRaw(`(?? IS NULL) ${dir}`, [sortColumn])
-      .orderBy(sortColumn, dir)
-      .orderBy('id', dir)
-      .limit(q.perPage)
-      .offset(offsetOf(q)),
-  ]);
-  return { rows, total: countOf(countRow) };
-}
-
 /** What a list needs of a resource's description. */
 export interface Listed<R> extends Stored<R> {
   list: { search: readonly string[]; sortColumns?: Partial<Record<string, string>> };
 }
 
+/** The sort of a list: its column (a whitelisted name), whether it holds NULLs, the direction. */
+function sortKeyOf<R>(t: Listed<R>, q: ListQuery): SortKey {
+  const column = t.list.sortColumns?.[q.sortField] ?? q.sortField;
+  const described = (t.columns as Record<string, Column<unknown> | undefined>)[q.sortField];
+  return { column, nullable: described?.nullable === true, asc: q.sortAsc };
+}
+
+/**
+ * The filter's total: exact from the maintained counter when nothing narrows the list, else
+ * counted up to EXACT_TOTAL_LIMIT (a bounded count; beyond it the total is that bound, inexact).
+ */
+async function totalOf(db: Knex, table: string, filtered: (() => Knex.QueryBuilder) | null): Promise<ListTotal> {
+  if (filtered === null) return { total: await catalogCount(db, table), exact: true };
+  const row: unknown = await db
+    .from(
+      filtered()
+        .select(db.raw('1'))
+        .limit(EXACT_TOTAL_LIMIT + 1)
+        .as('bounded'),
+    )
+    .count({ n: '*' })
+    .first();
+  const n = countOf(row);
+  return n > EXACT_TOTAL_LIMIT ? { total: EXACT_TOTAL_LIMIT, exact: false } : { total: n, exact: true };
+}
+
+interface ListTotal {
+  total: number;
+  exact: boolean;
+}
+
 /**
  * One page of a resource's records: `search` is a case-insensitive substring of any of its
- * searched columns (their lower-cased copies); `narrow` adds the resource's own filters.
+ * searched columns (their lower-cased copies); `narrow`, when given, adds the resource's own
+ * filters. The search runs through the text index (db/text-index.ts) with its LIKE kept as the
+ * condition; a page is an index walk in the sort's order; a `cursor` continues after a row.
  */
 export async function listRecords<R>(
   ctx: Pick<Ctx, 'db'>,
   t: Listed<R>,
   q: ListQuery,
-  narrow: (b: Knex.QueryBuilder) => Knex.QueryBuilder = (b) => b,
+  narrow?: (b: Knex.QueryBuilder) => Knex.QueryBuilder,
 ): Promise<ListResult<R>> {
+  const { db } = ctx;
+  const search = q.search;
   const filtered = () => {
-    const b = narrow(ctx.db(t.table));
-    const search = q.search;
+    const b = narrow ? narrow(db(t.table)) : db(t.table);
     if (search === null) return b;
-    return b.where((w) => {
+    return withinTextIndex(db, b, t.table, textColumnsOf(t), [search]).where((w) => {
       for (const column of t.list.search) void orWhereLike(w, column, search);
     });
   };
-  const sortColumn = t.list.sortColumns?.[q.sortField] ?? q.sortField;
-  const { rows, total } = await pageOf(filtered, q, sortColumn, t.columnNames);
-  return { data: rows.map((row) => toRecord(t, row)), meta: { page: q.page, perPage: q.perPage, total } };
+  const key = sortKeyOf(t, q);
+  // The sort value too (a lower-cased copy is no column of the record): a cursor is made of it.
+  const selected = t.columnNames.includes(key.column) ? t.columnNames : [...t.columnNames, key.column];
+  const rowsOf = (b: Knex.QueryBuilder) => b.select<Record<string, unknown>[]>(...selected).limit(q.perPage);
+  const countPromise = totalOf(db, t.table, narrow || search !== null ? filtered : null);
+  let rows: Record<string, unknown>[];
+  let counted: ListTotal;
+  const cursor = q.cursor;
+  if (cursor !== undefined || offsetOf(q) === 0) {
+    const b = filtered();
+    if (cursor !== undefined && cursor !== 'start') void afterPosition(b, key, cursor);
+    [counted, rows] = await Promise.all([countPromise, rowsOf(orderByKey(db, b, key))]);
+  } else {
+    const offset = offsetOf(q);
+    counted = await countPromise;
+    const { total, exact } = counted;
+    if (exact && offset >= total) rows = [];
+    else if (exact && offset > total / 2) {
+      // A page in the second half is read from the end, in the reverse order: the last page
+      // costs what the first does.
+      const fromEnd = Math.max(0, total - offset - q.perPage);
+      const b = orderByKey(db, filtered(), key, true).limit(Math.min(q.perPage, total - offset));
+      rows = (await b.select<Record<string, unknown>[]>(...selected).offset(fromEnd)).reverse();
+    } else rows = await rowsOf(orderByKey(db, filtered(), key)).offset(offset);
+  }
+  const meta: ListMeta = { page: q.page, perPage: q.perPage, total: counted.total };
+  if (!counted.exact) meta.total_exact = false;
+  if (cursor !== undefined) {
+    const last = rows.at(-1);
+    meta.next_cursor = rows.length === q.perPage && last ? encodeCursor(q, key.column, last) : null;
+  }
+  return { data: rows.map((row) => toRecord(t, row)), meta };
+}
+
+/** The text index's columns for the list's searched columns (see the migration catalog_scale). */
+function textColumnsOf<R>(t: Listed<R>): string[] {
+  return t.list.search.map((column) => column.replace(/_lower$/, ''));
+}
+
+/** The row count of a catalogue table, kept by triggers (migration catalog_scale). */
+async function catalogCount(db: Knex, table: string): Promise<number> {
+  return countOf(await db('catalog_counts').where('name', table).first({ n: 'n' }));
 }

@@ -152,8 +152,12 @@ export async function listObjects(
   q: ListQuery,
   filter: ObjectFilter = { identifier: null },
 ): Promise<ListResult<ArchiveObject>> {
-  const list = await listRecords(ctx, OBJECT, q, (b) =>
-    filter.identifier === null ? b : b.where('identifier', filter.identifier),
+  const { identifier } = filter;
+  const list = await listRecords(
+    ctx,
+    OBJECT,
+    q,
+    identifier === null ? undefined : (b) => b.where('identifier', identifier),
   );
   const keywords = await keywordMap(
     ctx.db,

@@ -4,6 +4,8 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import { parseRowId } from '../../db/row-id.js';
+import { withinTextIndex } from '../../db/text-index.js';
+import { likePattern } from './list.js';
 import { namesIn } from './reconcile-properties.js';
 import {
   typeIdIn,
@@ -111,6 +113,18 @@ export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly num
  * on the alternative names' JSON text (lower-cased: a substring without quotes or backslashes
  * of that text is a substring of a name).
  */
+/**
+ * The rows (of `selectRows`) whose name or alternative names hold any of `words`: through the
+ * text index, with the LIKE conditions of orNameLike deciding.
+ */
+export function withNameWords(ctx: Ctx, b: Knex.QueryBuilder, kind: ReconcileKind, words: readonly string[]) {
+  const { table, alternativeNames } = serviceOf(kind);
+  // The text index's columns (migration catalog_scale): `name`, and `alt` for the alternative names.
+  return withinTextIndex(ctx.db, b, table, alternativeNames ? ['name', 'alt'] : ['name'], words).where((w) => {
+    for (const word of words) orNameLike(w, kind, likePattern(word));
+  });
+}
+
 export function orNameLike(w: Knex.QueryBuilder, kind: ReconcileKind, pattern: string): void {
   void w.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', pattern]);
   const column = serviceOf(kind).alternativeNames;

@@ -3,12 +3,12 @@
 // GET with `prefix` (the text typed so far) and `cursor` (suggestions to skip).
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { intParam, likePattern, likePrefix, singleParam, type QueryInput } from './list.js';
+import { intParam, likePrefix, singleParam, type QueryInput } from './list.js';
 import { cleanText, MAX_LIMIT, POOL } from './reconcile-input.js';
 import {
   alternativeNamesOf,
   descriptionOf,
-  orNameLike,
+  withNameWords,
   propertiesOf,
   rowIdOf,
   selectRows,
@@ -102,10 +102,7 @@ export async function suggestEntities(
       .orderBy('name_lower')
       .orderBy('id')
       .limit(wanted) as Promise<Row[]>,
-    base()
-      .where((w) => orNameLike(w, kind, likePattern(lower)))
-      .orderBy('id')
-      .limit(POOL) as Promise<Row[]>,
+    withNameWords(ctx, base(), kind, [lower]).orderBy('id').limit(POOL) as Promise<Row[]>,
   ];
   if (id !== null) lookups.push(base().where('id', id) as Promise<Row[]>);
   const seen = new Map<number, { row: Row; rank: number }>();

@@ -9,11 +9,10 @@
 // A query's properties (`[{pid, v}]`) narrow the candidates like a WHERE clause; an authority
 // identifier among them (gnd, geonames) names the entity, so its candidates score 100.
 import type { Ctx } from '../context.js';
-import { likePattern } from './list.js';
 import { normalise, scoreName } from './similarity.js';
 import { parseBatch, type ReconcileQuery } from './reconcile-batch.js';
 import {
-  orNameLike,
+  withNameWords,
   propertyOf,
   selectRows,
   toEntity,
@@ -175,13 +174,8 @@ async function pool(
     lookups.push(base().where('name_lower', lower).orderBy('id').limit(POOL) as Promise<Row[]>);
     if (words.length > 0) {
       lookups.push(
-        base()
-          .where((w) => {
-            // The words hold no quote or backslash (see orNameLike).
-            for (const word of words) orNameLike(w, kind, likePattern(word));
-          })
-          .orderBy('id')
-          .limit(POOL) as Promise<Row[]>,
+        // The words hold no quote or backslash (see orNameLike).
+        withNameWords(ctx, base(), kind, words).orderBy('id').limit(POOL) as Promise<Row[]>,
       );
     }
     // The entity an identifier names is a candidate whatever its name is spelled like.

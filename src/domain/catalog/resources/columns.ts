@@ -8,6 +8,8 @@ export interface Column<T> {
   write?(value: T): unknown;
   /** A column kept as this one lower-cased, for search and sort. */
   lower?: string;
+  /** Whether the stored value may be NULL (a list sorted by it puts NULLs last ascending). */
+  nullable?: boolean;
 }
 
 /** JSON text column → value; a damaged value reads as null rather than failing the request. */
@@ -32,7 +34,10 @@ export const idColumn: Column<number> = { read: (raw) => Number(raw) };
 export const textColumn = <T extends string = string>(): Column<T> => ({ read: (raw) => String(raw) as T });
 
 /** A nullable text column. */
-export const optionalText: Column<string | null> = { read: (raw) => (typeof raw === 'string' ? raw : null) };
+export const optionalText: Column<string | null> = {
+  read: (raw) => (typeof raw === 'string' ? raw : null),
+  nullable: true,
+};
 
 /** A JSON column holding what `guard` accepts. */
 export const jsonOf = <T>(guard: (v: unknown) => v is T): Column<T | null> => ({
