@@ -5,7 +5,15 @@
 // The last superuser is never demoted or deleted, also not by two commands at the same time.
 import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccounts, createSandbox, lines, STACK_FRAME_RE, useSandbox, type CliResult, type Sandbox } from '../helpers/cli.js';
+import {
+  createAccounts,
+  createSandbox,
+  lines,
+  STACK_FRAME_RE,
+  useSandbox,
+  type CliResult,
+  type Sandbox,
+} from '../helpers/cli.js';
 
 interface AuditEntry {
   actor: string;
@@ -32,14 +40,23 @@ async function roleOf(box: Pick<Sandbox, 'json'>, username: string): Promise<str
 }
 
 async function lastAudit(box: Pick<Sandbox, 'json'>, action: string, target: string): Promise<AuditEntry | undefined> {
-  return (await box.json<AuditEntry[]>(['audit'])).filter((e) => e.action === action && e.target.includes(target)).at(-1);
+  return (await box.json<AuditEntry[]>(['audit']))
+    .filter((e) => e.action === action && e.target.includes(target))
+    .at(-1);
 }
 
 describe.concurrent('account commands and the acting account', () => {
   const cli = useSandbox();
 
   beforeAll(async () => {
-    await createAccounts(cli, { root: 'superuser', sam: 'superuser', alice: 'admin', eddie: 'editor', bob: 'user', bert: 'blocked' });
+    await createAccounts(cli, {
+      root: 'superuser',
+      sam: 'superuser',
+      alice: 'admin',
+      eddie: 'editor',
+      bob: 'user',
+      bert: 'blocked',
+    });
   });
 
   it('records the operating-system user as os:<name> without --as (bootstrap)', async () => {
@@ -61,10 +78,15 @@ describe.concurrent('account commands and the acting account', () => {
   });
 
   it('takes ARCHIVECTL_AS in place of --as', async () => {
-    const r = await cli.run(['account', 'create', 'viaenv', '--role', 'user', '--json'], { env: { ARCHIVECTL_AS: 'alice' } });
+    const r = await cli.run(['account', 'create', 'viaenv', '--role', 'user', '--json'], {
+      env: { ARCHIVECTL_AS: 'alice' },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect((await lastAudit(cli, 'account.create', 'viaenv'))?.actor).toBe('alice');
-    expectRefused(await cli.run(['account', 'create', 'viaenv2', '--role', 'user'], { env: { ARCHIVECTL_AS: 'bob' } }), /bob \(user\)/);
+    expectRefused(
+      await cli.run(['account', 'create', 'viaenv2', '--role', 'user'], { env: { ARCHIVECTL_AS: 'bob' } }),
+      /bob \(user\)/,
+    );
   });
 
   it('refuses an --as account that does not exist, changing nothing', async () => {
@@ -87,7 +109,10 @@ describe.concurrent('account commands and the acting account', () => {
   });
 
   it('refuses an admin creating a superuser; lets a superuser', async () => {
-    expectRefused(await cli.run(['account', 'create', 'su-by-alice', '--role', 'superuser', '--as', 'alice']), /alice \(admin\) may not create a superuser/);
+    expectRefused(
+      await cli.run(['account', 'create', 'su-by-alice', '--role', 'superuser', '--as', 'alice']),
+      /alice \(admin\) may not create a superuser/,
+    );
     expect(await roleOf(cli, 'su-by-alice')).toBeUndefined();
     await cli.json(['account', 'create', 'su-by-root', '--role', 'superuser', '--as', 'root']);
     expect(await roleOf(cli, 'su-by-root')).toBe('superuser');
@@ -95,8 +120,14 @@ describe.concurrent('account commands and the acting account', () => {
 
   it('refuses an admin making an account superuser (itself included); lets a superuser', async () => {
     await createAccounts(cli, { climber: 'admin' });
-    expectRefused(await cli.run(['account', 'set-role', 'climber', 'superuser', '--as', 'alice']), /make an account superuser/);
-    expectRefused(await cli.run(['account', 'set-role', 'alice', 'superuser', '--as', 'alice']), /make an account superuser/);
+    expectRefused(
+      await cli.run(['account', 'set-role', 'climber', 'superuser', '--as', 'alice']),
+      /make an account superuser/,
+    );
+    expectRefused(
+      await cli.run(['account', 'set-role', 'alice', 'superuser', '--as', 'alice']),
+      /make an account superuser/,
+    );
     expect(await roleOf(cli, 'climber')).toBe('admin');
     expect(await roleOf(cli, 'alice')).toBe('admin');
     await cli.json(['account', 'set-role', 'climber', 'superuser', '--as', 'sam']);

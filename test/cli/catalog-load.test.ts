@@ -23,8 +23,18 @@ interface Counts {
 
 const GOOD = {
   actors: [
-    { name: 'Goethe, Johann Wolfgang von', gnd: '118540238', date_start: '1749-08-28', date_end: '1832-03-22', alternative_names: ['J. W. Goethe'] },
-    { name: 'Schweizerisches Literaturarchiv', type: 'corporate_body', label: { de: 'Schweizerisches Literaturarchiv', fr: 'Archives littéraires suisses' } },
+    {
+      name: 'Goethe, Johann Wolfgang von',
+      gnd: '118540238',
+      date_start: '1749-08-28',
+      date_end: '1832-03-22',
+      alternative_names: ['J. W. Goethe'],
+    },
+    {
+      name: 'Schweizerisches Literaturarchiv',
+      type: 'corporate_body',
+      label: { de: 'Schweizerisches Literaturarchiv', fr: 'Archives littéraires suisses' },
+    },
   ],
   places: [{ name: 'Bern', country_code: 'CH', location: '46.948 7.4474', geonames: '2661552' }],
   keywords: ['Letters', { name: 'Manuscripts', gnd: '4037391-3', label: { en: 'Manuscripts' } }],
@@ -43,12 +53,20 @@ describe('catalog load', () => {
   });
 
   it('reuses existing keywords and counts only new ones', async () => {
-    const counts = await cli.json<Counts>(['catalog', 'load', await file('more.json', { keywords: ['LETTERS', 'Diaries'] })]);
+    const counts = await cli.json<Counts>([
+      'catalog',
+      'load',
+      await file('more.json', { keywords: ['LETTERS', 'Diaries'] }),
+    ]);
     expect(counts).toEqual({ actors: 0, places: 0, keywords: 1, objects: 0 });
   });
 
   it('prints a table of counts for people', async () => {
-    const r = await cli.run(['catalog', 'load', await file('human.json', { actors: [{ name: 'Schiller, Friedrich' }] })]);
+    const r = await cli.run([
+      'catalog',
+      'load',
+      await file('human.json', { actors: [{ name: 'Schiller, Friedrich' }] }),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^actors +1$/m); // plain columns since issue 10 (no borders)
     expect(r.stdout).toMatch(/^objects +0$/m);
@@ -68,7 +86,11 @@ describe('catalog load', () => {
     expect(r.stderr).not.toMatch(STACK_FRAME_RE);
 
     // Nothing of it was written: its object identifier and keyword are still free.
-    const again = await cli.json<Counts>(['catalog', 'load', await file('retry.json', { keywords: ['Only-in-bad-file'], objects: [{ identifier: 'BAD-1' }] })]);
+    const again = await cli.json<Counts>([
+      'catalog',
+      'load',
+      await file('retry.json', { keywords: ['Only-in-bad-file'], objects: [{ identifier: 'BAD-1' }] }),
+    ]);
     expect(again).toEqual({ actors: 0, places: 0, keywords: 1, objects: 1 });
   });
 
@@ -93,17 +115,29 @@ describe('catalog load', () => {
     const r = await cli.run([
       'catalog',
       'load',
-      await file('dup.json', { actors: [{ name: 'Walser, Robert' }], keywords: ['Only-in-dup-file'], objects: [{ identifier: 'NEW-1' }, { identifier: 'SLA-1' }] }),
+      await file('dup.json', {
+        actors: [{ name: 'Walser, Robert' }],
+        keywords: ['Only-in-dup-file'],
+        objects: [{ identifier: 'NEW-1' }, { identifier: 'SLA-1' }],
+      }),
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('objects[1].identifier');
     expect(r.stderr).toContain('SLA-1');
-    const again = await cli.json<Counts>(['catalog', 'load', await file('dup-retry.json', { keywords: ['Only-in-dup-file'], objects: [{ identifier: 'NEW-1' }] })]);
+    const again = await cli.json<Counts>([
+      'catalog',
+      'load',
+      await file('dup-retry.json', { keywords: ['Only-in-dup-file'], objects: [{ identifier: 'NEW-1' }] }),
+    ]);
     expect(again).toEqual({ actors: 0, places: 0, keywords: 1, objects: 1 });
   });
 
   it('refuses the same identifier twice in one file', async () => {
-    const r = await cli.run(['catalog', 'load', await file('twice.json', { objects: [{ identifier: 'T-1' }, { identifier: 'T-1' }] })]);
+    const r = await cli.run([
+      'catalog',
+      'load',
+      await file('twice.json', { objects: [{ identifier: 'T-1' }, { identifier: 'T-1' }] }),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('objects[1].identifier');
   });
@@ -125,7 +159,9 @@ describe('catalog load', () => {
   });
 
   it('reads standard input for "-"', async () => {
-    const r = await cli.run(['catalog', 'load', '-', '--json'], { input: JSON.stringify({ places: [{ name: 'Basel' }] }) });
+    const r = await cli.run(['catalog', 'load', '-', '--json'], {
+      input: JSON.stringify({ places: [{ name: 'Basel' }] }),
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ actors: 0, places: 1, keywords: 0, objects: 0 });
   });

@@ -96,17 +96,23 @@ describe.concurrent('where the configuration comes from', () => {
     expectConfigError(r, file, 'surprise');
   });
 
-  it.skipIf(IS_PG)('uses the database of the ARCHIVE_CONFIG file, over ./config.json in the working directory', async () => {
-    const { dir, file } = await configIn({ database: { filename: './via-env.sqlite3' } }, 'archive.json');
-    // The working directory is the sandbox, whose own config.json names archive.sqlite3.
-    // Only migrate creates a database (issue 10); the command then finds it through ARCHIVE_CONFIG.
-    expect((await cli.run(['migrate'], { config: false, env: { ARCHIVE_CONFIG: file } })).code).toBe(0);
-    const r = await cli.run(['account', 'create', 'envuser', '--role', 'user', '--json'], { config: false, env: { ARCHIVE_CONFIG: file } });
-    expect(r.code, r.stderr).toBe(0);
-    expect(existsSync(path.join(dir, 'via-env.sqlite3'))).toBe(true);
-    const sandboxAccounts = await cli.json<{ username: string }[]>(['account', 'list']);
-    expect(sandboxAccounts.map((a) => a.username)).not.toContain('envuser');
-  });
+  it.skipIf(IS_PG)(
+    'uses the database of the ARCHIVE_CONFIG file, over ./config.json in the working directory',
+    async () => {
+      const { dir, file } = await configIn({ database: { filename: './via-env.sqlite3' } }, 'archive.json');
+      // The working directory is the sandbox, whose own config.json names archive.sqlite3.
+      // Only migrate creates a database (issue 10); the command then finds it through ARCHIVE_CONFIG.
+      expect((await cli.run(['migrate'], { config: false, env: { ARCHIVE_CONFIG: file } })).code).toBe(0);
+      const r = await cli.run(['account', 'create', 'envuser', '--role', 'user', '--json'], {
+        config: false,
+        env: { ARCHIVE_CONFIG: file },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(path.join(dir, 'via-env.sqlite3'))).toBe(true);
+      const sandboxAccounts = await cli.json<{ username: string }[]>(['account', 'list']);
+      expect(sandboxAccounts.map((a) => a.username)).not.toContain('envuser');
+    },
+  );
 
   it('prefers --config over ARCHIVE_CONFIG', async () => {
     const { file: bad } = await configIn({ surprise: 1 });

@@ -71,7 +71,9 @@ describe.skipIf(!PG_URL)('copy-database to the database named by ARCHIVECTL_COPY
       const r = await box.run(['copy-database', '--json'], { env: { ARCHIVECTL_COPY_TO: url.toString() } });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ accounts: 1 });
-      const copied = await box.json<{ username: string }[]>(['account', 'list'], { env: { DATABASE_URL: url.toString() } });
+      const copied = await box.json<{ username: string }[]>(['account', 'list'], {
+        env: { DATABASE_URL: url.toString() },
+      });
       expect(copied.map((a) => a.username)).toEqual(['root']);
     } finally {
       await pgAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

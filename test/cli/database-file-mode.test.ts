@@ -11,23 +11,26 @@ import { IS_PG, lines, useSandbox } from '../helpers/cli.js';
 describe.skipIf(IS_PG)('a database file readable by others', () => {
   const cli = useSandbox();
 
-  it.each([0o644, 0o640, 0o604, 0o666])('warns on stderr once for mode %o, naming the file, the mode and chmod 600', async (mode) => {
-    const file = cli.dbFile as string;
-    await chmod(file, mode);
-    try {
-      const r = await cli.run(['account', 'list', '--json']);
-      expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual([]); // stdout stays data
-      const octal = mode.toString(8).padStart(4, '0');
-      const warnings = lines(r.stderr).filter((l) => l.startsWith('warning:'));
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toContain(file);
-      expect(warnings[0]).toContain(`mode ${octal}`);
-      expect(warnings[0]).toContain(`chmod 600 ${file}`);
-    } finally {
-      await chmod(file, 0o600);
-    }
-  });
+  it.each([0o644, 0o640, 0o604, 0o666])(
+    'warns on stderr once for mode %o, naming the file, the mode and chmod 600',
+    async (mode) => {
+      const file = cli.dbFile as string;
+      await chmod(file, mode);
+      try {
+        const r = await cli.run(['account', 'list', '--json']);
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).toEqual([]); // stdout stays data
+        const octal = mode.toString(8).padStart(4, '0');
+        const warnings = lines(r.stderr).filter((l) => l.startsWith('warning:'));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain(file);
+        expect(warnings[0]).toContain(`mode ${octal}`);
+        expect(warnings[0]).toContain(`chmod 600 ${file}`);
+      } finally {
+        await chmod(file, 0o600);
+      }
+    },
+  );
 
   it('warns for migrate and for a token command too', async () => {
     const file = cli.dbFile as string;
@@ -59,14 +62,22 @@ describe('databaseFileWarning', () => {
     expect(databaseFileWarning(config)).toBeNull();
     await chmod(filename, 0o640);
     try {
-      expect(databaseFileWarning(config)).toMatch(new RegExp(`${filename.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has mode 0640.*chmod 600`));
+      expect(databaseFileWarning(config)).toMatch(
+        new RegExp(`${filename.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has mode 0640.*chmod 600`),
+      );
     } finally {
       await chmod(filename, 0o600);
     }
   });
 
   it('returns null for a file that does not exist yet (it is created with mode 0600) and for PostgreSQL', () => {
-    expect(databaseFileWarning({ database: { client: 'sqlite3', filename: path.join(cli.dir, 'absent.sqlite3'), busyTimeoutMs: 5000 } })).toBeNull();
-    expect(databaseFileWarning({ database: { client: 'pg', url: 'postgres://x@127.0.0.1/x', pool: { min: 0, max: 1 } } })).toBeNull();
+    expect(
+      databaseFileWarning({
+        database: { client: 'sqlite3', filename: path.join(cli.dir, 'absent.sqlite3'), busyTimeoutMs: 5000 },
+      }),
+    ).toBeNull();
+    expect(
+      databaseFileWarning({ database: { client: 'pg', url: 'postgres://x@127.0.0.1/x', pool: { min: 0, max: 1 } } }),
+    ).toBeNull();
   });
 });

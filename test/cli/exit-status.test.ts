@@ -3,7 +3,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, createAccounts, createToken, legacyValue, lines, REPO_ROOT, STACK_FRAME_RE, useSandbox, type CliResult } from '../helpers/cli.js';
+import {
+  allTokens,
+  createAccounts,
+  createToken,
+  legacyValue,
+  lines,
+  REPO_ROOT,
+  STACK_FRAME_RE,
+  useSandbox,
+  type CliResult,
+} from '../helpers/cli.js';
 
 // The tests only read, or change accounts and tokens of their own: they run concurrently.
 const cli = useSandbox();
@@ -120,7 +130,10 @@ describe.concurrent('exit status 1: invalid input, refusals', () => {
 
   it('refuses an account that exists already', async () => {
     expectUserError(await cli.run(['account', 'create', 'bob', '--role', 'admin']), 1, 'bob');
-    expect((await cli.json<{ username: string; role: string }[]>(['account', 'list'])).find((a) => a.username === 'bob')?.role).toBe('user');
+    expect(
+      (await cli.json<{ username: string; role: string }[]>(['account', 'list'])).find((a) => a.username === 'bob')
+        ?.role,
+    ).toBe('user');
   });
 
   it('refuses set-role with an unknown role, leaving the role unchanged', async () => {

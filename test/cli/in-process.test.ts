@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 
 type Main = typeof import('../../src/cli/main.js');
-const loadMain = async (): Promise<Main> => (await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'cli', 'main.js')).href)) as Main;
+const loadMain = async (): Promise<Main> =>
+  (await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'cli', 'main.js')).href)) as Main;
 
 function sink(): { stream: Writable; text: () => string } {
   const parts: string[] = [];
@@ -29,7 +30,10 @@ function sink(): { stream: Writable; text: () => string } {
 }
 
 /** Runs main in this process; nothing of this process's own stdout, stderr or env is used. */
-async function inProcess(args: string[], io: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; now?: string } = {}) {
+async function inProcess(
+  args: string[],
+  io: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; now?: string } = {},
+) {
   const { main } = await loadMain();
   const out = sink();
   const err = sink();
@@ -49,10 +53,14 @@ describe('main(argv, io)', () => {
   it('does nothing when dist/cli/main.js is imported: no output, exit status 0', async () => {
     const url = pathToFileURL(path.join(REPO_ROOT, 'dist', 'cli', 'main.js')).href;
     const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(url)});`, 'account', 'list'], {
-        cwd: cli.dir,
-        env: childEnv(cli.env),
-      });
+      const child = spawn(
+        process.execPath,
+        ['--input-type=module', '-e', `await import(${JSON.stringify(url)});`, 'account', 'list'],
+        {
+          cwd: cli.dir,
+          env: childEnv(cli.env),
+        },
+      );
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -69,7 +77,9 @@ describe('main(argv, io)', () => {
   });
 
   it('takes the acting account from the given environment', async () => {
-    const r = await inProcess(['token', 'create', 'bob', '--name', 'in-process env', '--json'], { env: childEnv(cli.env, { ARCHIVECTL_AS: 'alice' }) });
+    const r = await inProcess(['token', 'create', 'bob', '--name', 'in-process env', '--json'], {
+      env: childEnv(cli.env, { ARCHIVECTL_AS: 'alice' }),
+    });
     expect(r.code, r.stderr).toBe(0);
     const id = (JSON.parse(r.stdout) as { id: string }).id;
     const audit = await cli.json<{ actor: string; action: string; target: string }[]>(['audit']);
@@ -77,19 +87,26 @@ describe('main(argv, io)', () => {
   });
 
   it('uses the given clock for what it creates and lists', async () => {
-    const r = await inProcess(['token', 'create', 'bob', '--name', 'in-process clock', '--as', 'alice', '--expires', '2026-11-20', '--json'], {
-      now: '2026-11-20T12:00:00Z',
-    });
+    const r = await inProcess(
+      ['token', 'create', 'bob', '--name', 'in-process clock', '--as', 'alice', '--expires', '2026-11-20', '--json'],
+      {
+        now: '2026-11-20T12:00:00Z',
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const t = JSON.parse(r.stdout) as { id: string; created: string; status: string };
     expect(t.created).toBe('2026-11-20T12:00:00.000Z');
     const later = await inProcess(['token', 'list', 'bob', '--all', '--json'], { now: '2026-11-21T00:00:00Z' });
-    expect((JSON.parse(later.stdout) as { id: string; status: string }[]).find((x) => x.id === t.id)?.status).toBe('expired');
+    expect((JSON.parse(later.stdout) as { id: string; status: string }[]).find((x) => x.id === t.id)?.status).toBe(
+      'expired',
+    );
   });
 
   it('reads "-" from the given stdin', async () => {
     const value = legacyValue();
-    const r = await inProcess(['token', 'import-legacy', '-', '--as', 'alice', '--json'], { input: `username,token,name\nbob,${value},from io stdin\n` });
+    const r = await inProcess(['token', 'import-legacy', '-', '--as', 'alice', '--json'], {
+      input: `username,token,name\nbob,${value},from io stdin\n`,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ imported: 1, skipped: 0 });
   });

@@ -94,7 +94,13 @@ describe('--json shapes of token commands', () => {
   it('token create → TOKEN plus "token"', async () => {
     const t = await createToken(cli, 'bob', 'shape create', 'alice', ['--expires', '2030-12-31'], { now: NOW });
     expectToken(t, { created: true });
-    expect(t).toMatchObject({ account: 'bob', name: 'shape create', kind: 'regular', status: 'active', expires: '2030-12-31' });
+    expect(t).toMatchObject({
+      account: 'bob',
+      name: 'shape create',
+      kind: 'regular',
+      status: 'active',
+      expires: '2030-12-31',
+    });
     expect(t.created).toBe('2026-11-20T12:00:00.000Z');
   });
 
@@ -205,7 +211,9 @@ describe('a command that creates a token', () => {
 
   it('prints the value alone on stdout (token create), the rest on stderr', async () => {
     const value = await expectValueAlone(['token', 'create', 'bob', '--name', 'alone', '--as', 'alice']);
-    const listed = (await cli.json<TokenJson[]>(['token', 'list', 'bob'], { now: NOW })).find((t) => t.id === value.slice(4, 12));
+    const listed = (await cli.json<TokenJson[]>(['token', 'list', 'bob'], { now: NOW })).find(
+      (t) => t.id === value.slice(4, 12),
+    );
     expect(listed?.name).toBe('alone');
   });
 

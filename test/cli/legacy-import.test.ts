@@ -4,7 +4,15 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, createAccounts, legacyValue, STACK_FRAME_RE, useSandbox, type CliResult, type TokenJson } from '../helpers/cli.js';
+import {
+  allTokens,
+  createAccounts,
+  legacyValue,
+  STACK_FRAME_RE,
+  useSandbox,
+  type CliResult,
+  type TokenJson,
+} from '../helpers/cli.js';
 
 const cli = useSandbox();
 
@@ -57,7 +65,14 @@ describe('token import-legacy with username,token', () => {
     ] as const) {
       const t = list.find((x) => x.id === values[i]!.slice(0, 8));
       expect(t, `token of line ${i + 2}`).toBeDefined();
-      expect(t).toMatchObject({ account: owner, kind: 'legacy', status: 'active', expires: null, last_used: null, name: 'Legacy API token' });
+      expect(t).toMatchObject({
+        account: owner,
+        kind: 'legacy',
+        status: 'active',
+        expires: null,
+        last_used: null,
+        name: 'Legacy API token',
+      });
     }
   });
 
@@ -99,7 +114,10 @@ describe('token import-legacy with the optional name column', () => {
   const values = [legacyValue(), legacyValue()];
 
   it('imports names, including a quoted name with a comma', async () => {
-    const file = await csvFile('named.csv', `username,token,name\ndora,${values[0]},"Nightly, ingest"\ndora,${values[1]},OpenRefine\n`);
+    const file = await csvFile(
+      'named.csv',
+      `username,token,name\ndora,${values[0]},"Nightly, ingest"\ndora,${values[1]},OpenRefine\n`,
+    );
     expect(await cli.json(['token', 'import-legacy', file, '--as', 'alice'])).toEqual({ imported: 2, skipped: 0 });
     const list = await cli.json<TokenJson[]>(['token', 'list', 'dora']);
     const byId = Object.fromEntries(list.map((t) => [t.id, t]));
@@ -120,7 +138,11 @@ describe('token import-legacy with the optional name column', () => {
 });
 
 describe('token import-legacy with a bad line', () => {
-  async function expectNothingImported(run: () => Promise<CliResult>, line: number, values: string[]): Promise<CliResult> {
+  async function expectNothingImported(
+    run: () => Promise<CliResult>,
+    line: number,
+    values: string[],
+  ): Promise<CliResult> {
     const before = await allTokens(cli);
     const r = await run();
     expect(r.code, r.stderr).toBe(1);
@@ -139,7 +161,10 @@ describe('token import-legacy with a bad line', () => {
   it('refuses a 59-character token, naming its line, importing not even the good lines', async () => {
     const short = legacyValue().slice(0, 59);
     const values = [legacyValue(), short, legacyValue()];
-    const file = await csvFile('short.csv', `username,token,name\nbob,${values[0]},short-a\nbob,${short},short-b\ncarol,${values[2]},short-c\n`);
+    const file = await csvFile(
+      'short.csv',
+      `username,token,name\nbob,${values[0]},short-a\nbob,${short},short-b\ncarol,${values[2]},short-c\n`,
+    );
     await expectNothingImported(() => cli.run(['token', 'import-legacy', file, '--as', 'alice', '--json']), 3, values);
   });
 
@@ -152,8 +177,15 @@ describe('token import-legacy with a bad line', () => {
 
   it('refuses an unknown account, naming its line, importing nothing', async () => {
     const values = [legacyValue(), legacyValue(), legacyValue()];
-    const file = await csvFile('unknown.csv', `username,token,name\nbob,${values[0]},unk-a\ncarol,${values[1]},unk-b\nnobody,${values[2]},unk-c\n`);
-    const r = await expectNothingImported(() => cli.run(['token', 'import-legacy', file, '--as', 'alice', '--json']), 4, values);
+    const file = await csvFile(
+      'unknown.csv',
+      `username,token,name\nbob,${values[0]},unk-a\ncarol,${values[1]},unk-b\nnobody,${values[2]},unk-c\n`,
+    );
+    const r = await expectNothingImported(
+      () => cli.run(['token', 'import-legacy', file, '--as', 'alice', '--json']),
+      4,
+      values,
+    );
     expect(r.stderr).toContain('nobody');
   });
 
@@ -177,7 +209,9 @@ describe('token import-legacy with a bad line', () => {
 describe('token import-legacy -', () => {
   it('reads the CSV from standard input', async () => {
     const values = [legacyValue(), legacyValue()];
-    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice', '--json'], { input: `username,token,name\nbob,${values[0]},stdin-a\ncarol,${values[1]},stdin-b\n` });
+    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice', '--json'], {
+      input: `username,token,name\nbob,${values[0]},stdin-a\ncarol,${values[1]},stdin-b\n`,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ imported: 2, skipped: 0 });
     const ids = (await allTokens(cli)).map((t) => t.id);
@@ -187,7 +221,9 @@ describe('token import-legacy -', () => {
   it('refuses a bad line from standard input the same way', async () => {
     const values = [legacyValue(), legacyValue().slice(0, 59)];
     const before = await allTokens(cli);
-    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice'], { input: `username,token,name\ncarol,${values[0]},stdin-c\ncarol,${values[1]},stdin-d\n` });
+    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice'], {
+      input: `username,token,name\ncarol,${values[0]},stdin-c\ncarol,${values[1]},stdin-d\n`,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/\bline 3\b/);
     expectNoValues(r, values);

@@ -29,7 +29,10 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 describe.concurrent('ARCHIVECTL_NOW in the environment', () => {
   it('does not change the created time of a token', async () => {
     for (const env of [FUTURE, PAST]) {
-      const { token, before, after } = await timed(['token', 'create', 'bob', '--name', `created ${env.ARCHIVECTL_NOW}`, '--as', 'alice'], env);
+      const { token, before, after } = await timed(
+        ['token', 'create', 'bob', '--name', `created ${env.ARCHIVECTL_NOW}`, '--as', 'alice'],
+        env,
+      );
       const created = Date.parse(token.created);
       expect(created).toBeGreaterThanOrEqual(before - 1000);
       expect(created).toBeLessThanOrEqual(after + 1000);
@@ -46,7 +49,10 @@ describe.concurrent('ARCHIVECTL_NOW in the environment', () => {
   });
 
   it('does not make a past expiry date acceptable', async () => {
-    const r = await cli.run(['token', 'create', 'bob', '--name', 'back then', '--expires', '2020-01-02', '--as', 'alice'], { env: PAST });
+    const r = await cli.run(
+      ['token', 'create', 'bob', '--name', 'back then', '--expires', '2020-01-02', '--as', 'alice'],
+      { env: PAST },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--expires');
   });

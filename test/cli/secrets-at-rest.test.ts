@@ -18,13 +18,24 @@ interface Secret {
   selector: string;
 }
 
-const arcSecret = (what: string, value: string): Secret => ({ what, value, secret: value.slice(12, 52), selector: value.slice(4, 12) });
-const legacySecret = (what: string, value: string): Secret => ({ what, value, secret: value.slice(8, 60), selector: value.slice(0, 8) });
+const arcSecret = (what: string, value: string): Secret => ({
+  what,
+  value,
+  secret: value.slice(12, 52),
+  selector: value.slice(4, 12),
+});
+const legacySecret = (what: string, value: string): Secret => ({
+  what,
+  value,
+  secret: value.slice(8, 60),
+  selector: value.slice(0, 8),
+});
 
 /** Every file under dir, as latin1 text (one character per byte). */
 async function readAll(dir: string): Promise<Map<string, string>> {
   const contents = new Map<string, string>();
-  for (const file of await filesUnder(dir)) contents.set(path.relative(dir, file), (await readFile(file)).toString('latin1'));
+  for (const file of await filesUnder(dir))
+    contents.set(path.relative(dir, file), (await readFile(file)).toString('latin1'));
   return contents;
 }
 
@@ -34,7 +45,10 @@ function expectNoSecrets(contents: Map<string, string>, secrets: Secret[]): void
       expect(text.includes(s.value), `${s.what}: value found in ${file}`).toBe(false);
       expect(text.includes(s.secret), `${s.what}: secret found in ${file}`).toBe(false);
       // Also not as UTF-16 (a driver or a text column in another encoding).
-      expect(text.includes(Buffer.from(s.secret, 'utf16le').toString('latin1')), `${s.what}: UTF-16 secret in ${file}`).toBe(false);
+      expect(
+        text.includes(Buffer.from(s.secret, 'utf16le').toString('latin1')),
+        `${s.what}: UTF-16 secret in ${file}`,
+      ).toBe(false);
     }
   }
 }
@@ -50,7 +64,8 @@ describe.skipIf(IS_PG)('secrets at rest (SQLite)', () => {
     });
   const query = (db: sqlite3.Database, sql: string) =>
     new Promise<unknown[]>((resolve, reject) => db.all(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
-  const close = (db: sqlite3.Database) => new Promise<void>((resolve, reject) => db.close((err) => (err ? reject(err) : resolve())));
+  const close = (db: sqlite3.Database) =>
+    new Promise<void>((resolve, reject) => db.close((err) => (err ? reject(err) : resolve())));
 
   beforeAll(async () => {
     // A second connection kept open while the CLI writes: the last connection to close
@@ -65,7 +80,9 @@ describe.skipIf(IS_PG)('secrets at rest (SQLite)', () => {
       ['bob', 'two'],
       ['carol', 'three'],
     ] as const) {
-      regular.push(await createToken(cli, owner, name, 'alice', ['--expires', '2037-12-31'], { now: '2026-11-20T12:00:00Z' }));
+      regular.push(
+        await createToken(cli, owner, name, 'alice', ['--expires', '2037-12-31'], { now: '2026-11-20T12:00:00Z' }),
+      );
     }
     regular.forEach((t, i) => secrets.push(arcSecret(`regular token ${i + 1}`, t.token)));
 
@@ -88,7 +105,9 @@ describe.skipIf(IS_PG)('secrets at rest (SQLite)', () => {
     expect(imported).toEqual({ imported: 3, skipped: 0 });
     legacy.forEach((v, i) => secrets.push(legacySecret(`legacy token ${i + 1}`, v)));
     // A re-run verifies every line against its stored hash, and must write no value either.
-    expect(await cli.json(['token', 'import-legacy', '-', '--as', 'alice'], { input: `username,token\nbob,${legacy[0]}\n` })).toEqual({ imported: 0, skipped: 1 });
+    expect(
+      await cli.json(['token', 'import-legacy', '-', '--as', 'alice'], { input: `username,token\nbob,${legacy[0]}\n` }),
+    ).toEqual({ imported: 0, skipped: 1 });
 
     const revoked = await cli.json<CreatedTokenJson>(['token', 'revoke', regular[2]!.id, '--as', 'alice']);
     expect(revoked.status).toBe('revoked');

@@ -2,7 +2,14 @@
 // audit log of who did what (never a token value).
 import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccounts, createToken, ISO_INSTANT_RE, lines, useSandbox, type CreatedTokenJson } from '../helpers/cli.js';
+import {
+  createAccounts,
+  createToken,
+  ISO_INSTANT_RE,
+  lines,
+  useSandbox,
+  type CreatedTokenJson,
+} from '../helpers/cli.js';
 
 interface AuditEntry {
   at: string;
@@ -26,8 +33,14 @@ describe('settings', () => {
   });
 
   it('settings set public_access on, then off', async () => {
-    expect(await cli.json(['settings', 'set', 'public_access', 'on'])).toEqual({ public_api: true, public_access: true });
-    expect(await cli.json(['settings', 'set', 'public_access', 'off'])).toEqual({ public_api: true, public_access: false });
+    expect(await cli.json(['settings', 'set', 'public_access', 'on'])).toEqual({
+      public_api: true,
+      public_access: true,
+    });
+    expect(await cli.json(['settings', 'set', 'public_access', 'off'])).toEqual({
+      public_api: true,
+      public_access: false,
+    });
   });
 
   it('shows a table without --json', async () => {
@@ -85,7 +98,9 @@ describe('audit', () => {
   it('records the acting account, the operating-system user, or system, with each action', async () => {
     const audit = await cli.json<AuditEntry[]>(['audit']);
     const has = (actor: string, action: string, target?: string) =>
-      audit.some((e) => e.actor === actor && e.action === action && (target === undefined || e.target.includes(target)));
+      audit.some(
+        (e) => e.actor === actor && e.action === action && (target === undefined || e.target.includes(target)),
+      );
     // Account commands without --as record who ran them on this machine.
     const osUser = `os:${os.userInfo().username}`;
     expect(has(osUser, 'account.create', 'alice')).toBe(true);

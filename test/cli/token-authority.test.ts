@@ -6,7 +6,18 @@
 // superuser token recorded as "system". A blocked account gets no new token.
 import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, createAccounts, createToken, legacyValue, lines, STACK_FRAME_RE, STAFF, useSandbox, type CliResult, type CreatedTokenJson } from '../helpers/cli.js';
+import {
+  allTokens,
+  createAccounts,
+  createToken,
+  legacyValue,
+  lines,
+  STACK_FRAME_RE,
+  STAFF,
+  useSandbox,
+  type CliResult,
+  type CreatedTokenJson,
+} from '../helpers/cli.js';
 
 const cli = useSandbox();
 
@@ -54,7 +65,10 @@ describe.concurrent('token import-legacy: the rule of token create, for every li
 
   it('takes ARCHIVECTL_AS in place of --as, and records that account', async () => {
     const value = legacyValue();
-    const r = await cli.run(['token', 'import-legacy', '-', '--json'], { input: csv([['carol', value, 'via env']]), env: { ARCHIVECTL_AS: 'adam' } });
+    const r = await cli.run(['token', 'import-legacy', '-', '--json'], {
+      input: csv([['carol', value, 'via env']]),
+      env: { ARCHIVECTL_AS: 'adam' },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ imported: 1, skipped: 0 });
     const audit = await cli.json<AuditEntry[]>(['audit']);
@@ -67,7 +81,9 @@ describe.concurrent('token import-legacy: the rule of token create, for every li
     ['bert', 'blocked'],
   ])('refuses --as %s (%s) with exit 1, importing nothing', async (actor) => {
     const value = legacyValue();
-    const r = await cli.run(['token', 'import-legacy', '-', '--as', actor], { input: csv([['carol', value, `by ${actor}`]]) });
+    const r = await cli.run(['token', 'import-legacy', '-', '--as', actor], {
+      input: csv([['carol', value, `by ${actor}`]]),
+    });
     expectRefused(r, 1, new RegExp(`${actor}.*may not import`));
     expectNoValue(r, [value]);
     expect(await tokenIds()).not.toContain(value.slice(0, 8));
@@ -92,7 +108,12 @@ describe.concurrent('token import-legacy: the rule of token create, for every li
 
   it('refuses an admin importing a token for itself, importing nothing', async () => {
     const values = [legacyValue(), legacyValue()];
-    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice'], { input: csv([['bob', values[0]!, 'ok'], ['alice', values[1]!, 'mine']]) });
+    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice'], {
+      input: csv([
+        ['bob', values[0]!, 'ok'],
+        ['alice', values[1]!, 'mine'],
+      ]),
+    });
     expectRefused(r, 1, /\bline 3\b.*its own tokens/);
     expectNoValue(r, values);
     const ids = await tokenIds();
@@ -101,15 +122,24 @@ describe.concurrent('token import-legacy: the rule of token create, for every li
 
   it("lets a superuser import another superuser's token, recorded as that superuser", async () => {
     const value = legacyValue();
-    expect(await cli.json(['token', 'import-legacy', '-', '--as', 'sam'], { input: csv([['root', value, 'old root']]) })).toEqual({ imported: 1, skipped: 0 });
-    expect((await allTokens(cli)).find((t) => t.id === value.slice(0, 8))).toMatchObject({ account: 'root', kind: 'legacy' });
+    expect(
+      await cli.json(['token', 'import-legacy', '-', '--as', 'sam'], { input: csv([['root', value, 'old root']]) }),
+    ).toEqual({ imported: 1, skipped: 0 });
+    expect((await allTokens(cli)).find((t) => t.id === value.slice(0, 8))).toMatchObject({
+      account: 'root',
+      kind: 'legacy',
+    });
     const audit = await cli.json<AuditEntry[]>(['audit']);
     expect(audit.some((e) => e.actor === 'sam' && e.action === 'token.import-legacy')).toBe(true);
   });
 
   it('refuses an unknown --as account with exit 1', async () => {
     const value = legacyValue();
-    expectRefused(await cli.run(['token', 'import-legacy', '-', '--as', 'nobody'], { input: csv([['bob', value, 'ghost']]) }), 1, /nobody/);
+    expectRefused(
+      await cli.run(['token', 'import-legacy', '-', '--as', 'nobody'], { input: csv([['bob', value, 'ghost']]) }),
+      1,
+      /nobody/,
+    );
     expect(await tokenIds()).not.toContain(value.slice(0, 8));
   });
 });
@@ -133,7 +163,9 @@ describe.concurrent('token handoff: someone acts, under the same rule', () => {
   it('lets an admin hand off for a user, recorded as the admin', async () => {
     const t = await cli.json<CreatedTokenJson>(['token', 'handoff', 'carol', '--as', 'alice']);
     const audit = await cli.json<AuditEntry[]>(['audit']);
-    expect(audit.some((e) => e.actor === 'alice' && e.action === 'token.handoff' && e.target.includes(t.id))).toBe(true);
+    expect(audit.some((e) => e.actor === 'alice' && e.action === 'token.handoff' && e.target.includes(t.id))).toBe(
+      true,
+    );
   });
 
   it('takes ARCHIVECTL_AS in place of --as', async () => {
@@ -146,7 +178,9 @@ describe.concurrent('token handoff: someone acts, under the same rule', () => {
     expectRefused(await cli.run(['token', 'handoff', 'sam', '--as', 'alice']), 1, /superuser sam/);
     expectRefused(await cli.run(['token', 'handoff', 'bob', '--as', 'eddie']), 1, /eddie \(editor\)/);
     expectRefused(await cli.run(['token', 'handoff', 'adam', '--as', 'carol']), 1, /carol \(user\)/);
-    expect((await allTokens(cli)).filter((t) => t.kind === 'handoff' && ['sam', 'adam'].includes(t.account))).toEqual([]);
+    expect((await allTokens(cli)).filter((t) => t.kind === 'handoff' && ['sam', 'adam'].includes(t.account))).toEqual(
+      [],
+    );
   });
 
   it('refuses a blocked account handing off for itself', async () => {
@@ -157,7 +191,11 @@ describe.concurrent('token handoff: someone acts, under the same rule', () => {
 
 describe.concurrent('no new token for a blocked account', () => {
   it('refuses token create for a blocked account, naming it, creating nothing', async () => {
-    expectRefused(await cli.run(['token', 'create', 'bert', '--name', 'for bert', '--as', 'root']), 1, /bert is blocked/);
+    expectRefused(
+      await cli.run(['token', 'create', 'bert', '--name', 'for bert', '--as', 'root']),
+      1,
+      /bert is blocked/,
+    );
     expect((await allTokens(cli)).filter((t) => t.account === 'bert')).toEqual([]);
   });
 
@@ -165,7 +203,9 @@ describe.concurrent('no new token for a blocked account', () => {
     const t = await createToken(cli, 'fading', 'before the block', 'alice');
     expect((await cli.run(['account', 'set-role', 'fading', 'blocked'])).code).toBe(0);
     expectRefused(await cli.run(['token', 'rotate', t.id, '--as', 'alice']), 1, /fading is blocked/);
-    expect((await allTokens(cli)).filter((x) => x.account === 'fading').map((x) => [x.id, x.status])).toEqual([[t.id, 'active']]);
+    expect((await allTokens(cli)).filter((x) => x.account === 'fading').map((x) => [x.id, x.status])).toEqual([
+      [t.id, 'active'],
+    ]);
     // Revoking stays possible.
     expect((await cli.json<{ status: string }>(['token', 'revoke', t.id, '--as', 'alice'])).status).toBe('revoked');
   });

@@ -36,7 +36,9 @@ describe.concurrent('token create --expires (pinned clock 2026-11-20T12:00:00Z)'
     ['2026-1-5', 'without zero padding'],
     ['20261121', 'without dashes'],
   ])('refuses %s (%s) with exit 1 and creates nothing', async (date) => {
-    const r = await cli.run(['token', 'create', 'carol', '--name', `bad ${date}`, '--expires', date, '--as', 'alice'], { now: NOW });
+    const r = await cli.run(['token', 'create', 'carol', '--name', `bad ${date}`, '--expires', date, '--as', 'alice'], {
+      now: NOW,
+    });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('--expires');
@@ -47,11 +49,16 @@ describe.concurrent('token create --expires (pinned clock 2026-11-20T12:00:00Z)'
 
   it('takes "today" from the pinned clock: 2026-11-20 is refused once it is 2026-11-21', async () => {
     const late = '2026-11-20T23:59:59Z';
-    const ok = await createToken(cli, 'dave', 'today at the last second', 'alice', ['--expires', '2026-11-20'], { now: late });
-    expect(ok.expires).toBe('2026-11-20');
-    const r = await cli.run(['token', 'create', 'dave', '--name', 'yesterday now', '--expires', '2026-11-20', '--as', 'alice'], {
-      now: '2026-11-21T00:00:00Z',
+    const ok = await createToken(cli, 'dave', 'today at the last second', 'alice', ['--expires', '2026-11-20'], {
+      now: late,
     });
+    expect(ok.expires).toBe('2026-11-20');
+    const r = await cli.run(
+      ['token', 'create', 'dave', '--name', 'yesterday now', '--expires', '2026-11-20', '--as', 'alice'],
+      {
+        now: '2026-11-21T00:00:00Z',
+      },
+    );
     expect(r.code).toBe(1);
     expect((await allTokens(cli)).some((t) => t.name === 'yesterday now')).toBe(false);
   });

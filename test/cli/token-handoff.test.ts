@@ -21,7 +21,14 @@ const PLUS_12H = '2026-11-21T00:00:00Z';
 const cli = useSandbox();
 
 beforeAll(async () => {
-  await createAccounts(cli, { alice: 'admin', root: 'superuser', bob: 'user', carol: 'user', dave: 'user', bert: 'blocked' });
+  await createAccounts(cli, {
+    alice: 'admin',
+    root: 'superuser',
+    bob: 'user',
+    carol: 'user',
+    dave: 'user',
+    bert: 'blocked',
+  });
 });
 
 const statusOf = async (id: string, now: string): Promise<string | undefined> =>
@@ -36,7 +43,12 @@ describe('token handoff', () => {
     expect(r.stderr).not.toContain(value);
     const id = value.slice(4, 12);
     const listed = (await allTokens(cli, { now: T0 })).find((t) => t.id === id);
-    expect(listed).toMatchObject({ account: 'bob', kind: 'handoff', status: 'active', created: '2026-11-20T12:00:00.000Z' });
+    expect(listed).toMatchObject({
+      account: 'bob',
+      kind: 'handoff',
+      status: 'active',
+      created: '2026-11-20T12:00:00.000Z',
+    });
   });
 
   it('prints TOKEN plus "token" with --json', async () => {
@@ -91,7 +103,9 @@ describe('a handoff after the 12 hours have passed', () => {
     made.oldBob = await box.json<CreatedTokenJson>(['token', 'handoff', 'bob', '--as', 'alice'], { now: T0 });
     made.oldCarol = await box.json<CreatedTokenJson>(['token', 'handoff', 'carol', '--as', 'alice'], { now: T0 });
     made.recent = await box.json<CreatedTokenJson>(['token', 'handoff', 'carol', '--as', 'alice'], { now: PLUS_6H });
-    made.regularExpired = await createToken(box, 'bob', 'regular, ends today', 'alice', ['--expires', '2026-11-20'], { now: T0 });
+    made.regularExpired = await createToken(box, 'bob', 'regular, ends today', 'alice', ['--expires', '2026-11-20'], {
+      now: T0,
+    });
   });
 
   it('leaves the earlier handoff tokens alone before their 12 hours have passed', async () => {

@@ -88,7 +88,11 @@ describe.concurrent('token list', () => {
 
   it('adds expired and revoked tokens, marked so, with --all', async () => {
     const list = await cli.json<TokenJson[]>(['token', 'list', '--all'], { now: LATER });
-    expect(ids(list)).toEqual(Object.values(made).map((t) => t.id).sort());
+    expect(ids(list)).toEqual(
+      Object.values(made)
+        .map((t) => t.id)
+        .sort(),
+    );
     const status = Object.fromEntries(list.map((t) => [t.id, t.status]));
     expect(status[made.revoked!.id]).toBe('revoked');
     expect(status[made.expired!.id]).toBe('expired');
@@ -170,7 +174,14 @@ describe.concurrent('token revoke', () => {
     const t = await createToken(cli, 'bob', 'to revoke', 'alice', ['--expires', '2030-06-30'], { now: NOW });
     const revoked = await cli.json<TokenJson>(['token', 'revoke', t.id, '--as', 'alice'], { now: NOW });
     expect(Object.keys(revoked)).toEqual([...TOKEN_KEYS]);
-    expect(revoked).toMatchObject({ id: t.id, account: 'bob', name: 'to revoke', kind: 'regular', status: 'revoked', expires: '2030-06-30' });
+    expect(revoked).toMatchObject({
+      id: t.id,
+      account: 'bob',
+      name: 'to revoke',
+      kind: 'regular',
+      status: 'revoked',
+      expires: '2030-06-30',
+    });
     expect(JSON.stringify(revoked)).not.toContain(t.token);
   });
 
@@ -238,10 +249,20 @@ describe.concurrent('token rotate', () => {
     expect(fresh.token).toMatch(TOKEN_VALUE_RE);
     expect(fresh.token).not.toBe(old.token);
     expect(fresh.id).not.toBe(old.id);
-    expect(fresh).toMatchObject({ account: 'bob', name: 'rotating', kind: 'regular', status: 'active', expires: '2031-03-31' });
+    expect(fresh).toMatchObject({
+      account: 'bob',
+      name: 'rotating',
+      kind: 'regular',
+      status: 'active',
+      expires: '2031-03-31',
+    });
     const list = await allTokens(cli, { now: NOW });
     expect(list.find((t) => t.id === old.id)?.status).toBe('revoked');
-    expect(list.find((t) => t.id === fresh.id)).toMatchObject({ status: 'active', name: 'rotating', expires: '2031-03-31' });
+    expect(list.find((t) => t.id === fresh.id)).toMatchObject({
+      status: 'active',
+      name: 'rotating',
+      expires: '2031-03-31',
+    });
   });
 
   it('keeps "no expiry" when the old token had none', async () => {
@@ -313,6 +334,8 @@ describe('token prune', () => {
 
   it('records the prune in the audit log, as the operating-system user when no --as is given', async () => {
     const audit = await cli.json<{ actor: string; action: string }[]>(['audit']);
-    expect(audit.filter((e) => e.action === 'token.prune').map((e) => e.actor)).toEqual([`os:${os.userInfo().username}`]);
+    expect(audit.filter((e) => e.action === 'token.prune').map((e) => e.actor)).toEqual([
+      `os:${os.userInfo().username}`,
+    ]);
   });
 });

@@ -1,6 +1,16 @@
 // SPEC §3.4: who may create and revoke whose tokens, and how the acting account is given.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, createAccounts, createToken, lines, STACK_FRAME_RE, STAFF, TOKEN_VALUE_RE, useSandbox, type TokenJson } from '../helpers/cli.js';
+import {
+  allTokens,
+  createAccounts,
+  createToken,
+  lines,
+  STACK_FRAME_RE,
+  STAFF,
+  TOKEN_VALUE_RE,
+  useSandbox,
+  type TokenJson,
+} from '../helpers/cli.js';
 
 // Every test works on its own tokens (distinct names), so the tests of a block run concurrently.
 const cli = useSandbox();
@@ -117,7 +127,9 @@ describe.concurrent('the acting account (--as, ARCHIVECTL_AS)', () => {
   });
 
   it('takes ARCHIVECTL_AS in place of --as', async () => {
-    const r = await cli.run(['token', 'create', 'bob', '--name', 'via env', '--json'], { env: { ARCHIVECTL_AS: 'alice' } });
+    const r = await cli.run(['token', 'create', 'bob', '--name', 'via env', '--json'], {
+      env: { ARCHIVECTL_AS: 'alice' },
+    });
     expect(r.code, r.stderr).toBe(0);
     const t = JSON.parse(r.stdout) as TokenJson;
     expect(t.account).toBe('bob');
@@ -126,13 +138,17 @@ describe.concurrent('the acting account (--as, ARCHIVECTL_AS)', () => {
   });
 
   it('applies the rules to the ARCHIVECTL_AS account too', async () => {
-    const r = await cli.run(['token', 'create', 'root', '--name', 'via env', '--json'], { env: { ARCHIVECTL_AS: 'alice' } });
+    const r = await cli.run(['token', 'create', 'root', '--name', 'via env', '--json'], {
+      env: { ARCHIVECTL_AS: 'alice' },
+    });
     expectRefused(r);
     await expectNoToken('root', 'via env');
   });
 
   it('prefers --as over ARCHIVECTL_AS', async () => {
-    const r = await cli.run(['token', 'create', 'bob', '--name', 'flag wins', '--as', 'ursula'], { env: { ARCHIVECTL_AS: 'alice' } });
+    const r = await cli.run(['token', 'create', 'bob', '--name', 'flag wins', '--as', 'ursula'], {
+      env: { ARCHIVECTL_AS: 'alice' },
+    });
     expectRefused(r, /ursula/);
     await expectNoToken('bob', 'flag wins');
   });

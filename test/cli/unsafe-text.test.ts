@@ -6,7 +6,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connect.js';
-import { childEnv, createAccounts, createToken, legacyValue, lines, useSandbox, type CliResult, type TokenJson } from '../helpers/cli.js';
+import {
+  childEnv,
+  createAccounts,
+  createToken,
+  legacyValue,
+  lines,
+  useSandbox,
+  type CliResult,
+  type TokenJson,
+} from '../helpers/cli.js';
 
 const cli = useSandbox();
 
@@ -26,6 +35,8 @@ const UNSAFE: [string, string][] = [
   ['\u2069', '\\u2069'],
   ['\ufeff', '\\ufeff'],
 ];
+// Controls are what this test looks for.
+// eslint-disable-next-line no-control-regex
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 /** Nothing a terminal would obey, in either stream (line breaks apart). */
@@ -71,7 +82,9 @@ describe.concurrent('names that are refused', () => {
 
   it('refuses such a name in a legacy import, naming the line, importing nothing', async () => {
     const value = legacyValue();
-    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice'], { input: `username,token,name\ncarol,${value},gnp\u202etxt.exe\n` });
+    const r = await cli.run(['token', 'import-legacy', '-', '--as', 'alice'], {
+      input: `username,token,name\ncarol,${value},gnp\u202etxt.exe\n`,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/line 2: .*\\u202e/);
     expectNoRaw(r);
@@ -99,7 +112,12 @@ describe('text already in the database', () => {
     await withDatabase(async (db) => {
       await db('tokens').where('selector', id).update({ name: NAME });
       await db('accounts').where('username', 'dora').update({ username: USER });
-      await db('audit_log').insert({ at: new Date().toISOString(), actor: 'old\u001b]0;pwned\u0007', action: 'token.create', target: `x "${NAME}"` });
+      await db('audit_log').insert({
+        at: new Date().toISOString(),
+        actor: 'old\u001b]0;pwned\u0007',
+        action: 'token.create',
+        target: `x "${NAME}"`,
+      });
     });
   });
 
