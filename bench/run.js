@@ -10,13 +10,14 @@
 //   BENCH_ONLY=core      only the figures before it
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { median, ms, percentile, startDaemon } from './daemon.js';
 
 const ROOT = process.env.BENCH_DAEMON_ROOT
   ? path.resolve(process.env.BENCH_DAEMON_ROOT)
@@ -44,10 +45,6 @@ const RUN_ATTACKS = ONLY !== 'core';
 
 // Never hang, never leave a daemon behind: a hard timeout for the whole run, and every daemon
 // this process started is killed when it exits.
-const daemons = new Set();
-process.on('exit', () => {
-  for (const p of daemons) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-});
 const BENCH_TIMEOUT_SECONDS = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 900);
 setTimeout(() => {
   console.error(`bench: hard timeout of ${BENCH_TIMEOUT_SECONDS} s reached; stopping`);
@@ -72,9 +69,6 @@ const cli = (...args) =>
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
-const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 function timeCommand(args, runs = 9) {
   const times = [];
@@ -84,28 +78,6 @@ function timeCommand(args, runs = 9) {
     times.push(ms(t0));
   }
   return median(times);
-}
-
-function startDaemon() {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, '--config', config, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    daemons.add(proc);
-    let buf = '';
-    proc.stdout.on('data', (c) => {
-      buf += c;
-      const m = /"url":"([^"]+)"/.exec(buf);
-      if (m) {
-        // From here on the log lines are only drained, as a log collector would.
-        proc.stdout.removeAllListeners('data');
-        proc.stdout.resume();
-        resolve({ proc, url: m[1] });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`daemon exited ${code}`)));
-  });
 }
 
 function get(url, token) {
@@ -177,7 +149,7 @@ try {
   cli('settings', 'set', 'public_access', 'on');
 
   if (RUN_CORE) {
-    const { proc, url } = await startDaemon();
+    const { proc, url } = await startDaemon(config, env, BIN);
     const target = `${url}/api/actors?perPage=25`;
     await get(target, token); // warm: the token's one scrypt verification happens here
     rssSeen.push(`idle ${rssOf(proc.pid).toFixed(0)}`);

@@ -11,12 +11,13 @@
 //   BENCH_PG_URL / ARCHIVE_TEST_PG_URL   a PostgreSQL server (its `postgres` database is used
 //                                    to create the bench databases); without one, SQLite only
 //   BENCH_SAMPLES=200                requests per query
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { median, ms, percentile, startDaemon } from './daemon.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'archivectl');
@@ -37,15 +38,6 @@ const COMMON = 'müller'; // in one name of five
 const RARE = 'quetzal'; // in one name of 50,000 (and at least one)
 const nameOf = (i) =>
   `${FIRST[i % FIRST.length]} ${FAMILY[(i * 7919) % FAMILY.length]}${i % 50_000 === 7 ? ` ${RARE}` : ''} ${i}`;
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
-const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
-
-const daemons = new Set();
-process.on('exit', () => {
-  for (const p of daemons) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-});
 
 function cli(config, args, extraEnv = {}) {
   return execFileSync(process.execPath, [BIN, '--config', config, ...args], {
@@ -100,27 +92,6 @@ async function catalogue(n, dialect) {
   const loadSeconds = ms(t0) / 1000;
   writeFileSync(done, `${loadSeconds}\n`);
   return { config, loadSeconds };
-}
-
-function startDaemon(config) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, '--config', config, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-      env: { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    daemons.add(proc);
-    let buf = '';
-    proc.stdout.on('data', (c) => {
-      buf += c;
-      const m = /"url":"([^"]+)"/.exec(buf);
-      if (m) {
-        proc.stdout.removeAllListeners('data');
-        proc.stdout.resume();
-        resolve({ proc, url: m[1] });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`daemon exited ${code}`)));
-  });
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -196,7 +167,7 @@ export async function runScale() {
   for (const dialect of dialects) {
     for (const n of SIZES) {
       const { config, loadSeconds } = await catalogue(n, dialect);
-      const { proc, url } = await startDaemon(config);
+      const { proc, url } = await startDaemon(config, { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' });
       if (loadSeconds !== null) table.push([dialect, n, 'catalog load (built now), s', loadSeconds.toFixed(1), '']);
       for (const [what, q] of Object.entries(queries(n))) {
         const r = await measure(url + q);
@@ -212,7 +183,7 @@ export async function runScale() {
 
   if (SIZES.includes(1000)) {
     const { config } = await catalogue(1000, 'sqlite');
-    const { proc, url } = await startDaemon(config);
+    const { proc, url } = await startDaemon(config, { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' });
     const ref = await startReference(path.join(CACHE, 'sqlite-1000.sqlite3'));
     const target = `${url}/api/actors?perPage=25`;
     await cannon(target);

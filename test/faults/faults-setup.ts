@@ -2,8 +2,16 @@
 // accounts with tokens, and two daemons started with a given DATABASE_URL.
 import { writeFile } from 'node:fs/promises';
 import { expect } from 'vitest';
-import { createAccounts, createToken, pgAdmin, type CreatedTokenJson, type Sandbox } from '../helpers/cli.js';
+import {
+  createAccounts,
+  createToken,
+  pgAdmin,
+  withSandboxDb,
+  type CreatedTokenJson,
+  type Sandbox,
+} from '../helpers/cli.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { Load } from './load.js';
 
 /** Short enough for a test to see them at work, long enough for a loaded 2-core machine. */
 export const TEST_TIMEOUTS = { statementTimeoutMs: 3_000, acquireTimeoutMs: 3_000, connectTimeoutMs: 2_000 };
@@ -75,4 +83,42 @@ export async function allReady(daemons: RunningDaemon[]): Promise<boolean> {
     if (r.status !== 200 || body.checks?.notifications !== 'up') return false;
   }
   return true;
+}
+
+/**
+ * Load from both daemons, started once every victim token has been served by every daemon (so
+ * that each holds it verified in its cache before its revocation).
+ */
+export async function startLoad(daemons: RunningDaemon[], staff: Staff): Promise<Load> {
+  for (const victim of staff.victims)
+    for (const d of daemons) {
+      const r = await d.fetch('/api/actors', { headers: { Authorization: `Bearer ${victim.token}` } });
+      expect(r.status).toBe(200);
+    }
+  const load = new Load({
+    targets: () => daemons.map((d) => d.url),
+    readToken: staff.reader,
+    writeToken: staff.editor,
+  });
+  load.start();
+  return load;
+}
+
+/**
+ * Stops the load and checks what every fault must leave intact: no revoked token accepted, every
+ * request answered with a known status (503s with Retry-After), every acknowledged write in the
+ * database. Prints the figures under `label`.
+ */
+export async function expectLoadHeld(load: Load, box: Sandbox, label: string, figures: object): Promise<void> {
+  await load.stop();
+  const acknowledged = load.acknowledged();
+  const found = await withSandboxDb(box, (db) => db('actors').whereIn('name', acknowledged).pluck('name'));
+  console.log(
+    `faults: ${label} ${JSON.stringify({ ...load.summary(), writesFound: new Set(found).size, ...figures })}`,
+  );
+  expect(load.acceptedAfterRevocation()).toEqual([]);
+  expect(load.outcomes.filter((o) => typeof o.status !== 'number')).toEqual([]);
+  expect(load.outcomes.filter((o) => ![200, 201, 401, 503].includes(o.status as number))).toEqual([]);
+  expect(load.outcomes.filter((o) => o.status === 503 && !o.retryAfter)).toEqual([]);
+  expect(new Set(found).size).toBe(acknowledged.length);
 }

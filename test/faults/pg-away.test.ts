@@ -6,10 +6,19 @@
 // directly) while the daemons cannot is refused afterwards; acknowledged writes are all stored.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, IS_PG, PG_URL, withSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { createSandbox, IS_PG, PG_URL, type Sandbox } from '../helpers/cli.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
-import { allReady, expectRefused, staffTokens, startDaemons, writeFaultConfig, type Staff } from './faults-setup.js';
-import { Load, timeUntil } from './load.js';
+import {
+  allReady,
+  expectLoadHeld,
+  expectRefused,
+  staffTokens,
+  startDaemons,
+  startLoad,
+  writeFaultConfig,
+  type Staff,
+} from './faults-setup.js';
+import { timeUntil } from './load.js';
 import { startFaultProxy, type FaultProxy } from './tcp-proxy.js';
 
 /** Every daemon's /readyz answers 503 (polled until `limitMs`); the time it took, or null. */
@@ -47,17 +56,7 @@ describe.skipIf(!IS_PG)('PostgreSQL away and back, then stalled, behind a proxy'
   });
 
   it('answers 503 promptly while away or stalled, recovers within 10 s, revocations hold', async () => {
-    for (const victim of staff.victims)
-      for (const d of daemons) {
-        const r = await d.fetch('/api/actors', { headers: { Authorization: `Bearer ${victim.token}` } });
-        expect(r.status).toBe(200);
-      }
-    const load = new Load({
-      targets: () => daemons.map((d) => d.url),
-      readToken: staff.reader,
-      writeToken: staff.editor,
-    });
-    load.start();
+    const load = await startLoad(daemons, staff);
     await delay(1_000);
 
     const figures: Record<string, number | null> = {};
@@ -78,23 +77,12 @@ describe.skipIf(!IS_PG)('PostgreSQL away and back, then stalled, behind a proxy'
       await expectRefused(daemons, victim.token);
       await delay(1_000);
     }
-    await load.stop();
-
-    const acknowledged = load.acknowledged();
-    const found = await withSandboxDb(box, (db) => db('actors').whereIn('name', acknowledged).pluck('name'));
-    const summary = { ...load.summary(), writesFound: new Set(found).size, ...figures };
-    console.log(`faults: database away and stalled ${JSON.stringify(summary)}`);
-
+    await expectLoadHeld(load, box, 'database away and stalled', figures);
     for (const [name] of faults) {
       expect(figures[`${name}: unready after ms`], `/readyz 503 while ${name}`).not.toBeNull();
       expect(figures[`${name}: ready again after ms`], `ready within 10 s after ${name}`).not.toBeNull();
     }
-    expect(load.acceptedAfterRevocation()).toEqual([]);
-    expect(load.outcomes.filter((o) => typeof o.status !== 'number')).toEqual([]);
-    expect(load.outcomes.filter((o) => ![200, 201, 401, 503].includes(o.status as number))).toEqual([]);
-    expect(load.outcomes.filter((o) => o.status === 503 && !o.retryAfter)).toEqual([]);
     expect(load.outcomes.some((o) => o.status === 503)).toBe(true);
-    expect(new Set(found).size).toBe(acknowledged.length);
     for (const d of daemons) expect(d.running()).toBe(true);
   }, 120_000);
 });

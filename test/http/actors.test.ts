@@ -1,16 +1,10 @@
 // SPEC §4.4 actors through a real daemon: create, read, change, list (search, paging, sorting,
 // select2, BEACON), and every kind of bad input answered with the right 4xx and nothing changed.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, dataOf, fieldsOf, ISO_INSTANT, type BasicTokens } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { dataOf, fieldsOf, ISO_INSTANT } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
-
-beforeAll(async () => {
-  t = await basicTokens(cli());
-});
+const { daemon, api, t } = useDaemonWithTokens();
 
 // Ours, then the ones Anton's clients read (full_id, fullname, authority_type; issue 9).
 const ACTOR_KEYS = [

@@ -1,20 +1,10 @@
 // SPEC §4.4 keywords and objects through a real daemon: read-only over HTTP, created by
 // `archivectl catalog load` and by SIP imports; list shapes, search, paging, select2.
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  basicTokens,
-  client,
-  fieldsOf,
-  importSip,
-  ISO_INSTANT,
-  loadCatalog,
-  type BasicTokens,
-} from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { fieldsOf, importSip, ISO_INSTANT, loadCatalog } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, api, t } = useDaemonWithTokens();
 
 interface Keyword {
   id: number;
@@ -36,7 +26,6 @@ interface List<T> {
 }
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   expect(
     await loadCatalog(cli(), 'kw-objects.json', {
       keywords: [

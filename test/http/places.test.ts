@@ -1,16 +1,10 @@
 // SPEC §4.4 places through a real daemon: POST /api/places creates, POST /api/places/{id}
 // changes, the location and other field checks, lists, select2 and BEACON (GND and GeoNames).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, dataOf, fieldsOf, ISO_INSTANT, type BasicTokens } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { dataOf, fieldsOf, ISO_INSTANT } from '../helpers/api.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
-
-beforeAll(async () => {
-  t = await basicTokens(cli());
-});
+const { daemon, api, t } = useDaemonWithTokens();
 
 const PLACE_KEYS = [
   'id',

@@ -4,14 +4,13 @@
 // alone) and queries with properties.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, fieldsOf, loadCatalog, type BasicTokens, type Reply } from '../helpers/api.js';
+import { fieldsOf, loadCatalog, type Reply } from '../helpers/api.js';
 import { createSandbox, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
-import { startDaemon, useDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, daemon, api, t } = useDaemonWithTokens();
 
 interface Candidate {
   id: string;
@@ -38,7 +37,6 @@ interface Manifest {
 }
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   await loadCatalog(cli(), 'reconcile.json', {
     actors: [
       { name: 'Schiller, Friedrich', type: 'person', alternative_names: ['Friedrich von Schiller'], gnd: '118607626' },

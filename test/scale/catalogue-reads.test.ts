@@ -3,13 +3,11 @@
 // every sortField in the order it had (NULLs last ascending, first descending), keyset pages
 // equal to the offset pages, totals from the counter, and the text index kept by the triggers.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicTokens, client, dataOf, type BasicTokens } from '../helpers/api.js';
+import { dataOf } from '../helpers/api.js';
 import { withSandboxDb } from '../helpers/cli.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { useDaemonWithTokens } from '../helpers/http.js';
 
-const { cli, daemon } = useDaemon();
-const api = client(daemon);
-let t: BasicTokens;
+const { cli, api, t } = useDaemonWithTokens();
 
 interface Actor {
   id: number;
@@ -48,7 +46,6 @@ async function list(query: string): Promise<{ data: Actor[]; meta: Meta }> {
 }
 
 beforeAll(async () => {
-  t = await basicTokens(cli());
   for (const [i, name] of NAMES.entries()) {
     const body: Record<string, unknown> = { name, type: i % 2 ? 'person' : 'corporate_body' };
     if (i % 3) body.date_start = String(1900 + ((i * 7) % 10));
