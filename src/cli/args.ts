@@ -56,6 +56,14 @@ export function wholeNumber(flag: string, min: number) {
   );
 }
 
+/** A TCP port, 0 (any free port) to 65535. */
+export const PORT = v.pipe(
+  v.string(),
+  v.regex(/^\d{1,5}$/, (issue) => `--port must be an integer from 0 to 65535, got "${String(issue.input)}"`),
+  v.transform(Number),
+  v.maxValue(65535, (issue) => `--port must be an integer from 0 to 65535, got "${String(issue.input)}"`),
+);
+
 export const TOKEN_STATUS = v.picklist(
   TOKEN_STATUSES,
   (issue) => `--status must be one of ${TOKEN_STATUSES.join(', ')}, got "${String(issue.input)}"`,

@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
 import { readConfig, type GlobalOptions } from '../context.js';
 import { usage } from '../../errors.js';
+import { parseArg, PORT } from '../args.js';
 import { io } from '../io.js';
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw usage(`--port must be an integer from 0 to 65535, got "${value}"`);
-  return port;
-}
 
 export function registerServe(program: Command, globals: () => GlobalOptions): void {
   program
@@ -18,7 +13,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
     .option('--no-migrate', 'refuse to start when migrations are pending instead of applying them')
     .action(async (opts: { host?: string; port?: string; migrate: boolean }) => {
       const config = readConfig(globals());
-      const port = opts.port === undefined ? undefined : parsePort(opts.port);
+      const port = opts.port === undefined ? undefined : parseArg(PORT, opts.port, usage);
       const { startDaemon } = await import('../../http/server.js');
       const { stdout, clock, signals, env } = io();
       // Signals are listened to before the daemon announces that it listens, so that none
