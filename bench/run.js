@@ -9,6 +9,7 @@
 //   BENCH_ONLY=attacks   only the attack section (setup included)
 //   BENCH_ONLY=core      only the figures before it
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
+//   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,8 +31,8 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'scale'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "core", "attacks" or "scale", not "${ONLY}"`);
+if (!['', 'core', 'attacks', 'scale', 'soak'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "core", "attacks", "scale" or "soak", not "${ONLY}"`);
   process.exit(2);
 }
 if (ONLY === 'scale') {
@@ -39,6 +40,11 @@ if (ONLY === 'scale') {
   const { runScale } = await import('./scale.js');
   await runScale();
   process.exit(0);
+}
+if (ONLY === 'soak') {
+  // One daemon under a steady mix for minutes; exit status 1 when its verdict fails.
+  const { runSoak } = await import('./soak.js');
+  process.exit((await runSoak({ bin: BIN })) ? 0 : 1);
 }
 const RUN_CORE = ONLY !== 'attacks';
 const RUN_ATTACKS = ONLY !== 'core';
