@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configPath } from '../../src/config.js';
-import { createAccounts, IS_PG, pgAdmin, useSandbox } from '../helpers/cli.js';
+import { createAccounts, IS_PG, lines, pgAdmin, STACK_FRAME_RE, useSandbox } from '../helpers/cli.js';
 
 describe('a command on a database that is not there', () => {
   const cli = useSandbox({ migrate: false });
@@ -155,5 +155,22 @@ describe('doctor on a working installation', () => {
     const findings = await cli.json<{ check: string; status: string; detail: string }[]>(['doctor']);
     expect(findings.find((f) => f.check === 'daemons')).toMatchObject({ status: 'ok' });
     expect(findings.find((f) => f.check === 'daemons')?.detail).toMatch(/^1 daemon\(s\) alive.*1 stopped/);
+  });
+});
+
+// Issue 10, finding 6: a PostgreSQL connection error printed a stack trace on stdout, where it
+// lands in `$(…)` captures and JSON pipes. The real binary, so that stdout is a real pipe.
+describe('a PostgreSQL database that cannot be reached', () => {
+  const cli = useSandbox({ migrate: false });
+
+  it('is one line on stderr, nothing on stdout, no stack trace, exit status 1', async () => {
+    for (const url of ['postgres://postgres@127.0.0.1:1/archive', 'postgres://postgres@127.0.0.1:5432/no_such_db_x']) {
+      const r = await cli.run(['account', 'list', '--json'], { spawn: true, env: { DATABASE_URL: url } });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(lines(r.stderr)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: /);
+      expect(r.stderr).not.toMatch(STACK_FRAME_RE);
+    }
   });
 });
