@@ -11,6 +11,10 @@
 //   BENCH_PG_URL / ARCHIVE_TEST_PG_URL   a PostgreSQL server (its `postgres` database is used
 //                                    to create the bench databases); without one, SQLite only
 //   BENCH_SAMPLES=200                requests per query
+//   BENCH_SCALE_PART=queries|throughput   one of the two parts only
+//   BENCH_VARIANTS=before=path/to/bin,…   other builds of archivectl (a bin/archivectl beside
+//                                    its dist/) run in the same throughput rounds, to measure
+//                                    what a change bought side by side
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -27,6 +31,11 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const PG_URL = process.env.BENCH_PG_URL ?? process.env.ARCHIVE_TEST_PG_URL ?? null;
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const PART = process.env.BENCH_SCALE_PART ?? 'all';
+const VARIANTS = (process.env.BENCH_VARIANTS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((v) => v.split('='));
 
 /** The names: one of 40 first names and one of 400 family names, a number; one in 50,000 rare. */
 const FIRST = 'anna beat carla dora emil fritz greta hans ida jakob karl lena max nina otto paul rosa sara theo'
@@ -162,6 +171,11 @@ async function startReference(file) {
 }
 
 export async function runScale() {
+  if (PART !== 'throughput') await runQueries();
+  if (PART !== 'queries' && SIZES.includes(1000)) await runThroughput();
+}
+
+async function runQueries() {
   const table = [];
   const dialects = PG_URL ? ['sqlite', 'pg'] : ['sqlite'];
   for (const dialect of dialects) {
@@ -180,33 +194,46 @@ export async function runScale() {
   }
   console.log('\n| db | actors | query | median ms | p99 ms |\n|---|---|---|---|---|');
   for (const r of table) console.log(`| ${r.join(' | ')} |`);
+}
 
-  if (SIZES.includes(1000)) {
-    const { config } = await catalogue(1000, 'sqlite');
-    const { proc, url } = await startDaemon(config, { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' });
-    const ref = await startReference(path.join(CACHE, 'sqlite-1000.sqlite3'));
-    const target = `${url}/api/actors?perPage=25`;
-    await cannon(target);
-    await cannon(ref.url);
-    let ours = 0;
-    let theirs = 0;
-    const rounds = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 ? [ref.url, target] : [target, ref.url];
-      const res = {};
-      for (const u of order) res[u] = await cannon(u);
-      if (res[target].non2xx || res[ref.url].non2xx) throw new Error('errors during the throughput rounds');
-      ours += res[target].requests.average;
-      theirs += res[ref.url].requests.average;
-      rounds.push(`${Math.round(res[target].requests.average)}/${Math.round(res[ref.url].requests.average)}`);
-    }
-    ref.close();
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.on('exit', r));
-    console.log(
-      `\nGET /api/actors?perPage=25, 1,000 actors, req/s (daemon/reference per round): ${rounds.join(' ')}; ` +
-        `daemon ${Math.round(ours / ROUNDS)}, reference ${Math.round(theirs / ROUNDS)}, ` +
-        `ratio ${(ours / theirs).toFixed(2)} (target >= 0.70)`,
-    );
+/**
+ * GET /api/actors?perPage=25 with 1,000 actors: this checkout's daemon, the variants and the
+ * reference, one after the other in each round, the order rotated from round to round.
+ */
+async function runThroughput() {
+  const { config } = await catalogue(1000, 'sqlite');
+  const env = { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' };
+  const servers = [];
+  for (const [name, bin] of [['daemon'], ...VARIANTS]) {
+    const { proc, url } = await startDaemon(config, env, bin && path.resolve(bin));
+    servers.push({ name, url: `${url}/api/actors?perPage=25`, close: () => proc.kill('SIGTERM'), proc, total: 0 });
   }
+  const ref = await startReference(path.join(CACHE, 'sqlite-1000.sqlite3'));
+  servers.push({ name: 'reference', url: ref.url, close: ref.close, total: 0 });
+  for (const s of servers) await cannon(s.url);
+  const rounds = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = servers.map((_, i) => servers[(i + r) % servers.length]);
+    const line = {};
+    for (const s of order) {
+      const res = await cannon(s.url);
+      if (res.non2xx) throw new Error(`errors during the throughput rounds (${s.name})`);
+      s.total += res.requests.average;
+      line[s.name] = Math.round(res.requests.average);
+    }
+    rounds.push(servers.map((s) => line[s.name]).join('/'));
+  }
+  for (const s of servers) s.close();
+  await Promise.all(servers.filter((s) => s.proc).map((s) => new Promise((r) => s.proc.on('exit', r))));
+  const reference = servers.at(-1).total;
+  console.log(
+    `\nGET /api/actors?perPage=25, 1,000 actors, req/s per round (${servers.map((s) => s.name).join('/')}): ` +
+      `${rounds.join(' ')}`,
+  );
+  for (const s of servers.slice(0, -1))
+    console.log(
+      `${s.name}: ${Math.round(s.total / ROUNDS)} req/s, ratio to the reference ${(s.total / reference).toFixed(2)}` +
+        ' (target >= 0.70)',
+    );
+  console.log(`reference: ${Math.round(reference / ROUNDS)} req/s`);
 }

@@ -9,9 +9,7 @@
 // database would answer "no accounts" and mint tokens that no daemon knows.
 import { loadConfig, type Config } from '../config.js';
 import { configError } from '../errors.js';
-import { databaseFileExists, databaseFileWarning, databaseLocation, hasSchema, openDatabase } from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
-import { migrateLatest } from '../db/migrate.js';
 import type { Ctx } from '../domain/context.js';
 import { io } from './io.js';
 import { note } from './output.js';
@@ -39,6 +37,9 @@ function noDatabase(config: Config, what: string): Error {
 
 /** Opens the configured database, first warning on stderr when its file is readable by others. */
 export async function openConfiguredDatabase(config: Config, opts: { create?: boolean } = {}): Promise<Db> {
+  // Loaded here, not with the module: `--help` and commands without a database never pay for them.
+  const { databaseFileExists, databaseFileWarning, databaseLocation, hasSchema, openDatabase } =
+    await import('../db/connect.js');
   if (!opts.create && !databaseFileExists(config.database)) {
     throw noDatabase(config, `no database at ${databaseLocation(config.database)}`);
   }
@@ -66,6 +67,7 @@ export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config:
   const db = await openConfiguredDatabase(config);
   try {
     // An existing installation is brought up to date (an upgrade), as `serve` does.
+    const { migrateLatest } = await import('../db/migrate.js');
     const applied = await migrateLatest(db);
     if (applied.length > 0) note(`applied ${applied.length} database migration(s)`);
     return await work({ db, clock }, config);

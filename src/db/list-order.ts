@@ -9,12 +9,14 @@ export interface SortKey {
   column: string;
   nullable: boolean;
   asc: boolean;
+  /** The column holding the row's id in this query (`id` unless joined, see text-index.ts). */
+  idColumn?: string;
 }
 
 /** Appends the ORDER BY of `key` (reversed when `reverse`: a page read from the end). */
 export function orderByKey(db: Db, b: Knex.QueryBuilder, key: SortKey, reverse = false): Knex.QueryBuilder {
   const dir = key.asc !== reverse ? 'asc' : 'desc';
-  if (key.column === 'id') return b.orderBy('id', dir);
+  if (key.column === 'id') return b.orderBy(key.idColumn ?? 'id', dir);
   if (key.nullable && !isPg(db)) void b.orderByRaw(`(?? IS NULL) ${dir}`, [key.column]);
   return b.orderBy(key.column, dir).orderBy('id', dir);
 }
@@ -28,7 +30,7 @@ export interface KeyPosition {
 /** Narrows `b` to the rows after `at` in the order of `key` (a keyset page). */
 export function afterPosition(b: Knex.QueryBuilder, key: SortKey, at: KeyPosition): Knex.QueryBuilder {
   const op = key.asc ? '>' : '<';
-  if (key.column === 'id') return b.where('id', op, at.id);
+  if (key.column === 'id') return b.where(key.idColumn ?? 'id', op, at.id);
   const { column } = key;
   if (at.value === null) {
     // Ascending, the NULLs come last: only NULLs with a later id remain. Descending they come

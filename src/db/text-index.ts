@@ -18,10 +18,37 @@ export function indexable(words: readonly string[]): boolean {
 const phrase = (word: string) => `"${word.replace(/"/g, '""')}"`;
 
 /**
- * Narrows `b` (over `table`) to rows holding any of `words` in any of the index's `columns`
- * (the FTS column names, see the migration). On PostgreSQL, or when a word is too short for
- * trigrams, `b` is unchanged: the caller's LIKE is then what runs (through pg_trgm, or a scan).
+ * The FTS5 query for rows holding any of `words` in any of the index's `columns` (the FTS
+ * column names, see the migration), or null where the index is not used: on PostgreSQL, or
+ * when a word is too short for trigrams (the caller's LIKE is then what runs, through pg_trgm
+ * or as a scan).
  */
+export function textMatchOf(db: Db, columns: readonly string[], words: readonly string[]): string | null {
+  if (!isSqlite(db) || !indexable(words)) return null;
+  return `{${columns.join(' ')}} : (${words.map(phrase).join(' OR ')})`;
+}
+
+/** Narrows `b` (over `table`) to the index's hits for `match` (a textMatchOf query), in no order. */
+export function whereTextMatch(b: Knex.QueryBuilder, table: string, match: string): Knex.QueryBuilder {
+  const fts = `${table}_text`;
+  return b.whereRaw(`??.?? IN (SELECT rowid FROM ?? WHERE ?? MATCH ?)`, [table, 'id', fts, fts, match]);
+}
+
+/** The id of a row joined by joinTextMatch, to order and page by: the index yields it in order. */
+export const TEXT_HIT_ID = 'text_hits.text_id';
+
+/**
+ * Joins `b` (over `table`) to the index's hits for `match`. Ordered by TEXT_HIT_ID, SQLite
+ * walks the hits in id order and looks each row up by its key, so a page (LIMIT) stops after its
+ * rows; the IN form of whereTextMatch reads every hit first, which costs with a common word.
+ */
+export function joinTextMatch(db: Db, b: Knex.QueryBuilder, table: string, match: string): Knex.QueryBuilder {
+  const fts = `${table}_text`;
+  const hits = db(fts).select({ text_id: 'rowid' }).whereRaw(`?? MATCH ?`, [fts, match]).as('text_hits');
+  return b.join(hits, `${table}.id`, TEXT_HIT_ID);
+}
+
+/** Narrows `b` (over `table`) to rows holding any of `words` (see textMatchOf); unchanged where no index is used. */
 export function withinTextIndex(
   db: Db,
   b: Knex.QueryBuilder,
@@ -29,8 +56,21 @@ export function withinTextIndex(
   columns: readonly string[],
   words: readonly string[],
 ): Knex.QueryBuilder {
-  if (!isSqlite(db) || !indexable(words)) return b;
-  const match = `{${columns.join(' ')}} : (${words.map(phrase).join(' OR ')})`;
-  const fts = `${table}_text`;
-  return b.whereRaw(`??.?? IN (SELECT rowid FROM ?? WHERE ?? MATCH ?)`, [table, 'id', fts, fts, match]);
+  const match = textMatchOf(db, columns, words);
+  return match === null ? b : whereTextMatch(b, table, match);
+}
+
+/**
+ * withinTextIndex, ordered by id: through joinTextMatch where the index is used (a LIMIT then
+ * stops early), by `id` elsewhere.
+ */
+export function withinTextIndexById(
+  db: Db,
+  b: Knex.QueryBuilder,
+  table: string,
+  columns: readonly string[],
+  words: readonly string[],
+): Knex.QueryBuilder {
+  const match = textMatchOf(db, columns, words);
+  return match === null ? b.orderBy('id') : joinTextMatch(db, b, table, match).orderBy(TEXT_HIT_ID);
 }

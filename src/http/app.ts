@@ -20,7 +20,7 @@ import { redactTokens } from '../errors.js';
 import { errorHandler, httpError } from './errors.js';
 import { accessLog } from './log.js';
 import { budgetKey, clientAddress, type TrustFn } from './client-address.js';
-import { buildRouter, requireRoute, resolveRoute } from './router.js';
+import { buildRouter, dispatchRoute, requireRoute, resolveRoute } from './router.js';
 import { readinessAnswer, type ReadinessProbe } from './health.js';
 import { mayReadMetrics, type DaemonMetrics } from './metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
@@ -153,6 +153,6 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   app.use(requireRoute); // 404 / 405, only once the header has been judged
   app.use(enforceAccess); // 3. the route's rule
   app.use(rejectUnreadableBody(log)); // 4. then validation
-  app.use(router.routes());
+  app.use(dispatchRoute(router));
   return app;
 }

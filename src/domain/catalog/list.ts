@@ -4,12 +4,8 @@
 import { hasControlChars } from './fields.js';
 import { invalid } from '../../errors.js';
 import type { Knex } from 'knex';
-import { afterPosition, orderByKey, type KeyPosition, type SortKey } from '../../db/list-order.js';
-import { withinTextIndex } from '../../db/text-index.js';
-import type { Ctx } from '../context.js';
-import { toRecord, type Stored } from './records.js';
-import type { Column } from './resources/columns.js';
-import { decodeCursor, encodeCursor } from './list-cursor.js';
+import type { KeyPosition } from '../../db/list-order.js';
+import { decodeCursor } from './list-cursor.js';
 
 export type QueryInput = Record<string, string | string[] | undefined>;
 export type ListFormat = 'json' | 'select2' | 'beacon';
@@ -159,7 +155,12 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * (whose LIKE folds ASCII only) and PostgreSQL (whose LIKE is case-sensitive), without ILIKE.
  */
 export function orWhereLike(builder: Knex.QueryBuilder, column: string, search: string): Knex.QueryBuilder {
-  return builder.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, [column, likePattern(search)]);
+  return orWhereLikePattern(builder, column, likePattern(search));
+}
+
+/** orWhereLike with the pattern made already (likePattern). */
+export function orWhereLikePattern(builder: Knex.QueryBuilder, column: string, pattern: string): Knex.QueryBuilder {
+  return builder.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, [column, pattern]);
 }
 
 export function offsetOf(q: Pick<ListQuery, 'page' | 'perPage'>): number {
@@ -170,105 +171,4 @@ export function offsetOf(q: Pick<ListQuery, 'page' | 'perPage'>): number {
 export function countOf(row: unknown): number {
   if (typeof row === 'object' && row !== null && 'n' in row) return Number(row.n);
   return 0;
-}
-
-/** What a list needs of a resource's description. */
-export interface Listed<R> extends Stored<R> {
-  list: { search: readonly string[]; sortColumns?: Partial<Record<string, string>> };
-}
-
-/** The sort of a list: its column (a whitelisted name), whether it holds NULLs, the direction. */
-function sortKeyOf<R>(t: Listed<R>, q: ListQuery): SortKey {
-  const column = t.list.sortColumns?.[q.sortField] ?? q.sortField;
-  const described = (t.columns as Record<string, Column<unknown> | undefined>)[q.sortField];
-  return { column, nullable: described?.nullable === true, asc: q.sortAsc };
-}
-
-/**
- * The filter's total: exact from the maintained counter when nothing narrows the list, else
- * counted up to EXACT_TOTAL_LIMIT (a bounded count; beyond it the total is that bound, inexact).
- */
-async function totalOf(db: Knex, table: string, filtered: (() => Knex.QueryBuilder) | null): Promise<ListTotal> {
-  if (filtered === null) return { total: await catalogCount(db, table), exact: true };
-  const row: unknown = await db
-    .from(
-      filtered()
-        .select(db.raw('1'))
-        .limit(EXACT_TOTAL_LIMIT + 1)
-        .as('bounded'),
-    )
-    .count({ n: '*' })
-    .first();
-  const n = countOf(row);
-  return n > EXACT_TOTAL_LIMIT ? { total: EXACT_TOTAL_LIMIT, exact: false } : { total: n, exact: true };
-}
-
-interface ListTotal {
-  total: number;
-  exact: boolean;
-}
-
-/**
- * One page of a resource's records: `search` is a case-insensitive substring of any of its
- * searched columns (their lower-cased copies); `narrow`, when given, adds the resource's own
- * filters. The search runs through the text index (db/text-index.ts) with its LIKE kept as the
- * condition; a page is an index walk in the sort's order; a `cursor` continues after a row.
- */
-export async function listRecords<R>(
-  ctx: Pick<Ctx, 'db'>,
-  t: Listed<R>,
-  q: ListQuery,
-  narrow?: (b: Knex.QueryBuilder) => Knex.QueryBuilder,
-): Promise<ListResult<R>> {
-  const { db } = ctx;
-  const search = q.search;
-  const filtered = () => {
-    const b = narrow ? narrow(db(t.table)) : db(t.table);
-    if (search === null) return b;
-    return withinTextIndex(db, b, t.table, textColumnsOf(t), [search]).where((w) => {
-      for (const column of t.list.search) void orWhereLike(w, column, search);
-    });
-  };
-  const key = sortKeyOf(t, q);
-  // The sort value too (a lower-cased copy is no column of the record): a cursor is made of it.
-  const selected = t.columnNames.includes(key.column) ? t.columnNames : [...t.columnNames, key.column];
-  const rowsOf = (b: Knex.QueryBuilder) => b.select<Record<string, unknown>[]>(...selected).limit(q.perPage);
-  const countPromise = totalOf(db, t.table, narrow || search !== null ? filtered : null);
-  let rows: Record<string, unknown>[];
-  let counted: ListTotal;
-  const cursor = q.cursor;
-  if (cursor !== undefined || offsetOf(q) === 0) {
-    const b = filtered();
-    if (cursor !== undefined && cursor !== 'start') void afterPosition(b, key, cursor);
-    [counted, rows] = await Promise.all([countPromise, rowsOf(orderByKey(db, b, key))]);
-  } else {
-    const offset = offsetOf(q);
-    counted = await countPromise;
-    const { total, exact } = counted;
-    if (exact && offset >= total) rows = [];
-    else if (exact && offset > total / 2) {
-      // A page in the second half is read from the end, in the reverse order: the last page
-      // costs what the first does.
-      const fromEnd = Math.max(0, total - offset - q.perPage);
-      const b = orderByKey(db, filtered(), key, true).limit(Math.min(q.perPage, total - offset));
-      rows = (await b.select<Record<string, unknown>[]>(...selected).offset(fromEnd)).reverse();
-    } else rows = await rowsOf(orderByKey(db, filtered(), key)).offset(offset);
-  }
-  const meta: ListMeta = { page: q.page, perPage: q.perPage, total: counted.total };
-  if (!counted.exact) meta.total_exact = false;
-  if (cursor !== undefined) {
-    const last = rows.at(-1);
-    meta.next_cursor = rows.length === q.perPage && last ? encodeCursor(q, key.column, last) : null;
-  }
-  return { data: rows.map((row) => toRecord(t, row)), meta };
-}
-
-/** The text index's columns for the list's searched columns (see the migration catalog_scale). */
-function textColumnsOf<R>(t: Listed<R>): string[] {
-  return t.list.search.map((column) => column.replace(/_lower$/, ''));
-}
-
-/** The row count of a catalogue table, kept by triggers (migration catalog_scale). */
-async function catalogCount(db: Knex, table: string): Promise<number> {
-  return countOf(await db('catalog_counts').where('name', table).first({ n: 'n' }));
 }

@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import { parseRowId } from '../../db/row-id.js';
-import { withinTextIndex } from '../../db/text-index.js';
+import { withinTextIndexById } from '../../db/text-index.js';
 import { likePattern } from './list.js';
 import { namesIn } from './reconcile-properties.js';
 import {
@@ -109,22 +109,23 @@ export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly num
 }
 
 /**
- * Adds, as OR alternatives, `name_lower LIKE pattern` and, where the register has them, the same
- * on the alternative names' JSON text (lower-cased: a substring without quotes or backslashes
- * of that text is a substring of a name).
- */
-/**
- * The rows (of `selectRows`) whose name or alternative names hold any of `words`: through the
- * text index, with the LIKE conditions of orNameLike deciding.
+ * The rows (of `selectRows`) whose name or alternative names hold any of `words`, in id order:
+ * through the text index, with the LIKE conditions of orNameLike deciding. A LIMIT stops the
+ * walk of the index's hits early (withinTextIndexById).
  */
 export function withNameWords(ctx: Ctx, b: Knex.QueryBuilder, kind: ReconcileKind, words: readonly string[]) {
   const { table, alternativeNames } = serviceOf(kind);
   // The text index's columns (migration catalog_scale): `name`, and `alt` for the alternative names.
-  return withinTextIndex(ctx.db, b, table, alternativeNames ? ['name', 'alt'] : ['name'], words).where((w) => {
+  return withinTextIndexById(ctx.db, b, table, alternativeNames ? ['name', 'alt'] : ['name'], words).where((w) => {
     for (const word of words) orNameLike(w, kind, likePattern(word));
   });
 }
 
+/**
+ * Adds, as OR alternatives, `name_lower LIKE pattern` and, where the register has them, the same
+ * on the alternative names' JSON text (lower-cased: a substring without quotes or backslashes
+ * of that text is a substring of a name).
+ */
 export function orNameLike(w: Knex.QueryBuilder, kind: ReconcileKind, pattern: string): void {
   void w.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', pattern]);
   const column = serviceOf(kind).alternativeNames;

@@ -102,7 +102,7 @@ export async function suggestEntities(
       .orderBy('name_lower')
       .orderBy('id')
       .limit(wanted) as Promise<Row[]>,
-    withNameWords(ctx, base(), kind, [lower]).orderBy('id').limit(POOL) as Promise<Row[]>,
+    withNameWords(ctx, base(), kind, [lower]).limit(POOL) as Promise<Row[]>,
   ];
   if (id !== null) lookups.push(base().where('id', id) as Promise<Row[]>);
   const seen = new Map<number, { row: Row; rank: number }>();

@@ -175,7 +175,7 @@ async function pool(
     if (words.length > 0) {
       lookups.push(
         // The words hold no quote or backslash (see orNameLike).
-        withNameWords(ctx, base(), kind, words).orderBy('id').limit(POOL) as Promise<Row[]>,
+        withNameWords(ctx, base(), kind, words).limit(POOL) as Promise<Row[]>,
       );
     }
     // The entity an identifier names is a candidate whatever its name is spelled like.

@@ -1,0 +1,157 @@
+// The hot read path of SQLite: the catalogue lists run their SQL as statements prepared once, on
+// connections of their own. knex keeps one connection per process (src/db/connect.ts), and a
+// query through it costs a pool acquire and a fresh prepare each time, in series with every
+// other query of the process; a profile of GET /api/actors under load put a quarter of the
+// daemon's time there. In WAL mode readers do not wait for the writer or for each other, and
+// each statement reads the last committed state when it starts, so these connections answer
+// what the knex connection would, writes of this and other processes included.
+//
+// The connections are read-only (query_only), opened on first use, and closed when the knex
+// handle is destroyed. PostgreSQL, a SQLite handle on no file, and a transaction (whose own
+// writes other connections do not see before it commits) get null: they read through knex.
+import { isSqlite, sqliteFile, type Db } from './dialect.js';
+
+/** Readers per database: two cores here; more would only queue on the same cores. */
+const READERS = 2;
+/** Prepared statements kept per connection (the list shapes in use are a few dozen). */
+const STATEMENTS_PER_READER = 256;
+/**
+ * A WAL reader waits only while a checkpoint resets the log or another process recovers the
+ * database; the knex connection's own timeout is not reachable from here, this bounds the wait.
+ */
+const BUSY_TIMEOUT_MS = 5_000;
+
+type Row = Record<string, unknown>;
+
+interface Statement {
+  all(params: unknown[], done: (err: Error | null, rows: Row[]) => void): unknown;
+  finalize(done?: () => void): unknown;
+}
+
+interface Connection {
+  configure(option: 'busyTimeout', ms: number): void;
+  exec(sql: string, done: (err: Error | null) => void): unknown;
+  prepare(sql: string, done: (err: Error | null) => void): Statement;
+  close(done: (err: Error | null) => void): unknown;
+}
+
+interface Reader {
+  ready: Promise<Connection>;
+  statements: Map<string, Statement>;
+  /** Queries handed to this connection and not yet answered. */
+  busy: number;
+}
+
+/** Runs read-only SQL (with `?` placeholders) on prepared statements; see the file's head. */
+export interface PreparedReads {
+  all(sql: string, bindings: readonly unknown[]): Promise<Row[]>;
+}
+
+const readersOf = new WeakMap<Db, PreparedReads>();
+
+/** The prepared read path of `db`, or null where reads go through knex. */
+export function preparedReads(db: Db): PreparedReads | null {
+  if (!isSqlite(db) || db.isTransaction === true) return null;
+  const known = readersOf.get(db);
+  if (known) return known;
+  const file = sqliteFile(db);
+  if (!file || file === ':memory:') return null;
+  const reads = openReaders(db, file);
+  readersOf.set(db, reads);
+  return reads;
+}
+
+function openReaders(db: Db, file: string): PreparedReads {
+  const readers: Reader[] = [];
+  const open = async (): Promise<Connection> => {
+    const { default: sqlite3 } = await import('sqlite3');
+    const conn = await new Promise<Connection>((resolve, reject) => {
+      const c: Connection = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) =>
+        err ? reject(err) : resolve(c),
+      );
+    });
+    conn.configure('busyTimeout', BUSY_TIMEOUT_MS);
+    await new Promise<void>((resolve, reject) =>
+      conn.exec('PRAGMA query_only = ON', (err) => (err ? reject(err) : resolve())),
+    );
+    return conn;
+  };
+  const reader = (): Reader => {
+    // The least busy connection; a new one while there are fewer than READERS and all are busy.
+    let best: Reader | undefined;
+    for (const r of readers) if (!best || r.busy < best.busy) best = r;
+    if (best && (best.busy === 0 || readers.length >= READERS)) return best;
+    const created: Reader = { ready: open(), statements: new Map(), busy: 0 };
+    // A connection that failed to open is dropped: the next query tries a new one.
+    created.ready.catch(() => {
+      const at = readers.indexOf(created);
+      if (at >= 0) readers.splice(at, 1);
+    });
+    readers.push(created);
+    return created;
+  };
+  closeWithKnex(db, async () => {
+    readersOf.delete(db);
+    const closing = readers.splice(0);
+    await Promise.all(closing.map((r) => r.ready.then(closeReader(r), () => undefined)));
+  });
+  return {
+    async all(sql, bindings) {
+      // What knex tells its listeners of each query (debugging, tests of the plans) holds for these too.
+      if (db.listenerCount('query') > 0) db.emit('query', { method: 'select', sql, bindings: [...bindings] });
+      const r = reader();
+      r.busy++;
+      try {
+        const conn = await r.ready;
+        return await run(statementOf(conn, r, sql), bindings);
+      } finally {
+        r.busy--;
+      }
+    },
+  };
+}
+
+function statementOf(conn: Connection, r: Reader, sql: string): Statement {
+  let stmt = r.statements.get(sql);
+  if (stmt) {
+    // Kept in the order of last use: the oldest is the one dropped.
+    r.statements.delete(sql);
+    r.statements.set(sql, stmt);
+    return stmt;
+  }
+  // A failed prepare is reported by the statement's first run; it is not kept.
+  stmt = conn.prepare(sql, (err) => {
+    if (err) r.statements.delete(sql);
+  });
+  r.statements.set(sql, stmt);
+  if (r.statements.size > STATEMENTS_PER_READER) {
+    const [oldest, old] = r.statements.entries().next().value as [string, Statement];
+    r.statements.delete(oldest);
+    old.finalize();
+  }
+  return stmt;
+}
+
+function run(stmt: Statement, bindings: readonly unknown[]): Promise<Row[]> {
+  return new Promise((resolve, reject) => {
+    stmt.all([...bindings], (err, rows) => (err ? reject(err) : resolve(rows)));
+  });
+}
+
+const closeReader = (r: Reader) => (conn: Connection) =>
+  new Promise<void>((resolve) => {
+    for (const stmt of r.statements.values()) stmt.finalize();
+    r.statements.clear();
+    conn.close(() => resolve());
+  });
+
+/** Runs `close` before the knex handle's own destroy (the daemon's shutdown, a test's end). */
+function closeWithKnex(db: Db, close: () => Promise<void>): void {
+  const client = db.client as { destroy: (callback?: unknown) => Promise<void> };
+  const destroy = client.destroy;
+  client.destroy = async function destroyWithReaders(this: unknown, callback?: unknown) {
+    client.destroy = destroy;
+    await close();
+    return destroy.call(this, callback);
+  };
+}
