@@ -5,7 +5,8 @@
 // stored, and ignored when a client sends them back (like `id`).
 import type { Actor, Keyword, Place } from './resources/index.js';
 import { invalid } from '../../errors.js';
-import { singleParam, type QueryInput } from './list.js';
+import { optionalParam, type QueryInput } from './query-params.js';
+import { check, v } from '../../validation.js';
 
 export type Register = 'actors' | 'places' | 'keywords';
 
@@ -58,9 +59,9 @@ export function authorityTypeOf(raw: string): AuthorityCode | undefined {
 
 /** `?authority_type=` of GET /api/actors: null when absent; an unknown value is a 422, not ignored. */
 export function parseAuthorityTypeFilter(query: QueryInput): AuthorityCode | null {
-  const errors: Record<string, string> = {};
-  const raw = singleParam(query, 'authority_type', errors);
-  if (errors.authority_type) throw invalid('invalid list parameters', errors);
+  const read = check(v.object({ authority_type: optionalParam(v.string()) }), query);
+  if (!read.ok) throw invalid('invalid list parameters', read.errors);
+  const raw = read.value.authority_type;
   if (raw === undefined) return null;
   const code = authorityTypeOf(raw);
   if (code === undefined) {

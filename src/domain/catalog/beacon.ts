@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { invalid } from '../../errors.js';
-import { singleParam, type QueryInput } from './list.js';
+import { oneOf, optionalParam, type QueryInput } from './query-params.js';
+import { check, v } from '../../validation.js';
 
 export type BeaconProvider = 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
 
@@ -31,11 +32,12 @@ export const PROVIDERS: Record<BeaconProvider, ProviderSpec> = {
 
 /** `?provider=` for `format=beacon`: `gnd` by default; the resource says which it has. */
 export function parseBeaconProvider<P extends BeaconProvider>(query: QueryInput, allowed: readonly P[]): P {
-  const errors: Record<string, string> = {};
-  const raw = singleParam(query, 'provider', errors);
-  if (raw === undefined && !errors.provider && (allowed as readonly string[]).includes('gnd')) return 'gnd' as P;
-  if (raw !== undefined && (allowed as readonly string[]).includes(raw)) return raw as P;
-  throw invalid('invalid list parameters', { provider: errors.provider ?? `must be one of ${allowed.join(', ')}` });
+  const read = check(v.object({ provider: optionalParam(oneOf(allowed)) }), query);
+  if (!read.ok) throw invalid('invalid list parameters', read.errors);
+  const provider = read.value.provider ?? ((allowed as readonly string[]).includes('gnd') ? ('gnd' as P) : undefined);
+  if (provider === undefined)
+    throw invalid('invalid list parameters', { provider: `must be one of ${allowed.join(', ')}` });
+  return provider;
 }
 
 // Characters a BEACON file may not hold (beacon.md §2.2: CHAR is XML 1.0's set minus most

@@ -6,8 +6,11 @@ import { invalid } from '../../errors.js';
 import type { Knex } from 'knex';
 import type { KeyPosition } from '../../db/list-order.js';
 import { decodeCursor } from './list-cursor.js';
+import { oneOf, optionalParam, param, wholeNumber, type QueryInput } from './query-params.js';
 
-export type QueryInput = Record<string, string | string[] | undefined>;
+export type { QueryInput } from './query-params.js';
+import { check, v } from '../../validation.js';
+
 export type ListFormat = 'json' | 'select2' | 'beacon';
 
 export interface ListQuery<F extends string = string> {
@@ -54,86 +57,50 @@ export const MAX_PAGE = 1_000_000;
 /** A filtered list counts its rows up to here; beyond, `meta.total` is this and inexact. */
 export const EXACT_TOTAL_LIMIT = 10_000;
 
-/**
- * One value of a query parameter. A repeated parameter (`?page=1&page=2`) is refused rather than
- * guessed at. An empty value counts as absent, as an empty form field does.
- */
-export function singleParam(query: QueryInput, key: string, errors: Record<string, string>): string | undefined {
-  const v = query[key];
-  if (Array.isArray(v)) {
-    errors[key] = 'must be given once';
-    return undefined;
-  }
-  if (v === undefined || v === '') return undefined;
-  return v;
-}
-
-/** A whole-number query parameter in [min, max]; a problem goes into `errors` under `key`. */
-export function intParam(
-  raw: string | undefined,
-  key: string,
-  min: number,
-  max: number,
-  fallback: number,
-  errors: Record<string, string>,
-): number {
-  if (raw === undefined) return fallback;
-  // Digits only: no signs, exponents, decimals or hex that Number() would quietly accept.
-  const n = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    errors[key] = `must be an integer from ${min} to ${max}`;
-    return fallback;
-  }
-  return n;
+/** The list parameters of a resource as one schema (SPEC §4.4), with its sort fields and formats. */
+function listParams<F extends string>(options: ListOptions<F>) {
+  const searchMax = options.searchMax ?? 255;
+  return v.object({
+    search: param(
+      v.pipe(
+        v.string(),
+        v.transform((s) => s.trim().toLowerCase()),
+        v.check((s) => [...s].length <= searchMax, `must be at most ${searchMax} characters`),
+        v.check((s) => !hasControlChars(s), 'must not contain control characters'),
+        v.transform((s) => (s === '' ? null : s)),
+      ),
+      null,
+    ),
+    page: param(wholeNumber(1, MAX_PAGE), 1),
+    perPage: param(wholeNumber(1, MAX_PER_PAGE), DEFAULT_PER_PAGE),
+    sortField: param(oneOf(options.sortFields), 'id' as F),
+    sortAsc: param(
+      v.pipe(
+        v.picklist(['1', 'true', '0', 'false'], 'must be 0 or 1'),
+        v.transform((x) => x === '1' || x === 'true'),
+      ),
+      true,
+    ),
+    format: param(oneOf(options.formats), 'json'),
+    cursor: optionalParam(v.string()),
+  });
 }
 
 export function parseListQuery<F extends string>(query: QueryInput, options: ListOptions<F>): ListQuery<F> {
-  const errors: Record<string, string> = {};
-  const searchMax = options.searchMax ?? 255;
-
-  const rawSearch = singleParam(query, 'search', errors);
-  let search: string | null = null;
-  if (rawSearch !== undefined) {
-    const s = rawSearch.trim().toLowerCase();
-    if ([...s].length > searchMax) errors.search = `must be at most ${searchMax} characters`;
-    else if (hasControlChars(s)) errors.search = 'must not contain control characters';
-    else if (s !== '') search = s;
-  }
-
-  const page = intParam(singleParam(query, 'page', errors), 'page', 1, MAX_PAGE, 1, errors);
-  const perPage = intParam(singleParam(query, 'perPage', errors), 'perPage', 1, MAX_PER_PAGE, DEFAULT_PER_PAGE, errors);
-
-  const rawSort = singleParam(query, 'sortField', errors);
-  let sortField = 'id' as F;
-  if (rawSort !== undefined) {
-    if ((options.sortFields as readonly string[]).includes(rawSort)) sortField = rawSort as F;
-    else errors.sortField = `must be one of ${options.sortFields.join(', ')}`;
-  }
-
-  const rawAsc = singleParam(query, 'sortAsc', errors);
-  let sortAsc = true;
-  if (rawAsc !== undefined) {
-    if (rawAsc === '1' || rawAsc === 'true') sortAsc = true;
-    else if (rawAsc === '0' || rawAsc === 'false') sortAsc = false;
-    else errors.sortAsc = 'must be 0 or 1';
-  }
-
-  const rawFormat = singleParam(query, 'format', errors);
-  let format: ListFormat = 'json';
-  if (rawFormat !== undefined) {
-    if ((options.formats as readonly string[]).includes(rawFormat)) format = rawFormat as ListFormat;
-    else errors.format = `must be one of ${options.formats.join(', ')}`;
-  }
-
-  const rawCursor = singleParam(query, 'cursor', errors);
+  const read = check(listParams(options), query);
+  const errors = read.ok ? {} : { ...read.errors };
   let cursor: ListQuery['cursor'];
-  if (rawCursor !== undefined) {
-    cursor = rawCursor === 'start' ? 'start' : (decodeCursor(rawCursor, sortField, sortAsc) ?? undefined);
+  // A cursor is read against the sort it was made for, so only once the sort is known.
+  if (read.ok && read.value.cursor !== undefined) {
+    const { cursor: raw, sortField, sortAsc } = read.value;
+    cursor = raw === 'start' ? 'start' : (decodeCursor(raw, sortField, sortAsc) ?? undefined);
     if (cursor === undefined) errors.cursor = 'must be "start" or a next_cursor of this list (same sortField, sortAsc)';
-    if (query.page !== undefined) errors.page = 'must not be given with cursor';
   }
-
-  if (Object.keys(errors).length > 0) throw invalid('invalid list parameters', errors);
+  if (typeof query.cursor === 'string' && query.cursor !== '' && query.page !== undefined) {
+    errors.page = 'must not be given with cursor';
+  }
+  if (!read.ok || Object.keys(errors).length > 0) throw invalid('invalid list parameters', errors);
+  const { search, page, perPage, sortField, sortAsc, format } = read.value;
   return { search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) };
 }
 

@@ -6,7 +6,9 @@ import { conflict, invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { checkValue, name } from './fields.js';
 import { ensureKeyword } from './keywords.js';
-import { singleParam, type ListQuery, type ListResult, type QueryInput } from './list.js';
+import type { ListQuery, ListResult } from './list.js';
+import { optionalParam, type QueryInput } from './query-params.js';
+import { check, v } from '../../validation.js';
 import { listRecords } from './list-records.js';
 import { readRecord, type Read } from './record-schema.js';
 import { toColumns } from './records.js';
@@ -133,10 +135,11 @@ export function parseObjectFilter(query: QueryInput): ObjectFilter {
         'structured field filters (fields[], operators[], values[]) are not supported; use search or identifier';
     }
   }
-  const raw = singleParam(query, 'identifier', errors);
+  const read = check(v.object({ identifier: optionalParam(v.string()) }), query);
   let identifier: string | null = null;
-  if (raw !== undefined) {
-    const r = checkValue(IDENTIFIER, raw);
+  if (!read.ok) Object.assign(errors, read.errors);
+  else if (read.value.identifier !== undefined) {
+    const r = checkValue(IDENTIFIER, read.value.identifier);
     if (r.ok) identifier = r.value;
     else errors.identifier = r.message;
   }

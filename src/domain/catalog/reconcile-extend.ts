@@ -5,7 +5,8 @@
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { isPlainObject } from './json-values.js';
-import { singleParam, type QueryInput } from './list.js';
+import { optionalParam, wholeNumber, type QueryInput } from './query-params.js';
+import { check, v } from '../../validation.js';
 import { BatchTooLarge, jsonObjectParam, shortKey } from './reconcile-input.js';
 import { propertiesOf, propertyOf, rowIdOf, rowsByIds, typeIdOf, type ReconcileKind } from './reconcile-entities.js';
 import type { PropertyValue, Row } from './reconcile-projection.js';
@@ -27,17 +28,20 @@ export interface PropertyProposal {
  * its records have the same ones). Without `type`, the register's properties; with a type the
  * register does not have, none. `limit` (optional) cuts the list.
  */
+const PROPOSE_PARAMS = v.object({
+  type: optionalParam(
+    v.pipe(
+      v.string(),
+      v.check((t) => [...t].length <= 255, 'must be at most 255 characters'),
+    ),
+  ),
+  limit: optionalParam(wholeNumber(1, 1000)),
+});
+
 export function proposeProperties(kind: ReconcileKind, query: QueryInput): PropertyProposal {
-  const errors: Record<string, string> = {};
-  const type = singleParam(query, 'type', errors);
-  const rawLimit = singleParam(query, 'limit', errors);
-  let limit: number | undefined;
-  if (rawLimit !== undefined) {
-    limit = /^[0-9]{1,4}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) errors.limit = 'must be an integer from 1 to 1000';
-  }
-  if (type !== undefined && [...type].length > 255) errors.type = 'must be at most 255 characters';
-  if (Object.keys(errors).length > 0) throw invalid('invalid property proposal request', errors);
+  const read = check(PROPOSE_PARAMS, query);
+  if (!read.ok) throw invalid('invalid property proposal request', read.errors);
+  const { type, limit } = read.value;
   const known = type === undefined || typeIdOf(kind, type) !== null;
   const properties = known ? propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description })) : [];
   return {

@@ -3,7 +3,9 @@
 // GET with `prefix` (the text typed so far) and `cursor` (suggestions to skip).
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { intParam, likePrefix, singleParam, type QueryInput } from './list.js';
+import { likePrefix } from './list.js';
+import { optionalParam, param, wholeNumber, type QueryInput } from './query-params.js';
+import { check, v } from '../../validation.js';
 import { cleanText, MAX_LIMIT, POOL } from './reconcile-input.js';
 import {
   alternativeNamesOf,
@@ -48,20 +50,21 @@ export interface SuggestEntity extends SuggestItem {
  * suggest widget of OpenRefine sends unless told otherwise. Unknown parameters (`spell`,
  * `exact`, `_` …) are ignored. Bad values are a 422 naming the parameter.
  */
+const SUGGEST_PARAMS = v.object({
+  prefix: optionalParam(v.string()),
+  query: optionalParam(v.string()),
+  cursor: param(wholeNumber(0, MAX_CURSOR), 0),
+  limit: param(wholeNumber(1, MAX_LIMIT), DEFAULT_LIMIT),
+  type: optionalParam(v.string()),
+});
+
 export function parseSuggestParams(kind: ReconcileKind, query: QueryInput): SuggestParams {
-  const errors: Record<string, string> = {};
-  const raw = singleParam(query, 'prefix', errors) ?? singleParam(query, 'query', errors) ?? '';
-  let prefix = '';
-  const c = cleanText(raw, MAX_PREFIX_LENGTH);
-  if (c.ok) prefix = c.text;
-  else errors[query.prefix !== undefined ? 'prefix' : 'query'] = c.message;
-  const cursor = intParam(singleParam(query, 'cursor', errors), 'cursor', 0, MAX_CURSOR, 0, errors);
-  const limit = intParam(singleParam(query, 'limit', errors), 'limit', 1, MAX_LIMIT, DEFAULT_LIMIT, errors);
-  let types: string[] | null = null;
-  const type = singleParam(query, 'type', errors);
-  if (type !== undefined) types = [typeIdOf(kind, type) ?? type];
-  if (Object.keys(errors).length > 0) throw invalid('invalid suggest request', errors);
-  return { prefix, cursor, limit, types };
+  const read = check(SUGGEST_PARAMS, query);
+  if (!read.ok) throw invalid('invalid suggest request', read.errors);
+  const { prefix: given, query: typed, cursor, limit, type } = read.value;
+  const c = cleanText(given ?? typed ?? '', MAX_PREFIX_LENGTH);
+  if (!c.ok) throw invalid('invalid suggest request', { [given !== undefined ? 'prefix' : 'query']: c.message });
+  return { prefix: c.text, cursor, limit, types: type === undefined ? null : [typeIdOf(kind, type) ?? type] };
 }
 
 /** How well a name answers what was typed: lower is better, null for not at all. */

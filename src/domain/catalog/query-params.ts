@@ -1,0 +1,55 @@
+// Query parameters as valibot schemas. A parameter is a string or, repeated (`?page=1&page=2`),
+// an array: a repeated one is refused rather than guessed at, and an empty value counts as
+// absent, as an empty form field does. Every reader of a query (lists, select2, BEACON,
+// reconciliation suggest and extend) builds its schema from these.
+import { v } from '../../validation.js';
+
+export type QueryInput = Record<string, string | string[] | undefined>;
+
+/** A parameter's text: refused when repeated; a missing key and an empty value read as absent. */
+const text = v.optional(
+  v.pipe(
+    v.union([v.string(), v.array(v.string())]),
+    v.check((x) => !Array.isArray(x), 'must be given once'),
+    v.transform((x) => (x === '' ? undefined : (x as string))),
+  ),
+  '',
+);
+
+/** Reads a present value with `inner` (its first message on failure), an absent one as `absent`. */
+function readWith<S extends v.GenericSchema<string, unknown>, A>(inner: S, absent: A) {
+  return v.rawTransform<string | undefined, v.InferOutput<S> | A>(({ dataset, addIssue, NEVER }) => {
+    if (dataset.value === undefined) return absent;
+    const r = v.safeParse(inner, dataset.value);
+    if (r.success) return r.output;
+    addIssue({ message: r.issues[0].message });
+    return NEVER;
+  });
+}
+
+/** One parameter read by `inner`, or `fallback` when absent or empty. */
+export function param<S extends v.GenericSchema<string, unknown>>(inner: S, fallback: v.InferOutput<S>) {
+  return v.pipe(text, readWith(inner, fallback));
+}
+
+/** One parameter that may be absent (undefined), read by `inner` when present. */
+export function optionalParam<S extends v.GenericSchema<string, unknown>>(inner: S) {
+  return v.pipe(text, readWith(inner, undefined));
+}
+
+/** Digits only, from `min` to `max`: no signs, exponents, decimals or hex that Number() would take. */
+export function wholeNumber(min: number, max: number) {
+  const message = `must be an integer from ${min} to ${max}`;
+  return v.pipe(
+    v.string(),
+    v.regex(/^[0-9]{1,10}$/, message),
+    v.transform(Number),
+    v.minValue(min, message),
+    v.maxValue(max, message),
+  );
+}
+
+/** One of the given words. */
+export function oneOf<T extends string>(choices: readonly T[]) {
+  return v.picklist(choices as T[], `must be one of ${choices.join(', ')}`);
+}
