@@ -88,13 +88,13 @@ function exitCodeFor(err: unknown): number {
 
 /**
  * Runs one command. `argv` is shaped like process.argv (the first two entries are skipped);
- * `io` defaults to this process's streams, environment, working directory and the system
- * clock. Returns the exit status; never exits the process (only `serve` does, once it has
+ * `given` replaces any of this process's streams, environment, working directory, clock and
+ * stop signals for this run (tests run several at once). Returns the exit status; never exits the process (only `serve` does, once it has
  * shut down).
  */
-export async function main(argv: string[], given: Partial<CliIo> = {}): Promise<number> {
+export async function main(argv: string[], given?: Partial<CliIo>): Promise<number> {
   const io = resolveIo(given);
-  return runWithIo(io, async () => {
+  const run = async (): Promise<number> => {
     try {
       await buildProgram(io).parseAsync(argv);
       return 0;
@@ -116,5 +116,9 @@ export async function main(argv: string[], given: Partial<CliIo> = {}): Promise<
         io.stderr.write(`${escapeUnsafe(redactSecrets(err.stack ?? ''), { keepNewlines: true })}\n`);
       return code;
     }
-  });
+  };
+  // The process's own run (bin/archivectl) needs no store: io() falls back to the process's
+  // streams and clock. Leaving it out spares the daemon the promise hooks an AsyncLocalStorage
+  // keeps on every promise for as long as it runs.
+  return given ? runWithIo(io, run) : run();
 }

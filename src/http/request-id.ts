@@ -11,8 +11,22 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** Ids a proxy may pass on: up to 64 letters, digits and `._:-` (UUIDs, ULIDs, nginx's hex ids). */
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,64}$/;
 
+// Random bytes drawn 9 at a time from a larger buffer, refilled when spent: one call into the
+// CSPRNG per 455 requests instead of one per request.
+const POOL_SIZE = 9 * 455;
+let pool = randomBytes(POOL_SIZE);
+let offset = 0;
+
 /** 12 random URL-safe characters (72 bits): unique enough to find one request in years of logs. */
-export const newRequestId = (): string => randomBytes(9).toString('base64url');
+export function newRequestId(): string {
+  if (offset + 9 > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    offset = 0;
+  }
+  const id = pool.toString('base64url', offset, offset + 9);
+  offset += 9;
+  return id;
+}
 
 /** The proxy's id when the peer is a trusted proxy and the id is well-formed, else a new one. */
 export function requestIdFor(req: IncomingMessage, trust: TrustFn): string {
