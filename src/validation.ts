@@ -7,13 +7,13 @@ import { invalid, type AppError } from './errors.js';
 
 export { v };
 
-/** `{ "name": "required", "dates.birth": "must be a date" }`: the first issue of each field. */
-export function issueMap(issues: readonly v.BaseIssue<unknown>[]): Record<string, string> {
+/** `{ "name": "required", "dates.birth": "must be a date" }`: the first issue of each field; an issue of the whole input goes under `whole`. */
+export function issueMap(issues: readonly v.BaseIssue<unknown>[], whole = ''): Record<string, string> {
   // A Map, then own properties: a field named `__proto__` is reported like any other, and never
   // reaches a prototype.
   const errors = new Map<string, string>();
   for (const issue of issues) {
-    const key = v.getDotPath(issue) ?? '';
+    const key = v.getDotPath(issue) ?? whole;
     if (!errors.has(key)) errors.set(key, issue.message);
   }
   return Object.fromEntries(errors);

@@ -7,13 +7,13 @@
 // escape sequence, a right-to-left override). People-facing output shows them escaped
 // (`\x1b`, `\u202e`); --json keeps the exact data, with those characters as JSON \u escapes.
 import type { TokenView } from '../domain/tokens/queries.js';
-import { escapeUnsafe, LEGACY_NAME } from '../domain/tokens/names.js';
+import { escapeUnsafe, INVISIBLE_CLASS, LEGACY_NAME } from '../domain/tokens/names.js';
 import { io } from './io.js';
 import { renderTable } from './table.js';
 
 // JSON.stringify escapes C0 controls but writes DEL, C1 controls and the format characters
 // as they are. They can only occur inside strings, where \uXXXX means the same character.
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const JSON_UNSAFE = new RegExp(`[${INVISIBLE_CLASS}]`, 'g');
 
 export function toJson(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(

@@ -48,21 +48,10 @@ export function joinTextMatch(db: Db, b: Knex.QueryBuilder, table: string, match
   return b.join(hits, `${table}.id`, TEXT_HIT_ID);
 }
 
-/** Narrows `b` (over `table`) to rows holding any of `words` (see textMatchOf); unchanged where no index is used. */
-export function withinTextIndex(
-  db: Db,
-  b: Knex.QueryBuilder,
-  table: string,
-  columns: readonly string[],
-  words: readonly string[],
-): Knex.QueryBuilder {
-  const match = textMatchOf(db, columns, words);
-  return match === null ? b : whereTextMatch(b, table, match);
-}
-
 /**
- * withinTextIndex, ordered by id: through joinTextMatch where the index is used (a LIMIT then
- * stops early), by `id` elsewhere.
+ * Narrows `b` (over `table`) to rows holding any of `words` (see textMatchOf), ordered by id:
+ * through joinTextMatch where the index is used (a LIMIT then stops early), unnarrowed and
+ * ordered by `id` where no index is used (the caller's LIKE decides alone).
  */
 export function withinTextIndexById(
   db: Db,

@@ -14,8 +14,8 @@ const WELL_FORMED = /^[A-Za-z0-9._:-]{1,64}$/;
 // Random bytes drawn 9 at a time from a larger buffer, refilled when spent: one call into the
 // CSPRNG per 455 requests instead of one per request.
 const POOL_SIZE = 9 * 455;
-let pool = randomBytes(POOL_SIZE);
-let offset = 0;
+let pool = Buffer.alloc(0);
+let offset = POOL_SIZE; // filled on first use, not at import
 
 /** 12 random URL-safe characters (72 bits): unique enough to find one request in years of logs. */
 export function newRequestId(): string {

@@ -4,13 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/cli.js';
 import { logEntries, spawnDaemon } from '../helpers/daemon.js';
+import { until } from '../helpers/until.js';
 
 const box = useSandbox();
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!check()) throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('SIGHUP', () => {
   it('is logged and ignored; the daemon keeps serving and stops on SIGTERM with status 0', async () => {

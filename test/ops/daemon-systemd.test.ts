@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/cli.js';
 import { spawnDaemon } from '../helpers/daemon.js';
+import { until } from '../helpers/until.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 
 const python = systemTool('python3', 'python3-minimal');
@@ -66,8 +67,3 @@ describe.skipIf(skip !== null)('systemd notification (Type=notify)', () => {
     expect(messages.slice(before)).toEqual([]);
   });
 });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!check()) throw new Error(`timed out waiting for ${what}`);
-}

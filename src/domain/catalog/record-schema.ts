@@ -3,7 +3,7 @@
 // reach a prototype), any other key is an "unknown field", except the read-only ones a client
 // may send back unchanged; a create needs the required fields; every problem is reported at
 // once, so a client sees all of its mistakes in one 422 and `catalog load` can name the entry.
-import { v } from '../../validation.js';
+import { issueMap, v } from '../../validation.js';
 import { isPlainObject } from './json-values.js';
 
 /** A value schema: any input, a typed output, messages as the API words them (fields.ts). */
@@ -110,10 +110,7 @@ export function recordSchema<S extends FieldSpecs>(
 export function readRecord<T>(schema: v.GenericSchema<unknown, T>, input: unknown): Read<T> {
   const r = v.safeParse(schema, input);
   if (r.success) return { ok: true, values: r.output };
-  // A null-prototype map: a client's key "__proto__" or "constructor" is an ordinary key here.
-  const errors = Object.create(null) as Record<string, string>;
-  for (const issue of r.issues) errors[v.getDotPath(issue) ?? 'body'] ??= issue.message;
-  return { ok: false, errors: { ...errors } };
+  return { ok: false, errors: issueMap(r.issues, 'body') };
 }
 
 /** A field table applied to one body (builds the schema each time: for tables used once). */

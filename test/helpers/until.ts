@@ -1,0 +1,6 @@
+// Waits for something a process does in its own time (a log line, a datagram), polling every
+// 25 ms for at most 5 s; fails the test naming what never came.
+export async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+}
