@@ -4,7 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lines, STACK_FRAME_RE, useSandbox } from '../helpers/cli.js';
+import { IS_PG, lines, STACK_FRAME_RE, useSandbox } from '../helpers/cli.js';
 
 const cli = useSandbox();
 
@@ -43,6 +43,9 @@ const GOOD = {
     { identifier: 'SLA-2', title: 'Notebook' },
   ],
 };
+
+/** GOOD with identifiers of its own, to load a second time. */
+const GOOD_AGAIN = { ...GOOD, objects: GOOD.objects.map((o) => ({ ...o, identifier: `${o.identifier}-again` })) };
 
 describe('catalog load', () => {
   it('loads a good file and prints the counts as JSON', async () => {
@@ -164,5 +167,37 @@ describe('catalog load', () => {
     });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ actors: 0, places: 1, keywords: 0, objects: 0 });
+  });
+
+  // PostgreSQL plans a search from the table's statistics: without fresh ones after a large load
+  // it reads every hit of a common word (db/statistics.ts).
+  it.skipIf(!IS_PG)('leaves PostgreSQL planner statistics of the loaded tables', async () => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: cli.env.DATABASE_URL });
+    await client.connect();
+    const analysed = async () =>
+      (
+        await client.query<{ relname: string }>(
+          `SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND last_analyze IS NOT NULL`,
+        )
+      ).rows
+        .map((r) => r.relname)
+        .filter((t) => ['actors', 'places', 'keywords', 'objects', 'object_keywords'].includes(t))
+        .sort();
+    try {
+      const before = await analysed();
+      const counts = await cli.json<Counts>([
+        'catalog',
+        'load',
+        await file('stats.json', { actors: [{ name: 'Walser' }] }),
+      ]);
+      expect(counts.actors).toBe(1);
+      // Only the table that got rows: the others keep whatever they had.
+      expect(await analysed()).toEqual([...new Set([...before, 'actors'])].sort());
+      await cli.json(['catalog', 'load', await file('stats-all.json', GOOD_AGAIN)]);
+      expect(await analysed()).toEqual(['actors', 'keywords', 'object_keywords', 'objects', 'places']);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -3,6 +3,7 @@
 // endpoints; then all of it is written in one transaction, so a bad file loads nothing. Actors
 // and places go in multi-row INSERTs (records.ts insertRecords): a million of them load in one
 // transaction of 2,000 statements, where one statement a row took a million round trips.
+import { refreshStatistics } from '../../db/statistics.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { conflict, invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
@@ -13,7 +14,7 @@ import { checkKeywordCreate, ensureKeyword, type KeywordInput } from './keywords
 import { checkObjectCreate, createObject, type NewObject } from './objects.js';
 import { checkPlaceCreate, type PlaceInput } from './places.js';
 import { insertRecords } from './records.js';
-import { ACTOR, PLACE } from './resources/index.js';
+import { ACTOR, KEYWORD, OBJECT, PLACE } from './resources/index.js';
 
 export interface LoadCounts {
   actors: number;
@@ -101,7 +102,7 @@ export function checkCatalog(data: unknown): Checked {
 export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> {
   const checked = checkCatalog(data);
   const at = ctx.clock.now();
-  return writeTransaction(ctx.db, async (trx) => {
+  const counts = await writeTransaction(ctx.db, async (trx) => {
     // Identifiers already in the database: refused, naming the entry, before anything is
     // written (the transaction would roll back anyway; this gives the better message).
     const taken = new Set<string>();
@@ -139,4 +140,13 @@ export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> 
     }
     return counts;
   });
+  // The loaded tables, described to the planner as they now are (db/statistics.ts).
+  const loaded = [
+    ...(counts.actors > 0 ? [ACTOR.table] : []),
+    ...(counts.places > 0 ? [PLACE.table] : []),
+    ...(counts.keywords > 0 ? [KEYWORD.table] : []),
+    ...(counts.objects > 0 ? [OBJECT.table, 'object_keywords'] : []),
+  ];
+  await refreshStatistics(ctx.db, loaded);
+  return counts;
 }
