@@ -3,7 +3,7 @@
 // SQLite (./change-signal.ts), the notified generation while its lease holds on PostgreSQL
 // (./pg-lease.ts), otherwise one small indexed read.
 import { readAccessGeneration } from './access-generation.js';
-import { getSignalFile, readSignal, SIGNAL_RECHECK_MS } from './change-signal.js';
+import { getSignalFile, SIGNAL_RECHECK_MS, SignalWatch } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
 import { startLease, type Lease } from './pg-lease.js';
 
@@ -26,9 +26,10 @@ function signalledGeneration(db: Db, file: string): GenerationSource {
   let seen: string | null = null;
   let generation = '';
   let checkedAt = Number.NEGATIVE_INFINITY;
+  const signal = new SignalWatch(file);
   return {
     async read() {
-      const content = readSignal(file);
+      const content = signal.read();
       const at = performance.now();
       if (content === seen && at - checkedAt < SIGNAL_RECHECK_MS) return generation;
       // Read the database after the file, so a change signalled before this request is seen.
@@ -38,7 +39,7 @@ function signalledGeneration(db: Db, file: string): GenerationSource {
       checkedAt = at;
       return fresh;
     },
-    close: async () => undefined,
+    close: async () => signal.release(),
   };
 }
 
