@@ -111,6 +111,29 @@ describe('the prepared read path of the catalogue lists', () => {
     });
   });
 
+  // Values equal to the ones last bound are not bound again (prepared-reads.ts run): runs of one
+  // statement queued at once, with values that repeat and change, must each meet their own.
+  it('answers each of many lists run at once on the same statements with its own values', async () => {
+    await withSandboxDb(cli, async (db) => {
+      await addActors(db, 0, 60);
+      const ctx = { db, clock: systemClock };
+      const queries: QueryInput[] = [];
+      for (let i = 0; i < 120; i++) {
+        const perPage = String([3, 3, 7, 3, 7, 7, 1, 1, 1, 9][i % 10]);
+        queries.push(i % 3 === 2 ? { perPage, search: FAMILY[i % FAMILY.length] as string } : { perPage });
+      }
+      const list = (q: QueryInput) => listActors(ctx, parseListQuery(q, ACTOR.listOptions));
+      const atOnce = await Promise.all(queries.map(list));
+      const expected = await db.transaction((trx) =>
+        Promise.all(
+          queries.map((q) => listActors({ db: trx, clock: systemClock }, parseListQuery(q, ACTOR.listOptions))),
+        ),
+      );
+      expect(atOnce).toEqual(expected);
+      expect(atOnce.map((l) => l.data.length)).toContain(9);
+    });
+  });
+
   it('closes its connections with the knex handle; a new handle reads again', async () => {
     await withSandboxDb(cli, async (db) => {
       await listActors({ db, clock: systemClock }, parseListQuery({}, ACTOR.listOptions));
