@@ -1,6 +1,7 @@
 // What the benchmark scenarios share: starting the built daemon as a process (never left behind:
 // every daemon started here is killed when the benchmark exits) and the figures' arithmetic.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,13 +19,26 @@ process.on('exit', () => {
  */
 export const UNIT_ENV = { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=4' };
 
-/** `archivectl serve` (this checkout's, or `bin`) on 127.0.0.1 and a free port; resolves with the process and its URL. */
-export function startDaemon(config, env, bin = OWN_BIN) {
+/**
+ * The CPU the servers under measurement are pinned to, and the one the load generator is, when
+ * the machine has two or more and `taskset` is there: sharing cores with the generator made
+ * consecutive rounds of one server differ by a third. Null: not pinned.
+ */
+export const PINNING = (() => {
+  const cpus = os.cpus().length;
+  if (cpus < 2 || spawnSync('taskset', ['-c', '0', 'true']).status !== 0) return null;
+  return { server: String(cpus - 1), load: '0' };
+})();
+
+/**
+ * A server process (`node <args>`, pinned where PINNING says) that prints a JSON line with its
+ * "url" once listening; resolves with the process and that URL.
+ */
+export function startServer(args, env, { pin = false } = {}) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [bin, '--config', config, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-      env: { ...UNIT_ENV, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const [cmd, argv] =
+      pin && PINNING ? ['taskset', ['-c', PINNING.server, process.execPath, ...args]] : [process.execPath, args];
+    const proc = spawn(cmd, argv, { env: { ...UNIT_ENV, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     daemons.add(proc);
     let buf = '';
     proc.stdout.on('data', (c) => {
@@ -37,8 +51,13 @@ export function startDaemon(config, env, bin = OWN_BIN) {
         resolve({ proc, url: m[1] });
       }
     });
-    proc.on('exit', (code) => reject(new Error(`daemon exited ${code}`)));
+    proc.on('exit', (code) => reject(new Error(`${args[0]} exited ${code}`)));
   });
+}
+
+/** `archivectl serve` (this checkout's, or `bin`) on 127.0.0.1 and a free port; resolves with the process and its URL. */
+export function startDaemon(config, env, bin = OWN_BIN, options = {}) {
+  return startServer([bin, '--config', config, 'serve', '--port', '0', '--host', '127.0.0.1'], env, options);
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -4,8 +4,10 @@
 // archivectl_bench_<n>), then measures through HTTP on 127.0.0.1, one request at a time: the
 // default list, sortField=name, a common and a rare search, the last page, format=select2 and a
 // reconciliation query (median and p99). Then GET /api/actors?perPage=25 with 1,000 actors
-// against a reference endpoint (Koa + sqlite3 prepared statements, the same rows and total) in
-// alternating autocannon rounds.
+// against a reference endpoint on each database (bench/reference-server.js: Koa with sqlite3 or
+// pg prepared statements, the same answer byte for byte) in alternating autocannon rounds. Both servers run as processes
+// of their own with the same environment; where the machine allows (daemon.js PINNING) they
+// share one CPU and the load generator has another.
 //
 //   BENCH_SCALE_SIZES=1000,100000   the sizes to build and measure (default all three)
 //   BENCH_PG_URL / ARCHIVE_TEST_PG_URL   a PostgreSQL server (its `postgres` database is used
@@ -15,13 +17,12 @@
 //   BENCH_VARIANTS=before=path/to/bin,…   other builds of archivectl (a bin/archivectl beside
 //                                    its dist/) run in the same throughput rounds, to measure
 //                                    what a change bought side by side
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { median, ms, percentile, startDaemon } from './daemon.js';
+import { median, ms, PINNING, percentile, startDaemon, startServer } from './daemon.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'archivectl');
@@ -141,33 +142,26 @@ function queries(n) {
   };
 }
 
-function cannon(url) {
+/**
+ * One autocannon round against `url` in a process of its own, on the load generator's CPU where
+ * the servers are pinned (the bench's own event loop would otherwise share their core).
+ */
+function pinnedCannon(url) {
+  const bin = path.join(ROOT, 'node_modules', 'autocannon', 'autocannon.js');
+  const args = [bin, '-c', '16', '-d', String(ROUND_SECONDS), '-j', url];
+  const [cmd, argv] = PINNING ? ['taskset', ['-c', PINNING.load, process.execPath, ...args]] : [process.execPath, args];
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 16, duration: ROUND_SECONDS }, (err, res) => (err ? reject(err) : resolve(res)));
+    execFile(cmd, argv, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) =>
+      err ? reject(new Error(`autocannon: ${err.message}`)) : resolve(JSON.parse(stdout)),
+    );
   });
 }
 
-/** Koa + sqlite3 prepared statements: the daemon's rows and total for ?perPage=25, ORDER BY id. */
-async function startReference(file) {
-  const { default: Koa } = await import('koa');
-  const { default: sqlite3 } = await import('sqlite3');
-  const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY);
-  const columns =
-    'id, type, name, label, alternative_names, variants, abbreviations, date_start, date_end, comment, gnd, sikart, ' +
-    'created_at, updated_at';
-  const rowsStmt = db.prepare(`SELECT ${columns} FROM actors ORDER BY id LIMIT 25`);
-  const countStmt = db.prepare(`SELECT n FROM catalog_counts WHERE name = 'actors'`);
-  const all = (stmt) => new Promise((res, rej) => stmt.all((err, rows) => (err ? rej(err) : res(rows))));
-  const json = ['label', 'alternative_names', 'variants', 'abbreviations'];
-  const app = new Koa();
-  app.use(async (ctx) => {
-    const [rows, [count]] = await Promise.all([all(rowsStmt), all(countStmt)]);
-    for (const r of rows) for (const k of json) r[k] = r[k] === null ? null : JSON.parse(r[k]);
-    ctx.body = { data: rows, meta: { page: 1, perPage: 25, total: count.n } };
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() };
+/** The body of one GET, as text. */
+async function bodyOf(url) {
+  const r = await get(url);
+  if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
+  return r.body;
 }
 
 export async function runScale() {
@@ -201,39 +195,60 @@ async function runQueries() {
  * reference, one after the other in each round, the order rotated from round to round.
  */
 async function runThroughput() {
-  const { config } = await catalogue(1000, 'sqlite');
+  const dialects = PG_URL ? ['sqlite', 'pg'] : ['sqlite'];
+  console.log(
+    PINNING
+      ? `\nservers on CPU ${PINNING.server}, load generator on CPU ${PINNING.load}`
+      : '\nservers and load generator not pinned (one CPU, or no taskset)',
+  );
+  for (const dialect of dialects) await throughputOn(dialect);
+}
+
+/** The daemon (and the variants) against the reference of `dialect`, with 1,000 actors. */
+async function throughputOn(dialect) {
+  const { config } = await catalogue(1000, dialect);
   const env = { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' };
   const servers = [];
   for (const [name, bin] of [['daemon'], ...VARIANTS]) {
-    const { proc, url } = await startDaemon(config, env, bin && path.resolve(bin));
-    servers.push({ name, url: `${url}/api/actors?perPage=25`, close: () => proc.kill('SIGTERM'), proc, total: 0 });
+    const { proc, url } = await startDaemon(config, env, bin && path.resolve(bin), { pin: true });
+    servers.push({ name, url: `${url}/api/actors?perPage=25`, proc, total: 0 });
   }
-  const ref = await startReference(path.join(CACHE, 'sqlite-1000.sqlite3'));
-  servers.push({ name: 'reference', url: ref.url, close: ref.close, total: 0 });
-  for (const s of servers) await cannon(s.url);
+  const database =
+    dialect === 'pg'
+      ? `${PG_URL.replace(/\/[^/]*$/, '')}/archivectl_bench_1000`
+      : path.join(CACHE, 'sqlite-1000.sqlite3');
+  const ref = await startServer([path.join(ROOT, 'bench', 'reference-server.js'), database], env, { pin: true });
+  servers.push({ name: 'reference', url: `${ref.url}/`, proc: ref.proc, total: 0 });
+  // The same answer, or the comparison means nothing.
+  const expected = await bodyOf(servers.at(-1).url);
+  for (const s of servers.slice(0, -1)) {
+    if ((await bodyOf(s.url)) !== expected)
+      throw new Error(`${dialect}: ${s.name} and the reference answer differently`);
+  }
+  for (const s of servers) await pinnedCannon(s.url);
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
     const order = servers.map((_, i) => servers[(i + r) % servers.length]);
     const line = {};
     for (const s of order) {
-      const res = await cannon(s.url);
-      if (res.non2xx) throw new Error(`errors during the throughput rounds (${s.name})`);
+      const res = await pinnedCannon(s.url);
+      if (res.non2xx || res.errors) throw new Error(`${dialect}: errors during the throughput rounds (${s.name})`);
       s.total += res.requests.average;
       line[s.name] = Math.round(res.requests.average);
     }
     rounds.push(servers.map((s) => line[s.name]).join('/'));
   }
-  for (const s of servers) s.close();
-  await Promise.all(servers.filter((s) => s.proc).map((s) => new Promise((r) => s.proc.on('exit', r))));
+  for (const s of servers) s.proc.kill('SIGTERM');
+  await Promise.all(servers.map((s) => new Promise((r) => (s.proc.exitCode !== null ? r() : s.proc.on('exit', r)))));
   const reference = servers.at(-1).total;
   console.log(
-    `\nGET /api/actors?perPage=25, 1,000 actors, req/s per round (${servers.map((s) => s.name).join('/')}): ` +
+    `${dialect}: GET /api/actors?perPage=25, 1,000 actors, req/s per round (${servers.map((s) => s.name).join('/')}): ` +
       `${rounds.join(' ')}`,
   );
   for (const s of servers.slice(0, -1))
     console.log(
-      `${s.name}: ${Math.round(s.total / ROUNDS)} req/s, ratio to the reference ${(s.total / reference).toFixed(2)}` +
-        ' (target >= 0.70)',
+      `${dialect}: ${s.name}: ${Math.round(s.total / ROUNDS)} req/s, ratio to the reference ` +
+        `${(s.total / reference).toFixed(2)} (target >= 0.70)`,
     );
-  console.log(`reference: ${Math.round(reference / ROUNDS)} req/s`);
+  console.log(`${dialect}: reference: ${Math.round(reference / ROUNDS)} req/s`);
 }
