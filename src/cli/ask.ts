@@ -4,7 +4,13 @@
 import os from 'node:os';
 import { usage } from '../errors.js';
 import { io } from './io.js';
-import { prompt, PromptCancelled } from './prompt.js';
+import { PromptCancelled } from './cancelled.js';
+import type { prompt as Prompt } from './prompt.js';
+
+/** prompt.ts, loaded when something is asked: most runs (scripts, --as given) ask nothing. */
+async function prompt(...args: Parameters<typeof Prompt>): Promise<string> {
+  return (await import('./prompt.js')).prompt(...args);
+}
 
 export function isInteractive(): boolean {
   const { stdin, stdout } = io();

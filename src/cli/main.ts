@@ -1,13 +1,19 @@
-// archivectl: the daemon (`serve`) and the admin CLI, one program. Commands load what they need
-// when they run, so `archivectl --help` starts in a few tens of milliseconds. Importing this
-// module does nothing: bin/archivectl calls main(process.argv), tests call main(argv, io).
+// archivectl: the daemon (`serve`) and the admin CLI, one program. Importing this module does
+// nothing: bin/archivectl calls main(process.argv), tests call main(argv, io).
+//
+// Start-up time is mostly module loading, so a run loads only what its command needs. This
+// module and commands/*.ts are the command tree (names, options, help texts: what --help, the
+// man page and completion read) and import nothing heavy; each command's code is in
+// actions/*.ts, imported when the command runs, and loads the domain and the database (knex)
+// only once it gets that far. Keep it so: a static import of config, validation, the domain or
+// the database from here or from commands/ slows every run, `--help` included.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../domain/tokens/names.js';
 import type { GlobalOptions } from './context.js';
 import { resolveIo, runWithIo, type CliIo } from './io.js';
-import { PromptCancelled } from './prompt.js';
+import { PromptCancelled } from './cancelled.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
 import { registerBackup } from './commands/backup.js';

@@ -4,18 +4,8 @@
 // reports a command interrupted by SIGINT; Ctrl-D (end of input) prints "cancelled", status 1.
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
+import { PromptCancelled } from './cancelled.js';
 import { io, type OutStream } from './io.js';
-
-export class PromptCancelled extends Error {
-  /** By Ctrl-C (SIGINT), not by the end of input or a "no". */
-  readonly interrupted: boolean;
-
-  constructor(interrupted = false) {
-    super('cancelled');
-    this.name = 'PromptCancelled';
-    this.interrupted = interrupted;
-  }
-}
 
 export async function prompt(message: string, opts: { output?: OutStream; hidden?: boolean } = {}): Promise<string> {
   const output = opts.output ?? io().stdout;

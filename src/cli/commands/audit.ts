@@ -1,7 +1,9 @@
+// The audit command as --help, the man page and completion see it: name, options, help.
+// What it does is in ../actions/audit.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import { parseArg, SINCE } from '../args.js';
-import { withDb, type GlobalOptions } from '../context.js';
-import { note, printJson, printTable, humanTime } from '../output.js';
+import type { GlobalOptions } from '../context.js';
+
+const actions = () => import('../actions/audit.js');
 
 export function registerAudit(program: Command, globals: () => GlobalOptions): void {
   program
@@ -11,17 +13,5 @@ export function registerAudit(program: Command, globals: () => GlobalOptions): v
     )
     .option('--since <YYYY-MM-DD>', 'only entries from this day (UTC) on')
     .option('--json', 'print [{"at","actor","action","target"}]')
-    .action(async (opts: { since?: string; json?: boolean }) => {
-      const since = opts.since === undefined ? undefined : parseArg(SINCE, opts.since);
-      const { listAudit } = await import('../../domain/audit.js');
-      const entries = await withDb(globals(), (ctx) => listAudit(ctx, since));
-      if (opts.json) printJson(entries);
-      else if (entries.length === 0) note('no audit entries');
-      else
-        printTable(
-          ['At', 'Actor', 'Action', 'Target'],
-          entries.map((e) => [humanTime(e.at), e.actor, e.action, e.target]),
-          { flex: [1, 3] },
-        );
-    });
+    .action(async (opts: { since?: string; json?: boolean }) => (await actions()).run(globals, opts));
 }

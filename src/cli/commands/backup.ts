@@ -1,9 +1,9 @@
-import path from 'node:path';
+// The backup command as --help, the man page and completion see it: name, options, help.
+// What it does is in ../actions/backup.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import { conflict, usage } from '../../errors.js';
-import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
-import { io } from '../io.js';
-import { note, printJson } from '../output.js';
+import type { GlobalOptions } from '../context.js';
+
+const actions = () => import('../actions/backup.js');
 
 export function registerBackup(program: Command, globals: () => GlobalOptions): void {
   program
@@ -25,24 +25,7 @@ On PostgreSQL this refuses (exit status 2): use pg_dump, e.g. pg_dump -Fc -f arc
 Example:
   archivectl backup /var/backups/archivectl/archive-$(date +%F).sqlite3`,
     )
-    .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
-      const config = readConfig(globals());
-      if (config.database.client !== 'sqlite3') {
-        throw usage('backup copies SQLite databases; on PostgreSQL use pg_dump (pg_dump -Fc -f archive.dump …)');
-      }
-      const target = path.resolve(io().cwd, file);
-      if (target === path.resolve(config.database.filename)) throw usage('the backup file is the database itself');
-      const { backupSqlite, BackupRefused } = await import('../../db/backup.js');
-      const db = await openConfiguredDatabase(config);
-      try {
-        const bytes = await backupSqlite(db, target, { force: Boolean(opts.force) });
-        if (opts.json) printJson({ file: target, bytes });
-        else note(`wrote a copy of ${config.database.filename} to ${target} (${bytes} bytes)`);
-      } catch (err) {
-        if (err instanceof BackupRefused) throw conflict(err.message);
-        throw err;
-      } finally {
-        await db.destroy();
-      }
-    });
+    .action(async (file: string, opts: { force?: boolean; json?: boolean }) =>
+      (await actions()).run(globals, file, opts),
+    );
 }

@@ -1,7 +1,9 @@
+// The catalog commands as --help, the man page and completion see them: names, options, help.
+// What they do is in ../actions/catalog.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
-import { withDb, type GlobalOptions } from '../context.js';
-import { printJson, printTable } from '../output.js';
-import type { LoadCounts } from '../../domain/catalog/load.js';
+import type { GlobalOptions } from '../context.js';
+
+const actions = () => import('../actions/catalog.js');
 
 export function registerCatalog(program: Command, globals: () => GlobalOptions): void {
   const catalog = program.command('catalog').description('the catalogue: actors, places, keywords, objects');
@@ -25,23 +27,5 @@ of keywords created. An object identifier that already exists is refused.
 Example:
   archivectl catalog load demo-catalog.json`,
     )
-    .action(async (file: string, opts: { json?: boolean }) => {
-      const { readInput } = await import('../read-input.js');
-      const { invalid } = await import('../../errors.js');
-      const { loadCatalog } = await import('../../domain/catalog/load.js');
-      const text = await readInput(file);
-      let data: unknown;
-      try {
-        data = JSON.parse(text) as unknown;
-      } catch (err) {
-        throw invalid(`${file} is not valid JSON (${(err as Error).message}); nothing was loaded`);
-      }
-      const counts: LoadCounts = await withDb(globals(), (ctx) => loadCatalog(ctx, data));
-      if (opts.json) printJson(counts);
-      else
-        printTable(
-          ['Loaded', 'Count'],
-          Object.entries<number>({ ...counts }).map(([kind, n]) => [kind, n]),
-        );
-    });
+    .action(async (file: string, opts: { json?: boolean }) => (await actions()).load(globals, file, opts));
 }

@@ -1,5 +1,8 @@
+// The completion command as --help, the man page and completion see it: name, options, help.
+// What it does is in ../actions/completion.ts, loaded only when it runs.
 import { Argument, type Command } from 'commander';
-import { writeOut } from '../output.js';
+
+const actions = () => import('../actions/completion.js');
 
 export function registerCompletion(program: Command): void {
   program
@@ -14,8 +17,5 @@ Examples:
   archivectl completion bash > /etc/bash_completion.d/archivectl  # every bash
   archivectl completion zsh > "\${fpath[1]}/_archivectl"           # zsh`,
     )
-    .action(async (shell: 'bash' | 'zsh') => {
-      const { bashCompletion, zshCompletion } = await import('../completion.js');
-      writeOut(shell === 'bash' ? bashCompletion(program) : zshCompletion(program));
-    });
+    .action(async (shell: 'bash' | 'zsh') => (await actions()).run(program, shell));
 }

@@ -1,7 +1,9 @@
+// The doctor command as --help, the man page and completion see it: name, options, help.
+// What it does is in ../actions/doctor.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import { conflict } from '../../errors.js';
-import { readConfig, type GlobalOptions } from '../context.js';
-import { printJson, printTable } from '../output.js';
+import type { GlobalOptions } from '../context.js';
+
+const actions = () => import('../actions/doctor.js');
 
 export function registerDoctor(program: Command, globals: () => GlobalOptions): void {
   program
@@ -20,17 +22,5 @@ running, dataDir not created yet) does not fail.
 Example:
   sudo -u archive archivectl doctor`,
     )
-    .action(async (opts: { json?: boolean }) => {
-      const { runChecks } = await import('../doctor-checks.js');
-      const findings = await runChecks(() => readConfig(globals()));
-      if (opts.json) printJson(findings);
-      else
-        printTable(
-          ['Status', 'Check', 'Detail'],
-          // Details are never cut: they say how to fix what is wrong.
-          findings.map((f) => [f.status === 'fail' ? 'FAIL' : f.status, f.check, f.detail]),
-        );
-      const failed = findings.filter((f) => f.status === 'fail').length;
-      if (failed > 0) throw conflict(`${failed} check(s) failed`);
-    });
+    .action(async (opts: { json?: boolean }) => (await actions()).run(globals, opts));
 }

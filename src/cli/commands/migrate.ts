@@ -1,6 +1,9 @@
+// The migrate command as --help, the man page and completion see it: name, options, help.
+// What it does is in ../actions/migrate.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
-import { note } from '../output.js';
+import type { GlobalOptions } from '../context.js';
+
+const actions = () => import('../actions/migrate.js');
 
 export function registerMigrate(program: Command, globals: () => GlobalOptions): void {
   program
@@ -8,15 +11,5 @@ export function registerMigrate(program: Command, globals: () => GlobalOptions):
     .description(
       'create the database, or apply pending migrations to it (the only command besides serve that creates one)',
     )
-    .action(async () => {
-      const config = readConfig(globals());
-      const { migrateLatest } = await import('../../db/migrate.js');
-      const db = await openConfiguredDatabase(config, { create: true });
-      try {
-        const applied = await migrateLatest(db);
-        note(applied.length === 0 ? 'the database is up to date' : `applied: ${applied.join(', ')}`);
-      } finally {
-        await db.destroy();
-      }
-    });
+    .action(async () => (await actions()).run(globals));
 }

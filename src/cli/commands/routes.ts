@@ -1,8 +1,9 @@
+// The routes command as --help, the man page and completion see it: name, options, help.
+// What it does is in ../actions/routes.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import { withDb, type GlobalOptions } from '../context.js';
-import { printJson, printTable, writeOut } from '../output.js';
+import type { GlobalOptions } from '../context.js';
 
-const onOff = (on: boolean) => (on ? 'on' : 'off');
+const actions = () => import('../actions/routes.js');
 
 export function registerRoutes(program: Command, globals: () => GlobalOptions): void {
   program
@@ -11,22 +12,5 @@ export function registerRoutes(program: Command, globals: () => GlobalOptions): 
       'the access matrix: every route, its rule, and whether it is open without a token under the current settings',
     )
     .option('--json', 'print [{"method","path","rule","open"}]')
-    .action(async (opts: { json?: boolean }) => {
-      const { readSettings } = await import('../../domain/settings.js');
-      const { routeRows } = await import('../../domain/access.js');
-      const settings = await withDb(globals(), (ctx) => readSettings(ctx));
-      const rows = routeRows(settings);
-      if (opts.json) printJson(rows);
-      else {
-        const { RULE_TEXT } = await import('../../domain/access.js');
-        printTable(
-          ['Method', 'Path', 'Rule', 'Without a token'],
-          rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']),
-        );
-        writeOut(
-          `\nUnder public_access ${onOff(settings.public_access)}, public_api ${onOff(settings.public_api)}. Rules:\n`,
-        );
-        for (const [name, text] of Object.entries(RULE_TEXT)) writeOut(`  ${name.padEnd(20)} ${text}\n`);
-      }
-    });
+    .action(async (opts: { json?: boolean }) => (await actions()).run(globals, opts));
 }

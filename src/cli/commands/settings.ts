@@ -1,17 +1,9 @@
+// The settings commands as --help, the man page and completion see them: names, options, help.
+// What they do is in ../actions/settings.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
-import { parseArg, SETTING_NAME, SWITCH } from '../args.js';
-import { withDb, type GlobalOptions } from '../context.js';
-import { printJson, printTable } from '../output.js';
-import type { Settings } from '../../domain/settings.js';
+import type { GlobalOptions } from '../context.js';
 
-async function show(settings: Settings, json: boolean | undefined): Promise<void> {
-  if (json) printJson(settings);
-  else
-    printTable(
-      ['Setting', 'Value'],
-      Object.entries(settings).map(([k, v]) => [k, v ? 'on' : 'off']),
-    );
-}
+const actions = () => import('../actions/settings.js');
 
 export function registerSettings(program: Command, globals: () => GlobalOptions): void {
   const settings = program
@@ -25,21 +17,14 @@ public_access  the archive is public: authority endpoints answer without a token
 public_api     read-only API without a token (GET/HEAD on /api/objects and authority endpoints)
 Changes are in effect in every running daemon from the next request.`,
     )
-    .action(async (opts: { json?: boolean }) => {
-      const { readSettings } = await import('../../domain/settings.js');
-      await show(await withDb(globals(), (ctx) => readSettings(ctx)), opts.json);
-    });
+    .action(async (opts: { json?: boolean }) => (await actions()).show(globals, opts));
 
   settings
     .command('set <name> <value>')
     .description('set public_api or public_access to on or off')
     .option('--json', 'print the settings as JSON')
     .addHelpText('after', '\nExample:\n  archivectl settings set public_access on')
-    .action(async (name: string, value: string, opts: { json?: boolean }) => {
-      const setting = parseArg(SETTING_NAME, name);
-      const on = parseArg(SWITCH, value);
-      const { setSetting } = await import('../../domain/settings.js');
-      const { SYSTEM } = await import('../../domain/audit.js');
-      await show(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, SYSTEM)), opts.json);
-    });
+    .action(async (name: string, value: string, opts: { json?: boolean }) =>
+      (await actions()).set(globals, name, value, opts),
+    );
 }

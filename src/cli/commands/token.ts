@@ -1,62 +1,12 @@
+// The token commands as --help, the man page and completion see them: names, options, help.
+// What they do is in ../actions/token.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
-import { parseArg, TOKEN_STATUS, wholeNumber } from '../args.js';
-import { prompt } from '../prompt.js';
-import { askFor, confirm, isInteractive, optionalActor, osActor, resolveActor } from '../ask.js';
-import { withDb, type GlobalOptions } from '../context.js';
-import { note, printJson, printTokens, writeOut } from '../output.js';
-import type { CreatedToken } from '../../domain/tokens/service.js';
+import type { GlobalOptions } from '../context.js';
+import type { CreateFlags, ListFlags, PruneFlags } from '../actions/token.js';
+import type { AsFlag, JsonFlag } from '../flags.js';
 import { TOKEN_STATUSES } from '../../domain/tokens/queries.js';
-import { usage } from '../../errors.js';
 
-interface JsonFlag {
-  json?: boolean;
-}
-
-/** The value alone on stdout (so `TOKEN=$(archivectl token create …)` works); the rest on stderr. */
-function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void {
-  if (opts.json) {
-    printJson({ ...created.token, token: created.value });
-    return;
-  }
-  writeOut(`${created.value}\n`);
-  const t = created.token;
-  note(`${what} token ${t.id} "${t.name}" for ${t.account}${t.expires ? `, expires ${t.expires}` : ''}.`);
-  note('The value above is shown once and cannot be displayed again; store it now.');
-}
-
-/** --expires, else (in a terminal) the last day typed at a prompt; empty or --no-expires: never. */
-async function askExpiry(flag: string | false | undefined): Promise<string | undefined> {
-  if (flag === false) return undefined;
-  if (flag !== undefined || !isInteractive()) return flag;
-  const typed = (await prompt('Last day of validity, YYYY-MM-DD (UTC; empty: never expires)?')).trim();
-  return typed === '' ? undefined : typed;
-}
-
-interface ListFlags extends JsonFlag {
-  all?: boolean;
-  account?: string;
-  status?: string;
-  expiringWithin?: string;
-  limit?: string;
-  as?: string;
-}
-
-/** The filters of token list, checked before the database is opened (a bad one is a usage error). */
-function listFilter(argument: string | undefined, opts: ListFlags) {
-  if (argument !== undefined && opts.account !== undefined && argument !== opts.account) {
-    throw usage(`give the account once: either as the argument or as --account`);
-  }
-  return {
-    username: argument ?? opts.account,
-    all: Boolean(opts.all),
-    status: opts.status === undefined ? undefined : parseArg(TOKEN_STATUS, opts.status, usage),
-    expiringWithinDays:
-      opts.expiringWithin === undefined
-        ? undefined
-        : parseArg(wholeNumber('--expiring-within', 0), opts.expiringWithin, usage),
-    limit: opts.limit === undefined ? undefined : parseArg(wholeNumber('--limit', 1), opts.limit, usage),
-  };
-}
+const actions = () => import('../actions/token.js');
 
 export function registerToken(program: Command, globals: () => GlobalOptions): void {
   const token = program
@@ -86,14 +36,7 @@ records the operating-system user as os:<name>.`,
       '\nExample:\n' +
         '  TOKEN=$(archivectl token create ingest-bot --name "nightly ingest" --expires 2027-06-30 --as alice)',
     )
-    .action(async (username: string, opts: { name?: string; expires?: string | false; as?: string } & JsonFlag) => {
-      const actor = await resolveActor(opts.as);
-      const name = await askFor(opts.name, '--name <name>', 'What is the token for (--name)?');
-      const expires = await askExpiry(opts.expires);
-      const { createToken } = await import('../../domain/tokens/service.js');
-      const created = await withDb(globals(), (ctx) => createToken(ctx, { username, name, expires, actor }));
-      printCreated(created, opts, 'Created');
-    });
+    .action(async (username: string, opts: CreateFlags) => (await actions()).create(globals, username, opts));
 
   token
     .command('list [username]')
@@ -117,22 +60,7 @@ Examples:
   archivectl token list --account ingest-bot --all
   archivectl token list | cut -f1,3                   # ids and names`,
     )
-    .action(async (argument: string | undefined, opts: ListFlags) => {
-      const filter = listFilter(argument, opts);
-      const { listTokensAs } = await import('../../domain/tokens/listing.js');
-      const tokens = await withDb(globals(), (ctx) =>
-        listTokensAs(ctx, {
-          ...filter,
-          expiringBefore:
-            filter.expiringWithinDays === undefined
-              ? undefined
-              : new Date(ctx.clock.now().getTime() + filter.expiringWithinDays * 86_400_000),
-          actor: optionalActor(opts.as),
-        }),
-      );
-      if (opts.json) printJson(tokens);
-      else printTokens(tokens);
-    });
+    .action(async (argument: string | undefined, opts: ListFlags) => (await actions()).list(globals, argument, opts));
 
   token
     .command('revoke <id>')
@@ -152,19 +80,7 @@ Examples:
   archivectl token revoke Ab3dE5gH --as alice
   archivectl token revoke - --as alice < leaked-token.txt`,
     )
-    .action(async (id: string, opts: { as?: string } & JsonFlag) => {
-      const actor = await resolveActor(opts.as);
-      const value = id === '-' ? await (await import('../read-input.js')).readTokenValue() : undefined;
-      const { findTokenByValue, revokeToken } = await import('../../domain/tokens/service.js');
-      const result = await withDb(globals(), async (ctx) =>
-        revokeToken(ctx, value === undefined ? id : (await findTokenByValue(ctx, value)).selector, actor),
-      );
-      const shownId = result.token.id;
-      if (result.alreadyRevoked) note(`token ${shownId} was already revoked`);
-      if (opts.json) printJson(result.token);
-      else if (!result.alreadyRevoked)
-        note(`Revoked token ${shownId} "${result.token.name}" of ${result.token.account}.`);
-    });
+    .action(async (id: string, opts: AsFlag & JsonFlag) => (await actions()).revoke(globals, id, opts));
 
   token
     .command('lookup <value>')
@@ -180,30 +96,14 @@ from the command line. Its secret is checked, so a made-up value with a real id 
 Example:
   archivectl token lookup - < leaked-token.txt`,
     )
-    .action(async (argument: string, opts: { as?: string } & JsonFlag) => {
-      if (argument !== '-') {
-        // Never quoted: it may be the value itself.
-        throw usage('give "-" and the value on stdin: a value on the command line stays in shell history and ps');
-      }
-      const { readTokenValue } = await import('../read-input.js');
-      const value = await readTokenValue();
-      const { lookupTokenAs } = await import('../../domain/tokens/listing.js');
-      const found = await withDb(globals(), (ctx) => lookupTokenAs(ctx, value, optionalActor(opts.as)));
-      if (opts.json) printJson(found);
-      else printTokens([found]);
-    });
+    .action(async (argument: string, opts: AsFlag & JsonFlag) => (await actions()).lookup(globals, argument, opts));
 
   token
     .command('rotate <id>')
     .description('replace a token: new value, same name and expiry; the old one is revoked')
     .option('--as <admin>', 'the admin or superuser rotating it')
     .option('--json', 'print the new token as JSON, with its value in "token"')
-    .action(async (id: string, opts: { as?: string } & JsonFlag) => {
-      const actor = await resolveActor(opts.as);
-      const { rotateToken } = await import('../../domain/tokens/service.js');
-      const created = await withDb(globals(), (ctx) => rotateToken(ctx, id, actor));
-      printCreated(created, opts, `Revoked ${id}; created`);
-    });
+    .action(async (id: string, opts: AsFlag & JsonFlag) => (await actions()).rotate(globals, id, opts));
 
   token
     .command('prune')
@@ -215,33 +115,14 @@ Example:
     )
     .option('--yes', 'do not ask (in a terminal, prune asks first)')
     .option('--json', 'print {"pruned": n}')
-    .action(async (opts: { dryRun?: boolean; as?: string; yes?: boolean } & JsonFlag) => {
-      const { pruneTokens } = await import('../../domain/tokens/service.js');
-      const dryRun = Boolean(opts.dryRun);
-      const by = { account: optionalActor(opts.as), otherwise: osActor() };
-      const result = await withDb(globals(), async (ctx) => {
-        if (!dryRun && !opts.yes && isInteractive()) {
-          const { pruned } = await pruneTokens(ctx, { dryRun: true, by });
-          if (pruned === 0) return { pruned };
-          await confirm(`Delete ${pruned} expired or revoked token(s) for good?`, false);
-        }
-        return pruneTokens(ctx, { dryRun, by });
-      });
-      if (opts.json) printJson(result);
-      else note(dryRun ? `${result.pruned} token(s) would be pruned` : `pruned ${result.pruned} token(s)`);
-    });
+    .action(async (opts: PruneFlags) => (await actions()).prune(globals, opts));
 
   token
     .command('handoff <username>')
     .description('create a 12-hour handoff token for an account (expired handoff tokens are removed first)')
     .option('--as <username>', 'the account itself, or an admin or superuser acting for it')
     .option('--json', 'print the token as JSON, with its value in "token"')
-    .action(async (username: string, opts: { as?: string } & JsonFlag) => {
-      const actor = await resolveActor(opts.as);
-      const { handoffToken } = await import('../../domain/tokens/service.js');
-      const created = await withDb(globals(), (ctx) => handoffToken(ctx, username, actor));
-      printCreated(created, opts, 'Created 12-hour handoff');
-    });
+    .action(async (username: string, opts: AsFlag & JsonFlag) => (await actions()).handoff(globals, username, opts));
 
   token
     .command('import-legacy <file>')
@@ -259,22 +140,5 @@ so a re-run is safe.
 Example:
   archivectl token import-legacy legacy-tokens.csv --as root`,
     )
-    .action(async (file: string, opts: { as?: string } & JsonFlag) => {
-      const actor = await resolveActor(opts.as);
-      const { readInput } = await import('../read-input.js');
-      const text = await readInput(file);
-      const { importLegacy } = await import('../../domain/tokens/legacy-import.js');
-      const { progressBar } = await import('../progress.js');
-      const progress = progressBar();
-      try {
-        const result = await withDb(globals(), (ctx) =>
-          importLegacy(ctx, text, { actor, ...(progress ? { progress: (...at) => progress.update(...at) } : {}) }),
-        );
-        progress?.done();
-        if (opts.json) printJson(result);
-        else note(`imported ${result.imported} legacy token(s), skipped ${result.skipped} already imported`);
-      } finally {
-        progress?.done();
-      }
-    });
+    .action(async (file: string, opts: AsFlag & JsonFlag) => (await actions()).importLegacyFile(globals, file, opts));
 }

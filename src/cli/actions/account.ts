@@ -1,0 +1,83 @@
+// What the account commands do (their options and help are in ../commands/account.ts). Loaded
+// only when one of them runs.
+import type { Acting } from '../../domain/audit.js';
+import { ROLE, parseArg } from '../args.js';
+import { confirm, isInteractive, optionalActor, osActor } from '../ask.js';
+import { withDb, type GlobalOptions } from '../context.js';
+import type { AsFlag, JsonFlag } from '../flags.js';
+import { note, printJson, printTable, printTokens, shown, writeOut } from '../output.js';
+
+type Globals = () => GlobalOptions;
+
+/** --as, else ARCHIVECTL_AS; without either the audit log names the operating-system user. */
+function acting(opts: AsFlag): Acting {
+  return { account: optionalActor(opts.as), otherwise: osActor() };
+}
+
+export async function create(
+  globals: Globals,
+  username: string,
+  opts: { role: string } & AsFlag & JsonFlag,
+): Promise<void> {
+  const role = parseArg(ROLE, opts.role);
+  const { createAccount } = await import('../../domain/accounts.js');
+  const created = await withDb(globals(), (ctx) => createAccount(ctx, username, role, acting(opts)));
+  if (opts.json) printJson({ username: created.username, role: created.role });
+  else note(`created account ${created.username} (${created.role})`);
+}
+
+export async function list(globals: Globals, opts: JsonFlag): Promise<void> {
+  const { listAccounts } = await import('../../domain/accounts.js');
+  const accounts = await withDb(globals(), (ctx) => listAccounts(ctx));
+  if (opts.json) printJson(accounts);
+  else if (accounts.length === 0) note('no accounts');
+  else
+    printTable(
+      ['Username', 'Role', 'Active tokens'],
+      accounts.map((a) => [a.username, a.role, a.tokens]),
+      { flex: [0] },
+    );
+}
+
+export async function show(globals: Globals, username: string, opts: JsonFlag): Promise<void> {
+  const { showAccount } = await import('../../domain/accounts.js');
+  const account = await withDb(globals(), (ctx) => showAccount(ctx, username));
+  if (opts.json) {
+    printJson(account);
+    return;
+  }
+  writeOut(`Account: ${shown(account.username)}\nRole:    ${account.role}\n`);
+  printTokens(account.tokens, false);
+}
+
+export async function changeRole(
+  globals: Globals,
+  username: string,
+  roleName: string,
+  opts: AsFlag & JsonFlag,
+): Promise<void> {
+  const role = parseArg(ROLE, roleName);
+  const { setRole } = await import('../../domain/accounts.js');
+  const changed = await withDb(globals(), (ctx) => setRole(ctx, username, role, acting(opts)));
+  if (opts.json) printJson({ username: changed.username, role: changed.role });
+  else note(`${changed.username} is now ${changed.role}`);
+}
+
+export async function remove(
+  globals: Globals,
+  username: string,
+  opts: AsFlag & JsonFlag & { yes?: boolean },
+): Promise<void> {
+  const { deleteAccount, listAccounts } = await import('../../domain/accounts.js');
+  const deleted = await withDb(globals(), async (ctx) => {
+    if (!opts.yes && isInteractive()) {
+      const active = (await listAccounts(ctx)).find((a) => a.username === username)?.tokens ?? 0;
+      if (active > 0) {
+        await confirm(`Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.`, false);
+      }
+    }
+    return deleteAccount(ctx, username, acting(opts));
+  });
+  if (opts.json) printJson(deleted);
+  else note(`deleted account ${deleted.username} and its tokens`);
+}

@@ -1,0 +1,21 @@
+// What archivectl audit does (its options and help are in ../commands/audit.ts).
+// Loaded only when it runs.
+import { parseArg, SINCE } from '../args.js';
+import { withDb, type GlobalOptions } from '../context.js';
+import { note, printJson, printTable, humanTime } from '../output.js';
+
+type Globals = () => GlobalOptions;
+
+export async function run(globals: Globals, opts: { since?: string; json?: boolean }): Promise<void> {
+  const since = opts.since === undefined ? undefined : parseArg(SINCE, opts.since);
+  const { listAudit } = await import('../../domain/audit.js');
+  const entries = await withDb(globals(), (ctx) => listAudit(ctx, since));
+  if (opts.json) printJson(entries);
+  else if (entries.length === 0) note('no audit entries');
+  else
+    printTable(
+      ['At', 'Actor', 'Action', 'Target'],
+      entries.map((e) => [humanTime(e.at), e.actor, e.action, e.target]),
+      { flex: [1, 3] },
+    );
+}

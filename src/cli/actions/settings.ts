@@ -1,0 +1,30 @@
+// What the settings commands do (their options and help are in ../commands/settings.ts). Loaded
+// only when one of them runs.
+import { parseArg, SETTING_NAME, SWITCH } from '../args.js';
+import { withDb, type GlobalOptions } from '../context.js';
+import { printJson, printTable } from '../output.js';
+import type { Settings } from '../../domain/settings.js';
+
+type Globals = () => GlobalOptions;
+
+function printSettings(settings: Settings, json: boolean | undefined): void {
+  if (json) printJson(settings);
+  else
+    printTable(
+      ['Setting', 'Value'],
+      Object.entries(settings).map(([k, v]) => [k, v ? 'on' : 'off']),
+    );
+}
+
+export async function show(globals: Globals, opts: { json?: boolean }): Promise<void> {
+  const { readSettings } = await import('../../domain/settings.js');
+  printSettings(await withDb(globals(), (ctx) => readSettings(ctx)), opts.json);
+}
+
+export async function set(globals: Globals, name: string, value: string, opts: { json?: boolean }): Promise<void> {
+  const setting = parseArg(SETTING_NAME, name);
+  const on = parseArg(SWITCH, value);
+  const { setSetting } = await import('../../domain/settings.js');
+  const { SYSTEM } = await import('../../domain/audit.js');
+  printSettings(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, SYSTEM)), opts.json);
+}

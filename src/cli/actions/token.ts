@@ -1,0 +1,168 @@
+// What the token commands do (their options and help are in ../commands/token.ts). Loaded only
+// when one of them runs; each loads the domain module it needs when it gets that far.
+import { parseArg, TOKEN_STATUS, wholeNumber } from '../args.js';
+import { askFor, confirm, isInteractive, optionalActor, osActor, resolveActor } from '../ask.js';
+import { withDb, type GlobalOptions } from '../context.js';
+import { note, printJson, printTokens, writeOut } from '../output.js';
+import type { CreatedToken } from '../../domain/tokens/service.js';
+import { usage } from '../../errors.js';
+import type { AsFlag, JsonFlag } from '../flags.js';
+
+type Globals = () => GlobalOptions;
+
+export interface CreateFlags extends AsFlag, JsonFlag {
+  name?: string;
+  expires?: string | false;
+}
+
+export interface ListFlags extends AsFlag, JsonFlag {
+  all?: boolean;
+  account?: string;
+  status?: string;
+  expiringWithin?: string;
+  limit?: string;
+}
+
+export interface PruneFlags extends AsFlag, JsonFlag {
+  dryRun?: boolean;
+  yes?: boolean;
+}
+
+/** The value alone on stdout (so `TOKEN=$(archivectl token create …)` works); the rest on stderr. */
+function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void {
+  if (opts.json) {
+    printJson({ ...created.token, token: created.value });
+    return;
+  }
+  writeOut(`${created.value}\n`);
+  const t = created.token;
+  note(`${what} token ${t.id} "${t.name}" for ${t.account}${t.expires ? `, expires ${t.expires}` : ''}.`);
+  note('The value above is shown once and cannot be displayed again; store it now.');
+}
+
+/** --expires, else (in a terminal) the last day typed at a prompt; empty or --no-expires: never. */
+async function askExpiry(flag: string | false | undefined): Promise<string | undefined> {
+  if (flag === false) return undefined;
+  if (flag !== undefined || !isInteractive()) return flag;
+  const { prompt } = await import('../prompt.js');
+  const typed = (await prompt('Last day of validity, YYYY-MM-DD (UTC; empty: never expires)?')).trim();
+  return typed === '' ? undefined : typed;
+}
+
+/** The filters of token list, checked before the database is opened (a bad one is a usage error). */
+function listFilter(argument: string | undefined, opts: ListFlags) {
+  if (argument !== undefined && opts.account !== undefined && argument !== opts.account) {
+    throw usage(`give the account once: either as the argument or as --account`);
+  }
+  return {
+    username: argument ?? opts.account,
+    all: Boolean(opts.all),
+    status: opts.status === undefined ? undefined : parseArg(TOKEN_STATUS, opts.status, usage),
+    expiringWithinDays:
+      opts.expiringWithin === undefined
+        ? undefined
+        : parseArg(wholeNumber('--expiring-within', 0), opts.expiringWithin, usage),
+    limit: opts.limit === undefined ? undefined : parseArg(wholeNumber('--limit', 1), opts.limit, usage),
+  };
+}
+
+export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
+  const actor = await resolveActor(opts.as);
+  const name = await askFor(opts.name, '--name <name>', 'What is the token for (--name)?');
+  const expires = await askExpiry(opts.expires);
+  const { createToken } = await import('../../domain/tokens/service.js');
+  const created = await withDb(globals(), (ctx) => createToken(ctx, { username, name, expires, actor }));
+  printCreated(created, opts, 'Created');
+}
+
+export async function list(globals: Globals, argument: string | undefined, opts: ListFlags): Promise<void> {
+  const filter = listFilter(argument, opts);
+  const { listTokensAs } = await import('../../domain/tokens/listing.js');
+  const tokens = await withDb(globals(), (ctx) =>
+    listTokensAs(ctx, {
+      ...filter,
+      expiringBefore:
+        filter.expiringWithinDays === undefined
+          ? undefined
+          : new Date(ctx.clock.now().getTime() + filter.expiringWithinDays * 86_400_000),
+      actor: optionalActor(opts.as),
+    }),
+  );
+  if (opts.json) printJson(tokens);
+  else printTokens(tokens);
+}
+
+export async function revoke(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
+  const actor = await resolveActor(opts.as);
+  const value = id === '-' ? await (await import('../read-input.js')).readTokenValue() : undefined;
+  const { findTokenByValue, revokeToken } = await import('../../domain/tokens/service.js');
+  const result = await withDb(globals(), async (ctx) =>
+    revokeToken(ctx, value === undefined ? id : (await findTokenByValue(ctx, value)).selector, actor),
+  );
+  const shownId = result.token.id;
+  if (result.alreadyRevoked) note(`token ${shownId} was already revoked`);
+  if (opts.json) printJson(result.token);
+  else if (!result.alreadyRevoked) note(`Revoked token ${shownId} "${result.token.name}" of ${result.token.account}.`);
+}
+
+export async function lookup(globals: Globals, argument: string, opts: AsFlag & JsonFlag): Promise<void> {
+  if (argument !== '-') {
+    // Never quoted: it may be the value itself.
+    throw usage('give "-" and the value on stdin: a value on the command line stays in shell history and ps');
+  }
+  const { readTokenValue } = await import('../read-input.js');
+  const value = await readTokenValue();
+  const { lookupTokenAs } = await import('../../domain/tokens/listing.js');
+  const found = await withDb(globals(), (ctx) => lookupTokenAs(ctx, value, optionalActor(opts.as)));
+  if (opts.json) printJson(found);
+  else printTokens([found]);
+}
+
+export async function rotate(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
+  const actor = await resolveActor(opts.as);
+  const { rotateToken } = await import('../../domain/tokens/service.js');
+  const created = await withDb(globals(), (ctx) => rotateToken(ctx, id, actor));
+  printCreated(created, opts, `Revoked ${id}; created`);
+}
+
+export async function prune(globals: Globals, opts: PruneFlags): Promise<void> {
+  const { pruneTokens } = await import('../../domain/tokens/service.js');
+  const dryRun = Boolean(opts.dryRun);
+  const by = { account: optionalActor(opts.as), otherwise: osActor() };
+  const result = await withDb(globals(), async (ctx) => {
+    if (!dryRun && !opts.yes && isInteractive()) {
+      const { pruned } = await pruneTokens(ctx, { dryRun: true, by });
+      if (pruned === 0) return { pruned };
+      await confirm(`Delete ${pruned} expired or revoked token(s) for good?`, false);
+    }
+    return pruneTokens(ctx, { dryRun, by });
+  });
+  if (opts.json) printJson(result);
+  else note(dryRun ? `${result.pruned} token(s) would be pruned` : `pruned ${result.pruned} token(s)`);
+}
+
+export async function handoff(globals: Globals, username: string, opts: AsFlag & JsonFlag): Promise<void> {
+  const actor = await resolveActor(opts.as);
+  const { handoffToken } = await import('../../domain/tokens/service.js');
+  const created = await withDb(globals(), (ctx) => handoffToken(ctx, username, actor));
+  printCreated(created, opts, 'Created 12-hour handoff');
+}
+
+export async function importLegacyFile(globals: Globals, file: string, opts: AsFlag & JsonFlag): Promise<void> {
+  const actor = await resolveActor(opts.as);
+  const { readInput } = await import('../read-input.js');
+  const text = await readInput(file);
+  const { importLegacy } = await import('../../domain/tokens/legacy-import.js');
+  const { progressBar } = await import('../progress.js');
+  const progress = progressBar();
+  try {
+    const result = await withDb(globals(), (ctx) =>
+      importLegacy(ctx, text, { actor, ...(progress ? { progress: (...at) => progress.update(...at) } : {}) }),
+    );
+    progress?.done();
+    if (opts.json) printJson(result);
+    else note(`imported ${result.imported} legacy token(s), skipped ${result.skipped} already imported`);
+  } finally {
+    progress?.done();
+  }
+}
