@@ -29,6 +29,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { UNIT_ENV, UNIT_NODE_FLAGS } from './daemon.js';
 
 const num = (name, dflt) => {
   const v = process.env[name];
@@ -154,7 +155,11 @@ class Daemon {
   start() {
     return new Promise((resolve, reject) => {
       const args = [this.bin, '--config', this.config, 'serve', '--host', '127.0.0.1', '--port', String(this.port)];
-      const proc = spawn(process.execPath, args, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Started as the README's unit starts it (daemon.js UNIT_NODE_FLAGS, UNIT_ENV).
+      const proc = spawn(process.execPath, [...UNIT_NODE_FLAGS, ...args], {
+        env: { ...UNIT_ENV, ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       this.proc = proc;
       this.stopping = false;
       this.stderrTail = '';

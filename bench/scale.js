@@ -18,7 +18,7 @@
 //                                    its dist/) run in the same throughput rounds, to measure
 //                                    what a change bought side by side
 import { execFile, execFileSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -182,6 +182,8 @@ async function runQueries() {
         table.push([dialect, n, what, r.median.toFixed(2), r.p99.toFixed(2)]);
         console.error(`${dialect} ${n} ${what}: ${r.median.toFixed(2)} / ${r.p99.toFixed(2)} ms`);
       }
+      const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1]) / 1024;
+      table.push([dialect, n, 'daemon peak RSS through these queries, MB', hwm.toFixed(1), '']);
       proc.kill('SIGTERM');
       await new Promise((r) => proc.on('exit', r));
     }
