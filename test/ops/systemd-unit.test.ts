@@ -23,7 +23,17 @@ describe.skipIf(analyze.skip !== null)("the README's systemd unit", () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-unit-'));
     try {
       const file = path.join(dir, 'archivectl.service');
-      const local = (unit ?? '').replace(/^ExecStart=.*$/m, `ExecStart=${process.execPath} ${BIN} serve`);
+      // The node flags stay as written: node must accept them (some it refuses in NODE_OPTIONS).
+      const exec = /^ExecStart=\/usr\/bin\/node((?: --[a-z-]+=\S+)*) \/opt\/archivectl\/bin\/archivectl serve$/m.exec(
+        unit ?? '',
+      );
+      expect(exec, 'ExecStart=/usr/bin/node [flags] /opt/archivectl/bin/archivectl serve').not.toBeNull();
+      const flags = (exec?.[1] ?? '').trim().split(' ').filter(Boolean);
+      await promisify(execFile)(process.execPath, [...flags, '-e', '0']);
+      const local = (unit ?? '').replace(
+        /^ExecStart=.*$/m,
+        `ExecStart=${process.execPath} ${flags.join(' ')} ${BIN} serve`,
+      );
       expect(local).toContain(`ExecStart=${process.execPath}`);
       await writeFile(file, local);
       const { stdout, stderr } = await promisify(execFile)(pathOf(analyze, 'systemd-analyze'), ['verify', file]);
