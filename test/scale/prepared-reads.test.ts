@@ -120,7 +120,7 @@ describe('the prepared read path of the catalogue lists', () => {
       const queries: QueryInput[] = [];
       for (let i = 0; i < 120; i++) {
         const perPage = String([3, 3, 7, 3, 7, 7, 1, 1, 1, 9][i % 10]);
-        queries.push(i % 3 === 2 ? { perPage, search: FAMILY[i % FAMILY.length] as string } : { perPage });
+        queries.push(i % 3 === 2 ? { perPage, search: FAMILY[i % FAMILY.length] } : { perPage });
       }
       const list = (q: QueryInput) => listActors(ctx, parseListQuery(q, ACTOR.listOptions));
       const atOnce = await Promise.all(queries.map(list));
