@@ -7,8 +7,19 @@
 // per sort, the FTS join), so it keeps no statistics and is left alone.
 import { isPg, type Db } from './dialect.js';
 
-/** Refreshes the planner's statistics of `tables` (PostgreSQL; a no-op on SQLite). */
+/**
+ * Refreshes the planner's statistics of `tables` (PostgreSQL; a no-op on SQLite). Called after
+ * the data has committed, so a failure here loses nothing: it is a warning that says what to
+ * run, not an error of the load.
+ */
 export async function refreshStatistics(db: Db, tables: readonly string[]): Promise<void> {
   if (!isPg(db) || tables.length === 0) return;
-  await db.raw(`ANALYZE ${tables.map(() => '??').join(', ')}`, [...tables]);
+  try {
+    await db.raw(`ANALYZE ${tables.map(() => '??').join(', ')}`, [...tables]);
+  } catch (err) {
+    process.emitWarning(
+      `the data is in; refreshing the planner's statistics failed (${(err as Error).message}): ` +
+        `run ANALYZE ${tables.join(', ')} before heavy searches`,
+    );
+  }
 }
