@@ -101,7 +101,9 @@ export class SignalWatch {
     try {
       fd = openSync(this.file, 'r');
     } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? (this.release(), '') : this.lost();
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return this.lost();
+      this.release(); // removed between the stat and the open
+      return '';
     }
     try {
       // The identity of what was opened (the path may have moved on since the stat).
