@@ -1,6 +1,7 @@
 // What the benchmark scenarios share: starting the built daemon as a process (never left behind:
 // every daemon started here is killed when the benchmark exits) and the figures' arithmetic.
 import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +66,26 @@ export function startServer(args, env, { pin = false } = {}) {
 /** `archivectl serve` (this checkout's, or `bin`) on 127.0.0.1 and a free port; resolves with the process and its URL. */
 export function startDaemon(config, env, bin = OWN_BIN, options = {}) {
   return startServer([bin, '--config', config, 'serve', '--port', '0', '--host', '127.0.0.1'], env, options);
+}
+
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/**
+ * One GET on a kept-alive connection (one at a time), with a bearer token when given; resolves
+ * with the status, the time to the last byte in ms, and the body as text.
+ */
+export function get(url, token) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
+    http
+      .get(url, { headers, agent: keepAlive }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, ms: ms(t0), body: Buffer.concat(chunks).toString() }));
+      })
+      .on('error', reject);
+  });
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -13,12 +13,11 @@
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { median, ms, percentile, startDaemon } from './daemon.js';
+import { get, median, ms, percentile, startDaemon } from './daemon.js';
 
 const ROOT = process.env.BENCH_DAEMON_ROOT
   ? path.resolve(process.env.BENCH_DAEMON_ROOT)
@@ -86,22 +85,6 @@ function timeCommand(args, runs = 9, bin = true) {
   }
   return median(times);
 }
-
-function get(url, token) {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const req = http.get(
-      url,
-      { headers: token ? { Authorization: `Bearer ${token}` } : {}, agent: keepAlive },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode, ms: ms(t0) }));
-      },
-    );
-    req.on('error', reject);
-  });
-}
-const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function cannon(opts) {
   return new Promise((resolve, reject) => {

@@ -19,10 +19,9 @@
 //                                    what a change bought side by side
 import { execFile, execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, ms, PINNING, percentile, startDaemon, startServer } from './daemon.js';
+import { get, median, ms, PINNING, percentile, startDaemon, startServer } from './daemon.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'archivectl');
@@ -102,20 +101,6 @@ async function catalogue(n, dialect) {
   const loadSeconds = ms(t0) / 1000;
   writeFileSync(done, `${loadSeconds}\n`);
   return { config, loadSeconds };
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function get(url) {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    http
-      .get(url, { agent }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, ms: ms(t0), body: Buffer.concat(chunks).toString() }));
-      })
-      .on('error', reject);
-  });
 }
 
 async function measure(url) {
