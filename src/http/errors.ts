@@ -84,7 +84,10 @@ export function errorHandler(log: Logger) {
     } catch (caught) {
       const requestId = (ctx.state as { requestId?: string }).requestId;
       const where = { method: ctx.method, path: ctx.path, request_id: requestId };
-      const environment = environmentFailure(caught);
+      // Only an error the pipeline did not decide can be the environment's: the database check
+      // reads messages, and a refusal's message may quote what the client sent.
+      const decided = (createError.isHttpError(caught) && caught.expose) || isAppError(caught);
+      const environment = decided ? null : environmentFailure(caught);
       if (environment) log.warn({ err: scrub(caught), ...where }, environment.message);
       const err = environment ?? caught;
       if (createError.isHttpError(err) && err.expose) {

@@ -118,6 +118,15 @@ describe('POST /api/ai-cataloging/usage', () => {
     );
   });
 
+  // The database-unavailable check reads error messages; a client's own words in a refusal
+  // must not turn it into a 503 that says the database is away.
+  it('answers 422, not 503, for an unknown field named like a database failure', async () => {
+    const r = await api.post(URL_, { ...GOOD, 'Connection terminated unexpectedly': 1 }, t.editor);
+    expect(r.status, r.text).toBe(422);
+    expect(r.headers.get('retry-after')).toBeNull();
+    expect(Object.keys(fieldsOf(r))).toEqual(['Connection terminated unexpectedly']);
+  });
+
   it('answers 422 for an empty body or a JSON array, 400 for malformed JSON, 415 for text/plain', async () => {
     const empty = await api.request(URL_, { method: 'POST', headers: { Authorization: `Bearer ${t.editor}` } });
     expect(Object.keys(fieldsOf(empty)).sort()).toEqual([...REQUIRED].sort());
