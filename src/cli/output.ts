@@ -42,7 +42,7 @@ export function shown(text: string): string {
 }
 
 /**
- * A table (table.ts): aligned and fitted to the width in a terminal, tab-separated elsewhere.
+ * A table (table.ts): aligned and fitted to the width in a terminal, aligned and never cut elsewhere.
  * `fit.flex`: the free-text columns that may be cut to fit a terminal; `fit.drop`: columns left
  * out, in that order, when cutting is not enough.
  */

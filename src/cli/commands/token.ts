@@ -52,13 +52,13 @@ records the operating-system user as os:<name>.`,
       'after',
       `
 In a terminal the table fits its width (long names are cut with "…"; in a narrow one the Kind
-and Created columns are left out); piped or redirected, each token is one line of tab-separated
-columns, never cut. --json prints everything.
+and Created columns are left out); piped or redirected, each token is one line of aligned
+columns, never cut. --json prints everything, for programs.
 
 Examples:
   archivectl token list --expiring-within 30          # what needs rotating this month
   archivectl token list --account ingest-bot --all
-  archivectl token list | cut -f1,3                   # ids and names`,
+  archivectl token list | awk 'NR > 1 {print $1}'    # the ids`,
     )
     .action(async (argument: string | undefined, opts: ListFlags) => (await actions()).list(globals, argument, opts));
 
