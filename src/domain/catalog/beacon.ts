@@ -30,11 +30,20 @@ export const PROVIDERS: Record<BeaconProvider, ProviderSpec> = {
   wikipedia: { prefix: null, column: 'wikipedia' },
 };
 
+const providerSchema = <P extends BeaconProvider>(allowed: readonly P[]) =>
+  v.object({ provider: optionalParam(oneOf(allowed)) });
+/** Each resource's schema, built once (its `allowed` list is a constant of its description). */
+const providerSchemas = new WeakMap<readonly BeaconProvider[], ReturnType<typeof providerSchema>>();
+
 /** `?provider=` for `format=beacon`: `gnd` by default; the resource says which it has. */
 export function parseBeaconProvider<P extends BeaconProvider>(query: QueryInput, allowed: readonly P[]): P {
-  const read = check(v.object({ provider: optionalParam(oneOf(allowed)) }), query);
+  let schema = providerSchemas.get(allowed);
+  if (!schema) providerSchemas.set(allowed, (schema = providerSchema(allowed)));
+  const read = check(schema, query);
   if (!read.ok) throw invalid('invalid list parameters', read.errors);
-  const provider = read.value.provider ?? ((allowed as readonly string[]).includes('gnd') ? ('gnd' as P) : undefined);
+  const provider =
+    (read.value.provider as P | undefined) ??
+    ((allowed as readonly string[]).includes('gnd') ? ('gnd' as P) : undefined);
   if (provider === undefined)
     throw invalid('invalid list parameters', { provider: `must be one of ${allowed.join(', ')}` });
   return provider;

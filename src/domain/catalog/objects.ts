@@ -125,6 +125,9 @@ export interface ObjectFilter {
 const STRUCTURED_FILTERS = ['fields', 'operators', 'values'];
 const IDENTIFIER = name(255);
 
+/** Built once: every GET /api/objects reads it (a schema built per request costs, see list.ts). */
+const IDENTIFIER_PARAM = v.object({ identifier: optionalParam(v.string()) });
+
 /** `?identifier=` (exact), and a 422 for Anton's structured filters. */
 export function parseObjectFilter(query: QueryInput): ObjectFilter {
   const errors: Record<string, string> = {};
@@ -135,7 +138,7 @@ export function parseObjectFilter(query: QueryInput): ObjectFilter {
         'structured field filters (fields[], operators[], values[]) are not supported; use search or identifier';
     }
   }
-  const read = check(v.object({ identifier: optionalParam(v.string()) }), query);
+  const read = check(IDENTIFIER_PARAM, query);
   let identifier: string | null = null;
   if (!read.ok) Object.assign(errors, read.errors);
   else if (read.value.identifier !== undefined) {
