@@ -6,10 +6,6 @@ import { attachSignalFile, signalFileFor } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
 import { pgKnexConfig } from './pg-config.js';
 
-// Kept for importers outside src/db/ that still name this module for these.
-export type { Db } from './dialect.js';
-export { writeTransaction } from './write-transaction.js';
-
 interface SqliteConnection {
   configure(option: 'busyTimeout', ms: number): void;
   exec(sql: string, done: (err: Error | null) => void): void;

@@ -28,13 +28,6 @@ export function httpError(status: number, message: string, headers: Record<strin
   return createError(status, message, { headers, expose: true });
 }
 
-/** Kept for src/http/routes/reconcile.ts, which still writes `new HttpError(…)`: use httpError(). */
-export const HttpError = httpError as unknown as new (
-  status: number,
-  message: string,
-  headers?: Record<string, string>,
-) => HttpError;
-
 export function unauthorized(message: string, tokenRefused: boolean): HttpError {
   return httpError(401, message, {
     'WWW-Authenticate': tokenRefused ? `${REALM}, error="invalid_token"` : REALM,

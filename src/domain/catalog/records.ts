@@ -2,7 +2,7 @@
 // record, checked values written as columns, one record by id (404 when missing), a checked
 // insert, and a partial update that re-reads the stored record.
 import type { Knex } from 'knex';
-import { writeTransaction } from '../../db/connect.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 import { insertedId } from '../../db/row-id.js';
 import { invalid, notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';

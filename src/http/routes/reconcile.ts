@@ -14,7 +14,7 @@ import {
 } from '../../domain/catalog/reconcile-suggest.js';
 import { manifest, RECONCILE_KINDS, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile.js';
 import { answerJson } from '../cors.js';
-import { HttpError } from '../errors.js';
+import { httpError } from '../errors.js';
 import type { ApiContext, HandlerMap } from '../types.js';
 import { baseUrl, bodyObject } from './input.js';
 
@@ -23,7 +23,7 @@ async function sized<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof BatchTooLarge) throw new HttpError(413, `${err.message} (the manifest's batchSize)`);
+    if (err instanceof BatchTooLarge) throw httpError(413, `${err.message} (the manifest's batchSize)`);
     throw err;
   }
 }
