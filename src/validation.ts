@@ -7,6 +7,11 @@ import { invalid, type AppError } from './errors.js';
 
 export { v };
 
+/** One of the given words: the refusal lists them. */
+export function oneOf<const T extends string>(choices: readonly T[]) {
+  return v.picklist(choices as T[], `must be one of ${choices.join(', ')}`);
+}
+
 /** `{ "name": "required", "dates.birth": "must be a date" }`: the first issue of each field; an issue of the whole input goes under `whole`. */
 export function issueMap(issues: readonly v.BaseIssue<unknown>[], whole = ''): Record<string, string> {
   // A Map, then own properties: a field named `__proto__` is reported like any other, and never

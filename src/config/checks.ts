@@ -16,9 +16,7 @@ export function int(min: number, max: number) {
   return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
 }
 
-export function oneOf<const T extends readonly string[]>(choices: T) {
-  return v.picklist(choices, `must be one of ${choices.join(', ')}`);
-}
+export { oneOf } from '../validation.js';
 
 /** Keys of a group must be known: a misspelt key would otherwise be ignored and its default used. */
 export function group<E extends v.ObjectEntries>(entries: E) {

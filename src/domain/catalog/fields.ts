@@ -73,9 +73,7 @@ export function name(max = 255): ValueSchema<string> {
 
 const NAME = name(255);
 
-export function oneOf<const T extends string>(choices: readonly T[]): ValueSchema<T> {
-  return v.picklist(choices, `must be one of ${choices.join(', ')}`);
-}
+export { oneOf } from '../../validation.js';
 
 /** A string matching a pattern, after an optional normalisation (e.g. stripping a URI prefix). */
 export function pattern(

@@ -49,7 +49,4 @@ export function wholeNumber(min: number, max: number) {
   );
 }
 
-/** One of the given words. */
-export function oneOf<T extends string>(choices: readonly T[]) {
-  return v.picklist(choices as T[], `must be one of ${choices.join(', ')}`);
-}
+export { oneOf } from '../../validation.js';
