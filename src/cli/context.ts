@@ -44,7 +44,7 @@ export async function openConfiguredDatabase(config: Config, opts: { create?: bo
     throw noDatabase(config, `no database at ${databaseLocation(config.database)}`);
   }
   const warning = databaseFileWarning(config);
-  if (warning) note(warning);
+  if (warning) note(`warning: ${warning}`);
   const db = await openDatabase(config.database);
   if (opts.create) return db;
   try {

@@ -89,7 +89,7 @@ async function databaseChecks(config: Config, findings: Finding[]): Promise<void
     const modeWarning = databaseFileWarning(config);
     if (config.database.client === 'sqlite3') {
       findings.push(
-        modeWarning ? fail('database mode', modeWarning.replace(/^warning: /, '')) : ok('database mode', '0600'),
+        modeWarning ? fail('database mode', modeWarning) : ok('database mode', '0600'),
       );
     }
     if (!(await hasSchema(db))) {

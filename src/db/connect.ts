@@ -30,7 +30,7 @@ export function databaseFileWarning(config: Pick<Config, 'database'>): string | 
   const octal = mode.toString(8).padStart(4, '0');
   const arg = /^[A-Za-z0-9_./@:+-]+$/.test(file) ? file : `'${file.replace(/'/g, `'\\''`)}'`;
   return (
-    `warning: the database file ${file} has mode ${octal}: other users may read or change token hashes ` +
+    `the database file ${file} has mode ${octal}: other users may read or change token hashes ` +
     `and the audit log; fix it with: chmod 600 ${arg} (and its -wal and -shm files)`
   );
 }

@@ -109,7 +109,7 @@ async function start(
   log: Logger,
 ): Promise<Daemon> {
   const fileWarning = databaseFileWarning(config);
-  if (fileWarning) log.warn(fileWarning.replace(/^warning: /, ''));
+  if (fileWarning) log.warn(fileWarning);
   await prepareDataDir(config.dataDir);
   // What is opened from here on is released again when the start fails: nothing may keep the
   // process alive, or keep this daemon registered on PostgreSQL, once it has given up.
