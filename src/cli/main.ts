@@ -13,6 +13,7 @@ import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../domain/tokens/names.js';
 import type { GlobalOptions } from './context.js';
 import { resolveIo, runWithIo, type CliIo } from './io.js';
+import { environmentHelp, EXIT_STATUS } from './about.js';
 import { PromptCancelled } from './cancelled.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
@@ -53,19 +54,7 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
     .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .addHelpText(
-      'after',
-      `
-Environment:
-  ARCHIVE_CONFIG      configuration file, when --config is not given
-  DATABASE_URL        postgres:// URL; overrides the configured database
-  ARCHIVECTL_AS       acting account of token and account commands, when --as is not given
-  ARCHIVECTL_COPY_TO  target postgres:// URL of copy-database, when not given as an argument
-  ARCHIVECTL_DEBUG    1: stack traces for unexpected errors
-
-Exit status: 0 done, 1 refused or failed, 2 usage or configuration error (a database that is
-not there included: only migrate and serve create one), 130 interrupted (Ctrl-C).`,
-    );
+    .addHelpText('after', `\nEnvironment:\n${environmentHelp()}\n\nExit status: ${EXIT_STATUS}`);
   const globals = () => program.opts<GlobalOptions>();
   registerServe(program, globals);
   registerMigrate(program, globals);

@@ -1,6 +1,7 @@
 // The manual page, archivectl(1), written from the same command tree as --help and the shell
 // completion, so that it can never describe a command that is not there. `npm run prepare`
 // writes it to man/archivectl.1, which package.json's "man" installs with the package.
+import { ENVIRONMENT, EXIT_STATUS } from './about.js';
 import type { Command, Option } from 'commander';
 
 /** Text made safe for roff: backslashes, leading dots and quotes, hyphens meant as minus signs. */
@@ -46,24 +47,13 @@ export function manPage(program: Command, version: string, date: string): string
     '.SH COMMANDS',
     ...commandLines(program),
     '.SH ENVIRONMENT',
-    ...[
-      ['ARCHIVE_CONFIG', 'configuration file, when --config is not given'],
-      ['DATABASE_URL', 'postgres:// URL; overrides the configured database'],
-      ['ARCHIVECTL_AS', 'acting account of token and account commands, when --as is not given'],
-      ['ARCHIVECTL_COPY_TO', 'target postgres:// URL of copy-database, when not given as an argument'],
-      ['ARCHIVECTL_DEBUG', '1: stack traces for unexpected errors'],
-      [
-        'NOTIFY_SOCKET, WATCHDOG_USEC',
-        'set by systemd for Type=notify: serve reports readiness and pings the watchdog',
-      ],
-    ].flatMap(([name, text]) => ['.TP', `.B ${roff(name ?? '')}`, roff(text ?? '')]),
+    ...ENVIRONMENT.flatMap(([name, text]) => ['.TP', `.B ${roff(name)}`, roff(text)]),
     '.SH FILES',
     '.TP',
     '.B ./config.json, /etc/archivectl/config.json',
     'configuration files looked for, in this order, after \\-\\-config and ARCHIVE_CONFIG',
     '.SH EXIT STATUS',
-    '0 done; 1 refused or failed; 2 usage or configuration error (including a database that is not',
-    'there); 130 interrupted.',
+    roff(EXIT_STATUS),
     '.SH SEE ALSO',
     'The README and docs/operations.md of the package.',
   ];

@@ -1,0 +1,24 @@
+// What `--help` and the manual page (man-page.ts) both say about the environment and the exit
+// status: written once here, so the two cannot drift apart.
+
+/** Environment variables archivectl reads: name(s), what for. */
+export const ENVIRONMENT: readonly (readonly [string, string])[] = [
+  ['ARCHIVE_CONFIG', 'configuration file, when --config is not given'],
+  ['DATABASE_URL', 'postgres:// URL; overrides the configured database'],
+  ['ARCHIVECTL_AS', 'acting account of token and account commands, when --as is not given'],
+  ['ARCHIVECTL_COPY_TO', 'target postgres:// URL of copy-database, when not given as an argument'],
+  ['ARCHIVECTL_DEBUG', '1: stack traces for unexpected errors'],
+  ['NOTIFY_SOCKET, WATCHDOG_USEC', 'set by systemd for Type=notify: serve reports readiness and pings the watchdog'],
+];
+
+export const EXIT_STATUS =
+  '0 done, 1 refused or failed, 2 usage or configuration error (a database that is\n' +
+  'not there included: only migrate and serve create one), 130 interrupted (Ctrl-C).';
+
+/** The environment as `--help` lists it: names in a column of 20, a longer one on a line of its own. */
+export function environmentHelp(): string {
+  const width = 20;
+  return ENVIRONMENT.map(([name, text]) =>
+    name.length < width ? `  ${name.padEnd(width)}${text}` : `  ${name}\n  ${' '.repeat(width)}${text}`,
+  ).join('\n');
+}
