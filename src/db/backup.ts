@@ -3,15 +3,14 @@
 // of one read transaction into a fresh file, while other connections go on reading and
 // writing. PostgreSQL has its own tools (pg_dump), which this does not try to replace.
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
+import { conflict } from '../errors.js';
 import { isSqlite, type Db } from './dialect.js';
-
-export class BackupRefused extends Error {}
 
 /** Writes the snapshot to `target` (created with mode 0600); returns its size in bytes. */
 export async function backupSqlite(db: Db, target: string, opts: { force: boolean }): Promise<number> {
-  if (!isSqlite(db)) throw new BackupRefused('not a SQLite database');
+  if (!isSqlite(db)) throw conflict('not a SQLite database');
   if (existsSync(target)) {
-    if (!opts.force) throw new BackupRefused(`${target} exists; give --force to replace it`);
+    if (!opts.force) throw conflict(`${target} exists; give --force to replace it`);
     rmSync(target);
   }
   // VACUUM INTO needs a missing or empty file; an empty one made here first carries the mode

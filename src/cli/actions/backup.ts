@@ -1,7 +1,7 @@
 // What archivectl backup does (its options and help are in ../commands/backup.ts).
 // Loaded only when it runs.
 import path from 'node:path';
-import { conflict, usage } from '../../errors.js';
+import { usage } from '../../errors.js';
 import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
 import { io } from '../io.js';
 import { note, printJson } from '../output.js';
@@ -15,15 +15,12 @@ export async function run(globals: Globals, file: string, opts: { force?: boolea
   }
   const target = path.resolve(io().cwd, file);
   if (target === path.resolve(config.database.filename)) throw usage('the backup file is the database itself');
-  const { backupSqlite, BackupRefused } = await import('../../db/backup.js');
+  const { backupSqlite } = await import('../../db/backup.js');
   const db = await openConfiguredDatabase(config);
   try {
     const bytes = await backupSqlite(db, target, { force: Boolean(opts.force) });
     if (opts.json) printJson({ file: target, bytes });
     else note(`wrote a copy of ${config.database.filename} to ${target} (${bytes} bytes)`);
-  } catch (err) {
-    if (err instanceof BackupRefused) throw conflict(err.message);
-    throw err;
   } finally {
     await db.destroy();
   }
