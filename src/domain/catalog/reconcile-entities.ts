@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import { parseRowId } from '../../db/row-id.js';
 import { withinTextIndexById } from '../../db/text-index.js';
-import { likePattern } from './list.js';
+import { likePattern, orWhereLikePattern } from './list.js';
 import { namesIn } from './reconcile-properties.js';
 import {
   typeIdIn,
@@ -127,7 +127,7 @@ export function withNameWords(ctx: Ctx, b: Knex.QueryBuilder, kind: ReconcileKin
  * of that text is a substring of a name).
  */
 export function orNameLike(w: Knex.QueryBuilder, kind: ReconcileKind, pattern: string): void {
-  void w.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', pattern]);
+  void orWhereLikePattern(w, 'name_lower', pattern);
   const column = serviceOf(kind).alternativeNames;
   if (column) void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, [column, pattern]);
 }

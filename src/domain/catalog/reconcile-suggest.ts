@@ -3,7 +3,7 @@
 // GET with `prefix` (the text typed so far) and `cursor` (suggestions to skip).
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { likePrefix } from './list.js';
+import { likePrefix, orWhereLikePattern } from './list.js';
 import { optionalParam, param, wholeNumber, type QueryInput } from './query-params.js';
 import { check, v } from '../../validation.js';
 import { cleanText, MAX_LIMIT, POOL } from './reconcile-input.js';
@@ -101,7 +101,7 @@ export async function suggestEntities(
   const lookups: Promise<Row[]>[] = [
     // Names that begin with the text, in name order: the first pages are always complete.
     base()
-      .whereRaw(`?? LIKE ? ESCAPE '\\'`, ['name_lower', likePrefix(lower)])
+      .where((w) => void orWhereLikePattern(w, 'name_lower', likePrefix(lower)))
       .orderBy('name_lower')
       .orderBy('id')
       .limit(wanted) as Promise<Row[]>,

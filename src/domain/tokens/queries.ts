@@ -87,7 +87,9 @@ export interface TokenFilter {
 
 /** One query, whatever the filter: the rows come back in the order shown. */
 export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<TokenView[]> {
-  const now = ctx.clock.now().toISOString();
+  // One instant for the filter and the statuses shown: a token filtered as active is shown active.
+  const at = ctx.clock.now();
+  const now = at.toISOString();
   const query = tokenQuery(ctx).orderBy([{ column: 'a.username' }, { column: 't.created_at' }, { column: 't.id' }]);
   if (opts.accountId !== undefined) query.where('t.account_id', opts.accountId);
   const status = opts.status ?? (opts.all && !opts.expiringBefore ? undefined : 'active');
@@ -104,7 +106,6 @@ export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<TokenView
   }
   if (opts.limit !== undefined) query.limit(opts.limit);
   const rows = (await query) as TokenRow[];
-  const at = ctx.clock.now();
   return rows.map((r) => toView(r, at));
 }
 
