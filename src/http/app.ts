@@ -153,6 +153,6 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   app.use(requireRoute); // 404 / 405, only once the header has been judged
   app.use(enforceAccess); // 3. the route's rule
   app.use(rejectUnreadableBody(log)); // 4. then validation
-  app.use(dispatchRoute(router));
+  app.use(dispatchRoute(HANDLERS));
   return app;
 }

@@ -1,6 +1,7 @@
-// The routes of the access matrix, each bound to its handler. @koa/router matches; the matrix
-// entry of the matched route travels on ctx.state for the access step, and the request goes to
-// that route's handler directly (dispatchRoute), without a second match.
+// The routes of the access matrix, each bound to its handler. @koa/router only matches (its
+// layers carry no middleware, and router.routes() is never mounted): the request's path is
+// matched once (resolveRoute), the matrix entry and the path's parameters travel on ctx.state
+// for the access step, and the request goes to that route's handler directly (dispatchRoute).
 import Router, { type Layer } from '@koa/router';
 import type { Next } from 'koa';
 import { ROUTES, displayPath, type RouteSpec } from '../domain/access.js';
@@ -12,26 +13,15 @@ const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.pat
 
 const SPECS = new Map(ROUTES.map((r) => [routeKey(r), r]));
 
-/** Each router's handlers, by matrix entry (for dispatchRoute). */
-const handlersOf = new WeakMap<Router<ApiState>, Map<RouteSpec, Handler>>();
-
+/** The routes' patterns, for matching; every row of the matrix must have a handler in `handlers`. */
 export function buildRouter(handlers: HandlerMap): Router<ApiState> {
   // Paths are matched exactly as written in the matrix (case-sensitive).
   const router = new Router<ApiState>({ sensitive: true });
-  const bySpec = new Map<RouteSpec, Handler>();
-  handlersOf.set(router, bySpec);
   for (const spec of ROUTES) {
     const key = routeKey(spec);
-    const handler = handlers[key];
     // Every row of the matrix is served: a missing handler is a build error, not a 404.
-    if (!handler) throw new Error(`no handler for ${key}`);
-    bySpec.set(spec, handler);
-    // Only the route the pipeline resolved (resolveRoute) runs: where patterns overlap, a layer
-    // of a less specific pattern steps aside, so the handler is always the one the access rule
-    // was judged for.
-    router.register(spec.path, [spec.method], (ctx, next) => (ctx.state.route === spec ? handler(ctx) : next()), {
-      name: key,
-    });
+    if (!handlers[key]) throw new Error(`no handler for ${key}`);
+    router.register(spec.path, [spec.method], () => undefined, { name: key });
   }
   const unknown = Object.keys(handlers).filter((k) => !SPECS.has(k));
   if (unknown.length > 0) throw new Error(`handlers without a route in the matrix: ${unknown.join(', ')}`);
@@ -51,7 +41,7 @@ const ownersOf = new WeakMap<Router<ApiState>, Map<string, RouteLayer[]>>();
  * The layers of the one pattern that owns `path`: of the patterns that match it, the most
  * specific (fewest parameters; the first in the matrix on a tie). `/api/actors/reconcile` is
  * owned by its own pattern, never by `/api/actors/:id`, so its methods are exactly its own.
- * Remembered by path: every request asks (route, CORS, dispatch), and a match tries every pattern.
+ * Remembered by path: every request asks (route, CORS), and a match tries every pattern.
  */
 function owningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
   let owners = ownersOf.get(router);
@@ -85,6 +75,7 @@ export function resolveRoute(router: Router<ApiState>) {
     const method = ctx.method.toUpperCase();
     const layer = layers.find((l) => l.methods.includes(method));
     ctx.state.route = layer?.name ? (SPECS.get(layer.name) ?? null) : null;
+    ctx.state.params = layer ? layer.params(ctx.path, layer.captures(ctx.path), {}) : {};
     ctx.state.allowed = [...new Set(layers.flatMap((l) => l.methods))];
     await next();
   };
@@ -105,16 +96,12 @@ export async function requireRoute(ctx: ApiContext, next: Next): Promise<void> {
  * The handler of the route resolveRoute found, with the path's parameters in ctx.params (the
  * end of the pipeline; requireRoute has answered requests without a route).
  */
-export function dispatchRoute(router: Router<ApiState>) {
-  const handlers = handlersOf.get(router);
-  if (!handlers) throw new Error('dispatchRoute needs a router made by buildRouter');
+export function dispatchRoute(handlers: HandlerMap) {
+  const bySpec = new Map<RouteSpec, Handler | undefined>(ROUTES.map((r) => [r, handlers[routeKey(r)]]));
   return async function dispatch(ctx: ApiContext): Promise<void> {
-    const route = ctx.state.route;
-    const name = route ? routeKey(route) : null;
-    const layer = owningLayers(router, ctx.path).find((l) => l.name === name);
-    const handler = route ? handlers.get(route) : undefined;
-    if (!layer || !handler) throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
-    ctx.params = layer.params(ctx.path, layer.captures(ctx.path), {});
+    const handler = ctx.state.route ? bySpec.get(ctx.state.route) : undefined;
+    if (!handler) throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
+    ctx.params = ctx.state.params;
     await handler(ctx);
   };
 }

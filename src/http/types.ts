@@ -41,6 +41,8 @@ export interface Deps {
 export interface ApiState {
   deps: Deps;
   route: RouteSpec | null;
+  /** The path's parameters for the route (`:id`), or none. */
+  params: Record<string, string>;
   /** Methods allowed on the path when the method is not (for 405). */
   allowed: string[];
   principal: Principal | null;
