@@ -12,6 +12,7 @@ import Busboy from 'busboy';
 import coBody from 'co-body';
 import type { Next } from 'koa';
 import { isApiTokenKey, queryHasApiToken } from './api-token.js';
+import { errorCode, isNoSpace } from './errors.js';
 import type { ApiContext, ParsedBody, UploadedFile } from './types.js';
 
 interface BodyLimits {
@@ -267,9 +268,8 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
           // client). The server's own failure is answered at once; the rest is not read.
           stream.resume();
           if (decided) return;
-          const given = (err as { code?: unknown }).code;
-          const code = typeof given === 'string' ? given : 'error';
-          const full = code === 'ENOSPC' || code === 'EDQUOT';
+          const code = errorCode(err);
+          const full = isNoSpace(code);
           decide({
             kind: 'invalid',
             status: full ? 507 : 500,

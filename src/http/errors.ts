@@ -50,6 +50,15 @@ export function scrub(err: unknown): { type: string; code?: string; message: str
   };
 }
 
+/** A system error's code (`ENOSPC`, `EACCES`, …), or 'error' when it has none. */
+export function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'error';
+}
+
+/** No space left for a file: the disk, or the user's quota. */
+export const isNoSpace = (code: string): boolean => code === 'ENOSPC' || code === 'EDQUOT';
+
 /** Seconds a client is asked to wait when the database cannot serve (away, stalled, full). */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;
 
@@ -65,8 +74,7 @@ export function environmentFailure(err: unknown): HttpError | null {
       'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S),
     });
   }
-  const code = (err as { code?: unknown } | null)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return httpError(507, 'no space left to store the data');
+  if (isNoSpace(errorCode(err))) return httpError(507, 'no space left to store the data');
   return null;
 }
 

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import path from 'node:path';
+import { errorCode } from './errors.js';
 
 /** A reason the daemon cannot start, shown as `error: <message>`. */
 export class StartupError extends Error {
@@ -15,18 +16,13 @@ export class StartupError extends Error {
   }
 }
 
-const codeOf = (err: unknown): string => {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' ? code : 'error';
-};
-
 /**
  * Makes sure uploads can be written under `dataDir`: the directory exists (created 0700) and a
  * file can be created in it. Leftover temporary files of a crashed run are removed.
  */
 export async function prepareDataDir(dataDir: string): Promise<void> {
   const fail = (what: string, err: unknown) =>
-    new StartupError(`cannot start: dataDir ${dataDir} ${what} (${codeOf(err)})`);
+    new StartupError(`cannot start: dataDir ${dataDir} ${what} (${errorCode(err)})`);
   try {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
   } catch (err) {
@@ -59,7 +55,7 @@ const LISTEN_PROBLEMS: Record<string, string> = {
 export function listenOn(server: Server, host: string, port: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
-      const code = codeOf(err);
+      const code = errorCode(err);
       const shown = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
       reject(new StartupError(`cannot listen on ${shown}: ${LISTEN_PROBLEMS[code] ?? err.message} (${code})`));
     };
