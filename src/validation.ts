@@ -27,6 +27,37 @@ export function issueMap(issues: readonly v.BaseIssue<unknown>[], whole = ''): R
 export type Parsed<S extends v.GenericSchema> =
   { ok: true; value: v.InferOutput<S> } | { ok: false; errors: Record<string, string> };
 
+/** Unknown fields named in one refusal, at most. */
+export const MAX_UNKNOWN = 10;
+
+/** An unknown field's name as a refusal shows it: cut after 64 characters (it comes from the body). */
+export const shownFieldName = (key: string): string => (key.length > 64 ? `${key.slice(0, 64)}…` : key);
+
+/**
+ * An object whose keys must all be the schema's: the output, or a 422 (`invalid <what>: …`)
+ * naming every bad field and the unknown ones (at most ten, names cut: a refusal must not echo
+ * the body), so a misspelt optional field is never silently dropped.
+ */
+export function parseKnownFields<S extends v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>>(
+  schema: S,
+  input: Record<string, unknown>,
+  what: string,
+): v.InferOutput<S> {
+  const unknown = Object.keys(input)
+    .filter((key) => !Object.hasOwn(schema.entries, key))
+    .slice(0, MAX_UNKNOWN)
+    .map(shownFieldName);
+  const r = check(schema, input);
+  if (r.ok && unknown.length === 0) return r.value;
+  // Object.fromEntries defines own properties: a field named __proto__ is reported like any other.
+  const problems = Object.fromEntries([
+    ...unknown.map((key) => [key, 'unknown field']),
+    ...(r.ok ? [] : Object.entries(r.errors)),
+  ]) as Record<string, string>;
+  const names = Object.keys(problems);
+  throw invalid(`invalid ${what}: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`, problems);
+}
+
 /** Parses without throwing: the output, or the error map. */
 export function check<S extends v.GenericSchema>(schema: S, input: unknown): Parsed<S> {
   const r = v.safeParse(schema, input);

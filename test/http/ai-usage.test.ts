@@ -127,6 +127,16 @@ describe('POST /api/ai-cataloging/usage', () => {
     expect(Object.keys(fieldsOf(r))).toEqual(['Connection terminated unexpectedly']);
   });
 
+  it('names at most ten unknown fields, each cut to 64 characters, as the record endpoints do', async () => {
+    const extra = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${i}-${'k'.repeat(100)}`, 1]));
+    const r = await api.post(URL_, { ...GOOD, ...extra }, t.editor);
+    const names = Object.keys(fieldsOf(r));
+    expect(names).toHaveLength(10);
+    for (const name of names) expect(name).toMatch(/^\d+-k+…$/);
+    for (const name of names) expect([...name]).toHaveLength(65);
+    expect(r.text.length).toBeLessThan(2000);
+  });
+
   it('answers 422 for an empty body or a JSON array, 400 for malformed JSON, 415 for text/plain', async () => {
     const empty = await api.request(URL_, { method: 'POST', headers: { Authorization: `Bearer ${t.editor}` } });
     expect(Object.keys(fieldsOf(empty)).sort()).toEqual([...REQUIRED].sort());

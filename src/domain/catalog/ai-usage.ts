@@ -1,8 +1,7 @@
 // AI-cataloging usage records (SPEC §4.4): one row per call a cataloguing tool made to a model,
 // for cost reporting. Every bad field is named in `fields`, so a tool author fixes all at once.
 import { hasControlChars } from './fields.js';
-import { invalid } from '../../errors.js';
-import { check, v } from '../../validation.js';
+import { parseKnownFields, v } from '../../validation.js';
 import type { Ctx } from '../context.js';
 import { insertedId } from '../../db/row-id.js';
 
@@ -15,8 +14,6 @@ export type ValueSource = 'json' | 'form';
 
 export const DEFAULT_SOURCE = 'agate';
 const MAX_INT32 = 2_147_483_647; // latency_ms is a 32-bit integer column
-/** Unknown fields named in one answer, at most: a body of thousands of keys gets a bounded reply. */
-const MAX_UNKNOWN = 50;
 
 /** Length in characters (code points), as PostgreSQL's varchar(n) counts. */
 export function charLength(s: string): number {
@@ -129,19 +126,7 @@ export type UsageRecord = v.InferOutput<(typeof SCHEMAS)['json']>;
 
 /** Validates a usage record; throws `invalid` (422) naming every bad field. */
 export function parseUsage(input: Record<string, unknown>, from: ValueSource): UsageRecord {
-  // Unknown fields are refused so that a misspelt optional field is not silently dropped.
-  const unknown = Object.keys(input)
-    .filter((key) => !Object.hasOwn(SCHEMAS.json.entries, key))
-    .slice(0, MAX_UNKNOWN);
-  const r = check(SCHEMAS[from], input);
-  if (r.ok && unknown.length === 0) return r.value;
-  // Object.fromEntries defines own properties, so a field named __proto__ cannot touch a prototype.
-  const problems = Object.fromEntries([
-    ...unknown.map((key) => [key, 'unknown field']),
-    ...(r.ok ? [] : Object.entries(r.errors)),
-  ]) as Record<string, string>;
-  const names = Object.keys(problems);
-  throw invalid(`invalid usage record: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`, problems);
+  return parseKnownFields(SCHEMAS[from], input, 'usage record');
 }
 
 /** Stores a usage record; answers its id. */

@@ -5,9 +5,9 @@
 import { hasControlChars } from './fields.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { MAX_ROW_ID } from '../../db/row-id.js';
-import { conflict, invalid, notFound } from '../../errors.js';
+import { conflict, notFound } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { check, v } from '../../validation.js';
+import { parseKnownFields, v } from '../../validation.js';
 
 export type SubmissionStatus = 'received' | 'confirmed' | 'failed';
 
@@ -78,15 +78,6 @@ const CALLBACK_BODIES = {
  */
 export function parseCallbackBody(input: Record<string, unknown>, allowReason: boolean): string | null {
   const schema = allowReason ? CALLBACK_BODIES.failed : CALLBACK_BODIES.confirm;
-  const unknown = Object.keys(input)
-    .filter((key) => !Object.hasOwn(schema.entries, key))
-    .slice(0, 50);
-  const r = check(schema, input);
-  if (r.ok && unknown.length === 0) return 'reason' in r.value ? r.value.reason : null;
-  // Object.fromEntries defines own properties: a field named __proto__ is reported like any other.
-  const problems = Object.fromEntries([
-    ...unknown.map((key) => [key, 'unknown field']),
-    ...(r.ok ? [] : Object.entries(r.errors)),
-  ]) as Record<string, string>;
-  throw invalid(`invalid callback body: ${Object.keys(problems).slice(0, 10).join(', ')}`, problems);
+  const body = parseKnownFields(schema, input, 'callback body');
+  return 'reason' in body ? body.reason : null;
 }

@@ -3,7 +3,7 @@
 // reach a prototype), any other key is an "unknown field", except the read-only ones a client
 // may send back unchanged; a create needs the required fields; every problem is reported at
 // once, so a client sees all of its mistakes in one 422 and `catalog load` can name the entry.
-import { issueMap, v } from '../../validation.js';
+import { issueMap, MAX_UNKNOWN, shownFieldName, v } from '../../validation.js';
 import { isPlainObject } from './json-values.js';
 
 /** A value schema: any input, a typed output, messages as the API words them (fields.ts). */
@@ -61,11 +61,10 @@ function unknownKeys(specs: FieldSpecs, readOnly: readonly string[]) {
     if (!dataset.typed) return;
     const input = dataset.value;
     const unknown = Object.keys(input).filter((key) => !hasOwn(specs, key) && !readOnly.includes(key));
-    for (const key of unknown.slice(0, 10)) {
-      const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+    for (const key of unknown.slice(0, MAX_UNKNOWN)) {
       addIssue({
         message: 'unknown field',
-        path: [{ type: 'object', origin: 'value', input, key: shown, value: input[key] }],
+        path: [{ type: 'object', origin: 'value', input, key: shownFieldName(key), value: input[key] }],
       });
     }
   });
