@@ -12,21 +12,6 @@ export type { Config } from './config/schema.js';
 export type { TrustProxy } from './config/checks.js';
 export { DEFAULTS, LOG_LEVELS, type ConfigFile, type LogLevel } from './config/sections.js';
 
-export type Json = { [key: string]: unknown };
-
-/** `over` laid on `base`, objects merged key by key (arrays and other values replaced). */
-export function merge(base: Json, over: Json): Json {
-  const out: Json = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const b = base[key];
-    out[key] =
-      b && typeof b === 'object' && !Array.isArray(b) && value && typeof value === 'object' && !Array.isArray(value)
-        ? merge(b as Json, value as Json)
-        : value;
-  }
-  return out;
-}
-
 /**
  * Which file to read: the flag, then ARCHIVE_CONFIG, then ./config.json when present, then the
  * system-wide file when present (so that `sudo -u archive archivectl …`, which drops

@@ -27,7 +27,6 @@ function database({ base, databaseUrl }: Place) {
   );
 }
 
-/** The issue path of `database.url`, for a message naming that key. */
 /** What a PostgreSQL handle needs of the section besides its URL: the pool and the timeouts. */
 function pgSettings(db: sections.ConfigFile['database']): {
   pool: sections.ConfigFile['database']['pool'];
@@ -39,6 +38,7 @@ function pgSettings(db: sections.ConfigFile['database']): {
   return { pool, statementTimeoutMs, acquireTimeoutMs, connectTimeoutMs };
 }
 
+/** The issue path of `database.url`, for a message naming that key. */
 function urlPath(db: sections.ConfigFile['database']): [v.ObjectPathItem] {
   return [{ type: 'object', origin: 'value', input: db, key: 'url', value: db.url }];
 }

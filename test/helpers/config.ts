@@ -2,8 +2,22 @@
 // already names its database and data directory), so a test can start a daemon with, e.g., a
 // small SIP upload limit.
 import { readFile, writeFile } from 'node:fs/promises';
-import { merge, type Json } from '../../src/config.js';
 import type { Sandbox } from './cli.js';
+
+export type Json = { [key: string]: unknown };
+
+/** `over` laid on `base`, objects merged key by key (arrays and other values replaced). */
+function merge(base: Json, over: Json): Json {
+  const out: Json = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const b = base[key];
+    out[key] =
+      b && typeof b === 'object' && !Array.isArray(b) && value && typeof value === 'object' && !Array.isArray(value)
+        ? merge(b as Json, value as Json)
+        : value;
+  }
+  return out;
+}
 
 /** Merges `patch` into the sandbox's configuration file; takes effect for processes started afterwards. */
 export async function patchConfig(box: Pick<Sandbox, 'configFile'>, patch: Json): Promise<Json> {

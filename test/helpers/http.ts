@@ -4,7 +4,7 @@
 //   const { cli, daemon, api, t } = useDaemonWithTokens();
 //   it('…', async () => expect((await api.get('/api/actors', t.user)).status).toBe(200));
 import { afterAll, beforeAll } from 'vitest';
-import type { Json } from '../../src/config.js';
+import type { Json } from './config.js';
 import { basicTokens, client, type BasicTokens, type Client } from './api.js';
 import { createAccounts, createSandbox, createToken, type Sandbox } from './cli.js';
 import { patchConfig } from './config.js';
