@@ -5,12 +5,14 @@
 import { readAccessGeneration } from './access-generation.js';
 import { getSignalFile, SIGNAL_RECHECK_MS, SignalWatch } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
-import { startLease, type Lease } from './pg-lease.js';
+import { startLease, type Lease, type NotificationState } from './pg-lease.js';
 
 /** Where the current generation comes from; `read` runs once per request under /api. */
 export interface GenerationSource {
   read(): Promise<string>;
   close(): Promise<void>;
+  /** PostgreSQL: whether change notifications are up, unverified or down (for /readyz). */
+  notifications?(): NotificationState;
 }
 
 /** The best source for the database at hand; `onError` hears of interrupted notifications. */
@@ -52,6 +54,7 @@ async function leasedGeneration(db: Db, onError: (err: Error) => void): Promise<
   const lease = await startLease(db, () => readAccessGeneration(db), onError);
   return {
     lease,
+    notifications: () => lease.notifications(),
     read: async () => lease.current() ?? readAccessGeneration(db),
     close: () => lease.close(),
   };

@@ -11,7 +11,7 @@
 // are open to anyone, and must not become a way to load the database.
 import type { GenerationSource } from '../db/access-watch.js';
 import type { Db } from '../db/dialect.js';
-import type { Lease, NotificationState } from '../db/pg-lease.js';
+import type { NotificationState } from '../db/pg-lease.js';
 
 export const READY_TIMEOUT_MS = 2_000;
 const REUSE_MS = 500;
@@ -57,8 +57,7 @@ export class ReadinessProbe {
     const database = await Promise.race([query, timeout]);
     clearTimeout(timer);
     const latency = (performance.now() - started) / 1000;
-    const lease = (this.source as GenerationSource & { lease?: Lease }).lease;
-    const notifications = lease?.notifications();
+    const notifications = this.source.notifications?.();
     const result: Readiness = {
       ready: database === 'ok' && notifications !== 'down',
       database,
