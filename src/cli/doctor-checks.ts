@@ -88,9 +88,7 @@ async function databaseChecks(config: Config, findings: Finding[]): Promise<void
   try {
     const modeWarning = databaseFileWarning(config);
     if (config.database.client === 'sqlite3') {
-      findings.push(
-        modeWarning ? fail('database mode', modeWarning) : ok('database mode', '0600'),
-      );
+      findings.push(modeWarning ? fail('database mode', modeWarning) : ok('database mode', '0600'));
     }
     if (!(await hasSchema(db))) {
       findings.push(fail('migrations', `${where} holds no archive (no migrations table): run archivectl migrate`));
