@@ -18,8 +18,9 @@ export async function readSettings(ctx: Pick<Ctx, 'db'>): Promise<Settings> {
 export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, actor: string): Promise<Settings> {
   await writeTransaction(ctx.db, async (trx) => {
     const value = on ? 'on' : 'off';
-    const updated = await trx('settings').where('key', name).update({ value });
-    if (updated === 0) await trx('settings').insert({ key: name, value });
+    // One statement: an update-then-insert let two processes setting the same absent key both
+    // find nothing to update, and the second insert failed on the key (seen on PostgreSQL).
+    await trx('settings').insert({ key: name, value }).onConflict('key').merge(['value']);
     await bumpAccessGeneration(trx);
     await record(trx, ctx.clock.now(), actor, 'settings.set', `${name}=${value}`);
   });

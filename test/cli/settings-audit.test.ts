@@ -18,6 +18,20 @@ interface AuditEntry {
   target: string;
 }
 
+describe('settings set from several processes at once', () => {
+  const cli = useSandbox();
+
+  // A key not yet stored, set by several processes at the same moment: each must succeed (an
+  // update-then-insert made all but one fail with "a concurrent change conflicts").
+  it('succeeds in every one of them, and the setting ends as set', async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () => cli.run(['settings', 'set', 'public_access', 'on', '--json'], { spawn: true })),
+    );
+    expect(runs.map((r) => (r.code === 0 ? 'ok' : r.stderr))).toEqual(Array(8).fill('ok'));
+    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: true });
+  });
+});
+
 describe('settings', () => {
   const cli = useSandbox();
 
