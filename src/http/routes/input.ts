@@ -90,6 +90,10 @@ export function sendValidated(ctx: ApiContext, text: string, contentType: string
         : null,
   };
   ctx.set('ETag', settled.etag);
+  // Date from the same instant the rule above read: Node's own Date header is a string it
+  // refreshes on a timer, which lags behind the clock when the event loop is busy, and could then
+  // show the very second of Last-Modified (seen in CI under load).
+  ctx.set('Date', now.toUTCString());
   if (settled.lastModified !== null) ctx.set('Last-Modified', settled.lastModified.toUTCString());
   ctx.set('Cache-Control', 'no-cache');
   if (notModified(ctx, settled.etag, settled.lastModified)) {
