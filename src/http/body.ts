@@ -5,6 +5,7 @@
 // multipart through busboy, with file parts streamed to disk, never held in memory.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
@@ -117,6 +118,26 @@ const removeQuietly = (file: string): Promise<void> => rm(file, { force: true })
  */
 const DISCARD_REST_BYTES = 64 * 1024;
 
+/** How long a connection closed on an unread body goes on reading (and discarding) after the answer. */
+const LINGER_MS = 2_000;
+
+/**
+ * A lingering close: once the answer is out, Node closes such a connection at once, and what the
+ * client is still sending then meets a closed socket, whose reset can throw away the answer
+ * before the client has read it (seen under load: the client got no 413 at all). Instead, the
+ * answer is followed by our FIN, and the connection keeps reading and discarding until the
+ * client closes its side or LINGER_MS has passed; the connection limits count it meanwhile.
+ */
+function lingerAfterAnswer(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+    this.resume();
+  };
+}
+
 /**
  * Multipart bodies, parsed as they arrive. Reading stops early when the answer no longer
  * depends on the rest:
@@ -168,6 +189,7 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
       const length = Number(req.headers['content-length']);
       if (!(Number.isSafeInteger(length) && length - received <= DISCARD_REST_BYTES)) {
         ctx.set('Connection', 'close');
+        lingerAfterAnswer(req.socket);
         return Promise.resolve();
       }
       return new Promise((done) => {
