@@ -61,6 +61,15 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'bundled-packages-through-vendor',
+      severity: 'error',
+      comment:
+        'commander and knex run as the build bundles them, from their code caches (src/vendor/bundles.ts): ' +
+        'elsewhere only their types are imported, and their values come from vendored().',
+      from: { path: '^src/', pathNot: '^src/vendor/' },
+      to: { path: '^node_modules/(commander|knex)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'not-to-undeclared-package',
       severity: 'error',
       comment: 'A package that is not in package.json: it is there by chance, as a dependency of another.',

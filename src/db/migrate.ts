@@ -1,15 +1,29 @@
 // Runs the knex migrations in ./migrations (plain ESM files, shared by SQLite and PostgreSQL).
 import { readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import { isPg, pgClientConfig, sqliteFile, type Db } from './dialect.js';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
-// knex's own directory loader: it sorts the files by name and import()s them, as the package is
-// "type": "module".
-const options: Knex.MigratorConfig = { directory: MIGRATIONS_DIR, loadExtensions: ['.js'] };
+/** The migrations: every .js file of migrations/, in the order of their names. */
+function migrationFiles(): string[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.js'))
+    .sort();
+}
+
+// The files are import()ed here, not by knex's directory loader: knex runs from its bundle,
+// compiled from a code cache (src/vendor/bundles.ts), and code compiled that way has no
+// loader for import(). Each migration keeps its file name, as knex_migrations records it.
+const migrationSource: Knex.MigrationSource<{ file: string }> = {
+  getMigrations: () => Promise.resolve(migrationFiles().map((file) => ({ file }))),
+  getMigrationName: (migration) => migration.file,
+  getMigration: (migration) =>
+    import(pathToFileURL(path.join(MIGRATIONS_DIR, migration.file)).href) as Promise<Knex.Migration>,
+};
+const options: Knex.MigratorConfig = { migrationSource };
 
 /** Names of the migrations not applied yet. */
 export async function pendingMigrations(db: Db): Promise<string[]> {
@@ -36,8 +50,7 @@ export async function migrateLatest(db: Db): Promise<string[]> {
     // A plain read of what is applied: knex's own listing would create missing rows.
     const rows = await db('knex_migrations').select<{ name: string }[]>('name');
     const applied = new Set(rows.map((r) => r.name));
-    const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.js')); // as the loader picks them
-    if (files.every((f) => applied.has(f))) return [];
+    if (migrationFiles().every((f) => applied.has(f))) return [];
   }
   return withMigrationLock(db, async () => {
     await db.migrate.list(options); // creates knex's tables when missing

@@ -52,7 +52,8 @@ describe('npm pack', () => {
   it('packs bin/, dist/ and migrations/, and neither src/ nor test/', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
-    for (const needed of ['bin/archivectl', 'dist/cli/main.js', 'package.json', 'scripts/prepare.js']) {
+    const vendor = ['commander', 'knex'].flatMap((n) => [`dist/vendor/${n}.cjs`, `dist/vendor/${n}.cjs.cache`]);
+    for (const needed of ['bin/archivectl', 'dist/cli/main.js', ...vendor, 'package.json', 'scripts/prepare.js']) {
       expect(files).toContain(needed);
     }
     expect(files.some((f) => f.startsWith('migrations/') && f.endsWith('.js'))).toBe(true);

@@ -1,6 +1,9 @@
 // The completion command as --help, the man page and completion see it: name, options, help.
 // What it does is in ../actions/completion.ts, loaded only when it runs.
-import { Argument, type Command } from 'commander';
+import type { Command } from 'commander';
+import { vendored } from '../../vendor/bundles.js';
+
+const { Argument } = vendored('commander');
 
 const actions = () => import('../actions/completion.js');
 
