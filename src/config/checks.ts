@@ -1,8 +1,13 @@
 // The kinds of value a configuration key takes. Every check of a kind fails with the same
 // message, which names the whole rule (`must be an integer from 0 to 65535`), so one line tells
 // the operator what to write.
-import proxyaddr from 'proxy-addr';
+import { createRequire } from 'node:module';
+import type ProxyAddr from 'proxy-addr';
 import { v } from '../validation.js';
+
+// proxy-addr reads a list of proxies; loaded only when one is configured, so that the many
+// configurations without one (and every CLI run on them) do not pay for loading it.
+const proxyAddr = (): typeof ProxyAddr => createRequire(import.meta.url)('proxy-addr') as typeof ProxyAddr;
 
 export const text = (() => {
   const message = 'must be a non-empty string';
@@ -56,7 +61,7 @@ export const trustProxy = v.pipe(
     const list = v.safeParse(v.pipe(v.array(text), v.minLength(1)), value);
     if (list.success) {
       try {
-        proxyaddr.compile(list.output);
+        proxyAddr().compile(list.output);
         return list.output;
       } catch (err) {
         addIssue({ message: `has an address or range that cannot be read (${(err as Error).message})` });
