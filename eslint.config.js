@@ -33,7 +33,7 @@ const nodeGlobals = Object.fromEntries(
 export default defineConfig(
   globalIgnores(['dist/', 'coverage/', 'data/', 'node_modules/']),
   {
-    files: ['**/*.{ts,js,cjs}', 'bin/archivectl'],
+    files: ['**/*.{ts,cts,js,cjs}', 'bin/archivectl'],
     extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       ecmaVersion: 'latest',

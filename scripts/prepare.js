@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm's "prepare": builds dist/ from src/ when TypeScript is installed (a checkout, `npm ci`),
-// bundles commander and knex into dist/vendor/ (scripts/build-vendor.js), then writes the
-// manual page man/archivectl.1 from the built command tree.
+// bundles it into dist/bundle/ (scripts/build-bundle.js), then writes the manual page
+// man/archivectl.1 from the built command tree.
 // A production install (`npm ci --omit=dev` on a built tree, or a packed tarball) has no
 // TypeScript: it uses the dist/ already there, and only fails when there is none to use.
 import { execFileSync } from 'node:child_process';
@@ -25,7 +25,7 @@ if (tsc) {
   if (!existsSync(path.join(root, 'dist', 'cli', 'main.js'))) rmSync(buildInfo, { force: true });
   const args = [tsc, '-p', path.join(root, 'tsconfig.json'), '--incremental', '--tsBuildInfoFile', buildInfo];
   execFileSync(process.execPath, args, { stdio: 'inherit' });
-  execFileSync(process.execPath, [path.join(root, 'scripts', 'build-vendor.js')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build-bundle.js')], { stdio: 'inherit' });
   const dist = (file) => import(pathToFileURL(path.join(root, 'dist', 'cli', file)).href);
   const [{ buildProgram, version }, { manPage }] = await Promise.all([dist('main.js'), dist('man-page.js')]);
   mkdirSync(path.join(root, 'man'), { recursive: true });

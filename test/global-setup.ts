@@ -1,5 +1,6 @@
-// Builds dist/ from src/ once before any test file runs, so the binary that tests spawn
-// (bin/archivectl runs dist/) always matches the source that in-process tests import. The
+// Builds dist/ from src/ and bundles it into dist/bundle/ once before any test file runs, so
+// the binary that tests spawn (bin/archivectl runs the bundle) always matches the source that
+// in-process tests import. The
 // build is incremental: its state lives outside dist/ and is dropped when dist/ is missing,
 // since tsc would otherwise trust it and emit nothing. Type errors do not stop the tests (tsc
 // still emits; `npx tsc -p . --noEmit` and the lint step judge types): they are printed.
@@ -25,13 +26,12 @@ export default async function buildOnce(): Promise<void> {
     if (code !== 2) throw new Error(`the build of dist/ failed (tsc -p tsconfig.json):\n${stdout}${stderr}`);
     console.warn(`type errors in src/ (dist/ was built anyway):\n${stdout}${stderr}`);
   }
-  // commander and knex bundled, with their code caches (src/vendor/bundles.ts), which src/ and
-  // dist/ alike load them from.
+  // The bundle bin/archivectl runs (src/load-bundle.ts), from the dist/ just built.
   try {
-    await run([path.join(ROOT, 'scripts', 'build-vendor.js')]);
+    await run([path.join(ROOT, 'scripts', 'build-bundle.js')]);
   } catch (err) {
     const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
-    throw new Error(`the build of dist/vendor/ failed (scripts/build-vendor.js):\n${stdout}${stderr}`);
+    throw new Error(`the build of dist/bundle/ failed (scripts/build-bundle.js):\n${stdout}${stderr}`);
   }
 }
 

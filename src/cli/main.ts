@@ -8,7 +8,7 @@
 // only once it gets that far. Keep it so: a static import of config, validation, the domain or
 // the database from here or from commands/ slows every run, `--help` included.
 import { readFileSync } from 'node:fs';
-import type { Command as CommandType } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../domain/tokens/names.js';
 import type { GlobalOptions } from './context.js';
@@ -27,17 +27,13 @@ import { registerRoutes } from './commands/routes.js';
 import { registerServe } from './commands/serve.js';
 import { registerSettings } from './commands/settings.js';
 import { registerToken } from './commands/token.js';
-import { vendored } from '../vendor/bundles.js';
-
-// commander as the build bundles it, with its code cache (src/vendor.ts).
-const { Command, CommanderError } = vendored('commander');
 
 export function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
     .version;
 }
 
-export function buildProgram(io: CliIo = resolveIo()): CommandType {
+export function buildProgram(io: CliIo = resolveIo()): Command {
   const program = new Command('archivectl')
     // Before any subcommand is added: subcommands copy the output settings when created.
     // commander quotes arguments in its messages ("unknown command …"): escaped like notes.

@@ -77,9 +77,8 @@ export async function daemonHeartbeats(db: Db): Promise<{ live: number; stale: n
 }
 
 export async function openDatabase(database: Config['database']): Promise<Db> {
-  // knex is loaded on demand, as the build bundles it (src/vendor.ts): `archivectl --help` and
-  // pure commands never pay for it.
-  const { knex } = (await import('../vendor/bundles.js')).vendored('knex');
+  // knex is loaded on demand: `archivectl --help` and pure commands never pay for it.
+  const { default: knex } = await import('knex');
   if (database.client === 'pg') {
     return knex(pgKnexConfig(database));
   }

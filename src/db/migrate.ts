@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import { isPg, pgClientConfig, sqliteFile, type Db } from './dialect.js';
+import { importFile } from './import-file.cjs';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -14,14 +15,14 @@ function migrationFiles(): string[] {
     .sort();
 }
 
-// The files are import()ed here, not by knex's directory loader: knex runs from its bundle,
-// compiled from a code cache (src/vendor/bundles.ts), and code compiled that way has no
-// loader for import(). Each migration keeps its file name, as knex_migrations records it.
+// The files are imported through import-file.cts, not by knex's directory loader: knex runs
+// inside the program's bundle (src/load-bundle.ts), where import() has no loader. Each
+// migration keeps its file name, as knex_migrations records it.
 const migrationSource: Knex.MigrationSource<{ file: string }> = {
   getMigrations: () => Promise.resolve(migrationFiles().map((file) => ({ file }))),
   getMigrationName: (migration) => migration.file,
   getMigration: (migration) =>
-    import(pathToFileURL(path.join(MIGRATIONS_DIR, migration.file)).href) as Promise<Knex.Migration>,
+    importFile(pathToFileURL(path.join(MIGRATIONS_DIR, migration.file)).href) as Promise<Knex.Migration>,
 };
 const options: Knex.MigratorConfig = { migrationSource };
 
@@ -43,16 +44,16 @@ const MIGRATION_LOCK_KEY = 7_204_116_883;
  * holds our lock is the only one migrating, so it clears that row first.
  */
 export async function migrateLatest(db: Db): Promise<string[]> {
-  // Listing creates knex's bookkeeping tables when they are missing; two processes doing that
-  // at once can leave two lock rows, after which knex refuses to migrate at all. So on a fresh
-  // database even the look happens under the lock.
-  if (await db.schema.hasTable(LOCK_TABLE)) {
-    // A plain read of what is applied: knex's own listing would create missing rows.
-    const rows = await db('knex_migrations').select<{ name: string }[]>('name');
-    const applied = new Set(rows.map((r) => r.name));
-    if (migrationFiles().every((f) => applied.has(f))) return [];
-  }
+  // knex's listing creates its bookkeeping tables when they are missing; two processes doing
+  // that at once can leave two lock rows, after which knex refuses to migrate at all. So knex
+  // lists only under the lock; the look before it is a plain read.
+  if (await allApplied(db)) return [];
   return withMigrationLock(db, async () => {
+    // Whoever held the lock before may have applied everything meanwhile. Then nothing is
+    // written: knex's lock row is taken in a transaction that reads before it writes, which
+    // SQLite refuses at once (no busy wait) while another process writes, e.g. a daemon that
+    // has started on the schema just made.
+    if (await allApplied(db)) return [];
     await db.migrate.list(options); // creates knex's tables when missing
     // Exactly one unlocked row, whatever a crash or an older race left behind.
     await db(LOCK_TABLE).delete();
@@ -63,6 +64,14 @@ export async function migrateLatest(db: Db): Promise<string[]> {
 }
 
 const LOCK_TABLE = 'knex_migrations_lock';
+
+/** Whether every migration is recorded as applied: a plain read (knex's own listing would create missing rows). */
+async function allApplied(db: Db): Promise<boolean> {
+  if (!(await db.schema.hasTable(LOCK_TABLE))) return false;
+  const rows = await db('knex_migrations').select<{ name: string }[]>('name');
+  const applied = new Set(rows.map((r) => r.name));
+  return migrationFiles().every((f) => applied.has(f));
+}
 
 async function withMigrationLock<T>(db: Db, work: () => Promise<T>): Promise<T> {
   if (isPg(db)) {

@@ -52,10 +52,14 @@ describe('npm pack', () => {
   it('packs bin/, dist/ and migrations/, and neither src/ nor test/', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
-    const vendor = ['commander', 'knex'].flatMap((n) => [`dist/vendor/${n}.cjs`, `dist/vendor/${n}.cjs.cache`]);
-    for (const needed of ['bin/archivectl', 'dist/cli/main.js', ...vendor, 'package.json', 'scripts/prepare.js']) {
+    const bundle = ['dist/load-bundle.js', 'dist/db/import-file.cjs', 'dist/bundle/archivectl.cjs'];
+    for (const needed of ['bin/archivectl', 'dist/cli/main.js', ...bundle, 'package.json', 'scripts/prepare.js']) {
       expect(files).toContain(needed);
     }
+    // Each file of the bundle ships with the code cache it is compiled from.
+    const bundled = files.filter((f) => f.startsWith('dist/bundle/') && f.endsWith('.cjs'));
+    expect(bundled.length).toBeGreaterThan(1);
+    for (const file of bundled) expect(files).toContain(`${file}.cache`);
     expect(files.some((f) => f.startsWith('migrations/') && f.endsWith('.js'))).toBe(true);
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('bench/'))).toBe(false);
   });

@@ -1,9 +1,6 @@
 // The completion command as --help, the man page and completion see it: name, options, help.
 // What it does is in ../actions/completion.ts, loaded only when it runs.
-import type { Command } from 'commander';
-import { vendored } from '../../vendor/bundles.js';
-
-const { Argument } = vendored('commander');
+import { Argument, type Command } from 'commander';
 
 const actions = () => import('../actions/completion.js');
 

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Builds dist/bundle/ from dist/ (run after tsc): the program bundled into a few CommonJS files,
+// each with the V8 code cache bin/archivectl compiles it from (why and how: src/load-bundle.ts).
+// Runs from `npm run build`, npm's prepare and the tests' global setup.
+//
+// Two files hold the code: the command tree, and everything the commands import when they run
+// (split where --help stops needing more). Database drivers stay packages of their own (sqlite3
+// is native), and so does db/import-file.cjs, which must be loaded by node itself.
+//
+// A cache holds the functions compiled when it is taken. So the CLI's own commands run first,
+// in this process, on a scratch database: `--help`, `token list` and `account list`, the runs an
+// operator waits for. A cache taken right after loading would hold little more than the files'
+// top levels.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const bundleDir = path.join(dist, 'bundle');
+const importFile = path.join(dist, 'db', 'import-file.cjs');
+
+const DRIVERS = ['sqlite3', 'pg', 'pg-native', 'pg-query-stream', 'mysql', 'mysql2', 'mariadb', 'oracledb', 'tedious'];
+// The knex dialects the product does not offer (config accepts sqlite3 and pg) stay out.
+const UNOFFERED_DIALECT = /^\.\/(better-sqlite3|cockroachdb|mssql|mysql2?|mariadb|oracle|oracledb|pgnative|redshift)$/;
+
+function external(id, importer) {
+  if (DRIVERS.some((d) => id === d || id.startsWith(`${d}/`))) return true;
+  if (importer && path.resolve(path.dirname(importer), id) === importFile) return true;
+  return Boolean(importer?.endsWith(path.join('knex', 'lib', 'dialects', 'index.js')) && UNOFFERED_DIALECT.test(id));
+}
+
+async function generate(codeSplitting) {
+  const build = await rolldown({
+    input: { archivectl: path.join(dist, 'cli', 'main.js') },
+    platform: 'node',
+    external,
+    logLevel: 'silent',
+    cwd: root,
+  });
+  const { output } = await build.generate({
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: '[name].cjs',
+    // Each module runs when first imported, as it would unbundled: a command that never
+    // imports the daemon never runs the daemon's modules.
+    strictExecutionOrder: true,
+    // import() of a package becomes a require (src/load-bundle.ts: no loader for import()).
+    dynamicImportInCjs: false,
+    codeSplitting,
+  });
+  await build.close();
+  return output;
+}
+
+/** The modules the entry loads before any command runs: those its files require, transitively. */
+function commandTree(output) {
+  const byName = new Map(output.map((file) => [file.fileName, file]));
+  const modules = new Set();
+  const seen = new Set();
+  const todo = output.filter((file) => file.isEntry);
+  while (todo.length > 0) {
+    const file = todo.pop();
+    if (seen.has(file.fileName)) continue;
+    seen.add(file.fileName);
+    for (const id of file.moduleIds) modules.add(id);
+    for (const name of file.imports) if (byName.has(name)) todo.push(byName.get(name));
+  }
+  return modules;
+}
+
+async function bundle() {
+  // First as rolldown splits by itself, to learn the command tree; then everything else in one file.
+  const tree = commandTree(await generate(true));
+  const output = await generate({
+    includeDependenciesRecursively: false,
+    groups: [{ name: 'commands', test: (id) => !tree.has(id) }],
+  });
+  // Written beside, then swapped in: a run started meanwhile finds the old bundle or the new.
+  const next = `${bundleDir}.${process.pid}.partial`;
+  rmSync(next, { recursive: true, force: true });
+  mkdirSync(next, { recursive: true });
+  for (const file of output) writeFileSync(path.join(next, file.fileName), file.code ?? file.source);
+  rmSync(bundleDir, { recursive: true, force: true });
+  renameSync(next, bundleDir);
+}
+
+/** Runs the CLI's commands from the bundle, in this process, output discarded; throws when one fails. */
+async function train() {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'archivectl-build-'));
+  try {
+    const config = path.join(scratch, 'config.json');
+    const database = { client: 'sqlite3', filename: path.join(scratch, 'archive.sqlite3') };
+    writeFileSync(config, JSON.stringify({ database, dataDir: scratch }));
+    const env = { PATH: process.env.PATH ?? '' };
+    // The schema, made by another process: migrating here would fill the caches with migrations.
+    execFileSync(process.execPath, [path.join(root, 'bin', 'archivectl'), '--config', config, 'migrate'], {
+      env,
+      stdio: 'ignore',
+    });
+    const { loadBundle } = await import(pathToFileURL(path.join(dist, 'load-bundle.js')).href);
+    const program = loadBundle(bundleDir);
+    const sink = () => new Writable({ write: (_chunk, _enc, done) => done() });
+    for (const args of [['--help'], ['token', 'list'], ['account', 'list']]) {
+      const io = { stdout: sink(), stderr: sink(), env, cwd: scratch };
+      const status = await program.exports.main(['node', 'archivectl', '--config', config, ...args], io);
+      if (status !== 0) throw new Error(`archivectl ${args.join(' ')} exited with ${status}`);
+    }
+    return program.files;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await bundle();
+for (const [file, loaded] of await train()) {
+  const partial = `${file}.cache.${process.pid}.partial`;
+  writeFileSync(partial, loaded.codeCache());
+  renameSync(partial, `${file}.cache`);
+}
