@@ -176,6 +176,21 @@ describe('forged tokens with a real selector', () => {
 });
 
 describe('last used', () => {
+  it('is written for every use before a flush once it resolves, even while another flush runs', async () => {
+    // A flush that finds another one running (the timer's, or serve's shutdown meeting it)
+    // must wait for it: stopping the daemon closes the database once flush() resolves.
+    const tokens = await Promise.all(['early 1', 'early 2', 'early 3'].map((name) => token(name)));
+    await daemon.lastUsed.flush();
+    const before = daemon.lastUsed.writes;
+    for (const t of tokens) expect((await get(t.token)).status).toBe(200);
+    const running = daemon.lastUsed.flush();
+    await daemon.lastUsed.flush();
+    expect(daemon.lastUsed.writes - before).toBe(3);
+    await running;
+    const listed = await box.json<{ id: string; last_used: string | null }[]>(['token', 'list', 'reader']);
+    for (const t of tokens) expect(listed.find((x) => x.id === t.id)?.last_used).toBe(NOW_ISO());
+  });
+
   it('is written at most once a minute per token under sustained use', async () => {
     const t = await token('sustained');
     await daemon.lastUsed.flush();

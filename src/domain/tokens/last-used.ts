@@ -12,6 +12,8 @@ export class LastUsedRecorder {
   /** Per token: the last_used value this process believes is stored (ms), to skip repeats. */
   private readonly known = new Map<number, number>();
   private readonly pending = new Map<number, string>();
+  /** The flush running now, or the last one: the next waits for it (flush()). */
+  private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   /** UPDATE statements issued (for tests and the benchmark). */
   writes = 0;
@@ -43,7 +45,18 @@ export class LastUsedRecorder {
     this.pending.set(tokenId, new Date(now).toISOString());
   }
 
-  async flush(): Promise<void> {
+  /**
+   * Writes the pending uses. Resolves once every use recorded before the call is written: a
+   * flush already running (the timer's) is waited for, since it holds uses taken from pending.
+   * stop() relies on it before the database is closed.
+   */
+  flush(): Promise<void> {
+    const run = this.flushing.then(() => this.writePending());
+    this.flushing = run.catch(() => undefined); // a failed write is the caller's; the next flush still runs
+    return run;
+  }
+
+  private async writePending(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = [...this.pending];
     this.pending.clear();
