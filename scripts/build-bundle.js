@@ -3,8 +3,8 @@
 // each with the V8 code cache bin/archivectl compiles it from (why and how: src/load-bundle.ts).
 // Runs from `npm run build`, npm's prepare and the tests' global setup.
 //
-// Two files hold the code: the command tree, and everything the commands import when they run
-// (split where --help stops needing more). Database drivers stay packages of their own (sqlite3
+// The code is split where runs differ (split() below): --help reads the command tree only,
+// token list never reads the HTTP server, serve never reads the other commands. Database drivers stay packages of their own (sqlite3
 // is native), and so does db/import-file.cjs, which must be loaded by node itself.
 //
 // A cache holds the functions compiled when it is taken. So the CLI's own commands run first,
@@ -49,6 +49,8 @@ async function generate(codeSplitting) {
     // Each module runs when first imported, as it would unbundled: a command that never
     // imports the daemon never runs the daemon's modules.
     strictExecutionOrder: true,
+    charset: 'ascii',
+    comments: false,
     // import() of a package becomes a require (src/load-bundle.ts: no loader for import()).
     dynamicImportInCjs: false,
     codeSplitting,
@@ -57,29 +59,59 @@ async function generate(codeSplitting) {
   return output;
 }
 
-/** The modules the entry loads before any command runs: those its files require, transitively. */
-function commandTree(output) {
+/** The modules of `files` and of every file they load, statically or (with `dynamic`) when they run. */
+function closure(output, files, dynamic) {
   const byName = new Map(output.map((file) => [file.fileName, file]));
   const modules = new Set();
   const seen = new Set();
-  const todo = output.filter((file) => file.isEntry);
+  const todo = [...files];
   while (todo.length > 0) {
     const file = todo.pop();
     if (seen.has(file.fileName)) continue;
     seen.add(file.fileName);
     for (const id of file.moduleIds) modules.add(id);
-    for (const name of file.imports) if (byName.has(name)) todo.push(byName.get(name));
+    for (const name of dynamic ? [...file.imports, ...file.dynamicImports] : file.imports) {
+      if (byName.has(name)) todo.push(byName.get(name));
+    }
   }
   return modules;
 }
 
+/**
+ * The files of the bundle, as module sets: the command tree (every run loads it); what `serve`
+ * loads and no other command does (the HTTP server); what the other commands load and serve
+ * does not; and what both load (the domain, the database, knex, the configuration). A run reads
+ * only the files it needs, and the daemon keeps no other command's code in memory.
+ */
+function split(output) {
+  const tree = closure(
+    output,
+    output.filter((file) => file.isEntry),
+    false,
+  );
+  const commands = output.filter(
+    (file) => file.isDynamicEntry && file.facadeModuleId?.includes(path.join('cli', 'actions')),
+  );
+  const isServe = (file) => file.facadeModuleId === path.join(dist, 'cli', 'actions', 'serve.js');
+  if (!commands.some(isServe)) throw new Error('the bundle has no serve command: is dist/cli/actions/serve.js gone?');
+  const daemon = closure(output, commands.filter(isServe), true);
+  const others = closure(
+    output,
+    commands.filter((file) => !isServe(file)),
+    true,
+  );
+  const outside = (id) => !tree.has(id);
+  return [
+    { name: 'shared', test: (id) => outside(id) && daemon.has(id) && others.has(id) },
+    { name: 'daemon', test: (id) => outside(id) && daemon.has(id) && !others.has(id) },
+    { name: 'commands', test: (id) => outside(id) && !daemon.has(id) },
+  ];
+}
+
 async function bundle() {
-  // First as rolldown splits by itself, to learn the command tree; then everything else in one file.
-  const tree = commandTree(await generate(true));
-  const output = await generate({
-    includeDependenciesRecursively: false,
-    groups: [{ name: 'commands', test: (id) => !tree.has(id) }],
-  });
+  // First as rolldown splits by itself, to learn which command loads what; then in four files.
+  const groups = split(await generate(true));
+  const output = await generate({ includeDependenciesRecursively: false, groups });
   // Written beside, then swapped in: a run started meanwhile finds the old bundle or the new.
   const next = `${bundleDir}.${process.pid}.partial`;
   rmSync(next, { recursive: true, force: true });

@@ -2,11 +2,12 @@
 // CommonJS files under dist/bundle/, each compiled from the V8 code cache beside it. Loaded
 // module by module from dist/ and node_modules, a command spends most of its time finding,
 // reading and compiling some 500 files (knex and lodash alone are 340); from the bundle,
-// `--help` reads two files and `token list` four, and V8 compiles none of them.
+// `--help` reads three files and `token list` five, and V8 compiles none of them.
 //
-// The bundle is split where a run stops needing more: the command tree (what --help, the man
-// page and completion read) in one file, everything the commands import when they run in
-// another, so that --help never reads the rest.
+// The bundle is split where runs differ (scripts/build-bundle.js): the command tree, which
+// every run reads and --help needs alone; what the commands and the daemon share (domain,
+// database, knex, configuration); what only the daemon loads; what only the other commands
+// load. token list never reads the HTTP server, and the daemon holds no other command's code.
 //
 // A code cache is code: a process that took a planted one would run it. So caches are written
 // only by the build, beside their bundle, with the same owner and mode (whoever could change
