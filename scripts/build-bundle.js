@@ -4,8 +4,9 @@
 // Runs from `npm run build`, npm's prepare and the tests' global setup.
 //
 // The code is split where runs differ (split() below): --help reads the command tree only,
-// token list never reads the HTTP server, serve never reads the other commands. Database drivers stay packages of their own (sqlite3
-// is native), and so does db/import-file.cjs, which must be loaded by node itself.
+// token list never reads the HTTP server, serve never reads the other commands. Database
+// drivers stay packages of their own (sqlite3 is native), and so does db/import-file.cjs,
+// which node must load itself.
 //
 // A cache holds the functions compiled when it is taken. So the CLI's own commands run first,
 // in this process, on a scratch database: `--help`, `token list` and `account list`, the runs an

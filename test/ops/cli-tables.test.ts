@@ -1,6 +1,7 @@
 // Issue 10, finding 7: tables without row lines that fit the terminal, plain columns never
-// cut for pipes, filters on token list, and token list / account show fast with 20,000
-// tokens (50 s as a table before).
+// cut for pipes, filters on token list, and token list / account show with 20,000 tokens
+// (50 s as a table before). How long they take is measured by the bench (`npm run bench`:
+// token list of 20,000 tokens, account show of 10,100), not here.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createToken, lines, useSandbox, type TokenJson } from '../helpers/cli.js';
 import { runInTerminal, seedTokens } from './cli-terminal.js';
@@ -14,14 +15,8 @@ describe('token list and account show with 20,000 tokens', () => {
     await seedTokens(cli, 'bot', MANY);
   }, 60_000);
 
-  const timed = async <T>(work: () => Promise<T>): Promise<{ ms: number; result: T }> => {
-    const t0 = performance.now();
-    const result = await work();
-    return { ms: performance.now() - t0, result };
-  };
-
-  it('lists them in a terminal well under a second: one line each, no row lines, 80 columns', async () => {
-    const { ms, result } = await timed(() => runInTerminal(cli, ['token', 'list']).done);
+  it('lists them in a terminal: one line each, no row lines, 80 columns', async () => {
+    const result = await runInTerminal(cli, ['token', 'list']).done;
     expect(result.code, result.stderr).toBe(0);
     const out = lines(result.stdout);
     expect(out).toHaveLength(MANY + 1);
@@ -29,7 +24,6 @@ describe('token list and account show with 20,000 tokens', () => {
     expect(result.stdout).not.toMatch(/[─│┌└├┼]/);
     for (const line of out) expect(line.length).toBeLessThanOrEqual(80);
     expect(out[1]).toContain('…'); // the long names are cut to fit
-    expect(ms).toBeLessThan(1000);
   });
 
   it('shows every column in a wide terminal, names whole', async () => {
@@ -39,8 +33,8 @@ describe('token list and account show with 20,000 tokens', () => {
     expect(out[1]).toMatch(/ seed token \d+ with a rather long descriptive name for a nightly job +regular +active /);
   });
 
-  it('prints every column, never cut, when stdout is not a terminal, as fast', async () => {
-    const { ms, result } = await timed(() => cli.run(['token', 'list']));
+  it('prints every column, never cut, when stdout is not a terminal', async () => {
+    const result = await cli.run(['token', 'list']);
     expect(result.code, result.stderr).toBe(0);
     const out = lines(result.stdout);
     expect(out).toHaveLength(MANY + 1);
@@ -49,21 +43,18 @@ describe('token list and account show with 20,000 tokens', () => {
       /^\w{8} {2}bot {6}seed token \d+ with a rather long descriptive name for a nightly job +regular +active /,
     );
     expect(result.stdout).not.toMatch(/[─│┌└├┼…\t]/);
-    expect(ms).toBeLessThan(1000);
   });
 
-  it('prints --json as fast', async () => {
-    const { ms, result } = await timed(() => cli.run(['token', 'list', '--json']));
+  it('prints --json', async () => {
+    const result = await cli.run(['token', 'list', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect((JSON.parse(result.stdout) as unknown[]).length).toBe(MANY);
-    expect(ms).toBeLessThan(1000);
   });
 
-  it('shows the account with all of them well under a second', async () => {
-    const { ms, result } = await timed(() => runInTerminal(cli, ['account', 'show', 'bot'], { columns: 100 }).done);
+  it('shows the account with all of them', async () => {
+    const result = await runInTerminal(cli, ['account', 'show', 'bot'], { columns: 100 }).done;
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stdout).length).toBe(MANY + 3);
-    expect(ms).toBeLessThan(1000);
   });
 
   it('stops at --limit', async () => {
