@@ -50,6 +50,8 @@ async function generate(codeSplitting) {
     // Each module runs when first imported, as it would unbundled: a command that never
     // imports the daemon never runs the daemon's modules.
     strictExecutionOrder: true,
+    // V8 holds a file's source for as long as it runs, one byte a character only when all of
+    // it is ASCII: the daemon keeps its files' source in memory.
     charset: 'ascii',
     comments: false,
     // import() of a package becomes a require (src/load-bundle.ts: no loader for import()).
@@ -133,7 +135,7 @@ async function train() {
     // The schema, made by another process: migrating here would fill the caches with migrations.
     execFileSync(process.execPath, [path.join(root, 'bin', 'archivectl'), '--config', config, 'migrate'], {
       env,
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'], // a failure's error carries what migrate said
     });
     const { loadBundle } = await import(pathToFileURL(path.join(dist, 'load-bundle.js')).href);
     const program = loadBundle(bundleDir);
