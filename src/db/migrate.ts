@@ -50,9 +50,8 @@ export async function migrateLatest(db: Db): Promise<string[]> {
   if (await allApplied(db)) return [];
   return withMigrationLock(db, async () => {
     // Whoever held the lock before may have applied everything meanwhile. Then nothing is
-    // written: knex's lock row is taken in a transaction that reads before it writes, which
-    // SQLite refuses at once (no busy wait) while another process writes, e.g. a daemon that
-    // has started on the schema just made.
+    // written: knex takes its lock row in a transaction that reads before it writes, which
+    // SQLite refuses at once (no busy wait) when another process is writing.
     if (await allApplied(db)) return [];
     await db.migrate.list(options); // creates knex's tables when missing
     // Exactly one unlocked row, whatever a crash or an older race left behind.
