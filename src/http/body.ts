@@ -5,6 +5,7 @@
 // multipart through busboy, with file parts streamed to disk, never held in memory.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -128,13 +129,15 @@ const LINGER_MS = 2_000;
  * answer is followed by our FIN, and the connection keeps reading and discarding until the
  * client closes its side or LINGER_MS has passed; the connection limits count it meanwhile.
  */
-function lingerAfterAnswer(socket: Socket): void {
-  socket.destroySoon = function lingeringClose(this: Socket) {
+function lingerAfterAnswer(req: IncomingMessage): void {
+  req.socket.destroySoon = function lingeringClose(this: Socket) {
     this.end();
     const timer = setTimeout(() => this.destroy(), LINGER_MS);
     timer.unref();
     this.once('close', () => clearTimeout(timer));
-    this.resume();
+    // The body arrives through the request (the parser stops the socket while the request's
+    // buffer is full): it is the request that must flow, into nothing.
+    req.resume();
   };
 }
 
@@ -189,7 +192,7 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
       const length = Number(req.headers['content-length']);
       if (!(Number.isSafeInteger(length) && length - received <= DISCARD_REST_BYTES)) {
         ctx.set('Connection', 'close');
-        lingerAfterAnswer(req.socket);
+        lingerAfterAnswer(req);
         return Promise.resolve();
       }
       return new Promise((done) => {

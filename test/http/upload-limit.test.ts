@@ -1,6 +1,7 @@
 // An upload over limits.sipUploadBytes is answered 413 as soon as the limit is crossed: the
 // daemon does not read (and discard) the rest, and keeps nothing of it.
 import http from 'node:http';
+import net from 'node:net';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,5 +52,43 @@ describe('an upload over the size limit', () => {
     expect(
       (await limited.daemon.fetch('/api/objects', { headers: { Authorization: `Bearer ${limited.editor}` } })).status,
     ).toBe(200);
+  });
+
+  it('is answered, then the rest is read and discarded until the client is done: no reset', async () => {
+    // 8 MiB after the answer: far more than the socket buffers hold, so the client finishes only
+    // if the daemon goes on reading after its 413 (it then closes cleanly, well within 2 s).
+    const boundary = 'lingerboundary';
+    const rest = 8 * 1024 * 1024;
+    const { port } = new URL(limited.daemon.url);
+    const outcome = await new Promise<{ answer: string; sentAll: boolean; error: string | null }>((resolve) => {
+      const socket = net.connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true });
+      let answer = '';
+      let sentAll = false;
+      let error: string | null = null;
+      socket.on('data', (c: Buffer) => (answer += c.toString()));
+      socket.on('error', (err) => (error = (err as NodeJS.ErrnoException).code ?? err.message));
+      socket.on('close', () => resolve({ answer, sentAll, error }));
+      const head =
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\n` +
+        'Content-Type: application/zip\r\n\r\nPK\u0003\u0004';
+      socket.write(
+        `POST /api/sips/import HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${limited.editor}\r\n` +
+          `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + 8192 + rest}\r\n\r\n${head}`,
+      );
+      socket.write(Buffer.alloc(8192, 1)); // over the 4096-byte limit: the 413 is decided here
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      let sent = 0;
+      const more = () => {
+        while (sent < rest) {
+          sent += chunk.length;
+          if (!socket.write(chunk)) return void socket.once('drain', more);
+        }
+        sentAll = true;
+        socket.end();
+      };
+      setTimeout(more, 50);
+    });
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(outcome).toMatchObject({ sentAll: true, error: null });
   });
 });
