@@ -4,7 +4,7 @@
 import { invalid, type AppError } from '../errors.js';
 import { ROLES } from '../domain/roles.js';
 import { parseDate } from '../domain/dates.js';
-import { SETTING_NAMES } from '../domain/settings.js';
+import { SETTING_NAMES } from '../domain/setting-names.js';
 import { TOKEN_STATUSES } from '../domain/tokens/queries.js';
 import { parseInput, summary, v } from '../validation.js';
 

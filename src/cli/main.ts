@@ -5,8 +5,9 @@
 // module and commands/*.ts are the command tree (names, options, help texts: what --help, the
 // man page and completion read) and import nothing heavy; each command's code is in
 // actions/*.ts, imported when the command runs, and loads the domain and the database (knex)
-// only once it gets that far. Keep it so: a static import of config, validation, the domain or
-// the database from here or from commands/ slows every run, `--help` included.
+// only once it gets that far. Keep it so: from here and from commands/, import only small
+// standalone modules (names, roles, statuses); one that brings config, valibot, the domain's
+// services or the database slows every run, `--help` included.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isAppError, redactSecrets } from '../errors.js';

@@ -21,8 +21,6 @@ export function int(min: number, max: number) {
   return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
 }
 
-export { oneOf } from '../validation.js';
-
 /** Keys of a group must be known: a misspelt key would otherwise be ignored and its default used. */
 export function group<E extends v.ObjectEntries>(entries: E) {
   return v.strictObject(entries, 'must be an object');

@@ -2,7 +2,8 @@
 // `listen.*`, `database.*`, `dataDir` and `log.level` keep their names: deployment tools
 // template them. config.example.json and the README's table list the same keys and defaults.
 import { v } from '../validation.js';
-import { group, int, oneOf, publicUrl, section, slug, text, textOrNull, trustProxy } from './checks.js';
+import { oneOf } from '../validation.js';
+import { group, int, publicUrl, section, slug, text, textOrNull, trustProxy } from './checks.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

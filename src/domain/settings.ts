@@ -3,9 +3,8 @@ import { bumpAccessGeneration } from '../db/access-generation.js';
 import { record } from './audit.js';
 import type { Ctx } from './context.js';
 import { writeTransaction } from '../db/write-transaction.js';
+import { SETTING_NAMES, type SettingName } from './setting-names.js';
 
-export const SETTING_NAMES = ['public_api', 'public_access'] as const;
-export type SettingName = (typeof SETTING_NAMES)[number];
 export type Settings = Record<SettingName, boolean>;
 
 export async function readSettings(ctx: Pick<Ctx, 'db'>): Promise<Settings> {

@@ -1,8 +1,8 @@
 // The building blocks every query reader shares: a repeated parameter is refused, an empty one
 // is absent, whole numbers are digits only and within their range.
 import { describe, expect, it } from 'vitest';
-import { oneOf, optionalParam, param, wholeNumber } from '../../src/domain/catalog/query-params.js';
-import { check, v } from '../../src/validation.js';
+import { optionalParam, param, wholeNumber } from '../../src/domain/catalog/query-params.js';
+import { check, oneOf, v } from '../../src/validation.js';
 
 const schema = v.object({
   page: param(wholeNumber(1, 1000), 1),

@@ -9,12 +9,11 @@ const onOff = (on: boolean) => (on ? 'on' : 'off');
 
 export async function run(globals: Globals, opts: { json?: boolean }): Promise<void> {
   const { readSettings } = await import('../../domain/settings.js');
-  const { routeRows } = await import('../../domain/access.js');
+  const { routeRows, RULE_TEXT } = await import('../../domain/access.js');
   const settings = await withDb(globals(), (ctx) => readSettings(ctx));
   const rows = routeRows(settings);
   if (opts.json) printJson(rows);
   else {
-    const { RULE_TEXT } = await import('../../domain/access.js');
     printTable(
       ['Method', 'Path', 'Rule', 'Without a token'],
       rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']),

@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { invalid } from '../../errors.js';
-import { oneOf, optionalParam, type QueryInput } from './query-params.js';
+import { oneOf } from '../../validation.js';
+import { optionalParam, type QueryInput } from './query-params.js';
 import { check, v } from '../../validation.js';
 
 export type BeaconProvider = 'gnd' | 'geonames' | 'sikart' | 'wikipedia';

@@ -73,8 +73,6 @@ export function name(max = 255): ValueSchema<string> {
 
 const NAME = name(255);
 
-export { oneOf } from '../../validation.js';
-
 /** A string matching a pattern, after an optional normalisation (e.g. stripping a URI prefix). */
 export function pattern(
   re: RegExp,

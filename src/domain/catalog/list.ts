@@ -6,7 +6,8 @@ import { invalid } from '../../errors.js';
 import type { Knex } from 'knex';
 import type { KeyPosition } from '../../db/list-order.js';
 import { decodeCursor } from './list-cursor.js';
-import { oneOf, optionalParam, param, wholeNumber, type QueryInput } from './query-params.js';
+import { oneOf } from '../../validation.js';
+import { optionalParam, param, wholeNumber, type QueryInput } from './query-params.js';
 
 export type { QueryInput } from './query-params.js';
 import { check, v } from '../../validation.js';

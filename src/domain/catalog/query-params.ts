@@ -48,5 +48,3 @@ export function wholeNumber(min: number, max: number) {
     v.maxValue(max, message),
   );
 }
-
-export { oneOf } from '../../validation.js';

@@ -1,5 +1,6 @@
 // Actors: persons and organisations (SPEC §4.4).
-import { GND_ID, isStringRecord, LABEL_MAP, name, oneOf, PARTIAL_DATE, SIKART_ID, text } from '../fields.js';
+import { oneOf } from '../../../validation.js';
+import { GND_ID, isStringRecord, LABEL_MAP, name, PARTIAL_DATE, SIKART_ID, text } from '../fields.js';
 import { ALTERNATIVE_NAMES, checked, COMMENT, GND, NAME, textProperty } from '../reconcile-properties.js';
 import { textOf, typeIdIn, typeRefs } from '../reconcile-projection.js';
 import { DERIVED_FIELDS, field, READ_ONLY } from '../record-schema.js';

@@ -1,6 +1,7 @@
 // Archive objects (SPEC §4.4): read-only over HTTP; created by SIP imports and `catalog load`,
 // with their keywords (a join table, not a column).
-import { name, nameList, oneOf, text } from '../fields.js';
+import { oneOf } from '../../../validation.js';
+import { name, nameList, text } from '../fields.js';
 import { field, READ_ONLY } from '../record-schema.js';
 import { idColumn, lowered, optionalText, textColumn } from './columns.js';
 import { defineResource } from './resource.js';
