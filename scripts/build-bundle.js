@@ -13,7 +13,16 @@
 // operator waits for. A cache taken right after loading would hold little more than the files'
 // top levels.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -54,7 +63,7 @@ async function generate(codeSplitting) {
     // it is ASCII: the daemon keeps its files' source in memory.
     charset: 'ascii',
     comments: false,
-    // import() of a package becomes a require (src/load-bundle.ts: no loader for import()).
+    // import() of a package becomes a require (src/load-bundle.ts: the bundle has no loader for import()).
     dynamicImportInCjs: false,
     codeSplitting,
   });
@@ -111,17 +120,42 @@ function split(output) {
   ];
 }
 
+/**
+ * A bundled module finds files beside it through `import.meta.url`, which in the bundle is the
+ * bundle file's own URL. That still names the right place only for a module as deep below
+ * dist/ as dist/bundle/ itself (`../../package.json` from dist/cli/ and dist/bundle/ alike), so
+ * the build refuses any other.
+ */
+function checkDepths(output) {
+  for (const id of new Set(output.flatMap((file) => file.moduleIds))) {
+    const below = path.relative(dist, id).split(path.sep);
+    if (below[0] === '..' || below.length === 2) continue;
+    if (readFileSync(id, 'utf8').includes('import.meta.url')) {
+      throw new Error(
+        `${id} finds files through import.meta.url but is not two levels below dist/, as dist/bundle/ is`,
+      );
+    }
+  }
+}
+
 async function bundle() {
-  // First as rolldown splits by itself, to learn which command loads what; then in four files.
+  // First as rolldown splits by itself, to learn which command loads what; then by split().
   const groups = split(await generate(true));
   const output = await generate({ includeDependenciesRecursively: false, groups });
-  // Written beside, then swapped in: a run started meanwhile finds the old bundle or the new.
+  checkDepths(output);
+  // Leftovers of a build that was stopped half-way, then this one's, written beside the bundle.
+  for (const name of readdirSync(dist))
+    if (/^bundle\.\d+\.(partial|old)$/.test(name)) rmSync(path.join(dist, name), { recursive: true });
   const next = `${bundleDir}.${process.pid}.partial`;
-  rmSync(next, { recursive: true, force: true });
   mkdirSync(next, { recursive: true });
   for (const file of output) writeFileSync(path.join(next, file.fileName), file.code ?? file.source);
-  rmSync(bundleDir, { recursive: true, force: true });
+  // Swapped in with two renames: there is no bundle only between them. A command already
+  // running keeps the files it has loaded; one file it loads later may then come from the new
+  // build, so do not build under running commands (a daemon loads all of its files at start).
+  const old = `${bundleDir}.${process.pid}.old`;
+  if (existsSync(bundleDir)) renameSync(bundleDir, old);
   renameSync(next, bundleDir);
+  rmSync(old, { recursive: true, force: true });
 }
 
 /** Runs the CLI's commands from the bundle, in this process, output discarded; throws when one fails. */

@@ -16,9 +16,10 @@
 // the source; one that does not (node upgraded since the build, the daemon's memory flags) is
 // ignored, and the file is compiled from source as node would: slower, never wrong.
 //
-// Code compiled this way has no loader for import() (node 20): the bundle requires instead,
-// and the one file the program imports at run time (a migration) goes through
-// db/import-file.cts, which node loads itself.
+// A vm.Script has no loader for import() unless given one, and node 20's only ready one is
+// experimental: it prints a warning on every run, and failed here on code compiled from a
+// cache. So the bundle requires instead, and the one file the program imports at run time (a
+// migration) goes through db/import-file.cts, which node loads itself.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';

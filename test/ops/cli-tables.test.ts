@@ -1,7 +1,7 @@
 // Issue 10, finding 7: tables without row lines that fit the terminal, plain columns never
 // cut for pipes, filters on token list, and token list / account show with 20,000 tokens
 // (50 s as a table before). How long they take is measured by the bench (`npm run bench`:
-// token list of 20,000 tokens, account show of 10,100), not here.
+// token list of 20,000 tokens, account show of one with 10,100), not here.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createToken, lines, useSandbox, type TokenJson } from '../helpers/cli.js';
 import { runInTerminal, seedTokens } from './cli-terminal.js';
