@@ -161,3 +161,12 @@ export function redactTokens(text: string): string {
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
+
+/** A system error's code (`ENOSPC`, `EACCES`, …), or 'error' when it has none. */
+export function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'error';
+}
+
+/** No space left for a file: the disk, or the user's quota. */
+export const isNoSpace = (code: string): boolean => code === 'ENOSPC' || code === 'EDQUOT';

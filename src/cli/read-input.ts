@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { invalid, usage } from '../errors.js';
+import { errorCode, invalid, usage } from '../errors.js';
 import { io } from './io.js';
 
 /** The text of a file argument (relative to the run's working directory); "-" is standard input. */
@@ -13,7 +13,7 @@ export async function readInput(file: string): Promise<string> {
   try {
     return await readFile(path.resolve(io().cwd, file), 'utf8');
   } catch (err) {
-    throw invalid(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw invalid(`cannot read ${file} (${errorCode(err)})`);
   }
 }
 

@@ -19,6 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import type { Db } from './dialect.js';
+import { errorCode } from '../errors.js';
 
 const signalFiles = new WeakMap<Db, string>();
 
@@ -57,10 +58,7 @@ export async function signalChange(db: Db): Promise<void> {
     writeFileSync(tmp, `${Date.now()} ${randomUUID()}\n`, { mode: 0o644 });
     renameSync(tmp, file);
   } catch (err) {
-    process.emitWarning(
-      `could not signal running daemons (${(err as NodeJS.ErrnoException).code ?? 'error'}); ` +
-        'waiting for their periodic check',
-    );
+    process.emitWarning(`could not signal running daemons (${errorCode(err)}); ` + 'waiting for their periodic check');
     await new Promise((resolve) => setTimeout(resolve, SIGNAL_RECHECK_MS + 100));
   }
 }

@@ -14,7 +14,7 @@ import Busboy from 'busboy';
 import coBody from 'co-body';
 import type { Next } from 'koa';
 import { isApiTokenKey, queryHasApiToken } from './api-token.js';
-import { errorCode, isNoSpace } from './errors.js';
+import { errorCode, isNoSpace } from '../errors.js';
 import type { ApiContext, ParsedBody, UploadedFile } from './types.js';
 
 interface BodyLimits {

@@ -4,7 +4,7 @@ import createError from 'http-errors';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/dialect.js';
-import { isAppError, redactSecrets, type ErrorKind } from '../errors.js';
+import { errorCode, isAppError, isNoSpace, redactSecrets, type ErrorKind } from '../errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 422,
@@ -49,15 +49,6 @@ export function scrub(err: unknown): { type: string; code?: string; message: str
     ...(e.stack ? { stack: cut(e.stack) } : {}),
   };
 }
-
-/** A system error's code (`ENOSPC`, `EACCES`, …), or 'error' when it has none. */
-export function errorCode(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'error';
-}
-
-/** No space left for a file: the disk, or the user's quota. */
-export const isNoSpace = (code: string): boolean => code === 'ENOSPC' || code === 'EDQUOT';
 
 /** Seconds a client is asked to wait when the database cannot serve (away, stalled, full). */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;

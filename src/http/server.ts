@@ -15,7 +15,7 @@ import { migrateLatest, pendingMigrations } from '../db/migrate.js';
 import { AccessState } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
-import { configError, usage } from '../errors.js';
+import { configError, errorCode, usage } from '../errors.js';
 import { createApp } from './app.js';
 import { compileTrust } from './client-address.js';
 import { guardConnections, type ConnectionGuard } from './connection-limits.js';
@@ -80,7 +80,7 @@ function readPem(file: string, key: string): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
-    throw configError(`config error: cannot read "${key}" ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw configError(`config error: cannot read "${key}" ${file} (${errorCode(err)})`);
   }
 }
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import path from 'node:path';
-import { errorCode } from './errors.js';
+import { errorCode } from '../errors.js';
 
 /** A reason the daemon cannot start, shown as `error: <message>`. */
 export class StartupError extends Error {

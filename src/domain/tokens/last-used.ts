@@ -14,6 +14,8 @@ export class LastUsedRecorder {
   private readonly pending = new Map<number, string>();
   /** The flush running now, or the last one: the next waits for it (flush()). */
   private flushing: Promise<void> = Promise.resolve();
+  /** Flushes started and not ended: the timer adds none while one runs (a stalled database). */
+  private running = 0;
   private timer: NodeJS.Timeout | undefined;
   /** UPDATE statements issued (for tests and the benchmark). */
   writes = 0;
@@ -25,7 +27,9 @@ export class LastUsedRecorder {
   ) {}
 
   start(): void {
-    this.timer ??= setInterval(() => void this.flush().catch(() => undefined), LAST_USED_FLUSH_MS);
+    this.timer ??= setInterval(() => {
+      if (this.running === 0) void this.flush().catch(() => undefined);
+    }, LAST_USED_FLUSH_MS);
     this.timer.unref();
   }
 
@@ -51,7 +55,8 @@ export class LastUsedRecorder {
    * stop() relies on it before the database is closed.
    */
   flush(): Promise<void> {
-    const run = this.flushing.then(() => this.writePending());
+    this.running++;
+    const run = this.flushing.then(() => this.writePending()).finally(() => this.running--);
     this.flushing = run.catch(() => undefined); // a failed write is the caller's; the next flush still runs
     return run;
   }
