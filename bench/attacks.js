@@ -29,7 +29,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { UNIT_ENV, UNIT_NODE_FLAGS } from './daemon.js';
+import { memoryOf, UNIT_ENV, UNIT_NODE_FLAGS } from './daemon.js';
 
 const num = (name, dflt) => {
   const v = process.env[name];
@@ -330,9 +330,7 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
   let rec = null;
   const readRss = () => {
     try {
-      return (
-        Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${daemon.proc.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
-      );
+      return memoryOf(daemon.proc.pid).rss;
     } catch {
       return NaN;
     }

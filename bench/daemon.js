@@ -1,6 +1,7 @@
 // What the benchmark scenarios share: starting the built daemon as a process (never left behind:
 // every daemon started here is killed when the benchmark exits) and the figures' arithmetic.
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,20 +33,34 @@ export const UNIT_NODE_FLAGS =
  * the machine has two or more and `taskset` is there: sharing cores with the generator made
  * consecutive rounds of one server differ by a third. Null: not pinned.
  */
-export const PINNING = (() => {
-  const cpus = os.cpus().length;
-  if (cpus < 2 || spawnSync('taskset', ['-c', '0', 'true']).status !== 0) return null;
-  return { server: String(cpus - 1), load: '0' };
-})();
+let pinning;
+export function pinningOf() {
+  if (pinning === undefined) {
+    const cpus = os.cpus().length;
+    pinning =
+      cpus < 2 || spawnSync('taskset', ['-c', '0', 'true']).status !== 0
+        ? null
+        : { server: String(cpus - 1), load: '0' };
+  }
+  return pinning;
+}
+
+/** A process's resident set now and its high-water mark, in MB (/proc/<pid>/status). */
+export function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: mb('VmRSS'), hwm: mb('VmHWM') };
+}
 
 /**
- * A server process (`node <args>`, pinned where PINNING says) that prints a JSON line with its
+ * A server process (`node <args>`, pinned where pinningOf() says) that prints a JSON line with its
  * "url" once listening; resolves with the process and that URL.
  */
 export function startServer(args, env, { pin = false } = {}) {
   return new Promise((resolve, reject) => {
     const node = [process.execPath, ...UNIT_NODE_FLAGS, ...args];
-    const [cmd, argv] = pin && PINNING ? ['taskset', ['-c', PINNING.server, ...node]] : [node[0], node.slice(1)];
+    const pinned = pin ? pinningOf() : null;
+    const [cmd, argv] = pinned ? ['taskset', ['-c', pinned.server, ...node]] : [node[0], node.slice(1)];
     const proc = spawn(cmd, argv, { env: { ...UNIT_ENV, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     daemons.add(proc);
     let buf = '';

@@ -12,12 +12,12 @@
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { get, median, ms, percentile, startDaemon } from './daemon.js';
+import { get, median, memoryOf, ms, percentile, startDaemon } from './daemon.js';
 
 const ROOT = process.env.BENCH_DAEMON_ROOT
   ? path.resolve(process.env.BENCH_DAEMON_ROOT)
@@ -103,7 +103,6 @@ function cannon(opts) {
 }
 
 const rows = [];
-const rssOf = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const rssSeen = [];
 const row = (figure, value, target, met) =>
   rows.push({ figure, value, target, met: met === undefined ? '' : met ? 'yes' : 'NO' });
@@ -142,7 +141,7 @@ try {
     const { proc, url } = await startDaemon(config, env, BIN);
     const target = `${url}/api/actors?perPage=25`;
     await get(target, token); // warm: the token's one scrypt verification happens here
-    rssSeen.push(`idle ${rssOf(proc.pid).toFixed(0)}`);
+    rssSeen.push(`idle ${memoryOf(proc.pid).rss.toFixed(0)}`);
 
     // (1) authenticated vs anonymous throughput, alternating rounds, after one warm-up round of
     // each (JIT, SQLite page cache) that is not counted.
@@ -170,7 +169,7 @@ try {
       rounds.push(`${Math.round(a.requests.average)}/${Math.round(b.requests.average)}`);
     }
     const ratio = auth / anon;
-    rssSeen.push(`after throughput ${rssOf(proc.pid).toFixed(0)}`);
+    rssSeen.push(`after throughput ${memoryOf(proc.pid).rss.toFixed(0)}`);
     row('GET /api/actors?perPage=25, anonymous req/s (mean of rounds)', Math.round(anon / ROUNDS), '', undefined);
     row('GET /api/actors?perPage=25, authenticated req/s', Math.round(auth / ROUNDS), '', undefined);
     row(`  rounds anon/auth (${ROUND_SECONDS}s each)`, rounds.join(' '), '', undefined);
@@ -190,7 +189,7 @@ try {
       const fresh = cli('token', 'create', 'bench', '--name', `fresh ${i}`).trim();
       first.push((await get(target, fresh)).ms);
     }
-    rssSeen.push(`after first use ${rssOf(proc.pid).toFixed(0)}`);
+    rssSeen.push(`after first use ${memoryOf(proc.pid).rss.toFixed(0)}`);
     const kdfMs = median(kdf);
     const firstMs = median(first);
     row('one scrypt hash, ms (median)', kdfMs.toFixed(2), '', undefined);
@@ -206,7 +205,7 @@ try {
     const calm = [];
     const calmEnd = Date.now() + ROUND_SECONDS * 1000;
     while (Date.now() < calmEnd) calm.push((await get(target, token)).ms);
-    rssSeen.push(`after calm ${rssOf(proc.pid).toFixed(0)}`);
+    rssSeen.push(`after calm ${memoryOf(proc.pid).rss.toFixed(0)}`);
     const selector = token.slice(4, 12);
     const forged = () => {
       const secret = randomBase62(40);
@@ -241,7 +240,7 @@ try {
       loaded.push(r.ms);
     }
     await floodDone;
-    rssSeen.push(`after flood ${rssOf(proc.pid).toFixed(0)}`);
+    rssSeen.push(`after flood ${memoryOf(proc.pid).rss.toFixed(0)}`);
     const calmP99 = percentile(calm, 99);
     const loadP99 = percentile(loaded, 99);
     row('legitimate p99 calm, ms', calmP99.toFixed(2), '', undefined);
@@ -274,8 +273,7 @@ try {
     );
 
     // (6) peak RSS of the daemon (VmHWM: the high-water mark of its resident set).
-    const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
-    const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+    const { hwm } = memoryOf(proc.pid);
     proc.kill('SIGTERM');
     await new Promise((r) => proc.on('exit', r));
     row('daemon peak RSS, MB', hwm.toFixed(1), '<= 110', hwm <= 110);

@@ -6,7 +6,7 @@
 // reconciliation query (median and p99). Then GET /api/actors?perPage=25 with 1,000 actors
 // against a reference endpoint on each database (bench/reference-server.js: Koa with sqlite3 or
 // pg prepared statements, the same answer byte for byte) in alternating autocannon rounds. Both servers run as processes
-// of their own with the same environment; where the machine allows (daemon.js PINNING) they
+// of their own with the same environment; where the machine allows (daemon.js pinningOf) they
 // share one CPU and the load generator has another.
 //
 //   BENCH_SCALE_SIZES=1000,100000   the sizes to build and measure (default all three)
@@ -18,10 +18,10 @@
 //                                    its dist/) run in the same throughput rounds, to measure
 //                                    what a change bought side by side
 import { execFile, execFileSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { get, median, ms, PINNING, percentile, startDaemon, startServer } from './daemon.js';
+import { get, median, memoryOf, ms, percentile, pinningOf, startDaemon, startServer } from './daemon.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'archivectl');
@@ -134,7 +134,8 @@ function queries(n) {
 function pinnedCannon(url) {
   const bin = path.join(ROOT, 'node_modules', 'autocannon', 'autocannon.js');
   const args = [bin, '-c', '16', '-d', String(ROUND_SECONDS), '-j', url];
-  const [cmd, argv] = PINNING ? ['taskset', ['-c', PINNING.load, process.execPath, ...args]] : [process.execPath, args];
+  const pinned = pinningOf();
+  const [cmd, argv] = pinned ? ['taskset', ['-c', pinned.load, process.execPath, ...args]] : [process.execPath, args];
   return new Promise((resolve, reject) => {
     execFile(cmd, argv, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) =>
       err ? reject(new Error(`autocannon: ${err.message}`)) : resolve(JSON.parse(stdout)),
@@ -167,7 +168,7 @@ async function runQueries() {
         table.push([dialect, n, what, r.median.toFixed(2), r.p99.toFixed(2)]);
         console.error(`${dialect} ${n} ${what}: ${r.median.toFixed(2)} / ${r.p99.toFixed(2)} ms`);
       }
-      const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1]) / 1024;
+      const { hwm } = memoryOf(proc.pid);
       table.push([dialect, n, 'daemon peak RSS through these queries, MB', hwm.toFixed(1), '']);
       proc.kill('SIGTERM');
       await new Promise((r) => proc.on('exit', r));
@@ -183,9 +184,10 @@ async function runQueries() {
  */
 async function runThroughput() {
   const dialects = PG_URL ? ['sqlite', 'pg'] : ['sqlite'];
+  const pinned = pinningOf();
   console.log(
-    PINNING
-      ? `\nservers on CPU ${PINNING.server}, load generator on CPU ${PINNING.load}`
+    pinned
+      ? `\nservers on CPU ${pinned.server}, load generator on CPU ${pinned.load}`
       : '\nservers and load generator not pinned (one CPU, or no taskset)',
   );
   for (const dialect of dialects) await throughputOn(dialect);

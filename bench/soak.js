@@ -21,7 +21,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { ms, percentile, startDaemon } from './daemon.js';
+import { memoryOf, ms, percentile, startDaemon } from './daemon.js';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? Math.min(5, Math.max(1, SECONDS / 30)));
@@ -357,8 +357,7 @@ async function soak({ base, pid, editor, reader, cli, dataDir }) {
   own.enable();
   const samples = [];
   async function sample() {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+    const { rss } = memoryOf(pid);
     const fds = readdirSync(`/proc/${pid}/fd`).length;
     // utime and stime, in clock ticks (USER_HZ, 100 on Linux), after the command's parenthesis.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');

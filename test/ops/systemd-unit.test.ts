@@ -43,3 +43,21 @@ describe.skipIf(analyze.skip !== null)("the README's systemd unit", () => {
     }
   });
 });
+
+describe("the unit's node flags", () => {
+  it('are the ones npm start and the bench run the daemon with', async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const unitFlags = /^ExecStart=\/usr\/bin\/node((?: --[a-z-]+=\S+)*) \/opt\/archivectl\/bin\/archivectl serve$/m
+      .exec(readme)?.[1]
+      ?.trim()
+      .split(' ');
+    expect(unitFlags?.length).toBeGreaterThan(0);
+    const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    expect(pkg.scripts.start).toBe(`node ${unitFlags?.join(' ')} bin/archivectl serve`);
+    const { UNIT_NODE_FLAGS } = (await import('../../bench/daemon.js')) as { UNIT_NODE_FLAGS: string[] };
+    expect(process.env.BENCH_NODE_FLAGS).toBeUndefined();
+    expect(UNIT_NODE_FLAGS).toEqual(unitFlags);
+  });
+});
