@@ -27,7 +27,7 @@ export function issueMap(issues: readonly v.BaseIssue<unknown>[], whole = ''): R
 export type Parsed<S extends v.GenericSchema> =
   { ok: true; value: v.InferOutput<S> } | { ok: false; errors: Record<string, string> };
 
-/** Unknown fields named in one refusal, at most. */
+/** Unknown fields named in one refusal, and fields named in its message, at most. */
 export const MAX_UNKNOWN = 10;
 
 /** An unknown field's name as a refusal shows it: cut after 64 characters (it comes from the body). */
@@ -54,8 +54,14 @@ export function parseKnownFields<S extends v.ObjectSchema<v.ObjectEntries, v.Err
     ...unknown.map((key) => [key, 'unknown field']),
     ...(r.ok ? [] : Object.entries(r.errors)),
   ]) as Record<string, string>;
+  throw refusal(what, problems);
+}
+
+/** The 422 of `what` with its problems by field; the message names the first MAX_UNKNOWN of them. */
+export function refusal(what: string, problems: Record<string, string>): AppError {
   const names = Object.keys(problems);
-  throw invalid(`invalid ${what}: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`, problems);
+  const shown = names.slice(0, MAX_UNKNOWN).join(', ');
+  return invalid(`invalid ${what}: ${shown}${names.length > MAX_UNKNOWN ? ', …' : ''}`, problems);
 }
 
 /** Parses without throwing: the output, or the error map. */

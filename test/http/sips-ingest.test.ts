@@ -125,6 +125,16 @@ describe('POST /api/sips/import', () => {
     expect(await leftovers(cli().dir)).toEqual([]);
   });
 
+  it('names at most ten unknown fields, their names cut, as every refusal of a body does', async () => {
+    const name = (i: number) => `f${String(i).padStart(2, '0')}${'x'.repeat(97)}`;
+    const extra = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [name(i), 'v']));
+    const r = await api.upload('/api/sips/import', sipForm({ extra }), t.editor);
+    const unknown = Object.entries(fieldsOf(r)).filter(([, why]) => why === 'unknown field');
+    expect(unknown).toHaveLength(10);
+    for (const [shown] of unknown) expect(shown).toMatch(/^f\d\dx{61}…$/);
+    expect((r.body as { error: string }).error).toMatch(/^invalid SIP submission: (f\d\dx{61}…, ){9}f\d\dx{61}…$/);
+  });
+
   it('refuses an identifier already in use with 409', async () => {
     await importSip(api, t.editor, { identifier: 'SIP-dup' });
     const before = await objectTotal();

@@ -13,8 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeTransaction } from '../../db/write-transaction.js';
-import { invalid } from '../../errors.js';
-import { check, v } from '../../validation.js';
+import { check, MAX_UNKNOWN, refusal, shownFieldName, v } from '../../validation.js';
 import type { Ctx } from '../context.js';
 
 import { checkObjectCreate, createObject } from './objects.js';
@@ -142,11 +141,14 @@ export async function parseSipUpload(
   const problems = new Map<string, string>();
   const names = upload.names ?? [...Object.keys(upload.fields), ...upload.files.map((f) => f.field)];
   const seen = new Set<string>();
+  let unknown = 0;
   for (const name of names) {
-    if (!KNOWN_FIELDS.has(name)) problems.set(name, 'unknown field');
-    else if (seen.has(name)) problems.set(name, 'given more than once');
+    if (!KNOWN_FIELDS.has(name)) {
+      // As every body's refusal: at most MAX_UNKNOWN of them, names cut (they come from the body).
+      if (++unknown <= MAX_UNKNOWN) problems.set(shownFieldName(name), 'unknown field');
+    } else if (seen.has(name)) problems.set(name, 'given more than once');
     seen.add(name);
-    if (problems.size >= 50) break;
+    if (unknown + problems.size >= 50) break; // enough to answer; the rest is not looked at
   }
 
   const files = upload.files.filter((f) => f.field === 'file');
@@ -174,10 +176,7 @@ export async function parseSipUpload(
     problems.set('file', 'not a ZIP archive');
   }
   if (problems.size > 0 || !file) {
-    throw invalid(
-      `invalid SIP submission: ${[...problems.keys()].slice(0, 10).join(', ')}`,
-      Object.fromEntries(problems),
-    );
+    throw refusal('SIP submission', Object.fromEntries(problems));
   }
   return { file, identifier, title, keywords };
 }
