@@ -24,6 +24,7 @@ import { buildRouter, dispatchRoute, requireRoute, resolveRoute } from './router
 import { readinessAnswer, type ReadinessProbe } from './health.js';
 import { mayReadMetrics, type DaemonMetrics } from './metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
+import { ANSWERED, gate, type Step } from './gate.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiState, Deps } from './types.js';
 
@@ -46,17 +47,9 @@ const isProbe = (ctx: ApiContext) => PROBES.has(ctx.path) && (ctx.method === 'GE
  * /healthz, /readyz and /metrics. Any other method on these paths, and /metrics for a client
  * the `metrics` key does not let in, get the 404 every unknown path gets.
  */
-function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: Deps['config']['metrics']) {
-  return async function probes(ctx: ApiContext, next: Next): Promise<void> {
-    if (!isProbe(ctx) || (ctx.path === '/metrics' && !mayReadMetrics(access, ctx.ip))) {
-      await next();
-      return;
-    }
-    ctx.state.probe = true;
-    ctx.set('Cache-Control', 'no-store');
-    if (ctx.path === '/healthz') {
-      ctx.body = { status: 'ok' };
-    } else if (ctx.path === '/readyz') {
+function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: Deps['config']['metrics']): Step {
+  const answer = async (ctx: ApiContext): Promise<typeof ANSWERED> => {
+    if (ctx.path === '/readyz') {
       const { status, body } = readinessAnswer(await readiness.check());
       ctx.status = status;
       ctx.body = body;
@@ -65,6 +58,15 @@ function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: 
       ctx.type = contentType;
       ctx.body = body;
     }
+    return ANSWERED;
+  };
+  return function probes(ctx) {
+    if (!isProbe(ctx) || (ctx.path === '/metrics' && !mayReadMetrics(access, ctx.ip))) return;
+    ctx.state.probe = true;
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.path !== '/healthz') return answer(ctx);
+    ctx.body = { status: 'ok' };
+    return ANSWERED;
   };
 }
 
@@ -86,15 +88,27 @@ function countRequests(metrics: DaemonMetrics) {
  * Body problems (400/413/415, or an upload the server could not store) are answered only after
  * authentication and the access rule.
  */
-function rejectUnreadableBody(log: Logger) {
-  return async function unreadableBody(ctx: ApiContext, next: Next): Promise<void> {
+function rejectUnreadableBody(log: Logger): Step {
+  return function unreadableBody(ctx) {
     const body = ctx.state.body;
     if (body.kind === 'invalid') {
       if ('code' in body)
         log.error({ request_id: ctx.state.requestId, code: body.code }, 'an upload could not be written to dataDir');
       throw httpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
     }
-    await next();
+  };
+}
+
+/** What every request under /api starts with; anything else is no endpoint. */
+function beginApiRequest(deps: Deps): Step {
+  return function begin(ctx) {
+    ctx.state.deps = deps;
+    ctx.state.principal = null;
+    ctx.state.body = { kind: 'none' };
+    // The path is echoed with anything token-shaped cut out: a value pasted into a URL must not
+    // come back in the answer either.
+    if (ctx.path !== '/api' && !ctx.path.startsWith('/api/'))
+      throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
   };
 }
 
@@ -115,23 +129,20 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   app.use(accessLog(log, (ctx) => ctx.state.probe === true && !deps.config.log.probes));
   app.use(countRequests(metrics));
   app.use(errorHandler(log));
-  app.use(serveProbes(readiness, metrics, deps.config.metrics));
-  app.use(async (ctx: ApiContext, next: Next) => {
-    ctx.state.deps = deps;
-    ctx.state.principal = null;
-    ctx.state.body = { kind: 'none' };
-    // The path is echoed with anything token-shaped cut out: a value pasted into a URL must not
-    // come back in the answer either.
-    if (ctx.path !== '/api' && !ctx.path.startsWith('/api/'))
-      throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
-    await next();
-  });
-  app.use(resolveRoute(router));
   const cors = crossOrigin(router);
-  app.use(cors.headers); // CORS on every answer of the reconciliation services, errors included
-  app.use(refuseApiTokenInQuery(log)); // 1. api_token in the query
-  app.use(cors.preflight); // CORS preflights carry no token: answered before authentication
-  app.use(judgeAuthorization(access, authenticator)); // 2. the Authorization header, judged
+  // Everything from here on acts before what follows it, and runs as steps (see gate.ts); the
+  // body reader stays a middleware of its own, as it removes unclaimed uploads afterwards.
+  app.use(
+    gate([
+      serveProbes(readiness, metrics, deps.config.metrics),
+      beginApiRequest(deps),
+      resolveRoute(router),
+      cors.headers, // CORS on every answer of the reconciliation services, errors included
+      refuseApiTokenInQuery(log), // 1. api_token in the query
+      cors.preflight, // CORS preflights carry no token: answered before authentication
+      judgeAuthorization(access, authenticator), // 2. the Authorization header, judged
+    ]),
+  );
   app.use(
     readBody({
       jsonBytes: limits.jsonBytes,
@@ -148,11 +159,15 @@ export function createApp(parts: AppParts): Koa<ApiState> {
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
   );
-  app.use(refuseApiTokenInBody(log)); // 1. api_token in a form or JSON body
-  app.use(answerAuthorization(deps.config.limits.failedAuthDelayMs)); // 2. … and answered
-  app.use(requireRoute); // 404 / 405, only once the header has been judged
-  app.use(enforceAccess); // 3. the route's rule
-  app.use(rejectUnreadableBody(log)); // 4. then validation
-  app.use(dispatchRoute(HANDLERS));
+  app.use(
+    gate([
+      refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
+      answerAuthorization(deps.config.limits.failedAuthDelayMs), // 2. … and answered
+      requireRoute, // 404 / 405, only once the header has been judged
+      enforceAccess, // 3. the route's rule
+      rejectUnreadableBody(log), // 4. then validation
+      dispatchRoute(HANDLERS),
+    ]),
+  );
   return app;
 }

@@ -2,7 +2,6 @@
 // Authorization header → 401/403; the route's access rule → 401/403. Validation and handlers
 // come after all three.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import { decide } from '../domain/access.js';
 import type { AccessState } from '../domain/access-state.js';
@@ -10,19 +9,18 @@ import type { Authenticator, Refusal } from '../domain/tokens/authenticate.js';
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
 import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
-import type { ApiContext } from './types.js';
+import type { Step } from './gate.js';
+import type { ApiContext, ApiState } from './types.js';
 
-export function refuseApiTokenInQuery(log: Logger) {
-  return async function apiTokenInQuery(ctx: ApiContext, next: Next): Promise<void> {
+export function refuseApiTokenInQuery(log: Logger): Step {
+  return function apiTokenInQuery(ctx) {
     if (queryHasApiToken(ctx.querystring)) refuseApiToken(ctx, log, 'query');
-    await next();
   };
 }
 
-export function refuseApiTokenInBody(log: Logger) {
-  return async function apiTokenInBody(ctx: ApiContext, next: Next): Promise<void> {
+export function refuseApiTokenInBody(log: Logger): Step {
+  return function apiTokenInBody(ctx) {
     if (bodyKeys(ctx.state.body).some(isApiTokenKey)) refuseApiToken(ctx, log, 'body');
-    await next();
   };
 }
 
@@ -81,8 +79,8 @@ function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): Htt
  * still gets its own 401 first (step 1), while the body reader already knows whether to keep
  * uploaded files: a refused request never writes to disk.
  */
-export function judgeAuthorization(access: AccessState, authenticator: Authenticator) {
-  return async function judgeHeader(ctx: ApiContext, next: Next): Promise<void> {
+export function judgeAuthorization(access: AccessState, authenticator: Authenticator): Step {
+  return async function judgeHeader(ctx) {
     const judgedAt = performance.now();
     // The generation is read before the token: what the token check then reads is at least as
     // fresh as it, so a request that arrives after a revocation sees the revocation.
@@ -121,26 +119,28 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
         }
       }
     }
-    await next();
   };
 }
 
 /** Step 2, answered once step 1 has looked at the body. */
-export function answerAuthorization(failedAuthDelayMs: number) {
-  return async function answerHeader(ctx: ApiContext, next: Next): Promise<void> {
+export function answerAuthorization(failedAuthDelayMs: number): Step {
+  return function answerHeader(ctx) {
     const refusal = ctx.state.refusal;
-    if (refusal) {
-      // A refused token is answered at a fixed deadline after it was judged, with a pause that
-      // costs no CPU: a client guessing or flooding with forged values gets one answer per
-      // connection per pause, and the event loop stays free for the requests of valid tokens.
-      if (refusal.answerAt > 0 && failedAuthDelayMs > 0) {
-        const wait = refusal.answerAt + failedAuthDelayMs - performance.now();
-        if (wait > 0) await delay(wait);
-      }
-      throw refusal.error;
-    }
-    await next();
+    if (refusal) return answerRefusal(refusal, failedAuthDelayMs);
   };
+}
+
+/**
+ * A refused token is answered at a fixed deadline after it was judged, with a pause that costs
+ * no CPU: a client guessing or flooding with forged values gets one answer per connection per
+ * pause, and the event loop stays free for the requests of valid tokens.
+ */
+async function answerRefusal(refusal: NonNullable<ApiState['refusal']>, failedAuthDelayMs: number): Promise<never> {
+  if (refusal.answerAt > 0 && failedAuthDelayMs > 0) {
+    const wait = refusal.answerAt + failedAuthDelayMs - performance.now();
+    if (wait > 0) await delay(wait);
+  }
+  throw refusal.error;
 }
 
 /** The route's rule for this request (with `ids`, some routes have a stricter one). */
@@ -160,7 +160,7 @@ export function willBeRefused(ctx: ApiContext): boolean {
 }
 
 /** Step 3: the route's rule from the access matrix. Runs after 404/405 are settled. */
-export async function enforceAccess(ctx: ApiContext, next: Next): Promise<void> {
+export function enforceAccess(ctx: ApiContext): void {
   const route = ctx.state.route;
   if (route) {
     const rule = ruleOf(ctx, route);
@@ -181,5 +181,4 @@ export async function enforceAccess(ctx: ApiContext, next: Next): Promise<void> 
       );
     }
   }
-  await next();
 }

@@ -13,8 +13,8 @@
 //   answer is `application/javascript` with `nosniff`. A script tag sends no Authorization
 //   header, so JSONP only ever reaches what is open without a token.
 import type Router from '@koa/router';
-import type { Next } from 'koa';
 import { invalid } from '../errors.js';
+import { ANSWERED, type Step } from './gate.js';
 import { owningRoutes } from './router.js';
 import type { ApiContext, ApiState } from './types.js';
 
@@ -24,29 +24,25 @@ const MAX_AGE_SECONDS = 7200;
 const EXPOSED = 'WWW-Authenticate, Retry-After, Allow';
 
 interface CrossOrigin {
-  /** Mounted before anything can refuse a request: sets the CORS headers on every answer of a path. */
-  headers: (ctx: ApiContext, next: Next) => Promise<void>;
-  /** Mounted after the api_token check and before authentication: answers preflights. */
-  preflight: (ctx: ApiContext, next: Next) => Promise<void>;
+  /** Run before anything can refuse a request: sets the CORS headers on every answer of a path. */
+  headers: Step;
+  /** Run after the api_token check and before authentication: answers preflights. */
+  preflight: Step;
 }
 
 export function crossOrigin(router: Router<ApiState>): CrossOrigin {
   const isCrossOrigin = (path: string) => owningRoutes(router, path).some((r) => r.crossOrigin);
   return {
-    async headers(ctx, next) {
+    headers(ctx) {
       if (isCrossOrigin(ctx.path)) {
         ctx.set('Access-Control-Allow-Origin', '*');
         ctx.set('Access-Control-Expose-Headers', EXPOSED);
       }
-      await next();
     },
-    async preflight(ctx, next) {
+    preflight(ctx) {
       const isPreflight =
         ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-      if (!isPreflight || !isCrossOrigin(ctx.path)) {
-        await next();
-        return;
-      }
+      if (!isPreflight || !isCrossOrigin(ctx.path)) return;
       ctx.status = 204;
       ctx.set('Access-Control-Allow-Methods', ctx.state.allowed.join(', '));
       ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
@@ -55,6 +51,7 @@ export function crossOrigin(router: Router<ApiState>): CrossOrigin {
       const h = ctx.req.headers;
       if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0'))
         ctx.set('Connection', 'close');
+      return ANSWERED;
     },
   };
 }

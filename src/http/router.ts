@@ -3,9 +3,9 @@
 // matched once (resolveRoute), the matrix entry and the path's parameters travel on ctx.state
 // for the access step, and the request goes to that route's handler directly (dispatchRoute).
 import Router, { type Layer } from '@koa/router';
-import type { Next } from 'koa';
 import { ROUTES, displayPath, type RouteSpec } from '../domain/access.js';
 import { httpError } from './errors.js';
+import type { Step } from './gate.js';
 import type { ApiContext, ApiState, Handler, HandlerMap } from './types.js';
 import { redactTokens } from '../errors.js';
 
@@ -68,8 +68,8 @@ export function owningRoutes(router: Router<ApiState>, path: string): RouteSpec[
 }
 
 /** Finds the matrix entry of the request (or the methods the path allows) before the body is read. */
-export function resolveRoute(router: Router<ApiState>) {
-  return async function matchRoute(ctx: ApiContext, next: Next): Promise<void> {
+export function resolveRoute(router: Router<ApiState>): Step {
+  return function matchRoute(ctx) {
     const layers = owningLayers(router, ctx.path);
     // Layers of GET routes also answer HEAD (@koa/router adds it to their methods).
     const method = ctx.method.toUpperCase();
@@ -77,32 +77,30 @@ export function resolveRoute(router: Router<ApiState>) {
     ctx.state.route = layer?.name ? (SPECS.get(layer.name) ?? null) : null;
     ctx.state.params = layer ? layer.params(ctx.path, layer.captures(ctx.path), {}) : {};
     ctx.state.allowed = [...new Set(layers.flatMap((l) => l.methods))];
-    await next();
   };
 }
 
 /** 404 for unknown paths, 405 with Allow for a known path and a wrong method; after authentication. */
-export async function requireRoute(ctx: ApiContext, next: Next): Promise<void> {
+export function requireRoute(ctx: ApiContext): void {
   if (!ctx.state.route) {
     if (ctx.state.allowed.length > 0) {
       throw httpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
     }
     throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
   }
-  await next();
 }
 
 /**
  * The handler of the route resolveRoute found, with the path's parameters in ctx.params (the
  * end of the pipeline; requireRoute has answered requests without a route).
  */
-export function dispatchRoute(handlers: HandlerMap) {
+export function dispatchRoute(handlers: HandlerMap): Step {
   const bySpec = new Map<RouteSpec, Handler | undefined>(ROUTES.map((r) => [r, handlers[routeKey(r)]]));
-  return async function dispatch(ctx: ApiContext): Promise<void> {
+  return function dispatch(ctx) {
     const handler = ctx.state.route ? bySpec.get(ctx.state.route) : undefined;
     if (!handler) throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
     ctx.params = ctx.state.params;
-    await handler(ctx);
+    return handler(ctx);
   };
 }
 
