@@ -15,7 +15,7 @@
 import type Router from '@koa/router';
 import { invalid } from '../errors.js';
 import { ANSWERED, type Step } from './gate.js';
-import { owningRoutes } from './router.js';
+import { isCrossOriginPath } from './router.js';
 import type { ApiContext, ApiState } from './types.js';
 
 /** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
@@ -31,7 +31,7 @@ interface CrossOrigin {
 }
 
 export function crossOrigin(router: Router<ApiState>): CrossOrigin {
-  const isCrossOrigin = (path: string) => owningRoutes(router, path).some((r) => r.crossOrigin);
+  const isCrossOrigin = (path: string) => isCrossOriginPath(router, path);
   return {
     headers(ctx) {
       if (isCrossOrigin(ctx.path)) {

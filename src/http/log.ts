@@ -43,6 +43,23 @@ function withPriority(line: string): string {
   return `<${PRIORITY[level ?? 'info'] ?? 6}>${line}`;
 }
 
+/**
+ * pino's `isoTime`, made once per millisecond: a busy daemon writes many lines within one, and
+ * formatting the date was a quarter of a request line's cost in a profile of the catalogue lists.
+ */
+function isoTimeOncePerMs(): () => string {
+  let at = Number.NaN;
+  let text = '';
+  return () => {
+    const now = Date.now();
+    if (now !== at) {
+      at = now;
+      text = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return text;
+  };
+}
+
 /** Bytes of lines gathered before they are handed on as one write. */
 const GATHER_BYTES = 8192;
 /** The longest a line waits for others before it is handed on. */
@@ -127,7 +144,7 @@ export async function createLogger(
     {
       level,
       base: { pid: process.pid },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeOncePerMs(),
       formatters: { level: (label) => ({ level: label }) },
       hooks: { streamWrite: journal ? (line) => withPriority(redactTokens(line)) : redactTokens },
     },

@@ -33,26 +33,35 @@ type RouteLayer = Layer<ApiState>;
 /** How many parameters a pattern has: the fewer, the more specific (`/reconcile` beats `/:id`). */
 const parameters = (layer: RouteLayer) => layer.paramNames.length;
 
-/** Paths whose owning layers are remembered; the memory is emptied when it holds this many. */
+/** What one path is owned by: its layers, its methods, and per method its layer and matrix entry. */
+interface Owner {
+  /** Every method of the owning pattern (for 405 and CORS preflights); shared, never changed. */
+  allowed: readonly string[];
+  crossOrigin: boolean;
+  byMethod: Map<string, { layer: RouteLayer; spec: RouteSpec | null }>;
+}
+
+/** Paths whose owners are remembered; the memory is emptied when it holds this many. */
 const REMEMBERED_PATHS = 1_000;
-const ownersOf = new WeakMap<Router<ApiState>, Map<string, RouteLayer[]>>();
+const ownersOf = new WeakMap<Router<ApiState>, Map<string, Owner>>();
 
 /**
- * The layers of the one pattern that owns `path`: of the patterns that match it, the most
- * specific (fewest parameters; the first in the matrix on a tie). `/api/actors/reconcile` is
- * owned by its own pattern, never by `/api/actors/:id`, so its methods are exactly its own.
- * Remembered by path: every request asks (route, CORS), and a match tries every pattern.
+ * The owner of `path`: of the patterns that match it, the most specific (fewest parameters; the
+ * first in the matrix on a tie). `/api/actors/reconcile` is owned by its own pattern, never by
+ * `/api/actors/:id`, so its methods are exactly its own. Remembered by path, with what each
+ * request asks of it worked out once: every request asks (route, CORS), and a match tries
+ * every pattern.
  */
-function owningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
+function ownerOf(router: Router<ApiState>, path: string): Owner {
   let owners = ownersOf.get(router);
-  if (!owners) ownersOf.set(router, (owners = new Map<string, RouteLayer[]>()));
-  let layers = owners.get(path);
-  if (layers === undefined) {
-    layers = matchOwningLayers(router, path);
+  if (!owners) ownersOf.set(router, (owners = new Map<string, Owner>()));
+  let owner = owners.get(path);
+  if (owner === undefined) {
+    owner = describeOwner(matchOwningLayers(router, path));
     if (owners.size >= REMEMBERED_PATHS) owners.clear();
-    owners.set(path, layers);
+    owners.set(path, owner);
   }
-  return layers;
+  return owner;
 }
 
 function matchOwningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
@@ -62,21 +71,35 @@ function matchOwningLayers(router: Router<ApiState>, path: string): RouteLayer[]
   return owner ? matching.filter((l) => l.path === owner.path) : [];
 }
 
-/** The matrix entries of the pattern that owns `path` (empty for an unknown path). */
-export function owningRoutes(router: Router<ApiState>, path: string): RouteSpec[] {
-  return owningLayers(router, path).flatMap((l) => (l.name ? (SPECS.get(l.name) ?? []) : []));
+function describeOwner(layers: RouteLayer[]): Owner {
+  const byMethod = new Map<string, { layer: RouteLayer; spec: RouteSpec | null }>();
+  // Layers of GET routes also answer HEAD (@koa/router adds it to their methods); the first
+  // layer with a method is its owner.
+  for (const layer of layers)
+    for (const method of layer.methods)
+      if (!byMethod.has(method))
+        byMethod.set(method, { layer, spec: layer.name ? (SPECS.get(layer.name) ?? null) : null });
+  return {
+    allowed: [...new Set(layers.flatMap((l) => l.methods))],
+    crossOrigin: layers.some((l) => l.name !== undefined && SPECS.get(l.name)?.crossOrigin === true),
+    byMethod,
+  };
+}
+
+/** Whether the pattern that owns `path` is a cross-origin service (src/http/cors.ts). */
+export function isCrossOriginPath(router: Router<ApiState>, path: string): boolean {
+  return ownerOf(router, path).crossOrigin;
 }
 
 /** Finds the matrix entry of the request (or the methods the path allows) before the body is read. */
 export function resolveRoute(router: Router<ApiState>): Step {
   return function matchRoute(ctx) {
-    const layers = owningLayers(router, ctx.path);
-    // Layers of GET routes also answer HEAD (@koa/router adds it to their methods).
-    const method = ctx.method.toUpperCase();
-    const layer = layers.find((l) => l.methods.includes(method));
-    ctx.state.route = layer?.name ? (SPECS.get(layer.name) ?? null) : null;
-    ctx.state.params = layer ? layer.params(ctx.path, layer.captures(ctx.path), {}) : {};
-    ctx.state.allowed = [...new Set(layers.flatMap((l) => l.methods))];
+    const owner = ownerOf(router, ctx.path);
+    const found = owner.byMethod.get(ctx.method.toUpperCase());
+    ctx.state.route = found?.spec ?? null;
+    const layer = found?.layer;
+    ctx.state.params = layer && layer.paramNames.length > 0 ? layer.params(ctx.path, layer.captures(ctx.path), {}) : {};
+    ctx.state.allowed = owner.allowed;
   };
 }
 

@@ -44,7 +44,7 @@ export interface ApiState {
   /** The path's parameters for the route (`:id`), or none. */
   params: Record<string, string>;
   /** Methods allowed on the path when the method is not (for 405). */
-  allowed: string[];
+  allowed: readonly string[];
   principal: Principal | null;
   /** The presented token's public id, for the access log (never its value). */
   tokenId?: string;

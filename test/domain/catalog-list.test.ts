@@ -27,6 +27,7 @@ import { KEYWORD_LIST } from '../../src/domain/catalog/keywords.js';
 import { likePattern, parseListQuery, type QueryInput } from '../../src/domain/catalog/list.js';
 import { parseObjectFilter } from '../../src/domain/catalog/objects.js';
 import { checkPlaceCreate, PLACE_BEACON_PROVIDERS } from '../../src/domain/catalog/places.js';
+import { toRecord } from '../../src/domain/catalog/records.js';
 import { thrown } from '../helpers/errors.js';
 
 const parse = (query: QueryInput) => parseListQuery(query, ACTOR_LIST);
@@ -491,5 +492,28 @@ describe('list filters and sorts of issue 9', () => {
     expect(fullId('kr', 'actors', 123)).toBe('kr-actors-123');
     expect(countryName('CH')).toBe('Switzerland');
     expect(countryName(null)).toBeNull();
+  });
+});
+
+describe('reading a row into a record', () => {
+  const description = (names: string[]) => ({
+    table: 't',
+    what: 'thing',
+    columns: Object.fromEntries(names.map((n) => [n, { read: (raw: unknown) => `read ${String(raw)}` }])),
+    columnNames: names,
+  });
+
+  it('reads every column through its own reader, in the description order, and nothing else', () => {
+    const record = toRecord(description(['id', 'name_lower', 'b']), { b: 2, id: 1, name_lower: 'x', extra: 9 });
+    expect(Object.entries(record as object)).toEqual([
+      ['id', 'read 1'],
+      ['name_lower', 'read x'],
+      ['b', 'read 2'],
+    ]);
+  });
+
+  it('refuses a column name that is not a plain identifier, before it becomes code', () => {
+    for (const bad of ['a-b', 'x)}); process.exit(1); ({y', 'Name', '1a', ''])
+      expect(() => toRecord(description(['id', bad]), { id: 1 })).toThrow(/is not a plain identifier/);
   });
 });
