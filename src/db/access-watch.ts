@@ -7,9 +7,12 @@ import { getSignalFile, SIGNAL_RECHECK_MS, SignalWatch } from './change-signal.j
 import { isPg, type Db } from './dialect.js';
 import { startLease, type Lease, type NotificationState } from './pg-lease.js';
 
-/** Where the current generation comes from; `read` runs once per request under /api. */
+/**
+ * Where the current generation comes from; `read` runs once per request under /api, and gives
+ * the generation itself when it knows it without waiting (a request then takes no await for it).
+ */
 export interface GenerationSource {
-  read(): Promise<string>;
+  read(): string | Promise<string>;
   close(): Promise<void>;
   /** PostgreSQL: whether change notifications are up, unverified or down (for /readyz). */
   notifications?(): NotificationState;
@@ -29,17 +32,20 @@ function signalledGeneration(db: Db, file: string): GenerationSource {
   let generation = '';
   let checkedAt = Number.NEGATIVE_INFINITY;
   const signal = new SignalWatch(file);
+  const reread = async (content: string, at: number) => {
+    // Read the database after the file, so a change signalled before this request is seen.
+    const fresh = await readAccessGeneration(db);
+    seen = content;
+    generation = fresh;
+    checkedAt = at;
+    return fresh;
+  };
   return {
-    async read() {
+    read() {
       const content = signal.read();
       const at = performance.now();
       if (content === seen && at - checkedAt < SIGNAL_RECHECK_MS) return generation;
-      // Read the database after the file, so a change signalled before this request is seen.
-      const fresh = await readAccessGeneration(db);
-      seen = content;
-      generation = fresh;
-      checkedAt = at;
-      return fresh;
+      return reread(content, at);
     },
     close: async () => signal.release(),
   };
@@ -55,7 +61,7 @@ async function leasedGeneration(db: Db, onError: (err: Error) => void): Promise<
   return {
     lease,
     notifications: () => lease.notifications(),
-    read: async () => lease.current() ?? readAccessGeneration(db),
+    read: () => lease.current() ?? readAccessGeneration(db),
     close: () => lease.close(),
   };
 }

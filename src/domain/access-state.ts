@@ -6,7 +6,7 @@ import type { GenerationSource } from '../db/access-watch.js';
 import type { Db } from '../db/dialect.js';
 import { readSettings, type Settings } from './settings.js';
 
-interface AccessSnapshot {
+export interface AccessSnapshot {
   generation: string;
   settings: Settings;
 }
@@ -19,8 +19,16 @@ export class AccessState {
     readonly source: GenerationSource,
   ) {}
 
-  async current(): Promise<AccessSnapshot> {
-    const generation = await this.source.read();
+  /** The snapshot itself when the generation is known at once and has not moved, else a promise of it. */
+  current(): AccessSnapshot | Promise<AccessSnapshot> {
+    const generation = this.source.read();
+    const known = this.snapshot;
+    if (typeof generation === 'string' && known && known.generation === generation) return known;
+    return this.refresh(generation);
+  }
+
+  private async refresh(reading: string | Promise<string>): Promise<AccessSnapshot> {
+    const generation = await reading;
     const known = this.snapshot;
     if (known && known.generation === generation) return known;
     const settings = await readSettings({ db: this.db });

@@ -4,7 +4,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { decide } from '../domain/access.js';
-import type { AccessState } from '../domain/access-state.js';
+import type { AccessSnapshot, AccessState } from '../domain/access-state.js';
 import type { Authenticator, Refusal } from '../domain/tokens/authenticate.js';
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
@@ -80,46 +80,56 @@ function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): Htt
  * uploaded files: a refused request never writes to disk.
  */
 export function judgeAuthorization(access: AccessState, authenticator: Authenticator): Step {
-  return async function judgeHeader(ctx) {
+  return function judgeHeader(ctx) {
     const judgedAt = performance.now();
     // The generation is read before the token: what the token check then reads is at least as
     // fresh as it, so a request that arrives after a revocation sees the revocation.
-    const snapshot = await access.current();
+    const snapshot = access.current();
+    return snapshot instanceof Promise
+      ? snapshot.then((known) => judgeWith(ctx, known, judgedAt))
+      : judgeWith(ctx, snapshot, judgedAt);
+  };
+
+  /** The verdict on the header, with the access state read for this request (no await without a token). */
+  function judgeWith(ctx: ApiContext, snapshot: AccessSnapshot, judgedAt: number): void | Promise<void> {
     ctx.state.settings = snapshot.settings;
     ctx.state.principal = null;
     ctx.state.refusal = null;
     const header = ctx.req.headers.authorization;
-    if (header !== undefined) {
-      // RFC 7235: the scheme is case-insensitive; RFC 6750: exactly one token after one space run.
-      const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
-      const value = match?.[2];
-      if (!match || match[1]?.toLowerCase() !== 'bearer') {
-        ctx.state.authRefusal = 'header';
-        ctx.state.refusal = {
-          error: unauthorized('only Authorization: Bearer <token> is accepted', false),
-          answerAt: 0,
-        };
-      } else if (!value) {
-        ctx.state.authRefusal = 'header';
-        ctx.state.refusal = { error: unauthorized('the Authorization header carries no token', false), answerAt: 0 };
-      } else {
-        const result = await authenticator.authenticate(value, snapshot.generation, ctx.state.client);
-        if (result.ok) {
-          ctx.state.principal = result.principal;
-          ctx.state.tokenId = result.principal.selector;
-        } else {
-          if (result.selector) ctx.state.tokenId = result.selector;
-          ctx.state.authRefusal = result.reason;
-          // Every refused value is answered at the same moment after the request was judged,
-          // whatever the refusal cost: the answer's timing says nothing about the id.
-          ctx.state.refusal = {
-            error: refusalFor(result.reason, result.retryAfterSeconds),
-            answerAt: result.reason === 'blocked' ? 0 : judgedAt,
-          };
-        }
-      }
+    if (header === undefined) return;
+    // RFC 7235: the scheme is case-insensitive; RFC 6750: exactly one token after one space run.
+    const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
+    const value = match?.[2];
+    if (!match || match[1]?.toLowerCase() !== 'bearer') {
+      ctx.state.authRefusal = 'header';
+      ctx.state.refusal = {
+        error: unauthorized('only Authorization: Bearer <token> is accepted', false),
+        answerAt: 0,
+      };
+    } else if (!value) {
+      ctx.state.authRefusal = 'header';
+      ctx.state.refusal = { error: unauthorized('the Authorization header carries no token', false), answerAt: 0 };
+    } else {
+      return judgeToken(ctx, value, snapshot.generation, judgedAt);
     }
-  };
+  }
+
+  async function judgeToken(ctx: ApiContext, value: string, generation: string, judgedAt: number): Promise<void> {
+    const result = await authenticator.authenticate(value, generation, ctx.state.client);
+    if (result.ok) {
+      ctx.state.principal = result.principal;
+      ctx.state.tokenId = result.principal.selector;
+    } else {
+      if (result.selector) ctx.state.tokenId = result.selector;
+      ctx.state.authRefusal = result.reason;
+      // Every refused value is answered at the same moment after the request was judged,
+      // whatever the refusal cost: the answer's timing says nothing about the id.
+      ctx.state.refusal = {
+        error: refusalFor(result.reason, result.retryAfterSeconds),
+        answerAt: result.reason === 'blocked' ? 0 : judgedAt,
+      };
+    }
+  }
 }
 
 /** Step 2, answered once step 1 has looked at the body. */
