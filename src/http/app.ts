@@ -25,6 +25,7 @@ import { readinessAnswer, type ReadinessProbe } from './health.js';
 import { mayReadMetrics, type DaemonMetrics } from './metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { ANSWERED, gate, type Step } from './gate.js';
+import { shareParsedQueries } from './query.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiState, Deps } from './types.js';
 
@@ -116,6 +117,7 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   const { deps, log, access, authenticator, trust, readiness, metrics } = parts;
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
+  shareParsedQueries(app);
   const router = buildRouter(HANDLERS);
   const { limits } = deps.config;
 

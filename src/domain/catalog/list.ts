@@ -96,7 +96,25 @@ function listSchema<F extends string>(options: ListOptions<F>) {
   return schema as unknown as ReturnType<typeof listParams<F>>;
 }
 
+/**
+ * The list parameters of queries that cannot change (frozen: the daemon shares one parsed object
+ * among the requests with the same query string, src/http/query.ts), by query and resource.
+ */
+const remembered = new WeakMap<QueryInput, WeakMap<ListOptions<string>, ListQuery>>();
+
 export function parseListQuery<F extends string>(query: QueryInput, options: ListOptions<F>): ListQuery<F> {
+  const known = remembered.get(query)?.get(options);
+  if (known) return known as ListQuery<F>;
+  const parsed = readListQuery(query, options);
+  if (Object.isFrozen(query)) {
+    let byOptions = remembered.get(query);
+    if (!byOptions) remembered.set(query, (byOptions = new WeakMap()));
+    byOptions.set(options, parsed);
+  }
+  return parsed;
+}
+
+function readListQuery<F extends string>(query: QueryInput, options: ListOptions<F>): ListQuery<F> {
   const read = check(listSchema(options), query);
   const errors = read.ok ? {} : { ...read.errors };
   let cursor: ListQuery['cursor'];
@@ -111,7 +129,9 @@ export function parseListQuery<F extends string>(query: QueryInput, options: Lis
   }
   if (!read.ok || Object.keys(errors).length > 0) throw invalid('invalid list parameters', errors);
   const { search, page, perPage, sortField, sortAsc, format } = read.value;
-  return { search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) };
+  // Frozen: a remembered result is shared by every request that asks the same.
+  if (typeof cursor === 'object') Object.freeze(cursor);
+  return Object.freeze({ search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) });
 }
 
 /** `%`, `_` and `\` match themselves: the search is a plain substring, not a pattern. */
