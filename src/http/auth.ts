@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { decide } from '../domain/access.js';
 import type { AccessSnapshot, AccessState } from '../domain/access-state.js';
-import type { Authenticator, Refusal } from '../domain/tokens/authenticate.js';
+import type { Authenticator, AuthResult, Refusal } from '../domain/tokens/authenticate.js';
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
 import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
@@ -114,8 +114,14 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     }
   }
 
-  async function judgeToken(ctx: ApiContext, value: string, generation: string, judgedAt: number): Promise<void> {
-    const result = await authenticator.authenticate(value, generation, ctx.state.client);
+  function judgeToken(ctx: ApiContext, value: string, generation: string, judgedAt: number): void | Promise<void> {
+    // A token verified under this generation is judged at once (no await), as a request without one is.
+    const result = authenticator.authenticate(value, generation, ctx.state.client);
+    if (result instanceof Promise) return result.then((known) => keepVerdict(ctx, known, judgedAt));
+    keepVerdict(ctx, result, judgedAt);
+  }
+
+  function keepVerdict(ctx: ApiContext, result: AuthResult, judgedAt: number): void {
     if (result.ok) {
       ctx.state.principal = result.principal;
       ctx.state.tokenId = result.principal.selector;

@@ -16,7 +16,7 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/dialect.js';
 import type { Role } from '../roles.js';
 import { FailureBudget } from './failure-budget.js';
-import { parse } from './format.js';
+import { LEGACY_LENGTH, parse, TOKEN_LENGTH } from './format.js';
 import { hashSecret, needsRehash, verifySecret } from './hash.js';
 import { KdfBusy, KdfQueue, type KdfQueueOptions } from './kdf-queue.js';
 import type { LastUsedRecorder } from './last-used.js';
@@ -33,7 +33,7 @@ export interface Principal {
 /** `throttled`: the client is out of failure budget (429); `busy`: the KDF queue is full (503). */
 export type Refusal = 'malformed' | 'unknown' | 'mismatch' | 'revoked' | 'expired' | 'blocked' | 'throttled' | 'busy';
 
-type AuthResult =
+export type AuthResult =
   { ok: true; principal: Principal } | { ok: false; reason: Refusal; selector?: string; retryAfterSeconds?: number };
 
 interface AuthRow {
@@ -120,11 +120,37 @@ export class Authenticator {
    * `generation` must have been read before this call (the row is then at least as fresh);
    * `client` names the caller for the failure budgets and the KDF queue's turns.
    */
-  async authenticate(value: string, generation: string, client = ''): Promise<AuthResult> {
+  /**
+   * The verdict itself when it is known at once (a malformed value, or a value verified under
+   * this generation: the common case, which then takes no await), else a promise of it.
+   */
+  authenticate(value: string, generation: string, client = ''): AuthResult | Promise<AuthResult> {
+    // Only a value of a token's length can be one: anything else is refused before it is hashed.
+    if (value.length !== TOKEN_LENGTH && value.length !== LEGACY_LENGTH) return { ok: false, reason: 'malformed' };
+    const key = createHash('sha256').update(value).digest('base64');
+    const cached = this.cache.get(key);
+    // A value verified before is well formed: its format and checksum are not read again.
+    if (cached && cached.generation === generation) return this.hit(key, cached, cached.row);
     const parsed = parse(value);
     if (!parsed) return { ok: false, reason: 'malformed' };
-    const key = createHash('sha256').update(value).digest('base64');
+    return this.authenticateAfresh(parsed, key, generation, client);
+  }
 
+  /** A cached verification still good for `row`: counted, moved to the newest position, admitted. */
+  private hit(key: string, cached: CacheEntry, row: AuthRow): AuthResult {
+    cached.row = row;
+    this.stats.cacheHits++;
+    this.cache.delete(key); // LRU: move to the newest position
+    this.cache.set(key, cached);
+    return this.admit(row);
+  }
+
+  private async authenticateAfresh(
+    parsed: NonNullable<ReturnType<typeof parse>>,
+    key: string,
+    generation: string,
+    client: string,
+  ): Promise<AuthResult> {
     const cached = this.cache.get(key);
     if (cached) {
       let row: AuthRow | undefined = cached.row;
@@ -139,13 +165,7 @@ export class Authenticator {
       }
       // The stored hash must be the one this value was verified against; when it is not (the
       // token was re-hashed by another daemon) the value is verified afresh below.
-      if (row.secret_hash === cached.row.secret_hash) {
-        cached.row = row;
-        this.stats.cacheHits++;
-        this.cache.delete(key); // LRU: move to the newest position
-        this.cache.set(key, cached);
-        return this.admit(row);
-      }
+      if (row.secret_hash === cached.row.secret_hash) return this.hit(key, cached, row);
       this.forget(key);
     }
 
