@@ -5,11 +5,12 @@
 // Requests are labelled by route template (`/api/objects/:id`), never the raw path: the label
 // set stays bounded whatever clients send. Who may read /metrics is the `metrics` config key.
 import ipaddr from 'ipaddr.js';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Authenticator } from '../domain/tokens/authenticate.js';
 import type { LastUsedRecorder } from '../domain/tokens/last-used.js';
 import type { ConnectionGuard } from './connection-limits.js';
 import type { ReadinessProbe } from './health.js';
+import { RequestMetrics } from './request-metrics.js';
 
 export type MetricsAccess = 'off' | 'local' | 'on';
 
@@ -38,26 +39,13 @@ function mirroredCounter(registry: Registry, name: string, help: string, read: (
 
 export class DaemonMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly duration: Histogram<'method' | 'route'>;
+  private readonly requests: RequestMetrics;
   private readonly refusals: Counter<'reason'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'archivectl_' });
-    this.requests = new Counter({
-      name: 'archivectl_http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: 'archivectl_http_request_duration_seconds',
-      help: 'Time to answer HTTP requests, by method and route template',
-      labelNames: ['method', 'route'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
-    });
+    this.requests = new RequestMetrics(this.registry);
     this.refusals = new Counter({
       name: 'archivectl_auth_refusals_total',
       help: 'Requests refused at authentication, by reason',
@@ -162,8 +150,7 @@ export class DaemonMetrics {
 
   /** One answered request. `route`: the template, or a fixed word for paths outside the matrix. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status: String(status) });
-    this.duration.observe({ method, route }, seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
   refused(reason: string): void {

@@ -117,6 +117,43 @@ describe('/metrics', () => {
     expect(delta(requests, { method: 'GET', route: '/metrics', status: '200' })).toBe(1);
   });
 
+  it('times requests in a histogram by method and route: cumulative buckets, +Inf, sum and count', async () => {
+    const before = await scrape();
+    for (let i = 0; i < 4; i++) await send(daemon(), '/api/objects?perPage=1', { headers: bearer(t.user) });
+    await send(daemon(), '/api/objects', { method: 'HEAD', headers: bearer(t.user) });
+    const after = await scrape();
+    const family = 'archivectl_http_request_duration_seconds';
+    const labels = { method: 'GET', route: '/api/objects' };
+    const delta = (name: string, more: Record<string, string> = {}) =>
+      valueOf(after, name, { ...labels, ...more }) - valueOf(before, name, { ...labels, ...more });
+    expect(delta(`${family}_count`)).toBe(4);
+    expect(delta(`${family}_bucket`, { le: '+Inf' })).toBe(4);
+    expect(delta(`${family}_sum`)).toBeGreaterThan(0);
+    const buckets = after.filter(
+      (s) => s.name === `${family}_bucket` && s.labels.method === 'GET' && s.labels.route === '/api/objects',
+    );
+    const bounds = buckets.map((s) => s.labels.le);
+    expect(bounds).toEqual([
+      '0.005',
+      '0.01',
+      '0.025',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '10',
+      '30',
+      '+Inf',
+    ]);
+    const counts = buckets.map((s) => s.value);
+    expect(counts).toEqual([...counts].sort((a, b) => a - b)); // cumulative
+    expect(valueOf(after, `${family}_count`, { method: 'HEAD', route: '/api/objects' })).toBeGreaterThanOrEqual(1);
+    expect(after.some((s) => s.name === `${family}_count` && s.labels.status !== undefined)).toBe(false);
+  });
+
   it('counts KDF runs, cache hits and size, and last-used writes', async () => {
     const before = await scrape();
     // Fresh tokens: the first use runs the KDF and records "last used"; the next ones hit the cache.

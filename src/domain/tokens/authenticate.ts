@@ -118,11 +118,9 @@ export class Authenticator {
 
   /**
    * `generation` must have been read before this call (the row is then at least as fresh);
-   * `client` names the caller for the failure budgets and the KDF queue's turns.
-   */
-  /**
-   * The verdict itself when it is known at once (a malformed value, or a value verified under
-   * this generation: the common case, which then takes no await), else a promise of it.
+   * `client` names the caller for the failure budgets and the KDF queue's turns. Answers the
+   * verdict itself when it is known at once (a malformed value, or a value verified under this
+   * generation: the common case, which then takes no await), else a promise of it.
    */
   authenticate(value: string, generation: string, client = ''): AuthResult | Promise<AuthResult> {
     // Only a value of a token's length can be one: anything else is refused before it is hashed.
