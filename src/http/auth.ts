@@ -1,4 +1,4 @@
-// Steps 1-3 of SPEC §4.1 as Koa middleware, in that order: api_token anywhere → 401; the
+// Steps 1-3 of SPEC §4.1 as steps of the request pipeline (gate.ts), in that order: api_token anywhere → 401; the
 // Authorization header → 401/403; the route's access rule → 401/403. Validation and handlers
 // come after all three.
 import { setTimeout as delay } from 'node:timers/promises';
@@ -9,7 +9,7 @@ import type { Authenticator, AuthResult, Refusal } from '../domain/tokens/authen
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
 import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
-import type { Step } from './gate.js';
+import { isPromise, type Step } from './gate.js';
 import type { ApiContext, ApiState } from './types.js';
 
 export function refuseApiTokenInQuery(log: Logger): Step {
@@ -85,7 +85,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     // The generation is read before the token: what the token check then reads is at least as
     // fresh as it, so a request that arrives after a revocation sees the revocation.
     const snapshot = access.current();
-    return snapshot instanceof Promise
+    return isPromise(snapshot)
       ? snapshot.then((known) => judgeWith(ctx, known, judgedAt))
       : judgeWith(ctx, snapshot, judgedAt);
   };
@@ -117,7 +117,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
   function judgeToken(ctx: ApiContext, value: string, generation: string, judgedAt: number): void | Promise<void> {
     // A token verified under this generation is judged at once (no await), as a request without one is.
     const result = authenticator.authenticate(value, generation, ctx.state.client);
-    if (result instanceof Promise) return result.then((known) => keepVerdict(ctx, known, judgedAt));
+    if (isPromise(result)) return Promise.resolve(result).then((known) => keepVerdict(ctx, known, judgedAt));
     keepVerdict(ctx, result, judgedAt);
   }
 

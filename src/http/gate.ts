@@ -15,6 +15,11 @@ type Outcome = void | typeof ANSWERED;
 /** One step: nothing (go on), ANSWERED (stop), a promise of either, or an exception. */
 export type Step = (ctx: ApiContext) => Outcome | Promise<Outcome>;
 
+/** Whether a value that may be a promise is one (any thenable, not only native promises). */
+export function isPromise<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 /**
  * A Koa middleware that runs `steps` in order, and the middleware after it once all have let
  * the request go on; the first step that answers ends the request.
@@ -23,7 +28,7 @@ export function gate(steps: readonly Step[]) {
   return async function runSteps(ctx: ApiContext, next: Next): Promise<void> {
     for (const step of steps) {
       let outcome = step(ctx);
-      if (outcome instanceof Promise) outcome = await outcome;
+      if (isPromise(outcome)) outcome = await outcome;
       if (outcome === ANSWERED) return;
     }
     await next();

@@ -8,10 +8,18 @@ import type Koa from 'koa';
 import koaSearchParams from 'koa/lib/search-params.js';
 import type { QueryInput } from '../domain/catalog/query-params.js';
 
-/** Query strings longer than this are parsed per request and not remembered. */
-const REMEMBERED_LENGTH = 512;
-/** Distinct query strings remembered; the memory is emptied when it holds this many (<= 0.5 MB). */
-const REMEMBERED = 1_000;
+/** Query strings longer than this are parsed once per request and not remembered. */
+const REMEMBERED_LENGTH = 256;
+/**
+ * Distinct query strings remembered; the memory is emptied when it holds this many. A string of
+ * 256 characters parses to at most ~85 parameters: a few MB even if every string is hostile.
+ */
+const REMEMBERED = 500;
+
+/** A request's own parse of a query string too long to be remembered (as Koa keeps it per request). */
+const OWN_PARSE = Symbol('own parse');
+
+type ParsingRequest = Koa.Request & { [OWN_PARSE]?: { text: string; query: QueryInput } };
 
 /** The accessor of `name` where `object` or its prototypes define it. */
 function accessorOf(object: object, name: string): PropertyDescriptor | undefined {
@@ -42,8 +50,14 @@ export function shareParsedQueries(app: Koa): void {
   Object.defineProperty(app.request, 'query', {
     configurable: true,
     enumerable: koaQuery?.enumerable ?? true,
-    get(this: Koa.Request) {
-      return parse(this.querystring);
+    get(this: ParsingRequest) {
+      const text = this.querystring;
+      if (text.length <= REMEMBERED_LENGTH) return parse(text);
+      const own = this[OWN_PARSE];
+      if (own !== undefined && own.text === text) return own.query;
+      const query = parse(text);
+      this[OWN_PARSE] = { text, query };
+      return query;
     },
     // Koa's own setter: it writes the query string, which the getter then reads.
     set: koaQuery?.set,

@@ -92,11 +92,11 @@ function histogramValues(name: string, t: Timed) {
   let cumulative = 0;
   const buckets = DURATION_BUCKETS.map((le, i) => {
     cumulative += t.perBucket[i] as number;
-    return { labels: { ...t.labels, le }, value: cumulative, metricName: `${name}_bucket` };
+    return { labels: { le, ...t.labels }, value: cumulative, metricName: `${name}_bucket` };
   });
   return [
     ...buckets,
-    { labels: { ...t.labels, le: '+Inf' }, value: t.count, metricName: `${name}_bucket` },
+    { labels: { le: '+Inf', ...t.labels }, value: t.count, metricName: `${name}_bucket` },
     { labels: t.labels, value: t.sum, metricName: `${name}_sum` },
     { labels: t.labels, value: t.count, metricName: `${name}_count` },
   ];

@@ -80,7 +80,7 @@ function describeOwner(layers: RouteLayer[]): Owner {
       if (!byMethod.has(method))
         byMethod.set(method, { layer, spec: layer.name ? (SPECS.get(layer.name) ?? null) : null });
   return {
-    allowed: [...new Set(layers.flatMap((l) => l.methods))],
+    allowed: Object.freeze([...new Set(layers.flatMap((l) => l.methods))]),
     crossOrigin: layers.some((l) => l.name !== undefined && SPECS.get(l.name)?.crossOrigin === true),
     byMethod,
   };

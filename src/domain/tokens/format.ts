@@ -1,6 +1,7 @@
 // Token values: `arc_` + 8-char selector + 40-char secret + 6-char checksum (58 chars, SPEC §3.3).
 // Pure code, no I/O: parsing runs before any database query or KDF, so a malformed or
-// mistyped value costs a few string operations and nothing else.
+// mistyped value costs a few string operations (and, at a token's length, the hash that looks
+// it up among the values verified already) and nothing else.
 import { randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
