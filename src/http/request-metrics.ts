@@ -37,31 +37,16 @@ export class RequestMetrics {
 
   /** Registers both metrics in `registry`. */
   constructor(registry: Registry) {
-    const counter = {
-      name: 'archivectl_http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status',
-      type: 'counter',
-      aggregator: 'sum',
-      get: () => ({
-        ...counter,
-        values: [...this.answered.values()].map((a) => ({ labels: a.labels, value: a.count })),
-      }),
+    const requests = 'archivectl_http_requests_total';
+    const durations = 'archivectl_http_request_duration_seconds';
+    register(registry, requests, 'HTTP requests answered, by method, route template and status', 'counter', {
+      values: () => [...this.answered.values()].map((a) => ({ labels: a.labels, value: a.count })),
       reset: () => this.answered.clear(),
-    };
-    const histogram = {
-      name: 'archivectl_http_request_duration_seconds',
-      help: 'Time to answer HTTP requests, by method and route template',
-      type: 'histogram',
-      aggregator: 'sum',
-      get: () => ({
-        ...histogram,
-        values: [...this.timed.values()].flatMap((t) => histogramValues(histogram.name, t)),
-      }),
+    });
+    register(registry, durations, 'Time to answer HTTP requests, by method and route template', 'histogram', {
+      values: () => [...this.timed.values()].flatMap((t) => histogramValues(durations, t)),
       reset: () => this.timed.clear(),
-    };
-    // The registry reads name, help, type, aggregator and get() (its own metrics are classes).
-    registry.registerMetric(counter as unknown as Metric);
-    registry.registerMetric(histogram as unknown as Metric);
+    });
   }
 
   /** One answered request. Methods, route templates and statuses are few: the label sets stay bounded. */
@@ -85,6 +70,25 @@ export class RequestMetrics {
     timed.sum += seconds;
     (timed.perBucket[bucketOf(seconds)] as number)++;
   }
+}
+
+/**
+ * A metric of ours in prom-client's registry, which reads name, help, type, aggregator and
+ * get() of each metric (its own metrics are classes; these are plain objects).
+ */
+function register(
+  registry: Registry,
+  name: string,
+  help: string,
+  type: 'counter' | 'histogram',
+  read: { values: () => object[]; reset: () => void },
+): void {
+  const metric = { name, help, type, aggregator: 'sum' };
+  registry.registerMetric({
+    ...metric,
+    get: () => ({ ...metric, values: read.values() }),
+    reset: read.reset,
+  } as unknown as Metric);
 }
 
 /** A label set's lines as prom-client writes a histogram's: cumulative buckets, +Inf, sum, count. */
