@@ -29,7 +29,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { memoryOf, UNIT_ENV, UNIT_NODE_FLAGS } from './daemon.js';
+import { memoryOf, processCpu, UNIT_ENV, UNIT_NODE_FLAGS } from './daemon.js';
 
 const num = (name, dflt) => {
   const v = process.env[name];
@@ -88,15 +88,6 @@ function machineCpu() {
     return { busy: total - idle, total };
   } catch {
     return null;
-  }
-}
-function processCpu(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]); // utime, stime
-  } catch {
-    return NaN;
   }
 }
 const cpus = () => {

@@ -45,6 +45,18 @@ export function pinningOf() {
   return pinning;
 }
 
+/** A process's CPU time so far, user and system, in clock ticks (USER_HZ, 100 on Linux); NaN when gone. */
+export function processCpu(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command, which is in parentheses and may hold ") " itself.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]); // utime, stime
+  } catch {
+    return NaN;
+  }
+}
+
 /** A process's resident set now and its high-water mark, in MB (/proc/<pid>/status). */
 export function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { memoryOf, ms, percentile, startDaemon } from './daemon.js';
+import { memoryOf, ms, percentile, processCpu, startDaemon } from './daemon.js';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? Math.min(5, Math.max(1, SECONDS / 30)));
@@ -359,9 +359,7 @@ async function soak({ base, pid, editor, reader, cli, dataDir }) {
   async function sample() {
     const { rss } = memoryOf(pid);
     const fds = readdirSync(`/proc/${pid}/fd`).length;
-    // utime and stime, in clock ticks (USER_HZ, 100 on Linux), after the command's parenthesis.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    const cpu = (Number(stat[11]) + Number(stat[12])) / 100;
+    const cpu = processCpu(pid) / 100;
     const ownMax = own.max / 1e6;
     own.reset();
     const m = await call('GET', '/metrics');

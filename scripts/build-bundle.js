@@ -35,11 +35,15 @@ const bundleDir = path.join(dist, 'bundle');
 const importFile = path.join(dist, 'db', 'import-file.cjs');
 
 const DRIVERS = ['sqlite3', 'pg', 'pg-native', 'pg-query-stream', 'mysql', 'mysql2', 'mariadb', 'oracledb', 'tedious'];
+// Required at run time where the bundler cannot see it (config/checks.ts loads proxy-addr only
+// when a proxy list is configured): left out, with the ipaddr.js it uses, so that this require
+// and the daemon's imports share node_modules' one copy instead of a bundled one beside it.
+const REQUIRED_LATE = ['proxy-addr', 'ipaddr.js'];
 // The knex dialects the product does not offer (config accepts sqlite3 and pg) stay out.
 const UNOFFERED_DIALECT = /^\.\/(better-sqlite3|cockroachdb|mssql|mysql2?|mariadb|oracle|oracledb|pgnative|redshift)$/;
 
 function external(id, importer) {
-  if (DRIVERS.some((d) => id === d || id.startsWith(`${d}/`))) return true;
+  if ([...DRIVERS, ...REQUIRED_LATE].some((d) => id === d || id.startsWith(`${d}/`))) return true;
   if (importer && path.resolve(path.dirname(importer), id) === importFile) return true;
   return Boolean(importer?.endsWith(path.join('knex', 'lib', 'dialects', 'index.js')) && UNOFFERED_DIALECT.test(id));
 }

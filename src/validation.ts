@@ -33,6 +33,14 @@ export const MAX_UNKNOWN = 10;
 /** An unknown field's name as a refusal shows it: cut after 64 characters (it comes from the body). */
 export const shownFieldName = (key: string): string => (key.length > 64 ? `${key.slice(0, 64)}…` : key);
 
+/** The names among `keys` that `isKnown` refuses, as a refusal names them: the first MAX_UNKNOWN, cut. */
+export function unknownFields(keys: Iterable<string>, isKnown: (key: string) => boolean): string[] {
+  return [...keys]
+    .filter((key) => !isKnown(key))
+    .slice(0, MAX_UNKNOWN)
+    .map(shownFieldName);
+}
+
 /**
  * An object whose keys must all be the schema's: the output, or a 422 (`invalid <what>: …`)
  * naming every bad field and the unknown ones (at most ten, names cut: a refusal must not echo
@@ -43,10 +51,7 @@ export function parseKnownFields<S extends v.ObjectSchema<v.ObjectEntries, v.Err
   input: Record<string, unknown>,
   what: string,
 ): v.InferOutput<S> {
-  const unknown = Object.keys(input)
-    .filter((key) => !Object.hasOwn(schema.entries, key))
-    .slice(0, MAX_UNKNOWN)
-    .map(shownFieldName);
+  const unknown = unknownFields(Object.keys(input), (key) => Object.hasOwn(schema.entries, key));
   const r = check(schema, input);
   if (r.ok && unknown.length === 0) return r.value;
   // Object.fromEntries defines own properties: a field named __proto__ is reported like any other.

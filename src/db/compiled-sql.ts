@@ -8,6 +8,7 @@
 // binding is a constant of the shape. A value that knex transformed (a stand-in inside another
 // string) is refused: such a value must be computed before it is handed to `build`.
 import type { Knex } from 'knex';
+import { rememberIn } from '../remembered.js';
 
 /** A query's values; null values are no stand-ins (their absence is part of the shape). */
 export type Values = Readonly<Record<string, string | number | null>>;
@@ -37,12 +38,7 @@ export function compiledSql(
   values: Values,
   build: (values: Values) => Knex.QueryBuilder,
 ): { sql: string; bindings: unknown[] } {
-  let compiled = shapes.get(shape);
-  if (!compiled) {
-    compiled = compile(values, build);
-    if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(shape, compiled);
-  }
+  const compiled = rememberIn(shapes, MAX_SHAPES, shape, () => compile(values, build));
   return {
     sql: compiled.sql,
     bindings: compiled.slots.map((slot) => ('name' in slot ? values[slot.name] : slot.constant)),

@@ -15,7 +15,7 @@ import {
 } from './auth.js';
 import { atLeast } from '../domain/roles.js';
 import { readBody } from './body.js';
-import { crossOrigin } from './cors.js';
+import { corsHeaders, corsPreflight } from './cors.js';
 import { redactTokens } from '../errors.js';
 import { errorHandler, httpError } from './errors.js';
 import { accessLog } from './log.js';
@@ -131,7 +131,6 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   app.use(accessLog(log, (ctx) => ctx.state.probe === true && !deps.config.log.probes));
   app.use(countRequests(metrics));
   app.use(errorHandler(log));
-  const cors = crossOrigin(router);
   // Everything from here on acts before what follows it, and runs as steps (see gate.ts); the
   // body reader stays a middleware of its own, as it removes unclaimed uploads afterwards.
   app.use(
@@ -139,9 +138,9 @@ export function createApp(parts: AppParts): Koa<ApiState> {
       serveProbes(readiness, metrics, deps.config.metrics),
       beginApiRequest(deps),
       resolveRoute(router),
-      cors.headers, // CORS on every answer of the reconciliation services, errors included
+      corsHeaders, // CORS on every answer of the reconciliation services, errors included
       refuseApiTokenInQuery(log), // 1. api_token in the query
-      cors.preflight, // CORS preflights carry no token: answered before authentication
+      corsPreflight, // CORS preflights carry no token: answered before authentication
       judgeAuthorization(access, authenticator), // 2. the Authorization header, judged
     ]),
   );

@@ -117,7 +117,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
   function judgeToken(ctx: ApiContext, value: string, generation: string, judgedAt: number): void | Promise<void> {
     // A token verified under this generation is judged at once (no await), as a request without one is.
     const result = authenticator.authenticate(value, generation, ctx.state.client);
-    if (isPromise(result)) return Promise.resolve(result).then((known) => keepVerdict(ctx, known, judgedAt));
+    if (isPromise(result)) return result.then((known) => keepVerdict(ctx, known, judgedAt));
     keepVerdict(ctx, result, judgedAt);
   }
 

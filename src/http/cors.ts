@@ -12,48 +12,40 @@
 // - JSONP (`callback=`) on the GET answers that are JSON: the name is checked strictly and the
 //   answer is `application/javascript` with `nosniff`. A script tag sends no Authorization
 //   header, so JSONP only ever reaches what is open without a token.
-import type Router from '@koa/router';
 import { invalid } from '../errors.js';
-import { ANSWERED, type Step } from './gate.js';
-import { isCrossOriginPath } from './router.js';
-import type { ApiContext, ApiState } from './types.js';
+import { ANSWERED } from './gate.js';
+import type { ApiContext } from './types.js';
 
 /** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
 const MAX_AGE_SECONDS = 7200;
 /** What a page may read of an error: the Bearer challenge, when to retry, what is allowed. */
 const EXPOSED = 'WWW-Authenticate, Retry-After, Allow';
 
-interface CrossOrigin {
-  /** Run before anything can refuse a request: sets the CORS headers on every answer of a path. */
-  headers: Step;
-  /** Run after the api_token check and before authentication: answers preflights. */
-  preflight: Step;
+/**
+ * Run before anything can refuse a request, after the route is resolved: the CORS headers on
+ * every answer of a cross-origin path.
+ */
+export function corsHeaders(ctx: ApiContext): void {
+  if (ctx.state.crossOrigin) {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Expose-Headers', EXPOSED);
+  }
 }
 
-export function crossOrigin(router: Router<ApiState>): CrossOrigin {
-  const isCrossOrigin = (path: string) => isCrossOriginPath(router, path);
-  return {
-    headers(ctx) {
-      if (isCrossOrigin(ctx.path)) {
-        ctx.set('Access-Control-Allow-Origin', '*');
-        ctx.set('Access-Control-Expose-Headers', EXPOSED);
-      }
-    },
-    preflight(ctx) {
-      const isPreflight =
-        ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-      if (!isPreflight || !isCrossOrigin(ctx.path)) return;
-      ctx.status = 204;
-      ctx.set('Access-Control-Allow-Methods', ctx.state.allowed.join(', '));
-      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
-      ctx.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
-      // A preflight has no body; one sent anyway is not read, so the connection is not reused.
-      const h = ctx.req.headers;
-      if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0'))
-        ctx.set('Connection', 'close');
-      return ANSWERED;
-    },
-  };
+/** Run after the api_token check and before authentication: answers preflights. */
+export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
+  const isPreflight =
+    ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
+  if (!isPreflight || !ctx.state.crossOrigin) return undefined;
+  ctx.status = 204;
+  ctx.set('Access-Control-Allow-Methods', ctx.state.allowed.join(', '));
+  ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+  ctx.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
+  // A preflight has no body; one sent anyway is not read, so the connection is not reused.
+  const h = ctx.req.headers;
+  if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0'))
+    ctx.set('Connection', 'close');
+  return ANSWERED;
 }
 
 /** A JSONP callback: a JavaScript name or dotted path (`jQuery3710_17`, `cb.done`), 64 characters at most. */

@@ -5,21 +5,16 @@
 // exactly what Koa gives; the parsed object is frozen, because requests share it, and what
 // derives from it alone may be remembered with it (the list parameters: parseListQuery).
 import type Koa from 'koa';
-import koaSearchParams from 'koa/lib/search-params.js';
 import type { QueryInput } from '../domain/catalog/query-params.js';
+import { rememberIn } from '../remembered.js';
 
-/** Query strings longer than this are parsed once per request and not remembered. */
+/** Query strings longer than this get Koa's own parse, once per request, and are not shared. */
 const REMEMBERED_LENGTH = 256;
 /**
- * Distinct query strings remembered; the memory is emptied when it holds this many. A string of
- * 256 characters parses to at most ~85 parameters: a few MB even if every string is hostile.
+ * Distinct query strings remembered. A string of 256 characters parses to at most ~85
+ * parameters: a few MB even if every string is hostile.
  */
 const REMEMBERED = 500;
-
-/** A request's own parse of a query string too long to be remembered (as Koa keeps it per request). */
-const OWN_PARSE = Symbol('own parse');
-
-type ParsingRequest = Koa.Request & { [OWN_PARSE]?: { text: string; query: QueryInput } };
 
 /** The accessor of `name` where `object` or its prototypes define it. */
 function accessorOf(object: object, name: string): PropertyDescriptor | undefined {
@@ -32,34 +27,24 @@ function accessorOf(object: object, name: string): PropertyDescriptor | undefine
 
 /** Makes `app`'s `ctx.query` a frozen object shared by every request with the same query string. */
 export function shareParsedQueries(app: Koa): void {
-  const remembered = new Map<string, QueryInput>();
-  const parse = (text: string): QueryInput => {
-    let query = remembered.get(text);
-    if (query === undefined) {
-      const parsed = koaSearchParams.parse(text);
-      for (const value of Object.values(parsed)) if (Array.isArray(value)) Object.freeze(value);
-      query = Object.freeze(parsed);
-      if (text.length <= REMEMBERED_LENGTH) {
-        if (remembered.size >= REMEMBERED) remembered.clear();
-        remembered.set(text, query);
-      }
-    }
-    return query;
-  };
   const koaQuery = accessorOf(app.request, 'query');
+  const koaParse = koaQuery?.get;
+  if (!koaParse) throw new Error("Koa's request has no query getter to share");
+  const remembered = new Map<string, QueryInput>();
   Object.defineProperty(app.request, 'query', {
     configurable: true,
-    enumerable: koaQuery?.enumerable ?? true,
-    get(this: ParsingRequest) {
+    enumerable: koaQuery.enumerable ?? true,
+    get(this: Koa.Request): QueryInput {
       const text = this.querystring;
-      if (text.length <= REMEMBERED_LENGTH) return parse(text);
-      const own = this[OWN_PARSE];
-      if (own !== undefined && own.text === text) return own.query;
-      const query = parse(text);
-      this[OWN_PARSE] = { text, query };
-      return query;
+      // Koa's getter parses and keeps the parse for this request: a long string stays Koa's.
+      if (text.length > REMEMBERED_LENGTH) return koaParse.call(this) as QueryInput;
+      return rememberIn(remembered, REMEMBERED, text, () => {
+        const parsed = koaParse.call(this) as QueryInput;
+        for (const value of Object.values(parsed)) if (Array.isArray(value)) Object.freeze(value);
+        return Object.freeze(parsed);
+      });
     },
     // Koa's own setter: it writes the query string, which the getter then reads.
-    set: koaQuery?.set,
+    set: koaQuery.set,
   });
 }

@@ -8,6 +8,7 @@ import { httpError } from './errors.js';
 import type { Step } from './gate.js';
 import type { ApiContext, ApiState, Handler, HandlerMap } from './types.js';
 import { redactTokens } from '../errors.js';
+import { rememberIn } from '../remembered.js';
 
 const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
 
@@ -41,27 +42,16 @@ interface Owner {
   byMethod: Map<string, { layer: RouteLayer; spec: RouteSpec | null }>;
 }
 
-/** Paths whose owners are remembered; the memory is emptied when it holds this many. */
+/** Paths whose owners are remembered (src/remembered.ts). */
 const REMEMBERED_PATHS = 1_000;
-const ownersOf = new WeakMap<Router<ApiState>, Map<string, Owner>>();
 
 /**
  * The owner of `path`: of the patterns that match it, the most specific (fewest parameters; the
  * first in the matrix on a tie). `/api/actors/reconcile` is owned by its own pattern, never by
- * `/api/actors/:id`, so its methods are exactly its own. Remembered by path, with what each
- * request asks of it worked out once: every request asks (route, CORS), and a match tries
- * every pattern.
+ * `/api/actors/:id`, so its methods are exactly its own.
  */
 function ownerOf(router: Router<ApiState>, path: string): Owner {
-  let owners = ownersOf.get(router);
-  if (!owners) ownersOf.set(router, (owners = new Map<string, Owner>()));
-  let owner = owners.get(path);
-  if (owner === undefined) {
-    owner = describeOwner(matchOwningLayers(router, path));
-    if (owners.size >= REMEMBERED_PATHS) owners.clear();
-    owners.set(path, owner);
-  }
-  return owner;
+  return describeOwner(matchOwningLayers(router, path));
 }
 
 function matchOwningLayers(router: Router<ApiState>, path: string): RouteLayer[] {
@@ -86,20 +76,21 @@ function describeOwner(layers: RouteLayer[]): Owner {
   };
 }
 
-/** Whether the pattern that owns `path` is a cross-origin service (src/http/cors.ts). */
-export function isCrossOriginPath(router: Router<ApiState>, path: string): boolean {
-  return ownerOf(router, path).crossOrigin;
-}
-
-/** Finds the matrix entry of the request (or the methods the path allows) before the body is read. */
+/**
+ * Finds the matrix entry of the request (or the methods the path allows, and whether it is a
+ * cross-origin service) before the body is read. A path's owner is worked out once and
+ * remembered: every request asks, and a match tries every pattern.
+ */
 export function resolveRoute(router: Router<ApiState>): Step {
+  const owners = new Map<string, Owner>();
   return function matchRoute(ctx) {
-    const owner = ownerOf(router, ctx.path);
+    const owner = rememberIn(owners, REMEMBERED_PATHS, ctx.path, (path) => ownerOf(router, path));
     const found = owner.byMethod.get(ctx.method.toUpperCase());
     ctx.state.route = found?.spec ?? null;
     const layer = found?.layer;
     ctx.state.params = layer && layer.paramNames.length > 0 ? layer.params(ctx.path, layer.captures(ctx.path), {}) : {};
     ctx.state.allowed = owner.allowed;
+    ctx.state.crossOrigin = owner.crossOrigin;
   };
 }
 

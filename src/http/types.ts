@@ -45,6 +45,8 @@ export interface ApiState {
   params: Record<string, string>;
   /** Methods allowed on the path when the method is not (for 405). */
   allowed: readonly string[];
+  /** Whether the path's routes are cross-origin services (src/http/cors.ts). */
+  crossOrigin: boolean;
   principal: Principal | null;
   /** The presented token's public id, for the access log (never its value). */
   tokenId?: string;

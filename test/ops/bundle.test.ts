@@ -6,11 +6,10 @@ import { execFile } from 'node:child_process';
 import { copyFile, cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_DIR, loadBundle } from '../../src/load-bundle.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { collector, REPO_ROOT } from '../helpers/cli.js';
 
 type Main = (argv: string[], io: object) => Promise<number>;
 const run = promisify(execFile);
@@ -30,11 +29,11 @@ afterAll(async () => {
 /** `archivectl --help` run from the bundle in `dir`: its exit status and the first line it printed. */
 async function helpFrom(dir: string) {
   const bundle = loadBundle(dir);
-  const stdout = new PassThrough();
-  let text = '';
-  stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  const status = await (bundle.exports as { main: Main }).main(['node', 'archivectl', '--help'], { stdout });
-  return { status, firstLine: text.split('\n')[0], bundle };
+  const out = collector();
+  const status = await (bundle.exports as { main: Main }).main(['node', 'archivectl', '--help'], {
+    stdout: out.stream,
+  });
+  return { status, firstLine: out.text().split('\n')[0], bundle };
 }
 
 describe('the bundle bin/archivectl runs', () => {

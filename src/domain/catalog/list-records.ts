@@ -21,7 +21,7 @@ import {
   type ListResult,
 } from './list.js';
 import { encodeCursor } from './list-cursor.js';
-import { toRecord, type Stored } from './records.js';
+import { recordReader, type Stored } from './records.js';
 import type { Column } from './resources/columns.js';
 
 type Row = Record<string, unknown>;
@@ -150,12 +150,12 @@ export async function listRecords<R>(
     const last = rows.at(-1);
     meta.next_cursor = rows.length === q.perPage && last ? encodeCursor(q, key.column, last) : null;
   }
-  return { data: rows.map((row) => toRecord(t, row)), meta };
+  return { data: rows.map(recordReader(t)), meta };
 }
 
 /** The row count a table's triggers keep (migration catalog_scale), as a scalar subquery. */
 const COUNTER_SQL = 'SELECT n FROM catalog_counts WHERE name = ?';
-/** The column the total travels in beside a page's own (toRecord reads only the record's). */
+/** The column the total travels in beside a page's own (the record reader reads only the record's). */
 const TOTAL_ALONG = 'list_total';
 
 interface Filtered {

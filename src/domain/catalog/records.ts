@@ -20,7 +20,7 @@ export interface Stored<R> {
 
 type Row = Record<string, unknown>;
 
-/** A column name that may be written into a record reader (see readerOf): a plain identifier. */
+/** A column name that may be written into a record reader (see recordReader): a plain identifier. */
 const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
 
 const readers = new WeakMap<object, (row: Row) => unknown>();
@@ -33,7 +33,7 @@ const readers = new WeakMap<object, (row: Row) => unknown>();
  * (bench/RESULTS.md, "Request path, fifth pass"). The names come from the description, never from
  * input, and are checked to be plain identifiers before they become code.
  */
-function readerOf<R>(t: Stored<R>): (row: Row) => R {
+export function recordReader<R>(t: Stored<R>): (row: Row) => R {
   let reader = readers.get(t);
   if (!reader) {
     const names = t.columnNames;
@@ -50,7 +50,7 @@ function readerOf<R>(t: Stored<R>): (row: Row) => R {
 }
 
 export function toRecord<R>(t: Stored<R>, row: Row): R {
-  return readerOf(t)(row);
+  return recordReader(t)(row);
 }
 
 /**
