@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isAppError, redactSecrets } from '../errors.js';
-import { escapeUnsafe } from '../domain/tokens/names.js';
+import { escapeUnsafe } from '../unsafe-text.js';
 import type { GlobalOptions } from './context.js';
 import { resolveIo, runWithIo, type CliIo } from './io.js';
 import { environmentHelp, EXIT_STATUS } from './about.js';

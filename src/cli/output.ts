@@ -7,7 +7,8 @@
 // escape sequence, a right-to-left override). People-facing output shows them escaped
 // (`\x1b`, `\u202e`); --json keeps the exact data, with those characters as JSON \u escapes.
 import type { TokenView } from '../domain/tokens/queries.js';
-import { escapeUnsafe, INVISIBLE_CLASS, LEGACY_NAME } from '../domain/tokens/names.js';
+import { escapeUnsafe, INVISIBLE_CLASS } from '../unsafe-text.js';
+import { LEGACY_NAME } from '../domain/tokens/names.js';
 import { io } from './io.js';
 import { renderTable } from './table.js';
 

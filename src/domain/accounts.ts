@@ -14,8 +14,7 @@ import { bumpAccessGeneration } from '../db/access-generation.js';
 import { record, SYSTEM, type Acting } from './audit.js';
 import type { Ctx } from './context.js';
 import { atLeast, type Role } from './roles.js';
-import { escapeUnsafe, findUnsafe } from './tokens/names.js';
-import { listTokens, type TokenView } from './tokens/queries.js';
+import { escapeUnsafe, findUnsafe } from '../unsafe-text.js';
 import { parseInput, summary, v } from '../validation.js';
 
 export interface Account {
@@ -144,15 +143,6 @@ export async function listAccounts(ctx: Ctx): Promise<AccountSummary[]> {
     .groupBy('a.id', 'a.username', 'a.role')
     .orderBy('a.username')) as { username: string; role: Role; tokens: number | string | null }[];
   return rows.map((r) => ({ username: r.username, role: r.role, tokens: Number(r.tokens ?? 0) }));
-}
-
-export async function showAccount(
-  ctx: Ctx,
-  username: string,
-): Promise<{ username: string; role: Role; tokens: TokenView[] }> {
-  const account = await getAccount(ctx, username);
-  const tokens = await listTokens(ctx, { accountId: account.id, all: true });
-  return { username: account.username, role: account.role, tokens };
 }
 
 export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting): Promise<Account> {

@@ -5,7 +5,7 @@
 // exactly what Koa gives; the parsed object is frozen, because requests share it, and what
 // derives from it alone may be remembered with it (the list parameters: parseListQuery).
 import type Koa from 'koa';
-import type { QueryInput } from '../domain/catalog/query-params.js';
+import type { QueryInput } from '../domain/catalog/list/params.js';
 import { rememberIn } from '../remembered.js';
 
 /** Query strings longer than this get Koa's own parse, once per request, and are not shared. */

@@ -20,9 +20,9 @@ import { createApp } from './app.js';
 import { compileTrust } from './client-address.js';
 import { guardConnections, type ConnectionGuard } from './connection-limits.js';
 import { scrub } from './errors.js';
-import { ReadinessProbe } from './health.js';
-import { createLogger } from './log.js';
-import { DaemonMetrics } from './metrics.js';
+import { ReadinessProbe } from './observe/health.js';
+import { createLogger } from './observe/log.js';
+import { DaemonMetrics } from './observe/metrics.js';
 import { databaseUnreachable, listenOn, prepareDataDir } from './startup.js';
 
 export interface DaemonOptions {

@@ -7,10 +7,10 @@ import {
   countryName,
   fullId,
   parseAuthorityTypeFilter,
-} from '../../src/domain/catalog/anton-fields.js';
-import { nameFollowsLabel } from '../../src/domain/catalog/anton-input.js';
-import { beaconToken, PROVIDERS } from '../../src/domain/catalog/beacon.js';
-import { swissToWgs84 } from '../../src/domain/catalog/anton-location.js';
+} from '../../src/domain/catalog/anton/fields.js';
+import { nameFollowsLabel } from '../../src/domain/catalog/anton/input.js';
+import { beaconToken, PROVIDERS } from '../../src/domain/catalog/list/beacon.js';
+import { swissToWgs84 } from '../../src/domain/catalog/anton/location.js';
 import {
   GND_RE,
   labelName,
@@ -22,9 +22,9 @@ import {
   sikartId,
   wikipediaUrl,
 } from '../../src/domain/catalog/fields.js';
-import { parseBeaconProvider, renderBeacon, toSelect2 } from '../../src/domain/catalog/formats.js';
+import { parseBeaconProvider, renderBeacon, toSelect2 } from '../../src/domain/catalog/list/formats.js';
 import { KEYWORD_LIST } from '../../src/domain/catalog/keywords.js';
-import { likePattern, parseListQuery, type QueryInput } from '../../src/domain/catalog/list.js';
+import { likePattern, parseListQuery, type QueryInput } from '../../src/domain/catalog/list/query.js';
 import { parseObjectFilter } from '../../src/domain/catalog/objects.js';
 import { checkPlaceCreate, PLACE_BEACON_PROVIDERS } from '../../src/domain/catalog/places.js';
 import { toRecord } from '../../src/domain/catalog/records.js';

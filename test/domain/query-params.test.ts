@@ -1,7 +1,7 @@
 // The building blocks every query reader shares: a repeated parameter is refused, an empty one
 // is absent, whole numbers are digits only and within their range.
 import { describe, expect, it } from 'vitest';
-import { optionalParam, param, wholeNumber } from '../../src/domain/catalog/query-params.js';
+import { optionalParam, param, wholeNumber } from '../../src/domain/catalog/list/params.js';
 import { check, oneOf, v } from '../../src/validation.js';
 
 const schema = v.object({

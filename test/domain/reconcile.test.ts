@@ -11,12 +11,12 @@ import {
   searchWords,
   type Entity,
   type ReconcileQuery,
-} from '../../src/domain/catalog/reconcile.js';
-import { proposeProperties } from '../../src/domain/catalog/reconcile-extend.js';
-import { nestsDeeperThan } from '../../src/domain/catalog/reconcile-input.js';
-import { renderPreview } from '../../src/domain/catalog/reconcile-preview.js';
-import { suggestProperties, suggestTypes } from '../../src/domain/catalog/reconcile-suggest.js';
-import { fold, scoreName } from '../../src/domain/catalog/similarity.js';
+} from '../../src/domain/catalog/reconcile/service.js';
+import { proposeProperties } from '../../src/domain/catalog/reconcile/extend.js';
+import { nestsDeeperThan } from '../../src/domain/catalog/reconcile/input.js';
+import { renderPreview } from '../../src/domain/catalog/reconcile/preview.js';
+import { suggestProperties, suggestTypes } from '../../src/domain/catalog/reconcile/suggest.js';
+import { fold, scoreName } from '../../src/domain/catalog/reconcile/similarity.js';
 import { ACTOR_TYPES } from '../helpers/catalog.js';
 import { thrown } from '../helpers/errors.js';
 

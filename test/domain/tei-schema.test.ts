@@ -13,7 +13,7 @@ import {
   placesDocument,
   type ActorRow,
   type PlaceRow,
-} from '../../src/domain/catalog/tei-document.js';
+} from '../../src/domain/catalog/tei/document.js';
 import { ACTOR_TYPES } from '../helpers/catalog.js';
 import { actor, jing, place, SKIP } from '../helpers/tei.js';
 

@@ -8,8 +8,8 @@ import {
   placesDocument,
   type ActorRow,
   type KeywordRow,
-} from '../../src/domain/catalog/tei-document.js';
-import { parseIds } from '../../src/domain/catalog/tei.js';
+} from '../../src/domain/catalog/tei/document.js';
+import { parseIds } from '../../src/domain/catalog/tei/exports.js';
 import { escapeAttr, escapeText, stripInvalidXmlChars } from '../../src/domain/catalog/xml.js';
 import { AppError } from '../../src/errors.js';
 import { actor, elementContent, place } from '../helpers/tei.js';

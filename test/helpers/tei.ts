@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { ActorRow, PlaceRow } from '../../src/domain/catalog/tei-document.js';
+import type { ActorRow, PlaceRow } from '../../src/domain/catalog/tei/document.js';
 import type { Client } from './api.js';
 import { REPO_ROOT } from './cli.js';
 import { pathOf, systemTool } from './system-tools.js';

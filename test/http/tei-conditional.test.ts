@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, dataOf, type Reply } from '../helpers/api.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 import { ifNoneMatchHits } from '../../src/http/conditional.js';
-import { nextModified } from '../../src/domain/catalog/tei.js';
+import { nextModified } from '../../src/domain/catalog/tei/exports.js';
 
 const { api, t } = useDaemonWithTokens();
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { describe, expect, it } from 'vitest';
 import { listActors } from '../../src/domain/catalog/actors.js';
-import { parseListQuery } from '../../src/domain/catalog/list.js';
+import { parseListQuery } from '../../src/domain/catalog/list/query.js';
 import { ACTOR } from '../../src/domain/catalog/resources/index.js';
 import { IS_PG, REPO_ROOT, useSandbox, withSandboxDb } from '../helpers/cli.js';
 

@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { redactSecrets, redactTokens } from '../../src/errors.js';
-import { createLogger } from '../../src/http/log.js';
+import { createLogger } from '../../src/http/observe/log.js';
 import { bearer } from '../helpers/api.js';
 import { createAccounts, createToken, legacyValue } from '../helpers/cli.js';
 import { useDaemon } from '../helpers/daemon.js';

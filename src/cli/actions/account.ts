@@ -40,7 +40,7 @@ export async function list(globals: Globals, opts: JsonFlag): Promise<void> {
 }
 
 export async function show(globals: Globals, username: string, opts: JsonFlag): Promise<void> {
-  const { showAccount } = await import('../../domain/accounts.js');
+  const { showAccount } = await import('../../domain/tokens/listing.js');
   const account = await withDb(globals(), (ctx) => showAccount(ctx, username));
   if (opts.json) {
     printJson(account);

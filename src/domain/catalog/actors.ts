@@ -3,12 +3,12 @@
 import type { Knex } from 'knex';
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import type { AuthorityCode } from './anton-fields.js';
-import { followingLabel, mapAntonActor, withAntonFields } from './anton-input.js';
-import { beaconDump, type BeaconDump } from './beacon.js';
+import type { AuthorityCode } from './anton/fields.js';
+import { followingLabel, mapAntonActor, withAntonFields } from './anton/input.js';
+import { beaconDump, type BeaconDump } from './list/beacon.js';
 import { dateBefore } from './fields.js';
-import type { ListQuery, ListResult } from './list.js';
-import { listRecords } from './list-records.js';
+import type { ListQuery, ListResult } from './list/query.js';
+import { listRecords } from './list/records.js';
 import { readRecord, type FieldValues, type Read } from './record-schema.js';
 import { createRecord, getRecord, insertRecord, updateRecord } from './records.js';
 import { ACTOR_BEACON_PROVIDERS } from './resources/actor.js';

@@ -3,7 +3,7 @@
 // message; a field reports one message, never a path inside its value, so a client's 422 names
 // the field it sent. Resources combine them into record schemas (record-schema.ts).
 import { v } from '../../validation.js';
-import { swissToWgs84 } from './anton-location.js';
+import { swissToWgs84 } from './anton/location.js';
 import { isPlainObject } from './json-values.js';
 import type { ValueSchema } from './record-schema.js';
 

@@ -4,10 +4,10 @@
 import type { Knex } from 'knex';
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { followingLabel, mapAntonPlace, withAntonFields } from './anton-input.js';
-import { beaconDump, type BeaconDump } from './beacon.js';
-import type { ListQuery, ListResult } from './list.js';
-import { listRecords } from './list-records.js';
+import { followingLabel, mapAntonPlace, withAntonFields } from './anton/input.js';
+import { beaconDump, type BeaconDump } from './list/beacon.js';
+import type { ListQuery, ListResult } from './list/query.js';
+import { listRecords } from './list/records.js';
 import { readRecord, type FieldValues, type Read } from './record-schema.js';
 import { createRecord, getRecord, insertRecord, updateRecord } from './records.js';
 import { PLACE_BEACON_PROVIDERS } from './resources/place.js';

@@ -2,6 +2,7 @@
 // no acting account) see everyone's.
 import { forbidden } from '../../errors.js';
 import { getAccount } from '../accounts.js';
+import type { Role } from '../roles.js';
 import type { Ctx } from '../context.js';
 import { mayListAllTokens } from './policy.js';
 import { listTokens, toView, type TokenFilter, type TokenView } from './queries.js';
@@ -37,4 +38,14 @@ export async function lookupTokenAs(ctx: Ctx, value: string, actorName: string |
     }
   }
   return toView(row, ctx.clock.now());
+}
+
+/** `account show`: one account and all its tokens. */
+export async function showAccount(
+  ctx: Ctx,
+  username: string,
+): Promise<{ username: string; role: Role; tokens: TokenView[] }> {
+  const account = await getAccount(ctx, username);
+  const tokens = await listTokens(ctx, { accountId: account.id, all: true });
+  return { username: account.username, role: account.role, tokens };
 }

@@ -2,7 +2,7 @@
 // create, change with PUT. Records carry Anton's derived fields (full_id, fullname,
 // authority_type) for its clients.
 import { actorsBeacon, createActor, getActor, listActors, updateActor } from '../../domain/catalog/actors.js';
-import { antonActor, parseAuthorityTypeFilter } from '../../domain/catalog/anton-fields.js';
+import { antonActor, parseAuthorityTypeFilter } from '../../domain/catalog/anton/fields.js';
 import { ACTOR } from '../../domain/catalog/resources/index.js';
 import { catalogRoutes } from './catalog-routes.js';
 

@@ -2,9 +2,9 @@
 // and its operations: the list (json, select2 and, where the resource has BEACON providers, a
 // link dump), one record, create and change. Each route file says only what differs.
 import type { Ctx } from '../../domain/context.js';
-import { parseBeaconProvider, type BeaconDump, type BeaconProvider } from '../../domain/catalog/beacon.js';
-import { toSelect2 } from '../../domain/catalog/formats.js';
-import { parseListQuery, type ListQuery, type ListResult, type QueryInput } from '../../domain/catalog/list.js';
+import { parseBeaconProvider, type BeaconDump, type BeaconProvider } from '../../domain/catalog/list/beacon.js';
+import { toSelect2 } from '../../domain/catalog/list/formats.js';
+import { parseListQuery, type ListQuery, type ListResult, type QueryInput } from '../../domain/catalog/list/query.js';
 import type { Resource } from '../../domain/catalog/resources/index.js';
 import type { FieldSpecs } from '../../domain/catalog/record-schema.js';
 import type { ApiContext, Handler, HandlerMap } from '../types.js';

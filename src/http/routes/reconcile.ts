@@ -3,16 +3,16 @@
 // (`queries`) and data extension queries (`extend`), by GET or POST; beside it the suggest,
 // property proposal and preview services the manifest points to. CORS and JSONP: ../cors.ts.
 import { invalid } from '../../errors.js';
-import { extend, proposeProperties } from '../../domain/catalog/reconcile-extend.js';
-import { BatchTooLarge } from '../../domain/catalog/reconcile-input.js';
-import { previewHtml } from '../../domain/catalog/reconcile-preview.js';
+import { extend, proposeProperties } from '../../domain/catalog/reconcile/extend.js';
+import { BatchTooLarge } from '../../domain/catalog/reconcile/input.js';
+import { previewHtml } from '../../domain/catalog/reconcile/preview.js';
 import {
   parseSuggestParams,
   suggestEntities,
   suggestProperties,
   suggestTypes,
-} from '../../domain/catalog/reconcile-suggest.js';
-import { manifest, RECONCILE_KINDS, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile.js';
+} from '../../domain/catalog/reconcile/suggest.js';
+import { manifest, RECONCILE_KINDS, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile/service.js';
 import { answerJson } from '../cors.js';
 import { httpError } from '../errors.js';
 import type { ApiContext, HandlerMap } from '../types.js';

@@ -13,7 +13,7 @@ import {
   type TeiExport,
   type TeiExportMeta,
   type TeiKind,
-} from '../../domain/catalog/tei.js';
+} from '../../domain/catalog/tei/exports.js';
 import { floorSecond, notModified } from '../conditional.js';
 import type { ApiContext, Handler, HandlerMap } from '../types.js';
 

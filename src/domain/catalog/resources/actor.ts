@@ -1,10 +1,10 @@
 // Actors: persons and organisations (SPEC §4.4).
 import { oneOf } from '../../../validation.js';
 import { GND_ID, isStringRecord, LABEL_MAP, name, PARTIAL_DATE, SIKART_ID, text } from '../fields.js';
-import { ALTERNATIVE_NAMES, checked, COMMENT, GND, NAME, textProperty } from '../reconcile-properties.js';
-import { textOf, typeIdIn, typeRefs } from '../reconcile-projection.js';
+import { ALTERNATIVE_NAMES, checked, COMMENT, GND, NAME, textProperty } from '../reconcile/properties.js';
+import { textOf, typeIdIn, typeRefs } from '../reconcile/projection.js';
 import { DERIVED_FIELDS, field, READ_ONLY } from '../record-schema.js';
-import { actorsDocument } from '../tei-document.js';
+import { actorsDocument } from '../tei/document.js';
 import { idColumn, jsonOf, lowered, optionalText, textColumn } from './columns.js';
 import { NAME_FORM_COLUMNS, NAME_FORM_FIELDS, type NameForms } from './name-forms.js';
 import { defineResource } from './resource.js';

@@ -1,9 +1,9 @@
 // Keywords (SPEC §4.4): read-only over HTTP; created by `catalog load` and by SIP imports. A
 // keyword is unique by its case-insensitive name (the `name_lower` unique index).
 import { GND_ID, isStringRecord, LABEL_MAP, name } from '../fields.js';
-import { GND, NAME } from '../reconcile-properties.js';
+import { GND, NAME } from '../reconcile/properties.js';
 import { field, READ_ONLY } from '../record-schema.js';
-import { keywordsDocument } from '../tei-document.js';
+import { keywordsDocument } from '../tei/document.js';
 import { idColumn, jsonOf, lowered, optionalText, textColumn } from './columns.js';
 import { defineResource } from './resource.js';
 

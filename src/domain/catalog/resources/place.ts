@@ -19,10 +19,10 @@ import {
   GND,
   NAME,
   textProperty,
-} from '../reconcile-properties.js';
-import { textOf } from '../reconcile-projection.js';
+} from '../reconcile/properties.js';
+import { textOf } from '../reconcile/projection.js';
 import { DERIVED_FIELDS, field, READ_ONLY } from '../record-schema.js';
-import { placesDocument } from '../tei-document.js';
+import { placesDocument } from '../tei/document.js';
 import { idColumn, jsonOf, lowered, optionalText, textColumn } from './columns.js';
 import { NAME_FORM_COLUMNS, NAME_FORM_FIELDS, type NameForms } from './name-forms.js';
 import { defineResource } from './resource.js';

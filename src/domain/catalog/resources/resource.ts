@@ -3,11 +3,11 @@
 // BEACON, TEI, reconciliation). records.ts, list.ts, the route builder, the BEACON dumps, the
 // TEI exports and the reconciliation services derive their work from it.
 import type { v } from '../../../validation.js';
-import type { ListFormat, ListOptions } from '../list.js';
+import type { ListFormat, ListOptions } from '../list/query.js';
 import { recordSchema, type FieldSpecs, type FieldValues } from '../record-schema.js';
-import type { BeaconProvider } from '../beacon.js';
-import type { ReconcileProjection } from '../reconcile-projection.js';
-import type { TeiProjection } from '../tei-document.js';
+import type { BeaconProvider } from '../list/beacon.js';
+import type { ReconcileProjection } from '../reconcile/projection.js';
+import type { TeiProjection } from '../tei/document.js';
 import type { Column } from './columns.js';
 
 export interface ResourceDescription<

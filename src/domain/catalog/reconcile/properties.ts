@@ -2,11 +2,11 @@
 // resources/ name them): a column's text, the alternative names, a coordinate of the location,
 // an authority identifier. What each one returns for a record, and how a query's values of it
 // are compared with the record (`properties: [{pid, v}]`).
-import { isStringArray } from './json-values.js';
-import { GND_ID, valueOr } from './fields.js';
-import type { ValueSchema } from './record-schema.js';
-import type { PropertyDef, PropertyMatch, PropertyValue, Row } from './reconcile-projection.js';
-import { parseJsonColumn } from './resources/columns.js';
+import { isStringArray } from '../json-values.js';
+import { GND_ID, valueOr } from '../fields.js';
+import type { ValueSchema } from '../record-schema.js';
+import type { PropertyDef, PropertyMatch, PropertyValue, Row } from './projection.js';
+import { parseJsonColumn } from '../resources/columns.js';
 
 const str = (v: unknown): PropertyValue[] => (typeof v === 'string' && v ? [{ str: v }] : []);
 

@@ -8,9 +8,9 @@
 // match). Otherwise the name's similarity (at most 98), or 0.95 × an alternative name's.
 // A query's properties (`[{pid, v}]`) narrow the candidates like a WHERE clause; an authority
 // identifier among them (gnd, geonames) names the entity, so its candidates score 100.
-import type { Ctx } from '../context.js';
+import type { Ctx } from '../../context.js';
 import { normalise, scoreName } from './similarity.js';
-import { parseBatch, type ReconcileQuery } from './reconcile-batch.js';
+import { parseBatch, type ReconcileQuery } from './batch.js';
 import {
   withNameWords,
   propertyOf,
@@ -19,13 +19,13 @@ import {
   typeIdOf,
   type Entity,
   type ReconcileKind,
-} from './reconcile-entities.js';
-import type { PropertyMatch, Row, TypeRef } from './reconcile-projection.js';
+} from './entities.js';
+import type { PropertyMatch, Row, TypeRef } from './projection.js';
 
-export { RECONCILE_KINDS, type Entity, type ReconcileKind } from './reconcile-entities.js';
-export { manifest, type Manifest } from './reconcile-manifest.js';
-export { BatchTooLarge, MAX_QUERIES } from './reconcile-input.js';
-import { POOL } from './reconcile-input.js';
+export { RECONCILE_KINDS, type Entity, type ReconcileKind } from './entities.js';
+export { manifest, type Manifest } from './manifest.js';
+export { BatchTooLarge, MAX_QUERIES } from './input.js';
+import { POOL } from './input.js';
 export {
   DEFAULT_LIMIT,
   MAX_LIMIT,
@@ -33,7 +33,7 @@ export {
   type BatchEntry,
   type PropertyFilter,
   type ReconcileQuery,
-} from './reconcile-batch.js';
+} from './batch.js';
 
 /** The score of a candidate found by non-identifying properties alone (no name to compare). */
 const PROPERTIES_ONLY_SCORE = 50;

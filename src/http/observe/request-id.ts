@@ -4,7 +4,7 @@
 // otherwise write what they like into the log, or make two requests look like one.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { TrustFn } from './client-address.js';
+import type { TrustFn } from '../client-address.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 

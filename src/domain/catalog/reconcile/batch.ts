@@ -2,8 +2,8 @@
 // Reconciliation Query"): the batch as a whole must be one JSON object of at most batchSize
 // queries; each query is then read on its own, and one that cannot be used is reported beside
 // the others instead of failing them (OpenRefine would mark the whole batch's rows as errors).
-import { isPlainObject, isStringArray } from './json-values.js';
-import { BatchTooLarge, cleanText, jsonObjectParam, MAX_LIMIT, MAX_QUERIES, shortKey } from './reconcile-input.js';
+import { isPlainObject, isStringArray } from '../json-values.js';
+import { BatchTooLarge, cleanText, jsonObjectParam, MAX_LIMIT, MAX_QUERIES, shortKey } from './input.js';
 
 export { MAX_LIMIT };
 export const DEFAULT_LIMIT = 5;

@@ -2,14 +2,14 @@
 // adds columns with the properties of the matched records ("Add columns from reconciled
 // values"). Property proposals (GET …/properties?type=…) tell it what there is; a data
 // extension query (`extend` = {"ids": […], "properties": [{"id"}, …]}) fetches the values.
-import { invalid } from '../../errors.js';
-import type { Ctx } from '../context.js';
-import { isPlainObject } from './json-values.js';
-import { optionalParam, wholeNumber, type QueryInput } from './query-params.js';
-import { check, v } from '../../validation.js';
-import { BatchTooLarge, jsonObjectParam, shortKey } from './reconcile-input.js';
-import { propertiesOf, propertyOf, rowIdOf, rowsByIds, typeIdOf, type ReconcileKind } from './reconcile-entities.js';
-import type { PropertyValue, Row } from './reconcile-projection.js';
+import { invalid } from '../../../errors.js';
+import type { Ctx } from '../../context.js';
+import { isPlainObject } from '../json-values.js';
+import { optionalParam, wholeNumber, type QueryInput } from '../list/params.js';
+import { check, v } from '../../../validation.js';
+import { BatchTooLarge, jsonObjectParam, shortKey } from './input.js';
+import { propertiesOf, propertyOf, rowIdOf, rowsByIds, typeIdOf, type ReconcileKind } from './entities.js';
+import type { PropertyValue, Row } from './projection.js';
 
 /** The most entities in one data extension request; more is a BatchTooLarge (413). */
 export const MAX_EXTEND_IDS = 100;

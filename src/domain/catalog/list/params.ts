@@ -2,7 +2,7 @@
 // an array: a repeated one is refused rather than guessed at, and an empty value counts as
 // absent, as an empty form field does. Every reader of a query (lists, select2, BEACON,
 // reconciliation suggest and extend) builds its schema from these.
-import { v } from '../../validation.js';
+import { v } from '../../../validation.js';
 
 export type QueryInput = Record<string, string | string[] | undefined>;
 

@@ -2,21 +2,15 @@
 // projection of its resource description (resources/): its kinds and types, the columns they
 // read, and a record as the protocol's entity (id, name, types, description).
 import type { Knex } from 'knex';
-import type { Ctx } from '../context.js';
-import { parseRowId } from '../../db/row-id.js';
-import { withinTextIndexById } from '../../db/text-index.js';
-import { likePattern, orWhereLikePattern } from './list.js';
-import { namesIn } from './reconcile-properties.js';
-import {
-  typeIdIn,
-  type PropertyDef,
-  type ReconcileProjection,
-  type Row,
-  type TypeRef,
-} from './reconcile-projection.js';
-import { RESOURCES } from './resources/index.js';
+import type { Ctx } from '../../context.js';
+import { parseRowId } from '../../../db/row-id.js';
+import { withinTextIndexById } from '../../../db/text-index.js';
+import { likePattern, orWhereLikePattern } from '../list/query.js';
+import { namesIn } from './properties.js';
+import { typeIdIn, type PropertyDef, type ReconcileProjection, type Row, type TypeRef } from './projection.js';
+import { RESOURCES } from '../resources/index.js';
 
-export type { Row, TypeRef } from './reconcile-projection.js';
+export type { Row, TypeRef } from './projection.js';
 
 /** A register with a reconciliation service: its table, which also names it in the paths. */
 export type ReconcileKind = string;

@@ -6,9 +6,9 @@
 // set stays bounded whatever clients send. Who may read /metrics is the `metrics` config key.
 import ipaddr from 'ipaddr.js';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Authenticator } from '../domain/tokens/authenticate.js';
-import type { LastUsedRecorder } from '../domain/tokens/last-used.js';
-import type { ConnectionGuard } from './connection-limits.js';
+import type { Authenticator } from '../../domain/tokens/authenticate.js';
+import type { LastUsedRecorder } from '../../domain/tokens/last-used.js';
+import type { ConnectionGuard } from '../connection-limits.js';
 import type { ReadinessProbe } from './health.js';
 import { RequestMetrics } from './request-metrics.js';
 

@@ -15,9 +15,9 @@
 //   (fields.ts, location).
 // When a body gives both names of one field (`type` and `type_id`, `date_start` and
 // `anton_date_start`, `country_code` and `country_code_id`), they must agree.
-import { isPlainObject, labelName, partialDate } from './fields.js';
-import { TYPE_ID_TEXT, typeOfTypeId } from './anton-fields.js';
-import type { Read } from './record-schema.js';
+import { isPlainObject, labelName, partialDate } from '../fields.js';
+import { TYPE_ID_TEXT, typeOfTypeId } from './fields.js';
+import type { Read } from '../record-schema.js';
 
 /** A body with Anton's fields replaced by ours, and what could not be mapped. */
 export interface Mapped {

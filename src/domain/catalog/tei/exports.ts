@@ -11,11 +11,11 @@
 // same ETag, refresh or not), and `modified_at`, when the content last changed.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { MAX_ROW_ID } from '../../db/row-id.js';
-import { invalid, notFound } from '../../errors.js';
-import type { Ctx } from '../context.js';
-import { RESOURCES } from './resources/index.js';
-import type { StoredRow as SourceRow, TeiProjection } from './tei-document.js';
+import { MAX_ROW_ID } from '../../../db/row-id.js';
+import { invalid, notFound } from '../../../errors.js';
+import type { Ctx } from '../../context.js';
+import { RESOURCES } from '../resources/index.js';
+import type { StoredRow as SourceRow, TeiProjection } from './document.js';
 
 /** A resource with a TEI export: its table, which also names the export (/api/tei/<kind>). */
 export type TeiKind = string;

@@ -1,8 +1,8 @@
 // Reading what reconciliation clients send: a JSON document in a parameter (`queries`,
 // `extend`) given as text (a query string or form field) or already parsed (a JSON body), and
 // the short strings inside it.
-import { invalid } from '../../errors.js';
-import { hasControlChars, isPlainObject } from './fields.js';
+import { invalid } from '../../../errors.js';
+import { hasControlChars, isPlainObject } from '../fields.js';
 
 /** The most candidates or suggestions one query may ask for. */
 export const MAX_LIMIT = 100;

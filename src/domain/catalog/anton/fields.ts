@@ -3,10 +3,10 @@
 // (`<installation slug>-<register>-<id>`, written into TEI `@ref` attributes); actors carry
 // `fullname` and `authority_type`, places `country`. They are derived from our fields, never
 // stored, and ignored when a client sends them back (like `id`).
-import type { Actor, Keyword, Place } from './resources/index.js';
-import { invalid } from '../../errors.js';
-import { optionalParam, type QueryInput } from './query-params.js';
-import { check, v } from '../../validation.js';
+import type { Actor, Keyword, Place } from '../resources/index.js';
+import { invalid } from '../../../errors.js';
+import { optionalParam, type QueryInput } from '../list/params.js';
+import { check, v } from '../../../validation.js';
 
 export type Register = 'actors' | 'places' | 'keywords';
 

@@ -2,18 +2,11 @@
 // OpenRefine shows in an iframe (the manifest's `preview`) when a user hovers a candidate.
 // Every value is escaped, and the page is also well-formed XML (XHTML polyglot), so any parser
 // reads it the same way; it carries no script.
-import { notFound } from '../../errors.js';
-import type { Ctx } from '../context.js';
-import {
-  descriptionOf,
-  propertiesOf,
-  rowIdOf,
-  rowsByIds,
-  serviceOf,
-  type ReconcileKind,
-} from './reconcile-entities.js';
-import type { Row } from './reconcile-projection.js';
-import { escapeAttr, escapeText } from './xml.js';
+import { notFound } from '../../../errors.js';
+import type { Ctx } from '../../context.js';
+import { descriptionOf, propertiesOf, rowIdOf, rowsByIds, serviceOf, type ReconcileKind } from './entities.js';
+import type { Row } from './projection.js';
+import { escapeAttr, escapeText } from '../xml.js';
 
 /** Long free text is cut: the preview is a glance, not the record. */
 const MAX_TEXT = 300;

@@ -1,9 +1,9 @@
 // The service manifest of a register's reconciliation service (GET without parameters):
 // what OpenRefine reads when a user adds the service, and from then on the only source of the
 // URLs of its suggest, preview and data extension services.
-import { serviceOf, type ReconcileKind } from './reconcile-entities.js';
-import type { TypeRef } from './reconcile-projection.js';
-import { MAX_QUERIES } from './reconcile-input.js';
+import { serviceOf, type ReconcileKind } from './entities.js';
+import type { TypeRef } from './projection.js';
+import { MAX_QUERIES } from './input.js';
 
 export const PREVIEW_SIZE = { width: 400, height: 200 } as const;
 

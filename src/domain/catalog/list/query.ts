@@ -1,16 +1,16 @@
 // List parameters shared by every catalogue list (SPEC §4.4): search, page, perPage, sortField,
 // sortAsc, format. They arrive as Koa's parsed query string, where any parameter may be repeated
 // (an array) or absurd; each such case is a 422 naming the parameter, never a 500.
-import { hasControlChars } from './fields.js';
-import { invalid } from '../../errors.js';
+import { hasControlChars } from '../fields.js';
+import { invalid } from '../../../errors.js';
 import type { Knex } from 'knex';
-import type { KeyPosition } from '../../db/list-order.js';
-import { decodeCursor } from './list-cursor.js';
-import { oneOf } from '../../validation.js';
-import { optionalParam, param, wholeNumber, type QueryInput } from './query-params.js';
+import type { KeyPosition } from '../../../db/list-order.js';
+import { decodeCursor } from './cursor.js';
+import { oneOf } from '../../../validation.js';
+import { optionalParam, param, wholeNumber, type QueryInput } from './params.js';
 
-export type { QueryInput } from './query-params.js';
-import { check, v } from '../../validation.js';
+export type { QueryInput } from './params.js';
+import { check, v } from '../../../validation.js';
 
 export type ListFormat = 'json' | 'select2' | 'beacon';
 

@@ -9,9 +9,9 @@
 // Both answer JSON; a daemon that is not ready answers 503 with an `error` saying why.
 // Probes run at most one database round trip at a time, and reuse a result for a moment: they
 // are open to anyone, and must not become a way to load the database.
-import type { GenerationSource } from '../db/access-watch.js';
-import type { Db } from '../db/dialect.js';
-import type { NotificationState } from '../db/pg-lease.js';
+import type { GenerationSource } from '../../db/access-watch.js';
+import type { Db } from '../../db/dialect.js';
+import type { NotificationState } from '../../db/pg-lease.js';
 
 export const READY_TIMEOUT_MS = 2_000;
 const REUSE_MS = 500;

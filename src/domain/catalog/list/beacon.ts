@@ -3,10 +3,10 @@
 // entity's URL in this API, annotated with its name. A dump is the whole set, unpaged.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { invalid } from '../../errors.js';
-import { oneOf } from '../../validation.js';
-import { optionalParam, type QueryInput } from './query-params.js';
-import { check, v } from '../../validation.js';
+import { invalid } from '../../../errors.js';
+import { oneOf } from '../../../validation.js';
+import { optionalParam, type QueryInput } from './params.js';
+import { check, v } from '../../../validation.js';
 
 export type BeaconProvider = 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
 

@@ -1,12 +1,12 @@
 // The suggest services of Reconciliation 0.2: auto-completion of a register's entities, its
 // properties and its types, for the input fields of OpenRefine's reconciliation dialogs.
 // GET with `prefix` (the text typed so far) and `cursor` (suggestions to skip).
-import { invalid } from '../../errors.js';
-import type { Ctx } from '../context.js';
-import { likePrefix, orWhereLikePattern } from './list.js';
-import { optionalParam, param, wholeNumber, type QueryInput } from './query-params.js';
-import { check, v } from '../../validation.js';
-import { cleanText, MAX_LIMIT, POOL } from './reconcile-input.js';
+import { invalid } from '../../../errors.js';
+import type { Ctx } from '../../context.js';
+import { likePrefix, orWhereLikePattern } from '../list/query.js';
+import { optionalParam, param, wholeNumber, type QueryInput } from '../list/params.js';
+import { check, v } from '../../../validation.js';
+import { cleanText, MAX_LIMIT, POOL } from './input.js';
 import {
   alternativeNamesOf,
   descriptionOf,
@@ -18,8 +18,8 @@ import {
   typeIdOf,
   typesOf,
   type ReconcileKind,
-} from './reconcile-entities.js';
-import type { Row, TypeRef } from './reconcile-projection.js';
+} from './entities.js';
+import type { Row, TypeRef } from './projection.js';
 import { fold, normalise } from './similarity.js';
 
 const MAX_PREFIX_LENGTH = 255;

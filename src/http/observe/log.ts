@@ -13,10 +13,10 @@
 import { fstatSync } from 'node:fs';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
-import { escapeUnsafe } from '../domain/tokens/names.js';
-import { redactTokens } from '../errors.js';
-import { redactQuery } from './api-token.js';
-import type { ApiContext } from './types.js';
+import { escapeUnsafe } from '../../unsafe-text.js';
+import { redactTokens } from '../../errors.js';
+import { redactQuery } from '../api-token.js';
+import type { ApiContext } from '../types.js';
 
 /** syslog priorities (sd-daemon(3)) of pino's levels. */
 const PRIORITY: Record<string, number> = { trace: 7, debug: 7, info: 6, warn: 4, error: 3, fatal: 2 };

@@ -9,10 +9,10 @@
 // Every document is validated against tei_all.rng with jing (test/clients/tei-p5.test.ts,
 // test/domain/tei-schema.test.ts). Change TEI_FORMAT (tei.ts) with the mapping: stored exports
 // of the old format are then rebuilt on their next read.
-import { clean, dateAttributes } from './tei-dates.js';
-import { el, parent, prerendered, serialize, stripInvalidXmlChars, type XmlNode } from './xml.js';
+import { clean, dateAttributes } from './dates.js';
+import { el, parent, prerendered, serialize, stripInvalidXmlChars, type XmlNode } from '../xml.js';
 
-export { dateAttributes, isIsoYearZeroDate, isW3cDate } from './tei-dates.js';
+export { dateAttributes, isIsoYearZeroDate, isW3cDate } from './dates.js';
 
 export const TEI_NS = 'http://www.tei-c.org/ns/1.0';
 

@@ -5,11 +5,11 @@
 // connections (db/prepared-reads.ts); PostgreSQL, and lists a resource narrows with its own
 // filter, build their query with knex each time.
 import type { Knex } from 'knex';
-import { compiledSql, type Values } from '../../db/compiled-sql.js';
-import { afterPosition, orderByKey, type SortKey } from '../../db/list-order.js';
-import { preparedReads } from '../../db/prepared-reads.js';
-import { joinTextMatch, TEXT_HIT_ID, textMatchOf, whereTextMatch } from '../../db/text-index.js';
-import type { Ctx } from '../context.js';
+import { compiledSql, type Values } from '../../../db/compiled-sql.js';
+import { afterPosition, orderByKey, type SortKey } from '../../../db/list-order.js';
+import { preparedReads } from '../../../db/prepared-reads.js';
+import { joinTextMatch, TEXT_HIT_ID, textMatchOf, whereTextMatch } from '../../../db/text-index.js';
+import type { Ctx } from '../../context.js';
 import {
   countOf,
   EXACT_TOTAL_LIMIT,
@@ -19,10 +19,10 @@ import {
   type ListMeta,
   type ListQuery,
   type ListResult,
-} from './list.js';
-import { encodeCursor } from './list-cursor.js';
-import { recordReader, type Stored } from './records.js';
-import type { Column } from './resources/columns.js';
+} from './query.js';
+import { encodeCursor } from './cursor.js';
+import { recordReader, type Stored } from '../records.js';
+import type { Column } from '../resources/columns.js';
 
 type Row = Record<string, unknown>;
 

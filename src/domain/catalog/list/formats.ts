@@ -1,6 +1,6 @@
 // Alternative list formats (SPEC §4.4): select2 for selection widgets; BEACON link dumps for
 // authority-file aggregators are in beacon.ts.
-import type { ListResult } from './list.js';
+import type { ListResult } from './query.js';
 
 export interface Select2Answer {
   results: { id: number; text: string }[];
