@@ -1,6 +1,22 @@
-// Waits for something a process does in its own time (a log line, a datagram), polling every
-// 25 ms for at most 5 s; fails the test naming what never came.
+// Waits for something a process does in its own time (a log line, a datagram, a row written by
+// a coalescing timer), polling every 25 ms for at most 5 s (`eventually`: 10 s, for checks that
+// run a command); fails the test naming what never came.
 export async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
   if (!check()) throw new Error(`timed out waiting for ${what}`);
+}
+
+/** `until` for a check that must ask (a CLI run, a query): the check's own time counts. */
+export async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Returns once the wall clock shows a later millisecond than when it was called (timestamps differ). */
+export async function clockMoves(): Promise<void> {
+  const now = Date.now();
+  while (Date.now() <= now) await new Promise((r) => setImmediate(r));
 }

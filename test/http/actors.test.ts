@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, fieldsOf, ISO_INSTANT } from '../helpers/api.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
+import { clockMoves } from '../helpers/until.js';
 
 const { daemon, api, t } = useDaemonWithTokens();
 
@@ -209,7 +210,7 @@ describe('PUT /api/actors/{id}', () => {
       gnd: '118577166',
       alternative_names: ['T. Mann'],
     });
-    await new Promise((r) => setTimeout(r, 5)); // updated_at must move
+    await clockMoves(); // updated_at must move
     const r = await api.put(`/api/actors/${created.id}`, { comment: 'Nobel prize 1929', date_start: '1875' }, t.editor);
     expect(r.status).toBe(200);
     const changed = dataOf<Actor>(r);

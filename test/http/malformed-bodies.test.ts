@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { basicTokens, bearer, replyProblems, send, type BasicTokens } from '../helpers/api.js';
 import { createSandbox, type Sandbox } from '../helpers/cli.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { eventually } from '../helpers/until.js';
 
 let box: Sandbox | undefined;
 let d: RunningDaemon | undefined;
@@ -32,7 +33,6 @@ const daemon = () => d as RunningDaemon;
 
 /** The daemon is alive and answers a normal request. */
 async function stillServing(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 100));
   expect(running(), `the daemon exited:\n${daemon().stderr().slice(-2000)}`).toBe(true);
   const r = await send(daemon(), '/api/objects', { headers: bearer(t.user) });
   expect(r.status).toBe(200);
@@ -114,9 +114,10 @@ describe('an upload the client abandons', () => {
       const before = await tmpFiles();
       await abandonUpload(who === 'an editor' ? t.editor : undefined);
       await stillServing();
-      await new Promise((r) => setTimeout(r, 500));
-      const after = (await tmpFiles()).filter((f) => !before.includes(f));
-      expect(after, 'temporary upload files left in <dataDir>/tmp').toEqual([]);
+      const left = async () => (await tmpFiles()).filter((f) => !before.includes(f));
+      // On a timeout the assertion below names the files left.
+      await eventually(async () => (await left()).length === 0, 'the abandoned upload to be removed').catch(() => {});
+      expect(await left(), 'temporary upload files left in <dataDir>/tmp').toEqual([]);
     });
   }
 });

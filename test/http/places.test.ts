@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, fieldsOf, ISO_INSTANT } from '../helpers/api.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
+import { clockMoves } from '../helpers/until.js';
 
 const { daemon, api, t } = useDaemonWithTokens();
 
@@ -138,7 +139,7 @@ describe('POST /api/places', () => {
 describe('POST /api/places/{id}', () => {
   it('changes the given fields only and answers 200', async () => {
     const created = await create({ name: 'Basel', country_code: 'CH', location: '47.5596 7.5886' });
-    await new Promise((r) => setTimeout(r, 5));
+    await clockMoves(); // updated_at must move
     const r = await api.post(`/api/places/${created.id}`, { comment: 'On the Rhine', city: 'Basel' }, t.editor);
     expect(r.status).toBe(200);
     const changed = dataOf<Place>(r);

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createSandbox, createToken, IS_PG, type Sandbox, withSandboxDb } from '../helpers/cli.js';
 import { spawnDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { eventually } from '../helpers/until.js';
 
 describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () => {
   let box: Sandbox;
@@ -62,9 +63,12 @@ describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () =>
       expect(await status(a, '/api/objects', t.token)).toBe(200);
       expect(await status(b, '/api/objects', t.token)).toBe(200);
     }
-    await new Promise((r) => setTimeout(r, 2000));
-    const listed = await box.json<{ id: string; last_used: string | null }[]>(['token', 'list', 'reader']);
-    expect(listed.find((x) => x.id === t.id)?.last_used).toMatch(/^\d{4}-/);
+    const lastUsed = async () =>
+      (await box.json<{ id: string; last_used: string | null }[]>(['token', 'list', 'reader'])).find(
+        (x) => x.id === t.id,
+      )?.last_used;
+    await eventually(async () => (await lastUsed()) != null, 'last used to be written');
+    expect(await lastUsed()).toMatch(/^\d{4}-/);
   });
 });
 
