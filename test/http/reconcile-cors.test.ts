@@ -164,13 +164,67 @@ describe('CORS on the reconciliation routes', () => {
     }
   });
 
+  it('puts the CORS headers on paths under a service root that are no route, and preflights them, so their 404 is readable', async () => {
+    const unknown = KINDS.flatMap((kind) => [
+      `/api/${kind}/reconcile/match`,
+      `/api/${kind}/reconcile/nowhere/at/all`,
+      `/api/${kind}/reconcile/preview`,
+      `/api/${kind}/reconcile/1.0-draft/nowhere`,
+    ]);
+    for (const path of unknown) {
+      for (const init of [
+        { headers: bearer(t.user) },
+        {},
+        { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"queries": []}' },
+      ] as RequestInit[]) {
+        const r = await fromPage(path, init);
+        expect(r.status, `${init.method ?? 'GET'} ${path}`).toBe(404);
+        expectCors(r, path);
+        expect(r.headers.get('access-control-expose-headers'), path).toContain('WWW-Authenticate');
+        expect((r.body as { error: string }).error, path).toMatch(/no such endpoint/);
+      }
+      // An error is never JSONP, even when a callback is asked for.
+      const jsonp = await fromPage(`${path}?callback=cb`);
+      expect(jsonp.status, path).toBe(404);
+      expect(jsonp.headers.get('content-type'), path).toMatch(/^application\/json/);
+      expectCors(jsonp, path);
+      for (const method of ['GET', 'POST']) {
+        const pre = await send(daemon(), path, {
+          method: 'OPTIONS',
+          headers: {
+            Origin: ORIGIN,
+            'Access-Control-Request-Method': method,
+            'Access-Control-Request-Headers': 'authorization, content-type',
+          },
+        });
+        expect(pre.status, `OPTIONS ${path} (${method})`).toBe(204);
+        expectCors(pre, `OPTIONS ${path}`);
+        const methods = (pre.headers.get('access-control-allow-methods') ?? '').split(',').map((s) => s.trim());
+        expect(methods, path).toContain(method);
+        expect(pre.headers.get('access-control-allow-headers')?.toLowerCase(), path).toContain('authorization');
+      }
+    }
+    // A wrong method on a route under a root: the 405 is readable too.
+    const wrong = await fromPage('/api/places/reconcile/suggest/entity', { method: 'DELETE', headers: bearer(t.user) });
+    expect(wrong.status).toBe(405);
+    expectCors(wrong, 'DELETE suggest/entity');
+    // Without a token on a closed archive, the path that is no route is still a 404 (with CORS).
+    await applySettings(cli(), { public_access: false, public_api: false });
+    const closed = await fromPage('/api/keywords/reconcile/match', { method: 'POST', body: '{}' });
+    expect(closed.status).toBe(404);
+    expectCors(closed, 'closed');
+  });
+
   it('sends no CORS headers on other routes, and their OPTIONS stays a 405', async () => {
     for (const path of [
       '/api/actors',
       `/api/actors/${actorId}`,
       '/api/objects',
       '/api/tei/actors',
-      '/api/actors/reconcile/nowhere',
+      '/api/actors/reconciled',
+      '/api/actors/reconcile-x/match',
+      '/api/Actors/reconcile/match',
+      '/api/objects/reconcile',
       '/api/nowhere',
     ]) {
       const r = await fromPage(path, { headers: bearer(t.user) });
