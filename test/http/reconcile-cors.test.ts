@@ -12,15 +12,39 @@ let actorId = 0;
 
 const ORIGIN = 'http://openrefine.example:3333';
 const KINDS = ['actors', 'places', 'keywords'] as const;
-/** The reconciliation services of issue 9, written out: the routes that must answer cross-origin. */
-const SERVICES: { method: 'GET' | 'POST'; path: string }[] = KINDS.flatMap((kind) => [
-  { method: 'GET' as const, path: `/api/${kind}/reconcile` },
-  { method: 'POST' as const, path: `/api/${kind}/reconcile` },
-  ...['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((s) => ({
-    method: 'GET' as const,
-    path: `/api/${kind}/reconcile/${s}`,
-  })),
-]);
+interface Service {
+  method: 'GET' | 'POST';
+  path: string;
+  /** What a request that succeeds adds to the path (GET). */
+  query?: string;
+  /** The JSON body of a request that succeeds (POST; default: a 0.2 batch). */
+  body?: unknown;
+}
+/** The reconciliation services (0.2 and 1.0-draft), written out: the routes that must answer cross-origin. */
+const SERVICES: Service[] = KINDS.flatMap((kind): Service[] => {
+  const draft = `/api/${kind}/reconcile/1.0-draft`;
+  return [
+    { method: 'GET', path: `/api/${kind}/reconcile` },
+    { method: 'POST', path: `/api/${kind}/reconcile` },
+    ...['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((s): Service => ({
+      method: 'GET',
+      path: `/api/${kind}/reconcile/${s}`,
+      query: s === 'suggest/entity' ? '?prefix=cors' : '',
+    })),
+    { method: 'GET', path: draft },
+    {
+      method: 'POST',
+      path: `${draft}/match`,
+      body: { queries: [{ conditions: [{ matchType: 'name', propertyValue: 'Cors' }] }] },
+    },
+    { method: 'GET', path: `${draft}/suggest/entity`, query: '?prefix=cors' },
+    { method: 'GET', path: `${draft}/suggest/property`, query: '?prefix=' },
+    { method: 'GET', path: `${draft}/suggest/type`, query: '?prefix=p' },
+    { method: 'GET', path: `${draft}/preview`, query: '?id=:id' },
+    { method: 'POST', path: `${draft}/extend`, body: { ids: ['1'], properties: [{ id: 'name' }] } },
+    { method: 'GET', path: `${draft}/extend/propose`, query: '?type=x' },
+  ];
+});
 const CROSS_ORIGIN = SERVICES;
 
 beforeAll(async () => {
@@ -60,13 +84,11 @@ describe('CORS on the reconciliation routes', () => {
       const path = concrete(route.path);
       const r =
         route.method === 'GET'
-          ? await fromPage(`${path}${path.endsWith('/suggest/entity') ? '?prefix=cors' : ''}`, {
-              headers: bearer(t.user),
-            })
+          ? await fromPage(`${path}${concrete(route.query ?? '')}`, { headers: bearer(t.user) })
           : await fromPage(path, {
               method: 'POST',
               headers: { ...bearer(t.user), 'Content-Type': 'application/json' },
-              body: JSON.stringify({ queries: { q0: { query: 'Cors' } } }),
+              body: JSON.stringify(route.body ?? { queries: { q0: { query: 'Cors' } } }),
             });
       expect(r.status, `${route.method} ${path}: ${r.text.slice(0, 200)}`).toBe(200);
       expectCors(r, `${route.method} ${path}`);
