@@ -44,21 +44,20 @@ export function loadSchemas(dir: string): SchemaSet {
   return {
     problems,
     replay(examples, schemas) {
-      const disagreements: string[] = [];
-      let judged = 0;
-      for (const [folder, [schema, pointer]] of Object.entries(schemas)) {
-        for (const verdict of ['valid', 'invalid'] as const) {
-          const at = path.join(examples, folder, verdict);
-          if (!existsSync(at)) continue;
-          for (const file of readdirSync(at).filter((f) => f.endsWith('.json'))) {
-            const found = problems(schema, JSON.parse(readFileSync(path.join(at, file), 'utf8')) as unknown, pointer);
-            judged++;
-            if ((found.length === 0) !== (verdict === 'valid'))
-              disagreements.push(`${folder}/${verdict}/${file}: ${found.join('; ') || 'valid'}`);
-          }
-        }
-      }
-      return { disagreements, judged };
+      const verdicts = Object.entries(schemas).flatMap(([folder, [schema, pointer]]) =>
+        (['valid', 'invalid'] as const).flatMap((verdict) =>
+          jsonFilesIn(path.join(examples, folder, verdict)).map((file) => {
+            const found = problems(schema, JSON.parse(readFileSync(file, 'utf8')) as unknown, pointer);
+            const agrees = (found.length === 0) === (verdict === 'valid');
+            return agrees ? null : `${path.relative(examples, file)}: ${found.join('; ') || 'valid'}`;
+          }),
+        ),
+      );
+      return { disagreements: verdicts.filter((v) => v !== null), judged: verdicts.length };
     },
   };
 }
+
+/** The JSON files directly in `dir` (none when there is no such folder). */
+const jsonFilesIn = (dir: string): string[] =>
+  existsSync(dir) ? readdirSync(dir).flatMap((f) => (f.endsWith('.json') ? [path.join(dir, f)] : [])) : [];

@@ -18,20 +18,24 @@ const schemas = loadSchemas(path.join(SPEC, 'schemas'));
 const { problems } = schemas;
 
 const CANDIDATE = '/properties/results/items/properties/candidates/items';
-/** Which schema (and sub-schema) judges each folder of examples. */
+/** Which schema (and sub-schema) judges each folder of examples: its namesake, but for these. */
 const EXAMPLE_SCHEMAS: Record<string, [string, string?]> = {
-  manifest: ['manifest'],
-  'reconciliation-query-batch': ['reconciliation-query-batch'],
-  'reconciliation-result-batch': ['reconciliation-result-batch'],
   'reconciliation-candidate': ['reconciliation-result-batch', CANDIDATE],
-  'suggest-entities-response': ['suggest-entities-response'],
-  'suggest-properties-response': ['suggest-properties-response'],
-  'suggest-types-response': ['suggest-types-response'],
-  'data-extension-query': ['data-extension-query'],
-  'data-extension-response': ['data-extension-response'],
-  'data-extension-property-proposal': ['data-extension-property-proposal'],
   'data-extension-metadata': ['manifest', '/properties/extend'],
   'preview-metadata': ['manifest', '/properties/preview'],
+  ...Object.fromEntries(
+    [
+      'manifest',
+      'reconciliation-query-batch',
+      'reconciliation-result-batch',
+      'suggest-entities-response',
+      'suggest-properties-response',
+      'suggest-types-response',
+      'data-extension-query',
+      'data-extension-response',
+      'data-extension-property-proposal',
+    ].map((folder) => [folder, [folder]]),
+  ),
 };
 /** What the manifest's `authentication` is checked with: Swagger 2.0's security scheme. */
 const SECURITY_SCHEME: [string, string] = ['openapi', '/definitions/securityDefinitions/additionalProperties'];
@@ -64,57 +68,63 @@ describe('the validator', () => {
 // --- a daemon's answers -------------------------------------------------------------------------
 
 const { cli, api, t } = useDaemonWithTokens();
-const entity: Record<string, string> = {};
 const KINDS = ['actors', 'places', 'keywords'] as const;
 type Kind = (typeof KINDS)[number];
 const root = (kind: Kind) => `/api/${kind}/reconcile/1.0-draft`;
+/** The id of a record of each register that has every property. */
+const full: Record<string, string> = {};
 
 beforeAll(async () => {
   await loadCatalog(cli(), 'draft-schemas.json', {
     actors: [
       {
-        name: 'Schiller, Friedrich',
+        name: 'Lessing, Gotthold Ephraim',
         type: 'person',
-        alternative_names: ['Friedrich von Schiller'],
-        date_start: '1759-11-10',
-        date_end: '1805',
-        gnd: '118607626',
-        comment: 'Poet "and" <playwright>',
+        alternative_names: ['G. E. Lessing', 'Лессинг'],
+        date_start: '1729-01-22',
+        date_end: '1781-02',
+        gnd: '118572121',
+        comment: 'Dramatist & critic, "Nathan" <1779>',
       },
-      { name: 'Schiller, Friedrich', type: 'person' },
-      { name: "Odd <i>&amp;</i> 'name' \u0085 \u00a0 😀", type: 'family' },
+      { name: 'Lessing, Gotthold Ephraim', type: 'family' },
+      { name: "O'Neil <b>bold</b> & \u00a0 \u{1F3AD}", type: 'group' },
     ],
     places: [
       {
-        name: 'Zürich',
-        city: 'Zürich',
+        name: 'Basel',
+        alternative_names: ['Bâle', 'Basilea'],
+        city: 'Basel',
+        state: 'Basel-Stadt',
+        address: 'Marktplatz 9',
         country_code: 'CH',
-        location: '47.37 8.54',
-        gnd: '4068038-8',
-        geonames: '2657896',
+        location: '47.5596 7.5886',
+        gnd: '4004617-5',
+        geonames: '2661604',
+        comment: 'On the Rhine <river>',
       },
-      { name: 'Nowhere <at> "all"' },
+      { name: "Quote's & <place>" },
     ],
-    keywords: [{ name: 'Letters', gnd: '4008849-2' }, 'R&D <keywords>'],
+    keywords: [{ name: 'Drama', gnd: '4012782-5' }, 'Tragedy & "comedy"'],
   });
-  for (const kind of KINDS)
-    entity[kind] = String(
-      (dataOf<{ id: number }[]>(await api.get(`/api/${kind}?perPage=1`, t.user))[0] as { id: number }).id,
-    );
+  for (const kind of KINDS) {
+    const first = await api.get(`/api/${kind}?perPage=1&sortField=id&sortAsc=1`, t.user);
+    full[kind] = String(dataOf<{ id: number }[]>(first)[0]?.id);
+  }
 });
 
-async function json(pathname: string, init?: RequestInit): Promise<unknown> {
-  const r = await api.request(pathname, {
-    ...init,
-    headers: { ...bearer(t.user), ...(init?.headers as Record<string, string> | undefined) },
-  });
-  expect(r.status, `${pathname}: ${r.text.slice(0, 300)}`).toBe(200);
-  expect(r.headers.get('content-type'), pathname).toMatch(/^application\/json/);
+/** The JSON of a 200 answer, asked with the user's token. */
+async function answerOf(pathname: string, body?: unknown): Promise<unknown> {
+  const headers = { ...bearer(t.user), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
+  const r =
+    body === undefined
+      ? await api.request(pathname, { headers })
+      : await api.request(pathname, { method: 'POST', headers, body: JSON.stringify(body) });
+  expect([r.status, r.headers.get('content-type')], `${pathname}: ${r.text.slice(0, 300)}`).toEqual([
+    200,
+    'application/json; charset=utf-8',
+  ]);
   return r.body;
 }
-
-const post = (pathname: string, value: unknown) =>
-  json(pathname, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(value) });
 
 const name = (propertyValue: string) => ({ matchType: 'name', propertyValue });
 const property = (propertyId: string, propertyValue: unknown, extra: Record<string, unknown> = {}) => ({
@@ -133,7 +143,7 @@ describe('answers of a running daemon against the 1.0-draft schemas', () => {
     ]) {
       await applySettings(cli(), combo);
       for (const kind of KINDS) {
-        const m = (await json(root(kind))) as { versions: string[]; authentication?: unknown };
+        const m = (await answerOf(root(kind))) as { versions: string[]; authentication?: unknown };
         expect(problems('manifest', m), `${kind} ${JSON.stringify(combo)}`).toEqual([]);
         expect(m.versions).toContain('1.0-draft');
         expect('authentication' in m).toBe(!combo.public_access);
@@ -146,41 +156,41 @@ describe('answers of a running daemon against the 1.0-draft schemas', () => {
   it('result batches: names, typos, namesakes, alternative names, types, ids, properties, empty batches', async () => {
     const batches: Record<Kind, Record<string, unknown>[]> = {
       actors: [
-        { conditions: [name('Schiller, Friedrich')] },
-        { conditions: [name('Schiler')], limit: 3 },
-        { conditions: [name('Friedrich von Schiller')], type: 'person' },
-        { conditions: [name('Schiller')], type: 'Corporate body' },
-        { conditions: [property('gnd', 'https://d-nb.info/gnd/118607626')] },
-        { conditions: [{ matchType: 'id', propertyValue: entity.actors }] },
+        { conditions: [name('Lessing, Gotthold Ephraim')] },
+        { conditions: [name('Lesing')], limit: 2 },
+        { conditions: [name('G. E. Lessing')], type: 'person' },
+        { conditions: [name('Lessing')], type: 'Family' },
+        { conditions: [property('gnd', 'https://d-nb.info/gnd/118572121')] },
+        { conditions: [{ matchType: 'id', propertyValue: full.actors }] },
         { conditions: [{ matchType: 'id', propertyValue: ['999999', 'x'] }] },
         {
           conditions: [
-            name('Schiller'),
-            property('date_start', ['1759-11-10', { id: '1759-11-10', name: 'x' }], {
+            name('Lessing'),
+            property('date_end', ['1781-02', { id: '1781-02', name: 'February 1781' }], {
               required: true,
               matchQuantifier: 'any',
               matchQualifier: 'ExactMatch',
             }),
-            property('unknown', true),
+            property('unknown', false),
           ],
           lang: 'de',
           dir: 'ltr',
         },
-        { conditions: [name('Odd <i>')] },
-        { conditions: [name('zzzzzz')] },
+        { conditions: [name("O'Neil <b>")] },
+        { conditions: [name('qqqqqq')] },
       ],
       places: [
-        { conditions: [name('Zurich')] },
-        { conditions: [property('geonames', 2657896)] },
-        { conditions: [property('city', 'zürich'), property('country_code', 'ch')] },
+        { conditions: [name('Bale')] },
+        { conditions: [property('geonames', 2661604)] },
+        { conditions: [property('state', 'basel-stadt'), property('country_code', ['ch', 'de'])] },
       ],
-      keywords: [{ conditions: [name('letters')] }, { conditions: [name('R&D')], limit: 100 }],
+      keywords: [{ conditions: [name('drama')] }, { conditions: [name('& "comedy"')], limit: 100 }],
     };
     for (const kind of KINDS) {
       const batch = { queries: batches[kind] };
       // The batches sent are themselves valid 1.0-draft query batches.
       expect(problems('reconciliation-query-batch', batch), kind).toEqual([]);
-      const answer = (await post(`${root(kind)}/match`, batch)) as { results: { candidates: unknown[] }[] };
+      const answer = (await answerOf(`${root(kind)}/match`, batch)) as { results: { candidates: unknown[] }[] };
       expect(problems('reconciliation-result-batch', answer), kind).toEqual([]);
       expect(answer.results).toHaveLength(batch.queries.length);
       for (const c of answer.results.flatMap((r) => r.candidates))
@@ -190,7 +200,9 @@ describe('answers of a running daemon against the 1.0-draft schemas', () => {
         kind,
       ).toBe(true);
     }
-    expect(problems('reconciliation-result-batch', await post(`${root('actors')}/match`, { queries: [] }))).toEqual([]);
+    expect(problems('reconciliation-result-batch', await answerOf(`${root('actors')}/match`, { queries: [] }))).toEqual(
+      [],
+    );
   });
 
   it("answers the draft's valid example batches, and refuses its invalid ones with 422", async () => {
@@ -218,57 +230,58 @@ describe('answers of a running daemon against the 1.0-draft schemas', () => {
 
   it('suggest answers for entities, properties and types, with offsets', async () => {
     for (const kind of KINDS) {
-      for (const prefix of ['', 's', 'Sch', 'zür', 'r&d', entity[kind] as string, '<i>', 'zzzz']) {
+      for (const prefix of ['', 'b', 'Les', 'bâ', '& "', full[kind] as string, '<b>', 'qqqq']) {
         const q = `prefix=${encodeURIComponent(prefix)}`;
         for (const [service, schema] of [
           ['entity', 'suggest-entities-response'],
           ['property', 'suggest-properties-response'],
           ['type', 'suggest-types-response'],
         ] as const) {
-          const answer = await json(`${root(kind)}/suggest/${service}?${q}`);
+          const answer = await answerOf(`${root(kind)}/suggest/${service}?${q}`);
           expect(problems(schema, answer), `${kind} ${service} ${prefix}`).toEqual([]);
         }
       }
-      const paged = await json(`${root(kind)}/suggest/entity?prefix=s&offset=1&limit=1`);
+      const paged = await answerOf(`${root(kind)}/suggest/entity?prefix=a&offset=1&limit=1`);
       expect(problems('suggest-entities-response', paged)).toEqual([]);
     }
   });
 
   it('property proposals and data extension answers', async () => {
-    const types: Record<Kind, string[]> = {
-      actors: ['person', 'corporate_body', 'place'],
+    const typeIds: Record<Kind, string[]> = {
+      actors: ['person', 'group', 'Family'],
       places: ['place'],
       keywords: ['keyword'],
     };
     for (const kind of KINDS) {
-      const proposals: { properties: { id: string }[] }[] = [];
-      for (const type of types[kind]) {
-        for (const limit of ['', '&limit=2']) {
-          const answer = (await json(`${root(kind)}/extend/propose?type=${type}${limit}`)) as {
-            properties: { id: string }[];
-          };
-          expect(problems('data-extension-property-proposal', answer), `${kind} ${type}${limit}`).toEqual([]);
-          proposals.push(answer);
+      const proposed = new Set<string>();
+      for (const type of [...typeIds[kind], 'nothing']) {
+        for (const limit of [undefined, 1]) {
+          const proposal = (await answerOf(
+            `${root(kind)}/extend/propose?type=${type}${limit ? `&limit=${limit}` : ''}`,
+          )) as { properties: { id: string }[] };
+          expect(problems('data-extension-property-proposal', proposal), `${kind} ${type} ${limit}`).toEqual([]);
+          for (const { id } of proposal.properties) proposed.add(id);
         }
       }
-      // Every proposed property, for a record, a record without values and unknown ids.
-      const query = {
-        ids: [entity[kind] as string, '999999', 'x'],
-        properties: (proposals[0]?.properties ?? []).map((p) => ({ id: p.id })),
-      };
-      expect(query.properties.length).toBeGreaterThan(1);
-      expect(problems('data-extension-query', query)).toEqual([]);
-      const answer = (await post(`${root(kind)}/extend`, query)) as {
-        meta: { id: string }[];
-        rows: { id: string; properties: { id: string }[] }[];
-      };
-      expect(problems('data-extension-response', answer), kind).toEqual([]);
-      expect(answer.meta.map((m) => m.id)).toEqual(query.properties.map((p) => p.id));
-      expect(answer.rows.map((r) => r.id)).toEqual(query.ids);
-      for (const row of answer.rows) expect(row.properties.map((p) => p.id)).toEqual(query.properties.map((p) => p.id));
-      expect(
-        problems('data-extension-response', await post(`${root(kind)}/extend`, { ids: [], properties: [] })),
-      ).toEqual([]);
+      // Every proposed property, for a record with all of them, no record, and no id at all.
+      const properties = [...proposed].map((id) => ({ id }));
+      expect(properties.length, kind).toBeGreaterThan(1);
+      for (const ids of [[full[kind] as string, '424242', '-1'], []]) {
+        const query = { ids, properties };
+        expect(problems('data-extension-query', query)).toEqual([]);
+        const extension = (await answerOf(`${root(kind)}/extend`, query)) as {
+          rows: { id: string; properties: { id: string; values: unknown[] }[] }[];
+        };
+        expect(problems('data-extension-response', extension), kind).toEqual([]);
+        expect(extension.rows.map((r) => r.id)).toEqual(ids);
+        if (ids.length > 0)
+          expect(
+            extension.rows[0]?.properties.every((p) => p.values.length > 0),
+            kind,
+          ).toBe(true);
+      }
+      const none = await answerOf(`${root(kind)}/extend`, { ids: [], properties: [] });
+      expect(problems('data-extension-response', none)).toEqual([]);
     }
   });
 });
