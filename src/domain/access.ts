@@ -42,7 +42,9 @@ const reconciliation = (method: Method, path: string): RouteSpec => ({
 /**
  * A register's reconciliation service (W3C Reconciliation API 0.2): the endpoint (manifest,
  * queries, data extension), the suggest services, the data-extension property proposals and
- * the HTML preview. All follow the authority rule, like the register itself.
+ * the HTML preview; and the same services as Reconciliation API 1.0-draft names them, under
+ * their own root. All follow the authority rule, like the register itself: a POST of queries
+ * or of a data extension query reads, and is open while public_access is on.
  */
 const reconciliationService = (kind: 'actors' | 'places' | 'keywords'): RouteSpec[] => [
   reconciliation('GET', `/api/${kind}/reconcile`),
@@ -52,6 +54,14 @@ const reconciliationService = (kind: 'actors' | 'places' | 'keywords'): RouteSpe
   reconciliation('GET', `/api/${kind}/reconcile/suggest/type`),
   reconciliation('GET', `/api/${kind}/reconcile/properties`),
   reconciliation('GET', `/api/${kind}/reconcile/preview/:id`),
+  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft`),
+  reconciliation('POST', `/api/${kind}/reconcile/1.0-draft/match`),
+  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/suggest/entity`),
+  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/suggest/property`),
+  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/suggest/type`),
+  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/preview`),
+  reconciliation('POST', `/api/${kind}/reconcile/1.0-draft/extend`),
+  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/extend/propose`),
 ];
 
 // Where paths overlap, the more specific pattern owns the path (src/http/router.ts):

@@ -3,16 +3,21 @@
 // origin: Reconciliation 0.2 requires CORS on every endpoint, and JSONP is its older fallback.
 //
 // - `Access-Control-Allow-Origin: *` on every answer of those paths, errors included, so the
-//   page can read a 401 or 422. No credentials: tokens travel in the Authorization header,
+//   page can read a 401 or 422; and on every path under a service's root (`/api/actors/reconcile/…`)
+//   that is no route, so a client that asks for a route this service lacks (`…/reconcile/match`)
+//   reads the 404 instead of failing on CORS. No credentials: tokens travel in the Authorization header,
 //   which a page must set itself (it is allowed in preflights), never in cookies, so `*` gives
 //   a page nothing it could not fetch from anywhere else.
 // - A preflight (OPTIONS with Origin and Access-Control-Request-Method) is answered 204 before
 //   authentication: it carries no token. The request that follows meets the route's rule as
-//   usual. Any other OPTIONS is a method like any other (405 with Allow).
+//   usual. Under a service's root a path that is no route is preflighted too, allowing the
+//   protocol's methods, so the 404 that follows is readable. Any other OPTIONS is a method like
+//   any other (405 with Allow).
 // - JSONP (`callback=`) on the GET answers that are JSON: the name is checked strictly and the
 //   answer is `application/javascript` with `nosniff`. A script tag sends no Authorization
 //   header, so JSONP only ever reaches what is open without a token.
 import { invalid } from '../errors.js';
+import { RECONCILE_KINDS } from '../domain/catalog/reconcile/entities.js';
 import { ANSWERED } from './gate.js';
 import type { ApiContext } from './types.js';
 
@@ -21,12 +26,25 @@ const MAX_AGE_SECONDS = 7200;
 /** What a page may read of an error: the Bearer challenge, when to retry, what is allowed. */
 const EXPOSED = 'WWW-Authenticate, Retry-After, Allow';
 
+/** The methods the reconciliation protocol uses: what a preflight of a path that is no route allows. */
+const PROTOCOL_METHODS = 'GET, HEAD, POST';
+
+/** The roots of the reconciliation services; every path under one is cross-origin. */
+const SERVICE_ROOTS = RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile`);
+
+/** Whether the request's path is a cross-origin route or lies under a service's root. */
+function isCrossOrigin(ctx: ApiContext): boolean {
+  if (ctx.state.crossOrigin) return true;
+  const p = ctx.path;
+  return SERVICE_ROOTS.some((root) => p.startsWith(root) && (p.length === root.length || p[root.length] === '/'));
+}
+
 /**
  * Run before anything can refuse a request, after the route is resolved: the CORS headers on
  * every answer of a cross-origin path.
  */
 export function corsHeaders(ctx: ApiContext): void {
-  if (ctx.state.crossOrigin) {
+  if (isCrossOrigin(ctx)) {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', EXPOSED);
   }
@@ -36,9 +54,12 @@ export function corsHeaders(ctx: ApiContext): void {
 export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
   const isPreflight =
     ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-  if (!isPreflight || !ctx.state.crossOrigin) return undefined;
+  if (!isPreflight || !isCrossOrigin(ctx)) return undefined;
   ctx.status = 204;
-  ctx.set('Access-Control-Allow-Methods', ctx.state.allowed.join(', '));
+  ctx.set(
+    'Access-Control-Allow-Methods',
+    ctx.state.allowed.length > 0 ? ctx.state.allowed.join(', ') : PROTOCOL_METHODS,
+  );
   ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
   ctx.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
   // A preflight has no body; one sent anyway is not read, so the connection is not reused.

@@ -67,6 +67,24 @@ const SPEC_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
       ]),
     ),
   ),
+  // SPEC §8.1: the Reconciliation API 1.0-draft services beside 0.2's, under the same rule.
+  ...Object.fromEntries(
+    ['actors', 'places', 'keywords'].flatMap((kind) =>
+      [
+        'GET ',
+        'POST /match',
+        'GET /suggest/entity',
+        'GET /suggest/property',
+        'GET /suggest/type',
+        'GET /preview',
+        'POST /extend',
+        'GET /extend/propose',
+      ].map((route) => {
+        const [method, sub] = route.split(' ');
+        return [`${method} /api/${kind}/reconcile/1.0-draft${sub}`, { rule: 'authority' }];
+      }),
+    ),
+  ),
 };
 
 const EDITOR_OR_HIGHER: readonly Role[] = ['editor', 'admin', 'superuser'];
@@ -149,6 +167,30 @@ const reconcileServices = (kind: 'actors' | 'places' | 'keywords'): Record<strin
     { path: `/api/${kind}/reconcile/preview/${kind === 'actors' ? f.actor : kind === 'places' ? f.place : f.keyword}` },
   ],
 });
+/** The 1.0-draft services of each register, with a request that succeeds. */
+const draftServices = (kind: 'actors' | 'places' | 'keywords'): Record<string, (f: Fixture) => Variant[]> => {
+  const root = `/api/${kind}/reconcile/1.0-draft`;
+  const id = (f: Fixture) => (kind === 'actors' ? f.actor : kind === 'places' ? f.place : f.keyword);
+  return {
+    [`GET ${root}`]: () => [{ path: root }],
+    [`POST ${root}/match`]: () => [
+      {
+        path: `${root}/match`,
+        body: json({ queries: [{ conditions: [{ matchType: 'name', propertyValue: 'Matrix' }] }] }),
+      },
+    ],
+    [`GET ${root}/suggest/entity`]: () => [{ path: `${root}/suggest/entity?prefix=matrix` }],
+    [`GET ${root}/suggest/property`]: () => [{ path: `${root}/suggest/property?prefix=gnd` }],
+    [`GET ${root}/suggest/type`]: () => [{ path: `${root}/suggest/type?prefix=` }],
+    [`GET ${root}/preview`]: (f) => [{ path: `${root}/preview?id=${id(f)}` }],
+    [`POST ${root}/extend`]: (f) => [
+      { path: `${root}/extend`, body: json({ ids: [String(id(f))], properties: [{ id: 'name' }] }) },
+    ],
+    [`GET ${root}/extend/propose`]: () => [
+      { path: `${root}/extend/propose?type=${kind === 'actors' ? 'person' : kind === 'places' ? 'place' : 'keyword'}` },
+    ],
+  };
+};
 const USAGE = { provider: 'x', model: 'y', tokens_in: 1, tokens_out: 2, cost_chf: 0.01, success: true };
 
 const REQUESTS: Record<string, (f: Fixture) => Variant[]> = {
@@ -199,6 +241,9 @@ const REQUESTS: Record<string, (f: Fixture) => Variant[]> = {
   ...reconcileServices('actors'),
   ...reconcileServices('places'),
   ...reconcileServices('keywords'),
+  ...draftServices('actors'),
+  ...draftServices('places'),
+  ...draftServices('keywords'),
 };
 
 /** The status of a request that is let through. */

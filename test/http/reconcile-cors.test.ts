@@ -12,15 +12,39 @@ let actorId = 0;
 
 const ORIGIN = 'http://openrefine.example:3333';
 const KINDS = ['actors', 'places', 'keywords'] as const;
-/** The reconciliation services of issue 9, written out: the routes that must answer cross-origin. */
-const SERVICES: { method: 'GET' | 'POST'; path: string }[] = KINDS.flatMap((kind) => [
-  { method: 'GET' as const, path: `/api/${kind}/reconcile` },
-  { method: 'POST' as const, path: `/api/${kind}/reconcile` },
-  ...['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((s) => ({
-    method: 'GET' as const,
-    path: `/api/${kind}/reconcile/${s}`,
-  })),
-]);
+interface Service {
+  method: 'GET' | 'POST';
+  path: string;
+  /** What a request that succeeds adds to the path (GET). */
+  query?: string;
+  /** The JSON body of a request that succeeds (POST; default: a 0.2 batch). */
+  body?: unknown;
+}
+/** The reconciliation services (0.2 and 1.0-draft), written out: the routes that must answer cross-origin. */
+const SERVICES: Service[] = KINDS.flatMap((kind): Service[] => {
+  const draft = `/api/${kind}/reconcile/1.0-draft`;
+  return [
+    { method: 'GET', path: `/api/${kind}/reconcile` },
+    { method: 'POST', path: `/api/${kind}/reconcile` },
+    ...['suggest/entity', 'suggest/property', 'suggest/type', 'properties', 'preview/:id'].map((s): Service => ({
+      method: 'GET',
+      path: `/api/${kind}/reconcile/${s}`,
+      query: s === 'suggest/entity' ? '?prefix=cors' : '',
+    })),
+    { method: 'GET', path: draft },
+    {
+      method: 'POST',
+      path: `${draft}/match`,
+      body: { queries: [{ conditions: [{ matchType: 'name', propertyValue: 'Cors' }] }] },
+    },
+    { method: 'GET', path: `${draft}/suggest/entity`, query: '?prefix=cors' },
+    { method: 'GET', path: `${draft}/suggest/property`, query: '?prefix=' },
+    { method: 'GET', path: `${draft}/suggest/type`, query: '?prefix=p' },
+    { method: 'GET', path: `${draft}/preview`, query: '?id=:id' },
+    { method: 'POST', path: `${draft}/extend`, body: { ids: ['1'], properties: [{ id: 'name' }] } },
+    { method: 'GET', path: `${draft}/extend/propose`, query: '?type=x' },
+  ];
+});
 const CROSS_ORIGIN = SERVICES;
 
 beforeAll(async () => {
@@ -60,13 +84,11 @@ describe('CORS on the reconciliation routes', () => {
       const path = concrete(route.path);
       const r =
         route.method === 'GET'
-          ? await fromPage(`${path}${path.endsWith('/suggest/entity') ? '?prefix=cors' : ''}`, {
-              headers: bearer(t.user),
-            })
+          ? await fromPage(`${path}${concrete(route.query ?? '')}`, { headers: bearer(t.user) })
           : await fromPage(path, {
               method: 'POST',
               headers: { ...bearer(t.user), 'Content-Type': 'application/json' },
-              body: JSON.stringify({ queries: { q0: { query: 'Cors' } } }),
+              body: JSON.stringify(route.body ?? { queries: { q0: { query: 'Cors' } } }),
             });
       expect(r.status, `${route.method} ${path}: ${r.text.slice(0, 200)}`).toBe(200);
       expectCors(r, `${route.method} ${path}`);
@@ -164,13 +186,67 @@ describe('CORS on the reconciliation routes', () => {
     }
   });
 
+  it('puts the CORS headers on paths under a service root that are no route, and preflights them, so their 404 is readable', async () => {
+    const unknown = KINDS.flatMap((kind) => [
+      `/api/${kind}/reconcile/match`,
+      `/api/${kind}/reconcile/nowhere/at/all`,
+      `/api/${kind}/reconcile/preview`,
+      `/api/${kind}/reconcile/1.0-draft/nowhere`,
+    ]);
+    for (const path of unknown) {
+      for (const init of [
+        { headers: bearer(t.user) },
+        {},
+        { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"queries": []}' },
+      ] as RequestInit[]) {
+        const r = await fromPage(path, init);
+        expect(r.status, `${init.method ?? 'GET'} ${path}`).toBe(404);
+        expectCors(r, path);
+        expect(r.headers.get('access-control-expose-headers'), path).toContain('WWW-Authenticate');
+        expect((r.body as { error: string }).error, path).toMatch(/no such endpoint/);
+      }
+      // An error is never JSONP, even when a callback is asked for.
+      const jsonp = await fromPage(`${path}?callback=cb`);
+      expect(jsonp.status, path).toBe(404);
+      expect(jsonp.headers.get('content-type'), path).toMatch(/^application\/json/);
+      expectCors(jsonp, path);
+      for (const method of ['GET', 'POST']) {
+        const pre = await send(daemon(), path, {
+          method: 'OPTIONS',
+          headers: {
+            Origin: ORIGIN,
+            'Access-Control-Request-Method': method,
+            'Access-Control-Request-Headers': 'authorization, content-type',
+          },
+        });
+        expect(pre.status, `OPTIONS ${path} (${method})`).toBe(204);
+        expectCors(pre, `OPTIONS ${path}`);
+        const methods = (pre.headers.get('access-control-allow-methods') ?? '').split(',').map((s) => s.trim());
+        expect(methods, path).toContain(method);
+        expect(pre.headers.get('access-control-allow-headers')?.toLowerCase(), path).toContain('authorization');
+      }
+    }
+    // A wrong method on a route under a root: the 405 is readable too.
+    const wrong = await fromPage('/api/places/reconcile/suggest/entity', { method: 'DELETE', headers: bearer(t.user) });
+    expect(wrong.status).toBe(405);
+    expectCors(wrong, 'DELETE suggest/entity');
+    // Without a token on a closed archive, the path that is no route is still a 404 (with CORS).
+    await applySettings(cli(), { public_access: false, public_api: false });
+    const closed = await fromPage('/api/keywords/reconcile/match', { method: 'POST', body: '{}' });
+    expect(closed.status).toBe(404);
+    expectCors(closed, 'closed');
+  });
+
   it('sends no CORS headers on other routes, and their OPTIONS stays a 405', async () => {
     for (const path of [
       '/api/actors',
       `/api/actors/${actorId}`,
       '/api/objects',
       '/api/tei/actors',
-      '/api/actors/reconcile/nowhere',
+      '/api/actors/reconciled',
+      '/api/actors/reconcile-x/match',
+      '/api/Actors/reconcile/match',
+      '/api/objects/reconcile',
       '/api/nowhere',
     ]) {
       const r = await fromPage(path, { headers: bearer(t.user) });

@@ -2,23 +2,32 @@
 // The endpoint answers the manifest (GET without parameters), reconciliation queries
 // (`queries`) and data extension queries (`extend`), by GET or POST; beside it the suggest,
 // property proposal and preview services the manifest points to. CORS and JSONP: ../cors.ts.
+//
+// /api/<kind>/reconcile/1.0-draft: the same services as Reconciliation API 1.0-draft names them,
+// under that root: GET / (manifest), POST /match, GET /suggest/{entity,property,type},
+// GET /preview?id=, POST /extend, GET /extend/propose. JSON bodies only, and no JSONP (the
+// draft drops it).
 import { invalid } from '../../errors.js';
 import { extend, proposeProperties } from '../../domain/catalog/reconcile/extend.js';
 import { BatchTooLarge } from '../../domain/catalog/reconcile/input.js';
 import { previewHtml } from '../../domain/catalog/reconcile/preview.js';
 import {
+  parseDraftSuggestParams,
   parseSuggestParams,
   suggestEntities,
   suggestProperties,
   suggestTypes,
 } from '../../domain/catalog/reconcile/suggest.js';
 import { manifest, RECONCILE_KINDS, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile/service.js';
+import { extendDraft, proposeDraftProperties } from '../../domain/catalog/reconcile/v1/extend.js';
+import { draftManifest, draftRoot } from '../../domain/catalog/reconcile/v1/manifest.js';
+import { matchDraft } from '../../domain/catalog/reconcile/v1/match.js';
 import { answerJson } from '../cors.js';
 import { httpError } from '../errors.js';
 import type { ApiContext, HandlerMap } from '../types.js';
 import { baseUrl, bodyObject } from './input.js';
 
-/** Reconciliation 0.2: a service MAY answer a batch larger than its `batchSize` with 413. */
+/** Reconciliation 0.2 and 1.0-draft: a service MAY answer a batch larger than its `batchSize` with 413. */
 async function sized<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
@@ -69,21 +78,74 @@ function reconciliation(kind: ReconcileKind): HandlerMap {
       answerJson(ctx, proposeProperties(kind, ctx.query));
     },
     [`GET ${path}/preview/:id`]: async (ctx) => {
-      const html = await previewHtml(ctx.state.deps, kind, ctx.params.id ?? '');
-      // Shown in an iframe of another origin: no script, no plugins, no sniffing.
-      ctx.set(
-        'Content-Security-Policy',
-        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
-      );
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Referrer-Policy', 'no-referrer');
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = html;
+      answerPreview(ctx, await previewHtml(ctx.state.deps, kind, ctx.params.id ?? ''));
+    },
+  };
+}
+
+function answerPreview(ctx: ApiContext, html: string): void {
+  // Shown in an iframe of another origin: no script, no plugins, no sniffing.
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+  );
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = html;
+}
+
+/**
+ * The JSON body of a 1.0-draft POST (the draft sends batches as application/json only), or
+ * undefined without a body; a form or multipart body is a 415.
+ */
+function jsonBody(ctx: ApiContext): unknown {
+  const body = ctx.state.body;
+  if (body.kind === 'json') return body.data;
+  if (body.kind === 'none') return undefined;
+  throw httpError(415, 'send the request as a JSON body (Content-Type: application/json)');
+}
+
+/** `?id=`: given once. */
+function idQuery(ctx: ApiContext): string {
+  const id = ctx.query.id;
+  if (typeof id !== 'string' || id === '')
+    throw invalid('invalid preview request', { id: 'required, given once: the id of the entity' });
+  return id;
+}
+
+/** The 1.0-draft services of a register, under their root. */
+function draft(kind: ReconcileKind): HandlerMap {
+  const root = draftRoot(kind);
+  return {
+    [`GET ${root}`]: async (ctx) => {
+      ctx.body = draftManifest(kind, baseUrl(ctx), { authentication: !ctx.state.settings.public_access });
+    },
+    [`POST ${root}/match`]: async (ctx) => {
+      ctx.body = await sized(matchDraft(ctx.state.deps, kind, jsonBody(ctx)));
+    },
+    [`GET ${root}/suggest/entity`]: async (ctx) => {
+      ctx.body = await suggestEntities(ctx.state.deps, kind, parseDraftSuggestParams(kind, ctx.query));
+    },
+    [`GET ${root}/suggest/property`]: async (ctx) => {
+      ctx.body = suggestProperties(kind, parseDraftSuggestParams(kind, ctx.query));
+    },
+    [`GET ${root}/suggest/type`]: async (ctx) => {
+      ctx.body = suggestTypes(kind, parseDraftSuggestParams(kind, ctx.query));
+    },
+    [`GET ${root}/preview`]: async (ctx) => {
+      answerPreview(ctx, await previewHtml(ctx.state.deps, kind, idQuery(ctx)));
+    },
+    [`POST ${root}/extend`]: async (ctx) => {
+      ctx.body = await sized(extendDraft(ctx.state.deps, kind, jsonBody(ctx)));
+    },
+    [`GET ${root}/extend/propose`]: async (ctx) => {
+      ctx.body = proposeDraftProperties(kind, ctx.query);
     },
   };
 }
 
 /** A service for each resource with a reconciliation projection (domain/catalog/resources/). */
 export const handlers: HandlerMap = Object.fromEntries(
-  RECONCILE_KINDS.flatMap((kind) => Object.entries(reconciliation(kind))),
+  RECONCILE_KINDS.flatMap((kind) => [...Object.entries(reconciliation(kind)), ...Object.entries(draft(kind))]),
 );

@@ -7,9 +7,9 @@ import { BatchTooLarge, cleanText, jsonObjectParam, MAX_LIMIT, MAX_QUERIES, shor
 
 export { MAX_LIMIT };
 export const DEFAULT_LIMIT = 5;
-const MAX_QUERY_LENGTH = 1000;
+export const MAX_QUERY_LENGTH = 1000;
 const MAX_TYPES = 20;
-const MAX_PROPERTIES = 20;
+export const MAX_PROPERTIES = 20;
 const MAX_VALUES = 20;
 /** batch → query → properties → property → values → value: 6; a little room, no more. */
 const MAX_DEPTH = 8;
@@ -29,12 +29,18 @@ export interface ReconcileQuery {
   /** Type ids to restrict to, or null for any. */
   types: string[] | null;
   properties: PropertyFilter[];
+  /** Entity ids the candidates must have (1.0-draft's `id` conditions); absent: any. */
+  ids?: string[];
 }
 
 /** One query of a batch: usable, or the reason it is not (answered with no candidates). */
 export type BatchEntry = { key: string; query: ReconcileQuery } | { key: string; error: string };
 
-/** A property value as a string: a reconciled value (`{"id", "name"}`) counts by its id. */
+/**
+ * A property's value or values as strings: a reconciled value (`{"id", "name"}`) counts by its
+ * id, a boolean matches nothing (no property here is boolean); null when a value is none of
+ * these or there are more than MAX_VALUES.
+ */
 function valueStrings(v: unknown): string[] | null {
   const one = (x: unknown): string | null | undefined => {
     if (typeof x === 'string') return x;
@@ -64,18 +70,25 @@ function parseProperties(raw: unknown): PropertyFilter[] | string {
     if (!isPlainObject(entry) || typeof entry.pid !== 'string' || entry.pid === '' || !('v' in entry)) {
       return '"properties" must be an array of {"pid", "v"}';
     }
-    const values = valueStrings(entry.v);
-    if (values === null)
-      return `the values of property "${shortKey(entry.pid)}" must be strings, numbers or {"id"} (at most ${MAX_VALUES})`;
-    const cleaned: string[] = [];
-    for (const value of values) {
-      const c = cleanText(value, MAX_QUERY_LENGTH);
-      if (!c.ok) return `a value of property "${shortKey(entry.pid)}" ${c.message}`;
-      cleaned.push(c.text);
-    }
-    out.push({ pid: entry.pid, values: cleaned });
+    const values = propertyValues(entry.pid, entry.v);
+    if (typeof values === 'string') return values;
+    out.push({ pid: entry.pid, values });
   }
   return out;
+}
+
+/** A property's values as strings (valueStrings), each cleaned, or why they cannot be used. */
+export function propertyValues(pid: string, v: unknown): string[] | string {
+  const values = valueStrings(v);
+  if (values === null)
+    return `the values of property "${shortKey(pid)}" must be strings, numbers or {"id"} (at most ${MAX_VALUES})`;
+  const cleaned: string[] = [];
+  for (const value of values) {
+    const c = cleanText(value, MAX_QUERY_LENGTH);
+    if (!c.ok) return `a value of property "${shortKey(pid)}" ${c.message}`;
+    cleaned.push(c.text);
+  }
+  return cleaned;
 }
 
 /** One query of a batch, or why it cannot be used. */

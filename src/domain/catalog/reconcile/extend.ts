@@ -9,12 +9,12 @@ import { optionalParam, wholeNumber, type QueryInput } from '../list/params.js';
 import { check, v } from '../../../validation.js';
 import { BatchTooLarge, jsonObjectParam, shortKey } from './input.js';
 import { propertiesOf, propertyOf, rowIdOf, rowsByIds, typeIdOf, type ReconcileKind } from './entities.js';
-import type { PropertyValue, Row } from './projection.js';
+import type { PropertyDef, PropertyValue, Row } from './projection.js';
 
 /** The most entities in one data extension request; more is a BatchTooLarge (413). */
 export const MAX_EXTEND_IDS = 100;
 /** ids → [strings], properties → [objects] → settings → values: 4; a little room, no more. */
-const MAX_DEPTH = 5;
+export const MAX_EXTEND_DEPTH = 5;
 const MAX_ID_LENGTH = 64;
 
 export interface PropertyProposal {
@@ -57,31 +57,35 @@ export interface ExtendAnswer {
   rows: Record<string, Record<string, PropertyValue[]>>;
 }
 
+/** What a data extension query asks for: the entity ids (each once, in order) and the properties. */
+export interface ExtendRequest {
+  ids: string[];
+  properties: PropertyDef[];
+}
+
 /**
- * A data extension query: `{"ids": ["12", …], "properties": [{"id": "gnd"}, …]}`, as JSON text
- * (query string, form) or parsed (JSON body). Unknown property ids are a 422 naming them (the
- * proposals list the known ones); ids that name no record get empty values, like records that
- * lack the property. Property settings are accepted and ignored: none are offered.
+ * A data extension query, `{"ids": ["12", …], "properties": [{"id": "gnd"}, …]}`, read from its
+ * object; `at` names the object in error fields (0.2: `extend.`). Unknown property ids are a 422
+ * naming them (the proposals list the known ones). Property settings are accepted and ignored:
+ * none are offered.
  */
-export async function extend(ctx: Ctx, kind: ReconcileKind, raw: unknown): Promise<ExtendAnswer> {
-  const q = jsonObjectParam(raw, 'extend', MAX_DEPTH);
+export function readExtendRequest(kind: ReconcileKind, q: Record<string, unknown>, at = ''): ExtendRequest {
   const errors: Record<string, string> = {};
   if (!Array.isArray(q.ids) || !q.ids.every((id) => typeof id === 'string' && id.length <= MAX_ID_LENGTH)) {
-    errors['extend.ids'] = `required, an array of entity ids (strings of at most ${MAX_ID_LENGTH} characters)`;
+    errors[`${at}ids`] = `required, an array of entity ids (strings of at most ${MAX_ID_LENGTH} characters)`;
   } else if (q.ids.length > MAX_EXTEND_IDS) {
     throw new BatchTooLarge('entity ids', q.ids.length, MAX_EXTEND_IDS);
   }
   const wanted: string[] = [];
   if (!Array.isArray(q.properties)) {
-    errors['extend.properties'] = 'required, an array of {"id"}';
+    errors[`${at}properties`] = 'required, an array of {"id"}';
   } else {
     for (const [i, p] of q.properties.entries()) {
-      if (!isPlainObject(p) || typeof p.id !== 'string')
-        errors[`extend.properties.${i}`] = 'must be an object with "id"';
+      if (!isPlainObject(p) || typeof p.id !== 'string') errors[`${at}properties.${i}`] = 'must be an object with "id"';
       else if (p.settings !== undefined && !isPlainObject(p.settings))
-        errors[`extend.properties.${i}.settings`] = 'must be an object';
+        errors[`${at}properties.${i}.settings`] = 'must be an object';
       else if (!propertyOf(kind, p.id))
-        errors[`extend.properties.${i}.id`] = `unknown property "${shortKey(p.id)}" (known: ${propertiesOf(kind)
+        errors[`${at}properties.${i}.id`] = `unknown property "${shortKey(p.id)}" (known: ${propertiesOf(kind)
           .map((d) => d.id)
           .join(', ')})`;
       else if (!wanted.includes(p.id)) wanted.push(p.id);
@@ -89,18 +93,44 @@ export async function extend(ctx: Ctx, kind: ReconcileKind, raw: unknown): Promi
     }
   }
   if (Object.keys(errors).length > 0) throw invalid('invalid data extension request', errors);
-  const ids = [...new Set(q.ids as string[])];
-  const defs = wanted.flatMap((id) => propertyOf(kind, id) ?? []);
+  return { ids: [...new Set(q.ids as string[])], properties: wanted.flatMap((id) => propertyOf(kind, id) ?? []) };
+}
+
+/**
+ * Each id's values of each property asked for, in the request's order; ids that name no record
+ * get empty values, like records that lack the property.
+ */
+export async function extendValues(
+  ctx: Ctx,
+  kind: ReconcileKind,
+  { ids, properties }: ExtendRequest,
+): Promise<Map<string, Map<string, PropertyValue[]>>> {
   const rowIds = ids.flatMap((id) => rowIdOf(id) ?? []);
   const byId = new Map<number, Row>((await rowsByIds(ctx, kind, rowIds)).map((r) => [Number(r.id), r]));
-  // Null prototypes: an id or property named "__proto__" is an ordinary key here.
-  const rows = Object.create(null) as ExtendAnswer['rows'];
+  const out = new Map<string, Map<string, PropertyValue[]>>();
   for (const id of ids) {
     const rowId = rowIdOf(id);
     const row = rowId === null ? undefined : byId.get(rowId);
+    out.set(id, new Map(properties.map((def) => [def.id, row ? def.values(row) : []])));
+  }
+  return out;
+}
+
+/** The properties of a data extension answer's `meta`. */
+export const metaOf = ({ properties }: ExtendRequest) => properties.map(({ id, name }) => ({ id, name }));
+
+/**
+ * A 0.2 data extension query (`extend=`), as JSON text (query string, form) or parsed (JSON
+ * body), answered `{"meta": […], "rows": {"<id>": {"<property>": [values]}}}`.
+ */
+export async function extend(ctx: Ctx, kind: ReconcileKind, raw: unknown): Promise<ExtendAnswer> {
+  const request = readExtendRequest(kind, jsonObjectParam(raw, 'extend', MAX_EXTEND_DEPTH), 'extend.');
+  // Null prototypes: an id or property named "__proto__" is an ordinary key here.
+  const rows = Object.create(null) as ExtendAnswer['rows'];
+  for (const [id, byProperty] of await extendValues(ctx, kind, request)) {
     const values = Object.create(null) as Record<string, PropertyValue[]>;
-    for (const def of defs) values[def.id] = row ? def.values(row) : [];
+    for (const [property, list] of byProperty) values[property] = list;
     rows[id] = values;
   }
-  return { meta: defs.map(({ id, name }) => ({ id, name })), rows };
+  return { meta: metaOf(request), rows };
 }

@@ -26,8 +26,16 @@ export interface Manifest {
   extend: { propose_properties: ServicePath; property_settings: never[] };
   batchSize: number;
   /** Present when queries need a token (public_access off): how to send it. */
-  authentication?: { type: 'apiKey'; in: 'header'; name: 'Authorization'; description: string };
+  authentication?: typeof AUTHENTICATION;
 }
+
+/** How to send a token, as an OpenAPI security scheme (0.2 and 1.0-draft name the same one). */
+export const AUTHENTICATION = {
+  type: 'apiKey',
+  in: 'header',
+  name: 'Authorization',
+  description: 'The word Bearer, a space and an archivectl API token: "Bearer arc_…"',
+} as const;
 
 export interface ManifestOptions {
   /** Announce that queries need a token (the settings do not open POST to everyone). */
@@ -53,15 +61,6 @@ export function manifest(kind: ReconcileKind, baseUrl: string, options: Manifest
     suggest: { entity: at('/suggest/entity'), property: at('/suggest/property'), type: at('/suggest/type') },
     extend: { propose_properties: at('/properties'), property_settings: [] },
     batchSize: MAX_QUERIES,
-    ...(options.authentication
-      ? {
-          authentication: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Authorization',
-            description: 'The word Bearer, a space and an archivectl API token: "Bearer arc_…"',
-          },
-        }
-      : {}),
+    ...(options.authentication ? { authentication: AUTHENTICATION } : {}),
   };
 }

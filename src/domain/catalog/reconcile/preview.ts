@@ -11,9 +11,17 @@ import { escapeAttr, escapeText } from '../xml.js';
 /** Long free text is cut: the preview is a glance, not the record. */
 const MAX_TEXT = 300;
 
+/**
+ * Each label and its value share a row of a two-column grid, so a label that wraps ("Alternative
+ * names" in the manifest's 400 px) pushes its row down, never the next value away from its
+ * label; long unbroken text breaks anywhere rather than widen the page. Sizes are relative to the
+ * reader's font size (rem, em): the preview is text a person may need larger.
+ */
 const STYLE =
-  'body{font:13px/1.4 sans-serif;margin:6px 8px;color:#222}h1{font-size:15px;margin:0 0 2px}' +
-  'p{margin:0 0 6px;color:#555}dl{margin:0}dt{float:left;clear:left;width:9em;color:#777}dd{margin:0 0 2px 9.5em}';
+  'body{font:0.8125rem/1.4 sans-serif;margin:6px 8px;color:#222;overflow-wrap:anywhere}' +
+  'h1{font-size:1.15em;margin:0 0 2px}p{margin:0 0 6px;color:#555}' +
+  'dl{display:grid;grid-template-columns:minmax(0,9em) minmax(0,1fr);gap:2px 0.5em;margin:0}' +
+  'dt{grid-column:1;color:#777}dd{grid-column:2;margin:0}';
 
 const cut = (s: string) => ([...s].length > MAX_TEXT ? `${[...s].slice(0, MAX_TEXT).join('')}…` : s);
 

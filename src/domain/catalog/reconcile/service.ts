@@ -1,19 +1,22 @@
 // The W3C Reconciliation Service API, version 0.2 (as OpenRefine speaks it), for actors, places
 // and keywords: batches of queries answered with scored candidates. The manifest, suggest,
-// preview and data extension services live beside this file (reconcile-*.ts).
+// preview and data extension services live beside this file; the 1.0 draft (v1/) reads its own
+// query format into the same queries and answers them with the same candidates.
 //
 // Scoring (0..100, see similarity.ts): 100 for a case-insensitive exact match of the name;
 // `match: true` only when that candidate is the one and only exact match, so OpenRefine
 // auto-matches just unambiguous names. 95 for an exact match of an alternative name (never a
 // match). Otherwise the name's similarity (at most 98), or 0.95 × an alternative name's.
 // A query's properties (`[{pid, v}]`) narrow the candidates like a WHERE clause; an authority
-// identifier among them (gnd, geonames) names the entity, so its candidates score 100.
+// identifier among them (gnd, geonames), or an entity id (1.0-draft's `id` conditions), names
+// the entity, so its candidates score 100.
 import type { Ctx } from '../../context.js';
 import { normalise, scoreName } from './similarity.js';
 import { parseBatch, type ReconcileQuery } from './batch.js';
 import {
   withNameWords,
   propertyOf,
+  rowIdOf,
   selectRows,
   toEntity,
   typeIdOf,
@@ -114,9 +117,20 @@ interface Comparison {
   values: string[];
 }
 
+/** Entity ids as a property: each names its record, so it identifies like an authority id. */
+const ID_MATCH: PropertyMatch = {
+  column: 'id',
+  normalise: (v) => {
+    const id = rowIdOf(v.trim());
+    return id === null ? null : String(id);
+  },
+  identifies: true,
+};
+
 /** The query's comparable properties; properties this register cannot compare are ignored. */
 function comparisons(kind: ReconcileKind, q: ReconcileQuery): Comparison[] {
   const out: Comparison[] = [];
+  if (q.ids) out.push({ match: ID_MATCH, values: [...new Set(q.ids.flatMap((v) => ID_MATCH.normalise(v) ?? []))] });
   for (const p of q.properties) {
     const match = propertyOf(kind, p.pid)?.match;
     if (!match) continue;
@@ -131,7 +145,9 @@ function comparisons(kind: ReconcileKind, q: ReconcileQuery): Comparison[] {
 
 function satisfies(row: Row, all: Comparison[]): boolean {
   return all.every(({ match, values }) => {
-    const raw = row[match.column];
+    // Text columns, and the numeric id (as its digits).
+    const cell = row[match.column];
+    const raw = typeof cell === 'number' ? String(cell) : cell;
     if (typeof raw !== 'string') return false;
     return values.includes(match.caseInsensitive ? raw.toLowerCase() : raw);
   });
@@ -192,22 +208,20 @@ async function pool(
   return { entities };
 }
 
+/** The candidates of one query, best first (none for a query with neither name nor properties). */
+export async function candidatesFor(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery): Promise<Candidate[]> {
+  if (q.query === '' && q.properties.length === 0 && !q.ids) return [];
+  const { entities, fixedScore } = await pool(ctx, kind, q);
+  return rank(q.query, entities, q.limit, fixedScore);
+}
+
 /** Answers a batch of queries: `{"q0": {"result": [candidate, …]}, …}`. */
 export async function reconcile(ctx: Ctx, kind: ReconcileKind, queries: unknown): Promise<ReconcileAnswer> {
   const entries = parseBatch(queries);
   const answer = Object.create(null) as ReconcileAnswer;
   for (const entry of entries) {
-    if ('error' in entry) {
-      answer[entry.key] = { result: [], error: entry.error };
-      continue;
-    }
-    const q = entry.query;
-    if (q.query === '' && q.properties.length === 0) {
-      answer[q.key] = { result: [] };
-      continue;
-    }
-    const { entities, fixedScore } = await pool(ctx, kind, q);
-    answer[q.key] = { result: rank(q.query, entities, q.limit, fixedScore) };
+    answer[entry.key] =
+      'error' in entry ? { result: [], error: entry.error } : { result: await candidatesFor(ctx, kind, entry.query) };
   }
   return answer;
 }

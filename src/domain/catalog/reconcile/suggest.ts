@@ -1,6 +1,7 @@
-// The suggest services of Reconciliation 0.2: auto-completion of a register's entities, its
-// properties and its types, for the input fields of OpenRefine's reconciliation dialogs.
-// GET with `prefix` (the text typed so far) and `cursor` (suggestions to skip).
+// The suggest services of Reconciliation 0.2 and 1.0-draft: auto-completion of a register's
+// entities, its properties and its types, for the input fields of OpenRefine's reconciliation
+// dialogs. GET with `prefix` (the text typed so far) and `cursor` (1.0-draft: `offset`,
+// suggestions to skip); the answers are the same in both versions.
 import { invalid } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { likePrefix, orWhereLikePattern } from '../list/query.js';
@@ -58,12 +59,37 @@ const SUGGEST_PARAMS = v.object({
   type: optionalParam(v.string()),
 });
 
+/** 1.0-draft: `prefix`, `offset` (0.2's `cursor`) and `limit`; `type` as in 0.2. */
+const DRAFT_SUGGEST_PARAMS = v.object({
+  prefix: optionalParam(v.string()),
+  offset: param(wholeNumber(0, MAX_CURSOR), 0),
+  limit: param(wholeNumber(1, MAX_LIMIT), DEFAULT_LIMIT),
+  type: optionalParam(v.string()),
+});
+
 export function parseSuggestParams(kind: ReconcileKind, query: QueryInput): SuggestParams {
   const read = check(SUGGEST_PARAMS, query);
   if (!read.ok) throw invalid('invalid suggest request', read.errors);
   const { prefix: given, query: typed, cursor, limit, type } = read.value;
-  const c = cleanText(given ?? typed ?? '', MAX_PREFIX_LENGTH);
-  if (!c.ok) throw invalid('invalid suggest request', { [given !== undefined ? 'prefix' : 'query']: c.message });
+  const field = given !== undefined ? 'prefix' : 'query';
+  return suggestParams(kind, field, given ?? typed ?? '', { cursor, limit, type });
+}
+
+export function parseDraftSuggestParams(kind: ReconcileKind, query: QueryInput): SuggestParams {
+  const read = check(DRAFT_SUGGEST_PARAMS, query);
+  if (!read.ok) throw invalid('invalid suggest request', read.errors);
+  const { prefix, offset, limit, type } = read.value;
+  return suggestParams(kind, 'prefix', prefix ?? '', { cursor: offset, limit, type });
+}
+
+function suggestParams(
+  kind: ReconcileKind,
+  field: string,
+  typed: string,
+  { cursor, limit, type }: { cursor: number; limit: number; type: string | undefined },
+): SuggestParams {
+  const c = cleanText(typed, MAX_PREFIX_LENGTH);
+  if (!c.ok) throw invalid('invalid suggest request', { [field]: c.message });
   return { prefix: c.text, cursor, limit, types: type === undefined ? null : [typeIdOf(kind, type) ?? type] };
 }
 
