@@ -22,7 +22,7 @@ import { accessLog } from './observe/log.js';
 import { budgetKey, clientAddress, type TrustFn } from './client-address.js';
 import { buildRouter, dispatchRoute, requireRoute, resolveRoute } from './router.js';
 import { readinessAnswer, type ReadinessProbe } from './observe/health.js';
-import { mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
+import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { ANSWERED, gate, type Step } from './gate.js';
 import { shareParsedQueries } from './query.js';
@@ -68,20 +68,6 @@ function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: 
     if (ctx.path !== '/healthz') return answer(ctx);
     ctx.body = { status: 'ok' };
     return ANSWERED;
-  };
-}
-
-/** Counts every answer by route template (paths outside the matrix as `unmatched`). */
-function countRequests(metrics: DaemonMetrics) {
-  return async function count(ctx: ApiContext, next: Next): Promise<void> {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const route = ctx.state.route?.path ?? (ctx.state.probe ? ctx.path : 'unmatched');
-      metrics.observe(ctx.method, route, ctx.status, (performance.now() - started) / 1000);
-      if (ctx.state.authRefusal) metrics.refused(ctx.state.authRefusal);
-    }
   };
 }
 
