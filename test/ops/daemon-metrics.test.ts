@@ -238,10 +238,10 @@ describe('the duration histogram, with requests of known durations', () => {
     const samples = parsePrometheus(await res.text());
     const family = 'archivectl_http_request_duration_seconds';
     const labels = { method: 'GET', route: '/healthz' };
-    const buckets = Object.fromEntries(
+    const buckets: Record<string, number> = Object.fromEntries(
       samples
         .filter((s) => s.name === `${family}_bucket` && s.labels.method === 'GET' && s.labels.route === '/healthz')
-        .map((s) => [s.labels.le, s.value]),
+        .map((s): [string, number] => [s.labels.le ?? '', s.value]),
     );
     expect(buckets).toEqual({
       '0.005': 4,
