@@ -35,25 +35,28 @@ export function section<E extends v.ObjectEntries>(entries: E) {
   return v.optional(schema, {} as v.InferInput<typeof schema>);
 }
 
-/** Which peers may name the client in X-Forwarded-For: none, a hop count, or addresses/ranges. */
-export type TrustProxy = false | number | string[];
+/** Which peers may name the client in X-Forwarded-For: none, or the proxies' addresses/ranges. */
+export type TrustProxy = false | string[];
 
-// `true` (trust whoever connects) is refused: any client could then choose its own address and
-// with it a fresh failure budget. The proxies must be named.
+// `true` (trust whoever connects) and a hop count (trust as many peers in front as there are
+// hops, whoever they are) are refused: with either, a client reaching the daemon directly is
+// taken for a proxy and chooses its own address, and with it a fresh failure budget, a way past
+// the per-address connection limit and /metrics as a local client. The proxies must be named.
+const NAME_THE_PROXIES = 'list the proxies\' addresses or CIDR ranges, such as ["127.0.0.1"] or ["10.0.0.0/8"]';
+
 export const trustProxy = v.pipe(
   v.unknown(),
   v.rawTransform(({ dataset, addIssue, NEVER }): TrustProxy => {
     const value = dataset.value;
     if (value === false) return false;
     if (value === true) {
-      addIssue({
-        message: 'must name the proxies: a list such as ["127.0.0.1"] or ["10.0.0.0/8"], or a hop count such as 1',
-      });
+      addIssue({ message: `must name the proxies, not trust every peer: ${NAME_THE_PROXIES}` });
       return NEVER;
     }
-    if (Number.isInteger(value)) {
-      if ((value as number) >= 1 && (value as number) <= 16) return value as number;
-      addIssue({ message: 'as a hop count must be from 1 to 16' });
+    if (typeof value === 'number') {
+      addIssue({
+        message: `must name the proxies: a hop count takes any client that connects directly for a proxy; ${NAME_THE_PROXIES}`,
+      });
       return NEVER;
     }
     const list = v.safeParse(v.pipe(v.array(text), v.minLength(1)), value);
@@ -66,7 +69,7 @@ export const trustProxy = v.pipe(
         return NEVER;
       }
     }
-    addIssue({ message: 'must be false, a list of proxy addresses or CIDR ranges, or a hop count' });
+    addIssue({ message: `must be false or a list of proxy addresses or CIDR ranges: ${NAME_THE_PROXIES}` });
     return NEVER;
   }),
 );

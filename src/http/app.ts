@@ -20,9 +20,9 @@ import { redactTokens } from '../errors.js';
 import { errorHandler, httpError } from './errors.js';
 import { accessLog } from './observe/log.js';
 import { budgetKey, clientAddress, type TrustFn } from './client-address.js';
-import { buildRouter, dispatchRoute, requireRoute, resolveRoute } from './router.js';
+import { requireRoute, routeRequests } from './router.js';
 import { readinessAnswer, type ReadinessProbe } from './observe/health.js';
-import { mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
+import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { ANSWERED, gate, type Step } from './gate.js';
 import { shareParsedQueries } from './query.js';
@@ -71,20 +71,6 @@ function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: 
   };
 }
 
-/** Counts every answer by route template (paths outside the matrix as `unmatched`). */
-function countRequests(metrics: DaemonMetrics) {
-  return async function count(ctx: ApiContext, next: Next): Promise<void> {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const route = ctx.state.route?.path ?? (ctx.state.probe ? ctx.path : 'unmatched');
-      metrics.observe(ctx.method, route, ctx.status, (performance.now() - started) / 1000);
-      if (ctx.state.authRefusal) metrics.refused(ctx.state.authRefusal);
-    }
-  };
-}
-
 /**
  * Body problems (400/413/415, or an upload the server could not store) are answered only after
  * authentication and the access rule.
@@ -118,7 +104,6 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   shareParsedQueries(app);
-  const router = buildRouter(HANDLERS);
   const { limits } = deps.config;
 
   app.use(async (ctx: ApiContext, next: Next) => {
@@ -133,18 +118,16 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   app.use(errorHandler(log));
   // Everything from here on acts before what follows it, and runs as steps (see gate.ts); the
   // body reader stays a middleware of its own, as it removes unclaimed uploads afterwards.
-  app.use(
+  app.use(gate([serveProbes(readiness, metrics, deps.config.metrics), beginApiRequest(deps)]));
+  // The rest runs in the request's route's chain, its handler last: the router finds the route
+  // before anything of the request is read (router.ts).
+  const pipeline = [
     gate([
-      serveProbes(readiness, metrics, deps.config.metrics),
-      beginApiRequest(deps),
-      resolveRoute(router),
       corsHeaders, // CORS on every answer of the reconciliation services, errors included
       refuseApiTokenInQuery(log), // 1. api_token in the query
       corsPreflight, // CORS preflights carry no token: answered before authentication
       judgeAuthorization(access, authenticator), // 2. the Authorization header, judged
     ]),
-  );
-  app.use(
     readBody({
       jsonBytes: limits.jsonBytes,
       formBytes: limits.formBytes,
@@ -159,16 +142,14 @@ export function createApp(parts: AppParts): Koa<ApiState> {
       refused: willBeRefused,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
-  );
-  app.use(
     gate([
       refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
       answerAuthorization(deps.config.limits.failedAuthDelayMs), // 2. … and answered
       requireRoute, // 404 / 405, only once the header has been judged
       enforceAccess, // 3. the route's rule
       rejectUnreadableBody(log), // 4. then validation
-      dispatchRoute(HANDLERS),
     ]),
-  );
+  ];
+  app.use(routeRequests(HANDLERS, pipeline));
   return app;
 }

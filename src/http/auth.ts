@@ -97,6 +97,12 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     ctx.state.refusal = null;
     const header = ctx.req.headers.authorization;
     if (header === undefined) return;
+    if (repeatsAuthorization(ctx.req.rawHeaders)) {
+      ctx.state.authRefusal = 'header';
+      const error = httpError(400, 'more than one Authorization header', { Connection: 'close' });
+      ctx.state.refusal = { error, answerAt: 0 };
+      return;
+    }
     // RFC 7235: the scheme is case-insensitive; RFC 6750: exactly one token after one space run.
     const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
     const value = match?.[2];
@@ -136,6 +142,16 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
       };
     }
   }
+}
+
+/**
+ * Whether the request carries Authorization more than once. Node keeps the first and drops the
+ * others; a proxy or log in front that reads the last would have judged another request.
+ */
+function repeatsAuthorization(rawHeaders: string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') seen++;
+  return seen > 1;
 }
 
 /** Step 2, answered once step 1 has looked at the body. */

@@ -1,8 +1,9 @@
 // Who is calling, for the failure budgets, the KDF queue's turns, the connection limits and the
 // logs. Behind a reverse proxy the peer is the proxy; `trustProxy` names which peers may speak
 // for the client in X-Forwarded-For (a list of addresses, CIDR ranges or proxy-addr's presets
-// "loopback", "linklocal", "uniquelocal"), or how many proxy hops stand in front. Anyone else's
-// forwarded headers are removed before anything reads them: a client cannot choose its address.
+// "loopback", "linklocal", "uniquelocal"; never a hop count, which would trust any peer). Anyone
+// else's forwarded headers are removed before anything reads them: a client cannot choose its
+// address.
 import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
@@ -14,9 +15,7 @@ const FORWARDED = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', '
 
 /** Throws (with proxy-addr's message) on an address or range it cannot read. */
 export function compileTrust(trust: TrustProxy): TrustFn {
-  if (trust === false) return () => false;
-  if (typeof trust === 'number') return (_address, hop) => hop < trust;
-  return proxyaddr.compile(trust);
+  return trust === false ? () => false : proxyaddr.compile(trust);
 }
 
 /**

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -21,8 +22,8 @@ import { compileTrust } from './client-address.js';
 import { guardConnections, type ConnectionGuard } from './connection-limits.js';
 import { scrub } from './errors.js';
 import { ReadinessProbe } from './observe/health.js';
-import { createLogger } from './observe/log.js';
-import { DaemonMetrics } from './observe/metrics.js';
+import { createLogger, logAppErrors } from './observe/log.js';
+import { DaemonMetrics, type Stopwatch } from './observe/metrics.js';
 import { databaseUnreachable, listenOn, prepareDataDir } from './startup.js';
 
 export interface DaemonOptions {
@@ -33,6 +34,8 @@ export interface DaemonOptions {
   /** Where log lines go (default: stdout). */
   logDestination?: NodeJS.WritableStream;
   auth?: Partial<AuthenticatorOptions>;
+  /** What requests are timed with for /metrics (default: performance.now). */
+  stopwatch?: Stopwatch;
 }
 
 export interface Daemon {
@@ -84,6 +87,103 @@ function readPem(file: string, key: string): Buffer {
   }
 }
 
+/** The database, ready to serve: opened, migrated (or checked), its changes watched. */
+interface ReadyDatabase {
+  db: Db;
+  source: Awaited<ReturnType<typeof watchAccessGeneration>>;
+}
+
+/**
+ * Opens the database, brings its schema up to date (or, with `migrate` false, checks that it
+ * is) and starts watching its access generation. Whatever of this fails because of the database
+ * is the one start-up line naming it; `opened` gets what must be released again.
+ */
+async function readyDatabase(
+  config: Config,
+  migrate: boolean,
+  log: Logger,
+  opened: (() => Promise<unknown>)[],
+): Promise<ReadyDatabase> {
+  let pending: string[] = [];
+  let ready: ReadyDatabase;
+  try {
+    const db = await openDatabase(config.database);
+    opened.push(() => db.destroy());
+    if (migrate) {
+      const applied = await migrateLatest(db);
+      if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
+    } else {
+      pending = await pendingMigrations(db);
+    }
+    const source = await watchAccessGeneration(db, (err) =>
+      log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'),
+    );
+    ready = { db, source };
+  } catch (err) {
+    throw databaseUnreachable(err, config.database.client);
+  }
+  if (pending.length > 0)
+    throw usage(
+      `the database needs migrations (${pending.join(', ')}); ` +
+        'run "archivectl migrate" or start without --no-migrate',
+    );
+  return ready;
+}
+
+/** The HTTP(S) server with the configured limits and deadlines; requests are handled by the caller. */
+function createServer(config: Config, tls: { cert: Buffer; key: Buffer } | null): http.Server {
+  const { headersMs, requestMs, keepAliveMs } = config.timeouts;
+  const options = {
+    maxHeaderSize: config.limits.headerBytes,
+    // Node checks the header and request deadlines only this often (30 s by default), which
+    // would let a stalled client outlive a short deadline by that much.
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(headersMs, requestMs) / 2))),
+  };
+  const server = tls ? https.createServer({ ...options, ...tls }) : http.createServer(options);
+  // Slow clients cannot hold the server: headers and whole requests have deadlines.
+  server.headersTimeout = headersMs;
+  server.requestTimeout = requestMs;
+  server.keepAliveTimeout = keepAliveMs;
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/**
+ * Hands the server's requests to the app, through the connection guard, and counts those in
+ * flight: a request counts until its handler has finished, even when its client has gone away
+ * meanwhile, since shutdown must not close the database under a running handler.
+ */
+function serveRequests(server: http.Server, handle: ReturnType<Koa['callback']>, guard: ConnectionGuard) {
+  let closing = false;
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!guard.admit(req, res)) return;
+    inFlight++;
+    if (closing) res.setHeader('Connection', 'close');
+    void handle(req, res).finally(() => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+  });
+  return {
+    inFlight: () => inFlight,
+    /** From now on every answer closes its connection. */
+    closing: () => void (closing = true),
+    /** Resolves when no request is in flight, or after `ms`. */
+    drain: async (ms: number) => {
+      if (inFlight === 0) return;
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+      await Promise.race([new Promise<void>((resolve) => (drained = resolve)), deadline]);
+    },
+  };
+}
+
+/**
+ * Starts the daemon: every part is built here, once, in the order they need each other. When
+ * the start fails, what was opened is released, the reason is logged (the journal sees it)
+ * and thrown (the CLI's one line on stderr).
+ */
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   // Read before anything is opened, so a bad path stops the start cleanly.
@@ -91,171 +191,95 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') }
     : null;
   const log = await createLogger(config.log.level, options.logDestination);
+  // What is opened is released again, last first: on shutdown, and when the start fails, so
+  // that nothing keeps the process alive, or this daemon registered on PostgreSQL, once it
+  // has given up.
+  const opened: (() => Promise<unknown>)[] = [];
+  const release = async (failed: boolean) => {
+    for (const close of opened.splice(0).reverse()) {
+      if (failed) await close().catch(() => undefined);
+      else await close();
+    }
+  };
   try {
-    return await start(config, options, clock, tls, log);
+    const fileWarning = databaseFileWarning(config);
+    if (fileWarning) log.warn(fileWarning);
+    await prepareDataDir(config.dataDir);
+    const { db, source } = await readyDatabase(config, options.migrate !== false, log, opened);
+    const access = new AccessState(db, source);
+    opened.push(() => access.close());
+    const lastUsed = new LastUsedRecorder(db, clock);
+    lastUsed.start();
+    opened.push(() => lastUsed.stop());
+    const { limits } = config;
+    const authenticator = new Authenticator(db, clock, lastUsed, {
+      ...DEFAULT_AUTH_OPTIONS,
+      kdf: { ...DEFAULT_AUTH_OPTIONS.kdf, concurrency: limits.kdfConcurrency, total: limits.kdfQueue },
+      ...options.auth,
+    });
+    const trust = compileTrust(config.trustProxy);
+    const readiness = new ReadinessProbe(db, source);
+    const server = createServer(config, tls);
+    const guard = guardConnections(
+      server,
+      { total: limits.connections, perAddress: limits.connectionsPerAddress, pipelined: limits.pipelinedRequests },
+      { trusted: (address) => trust(address, 0), log, secure: tls !== null },
+    );
+    const metrics = new DaemonMetrics({
+      authenticator,
+      lastUsed,
+      readiness,
+      connections: guard.stats,
+      stopwatch: options.stopwatch,
+    });
+    const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust, readiness, metrics });
+    // Every line the daemon writes is a log line: Koa's own listener would print to stderr.
+    app.on('error', logAppErrors(log));
+    const requests = serveRequests(server, app.callback(), guard);
+
+    await listenOn(server, options.host ?? config.listen.host, options.port ?? config.listen.port);
+    const address = server.address() as AddressInfo;
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}`;
+    log.info({ url, database: config.database.client }, 'listening');
+
+    let closed: Promise<void> | null = null;
+    const close = () =>
+      (closed ??= (async () => {
+        requests.closing();
+        log.info({ in_flight: requests.inFlight() }, 'shutting down: no new connections, finishing requests in flight');
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await requests.drain(config.timeouts.shutdownMs);
+        // Past the deadline, connections are cut; handlers still waiting on their clients then
+        // end at once (their bodies count as aborted) and remove their temporary files.
+        server.closeAllConnections();
+        await requests.drain(1_000);
+        await stopped;
+        await release(false); // "last used" flushed, the access watch, the database
+        log.info('stopped');
+        await new Promise<void>((resolve) => log.flush(() => resolve()));
+      })());
+
+    return {
+      url,
+      server,
+      db,
+      log,
+      access,
+      authenticator,
+      lastUsed,
+      connections: guard.stats,
+      readiness,
+      metrics,
+      hangup: () =>
+        log.info({ signal: 'SIGHUP' }, 'signal received; ignored (restart to apply a changed configuration)'),
+      close,
+    };
   } catch (err) {
-    // Said once in the log (the journal sees it), then by the CLI as its one line on stderr.
+    await release(true);
     log.fatal({ err: scrub(err) }, 'cannot start');
     await new Promise<void>((resolve) => log.flush(() => resolve()));
     throw err;
   }
-}
-
-async function start(
-  config: Config,
-  options: DaemonOptions,
-  clock: Clock,
-  tls: { cert: Buffer; key: Buffer } | null,
-  log: Logger,
-): Promise<Daemon> {
-  const fileWarning = databaseFileWarning(config);
-  if (fileWarning) log.warn(fileWarning);
-  await prepareDataDir(config.dataDir);
-  // What is opened from here on is released again when the start fails: nothing may keep the
-  // process alive, or keep this daemon registered on PostgreSQL, once it has given up.
-  const release: (() => Promise<unknown>)[] = [];
-  const releaseAll = async () => {
-    for (const step of release.reverse()) await step().catch(() => undefined);
-  };
-  try {
-    return await startOpened(config, options, clock, tls, log, release);
-  } catch (err) {
-    await releaseAll();
-    throw err;
-  }
-}
-
-async function startOpened(
-  config: Config,
-  options: DaemonOptions,
-  clock: Clock,
-  tls: { cert: Buffer; key: Buffer } | null,
-  log: Logger,
-  release: (() => Promise<unknown>)[],
-): Promise<Daemon> {
-  let db: Db;
-  try {
-    db = await openDatabase(config.database);
-  } catch (err) {
-    throw databaseUnreachable(err, config.database.client);
-  }
-  release.push(() => db.destroy());
-  if (options.migrate === false) {
-    const pending = await pendingMigrations(db).catch((err: unknown) => {
-      throw databaseUnreachable(err, config.database.client);
-    });
-    if (pending.length > 0)
-      throw usage(
-        `the database needs migrations (${pending.join(', ')}); ` +
-          'run "archivectl migrate" or start without --no-migrate',
-      );
-  } else {
-    const applied = await migrateLatest(db).catch((err: unknown) => {
-      throw databaseUnreachable(err, config.database.client);
-    });
-    if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
-  }
-  const source = await watchAccessGeneration(db, (err) =>
-    log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'),
-  );
-  const access = new AccessState(db, source);
-  release.push(() => access.close());
-  const lastUsed = new LastUsedRecorder(db, clock);
-  lastUsed.start();
-  release.push(() => lastUsed.stop());
-  const { limits } = config;
-  const authenticator = new Authenticator(db, clock, lastUsed, {
-    ...DEFAULT_AUTH_OPTIONS,
-    kdf: { ...DEFAULT_AUTH_OPTIONS.kdf, concurrency: limits.kdfConcurrency, total: limits.kdfQueue },
-    ...options.auth,
-  });
-  const trust = compileTrust(config.trustProxy);
-  const readiness = new ReadinessProbe(db, source);
-  let guard: ReturnType<typeof guardConnections> | null = null;
-  const metrics = new DaemonMetrics({ authenticator, lastUsed, readiness, connections: () => guard?.stats ?? null });
-  const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust, readiness, metrics });
-  const handle = app.callback();
-
-  let closing = false;
-  let inFlight = 0;
-  let drained: (() => void) | null = null;
-  // A request counts as in flight until its handler has finished, even when its client has
-  // gone away meanwhile: shutdown must not close the database under a running handler.
-  const onRequest: http.RequestListener = (req, res) => {
-    if (guard && !guard.admit(req, res)) return;
-    inFlight++;
-    if (closing) res.setHeader('Connection', 'close');
-    void handle(req, res).finally(() => {
-      inFlight--;
-      if (inFlight === 0) drained?.();
-    });
-  };
-  const { headersMs, requestMs } = config.timeouts;
-  const serverOptions = {
-    maxHeaderSize: config.limits.headerBytes,
-    // Node checks the header and request deadlines only this often (30 s by default), which
-    // would let a stalled client outlive a short deadline by that much.
-    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(headersMs, requestMs) / 2))),
-  };
-  const server = config.tls
-    ? https.createServer({ ...serverOptions, ...tls }, onRequest)
-    : http.createServer(serverOptions, onRequest);
-  // Slow clients cannot hold the server: headers and whole requests have deadlines.
-  server.headersTimeout = config.timeouts.headersMs;
-  server.requestTimeout = config.timeouts.requestMs;
-  server.keepAliveTimeout = config.timeouts.keepAliveMs;
-  server.on('clientError', answerClientError);
-  guard = guardConnections(
-    server,
-    { total: limits.connections, perAddress: limits.connectionsPerAddress, pipelined: limits.pipelinedRequests },
-    { trusted: (address) => trust(address, 0), log, secure: Boolean(config.tls) },
-  );
-
-  const host = options.host ?? config.listen.host;
-  const port = options.port ?? config.listen.port;
-  await listenOn(server, host, port);
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${address.port}`;
-  log.info({ url, database: config.database.client }, 'listening');
-
-  let closed: Promise<void> | null = null;
-  const close = () =>
-    (closed ??= (async () => {
-      closing = true;
-      log.info({ in_flight: inFlight }, 'shutting down: no new connections, finishing requests in flight');
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const drain = async (ms: number) => {
-        if (inFlight === 0) return;
-        const deadline = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-        await Promise.race([new Promise<void>((resolve) => (drained = resolve)), deadline]);
-      };
-      await drain(config.timeouts.shutdownMs);
-      // Past the deadline, connections are cut; handlers still waiting on their clients then
-      // end at once (their bodies count as aborted) and remove their temporary files.
-      server.closeAllConnections();
-      await drain(1_000);
-      await stopped;
-      await lastUsed.stop();
-      await access.close();
-      await db.destroy();
-      log.info('stopped');
-      await new Promise<void>((resolve) => log.flush(() => resolve()));
-    })());
-
-  return {
-    url,
-    server,
-    db,
-    log,
-    access,
-    authenticator,
-    lastUsed,
-    connections: guard.stats,
-    readiness,
-    metrics,
-    hangup: () => log.info({ signal: 'SIGHUP' }, 'signal received; ignored (restart to apply a changed configuration)'),
-    close,
-  };
 }

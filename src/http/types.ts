@@ -41,8 +41,6 @@ export interface Deps {
 export interface ApiState {
   deps: Deps;
   route: RouteSpec | null;
-  /** The path's parameters for the route (`:id`), or none. */
-  params: Record<string, string>;
   /** Methods allowed on the path when the method is not (for 405). */
   allowed: readonly string[];
   /** Whether the path's routes are cross-origin services (src/http/cors.ts). */
@@ -70,6 +68,7 @@ export interface ApiState {
   body: ParsedBody;
 }
 
+/** `params`: the path's parameters for the route (`:id`), set by the router. */
 export type ApiContext = ParameterizedContext<ApiState> & { params: Record<string, string> };
 export type Handler = (ctx: ApiContext) => Promise<void>;
 /** Handlers of one resource, keyed `METHOD path` exactly as in ROUTES (src/domain/access.ts). */

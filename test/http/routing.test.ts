@@ -100,6 +100,38 @@ describe('wrong methods', () => {
   });
 });
 
+describe('matching', () => {
+  it('answers HEAD on every GET route like GET, without a body', async () => {
+    for (const route of ROUTES.filter((r) => r.method === 'GET')) {
+      const url = concrete(route.path);
+      const get = await api.request(url, { headers: bearer(t.user) });
+      const head = await api.request(url, { method: 'HEAD', headers: bearer(t.user) });
+      expect(head.status, url).toBe(get.status);
+      expect(head.headers.get('content-type'), url).toBe(get.headers.get('content-type'));
+      expect(head.text, url).toBe('');
+    }
+  });
+
+  it('answers a method no route serves with 405 and the methods of the path', async () => {
+    const r = await api.request('/api/actors', { method: 'PROPFIND', headers: bearer(t.editor) });
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('HEAD, GET, POST');
+  });
+
+  it('matches paths case-sensitively, with one trailing slash allowed', async () => {
+    for (const p of ['/api/Actors', '/API/actors', '/api/actors//'])
+      expect((await api.get(p, t.user)).status, p).toBe(404);
+    expect((await api.get('/api/actors/', t.user)).status).toBe(200);
+  });
+
+  it('hands the handler the percent-decoded path parameter', async () => {
+    const encoded = [...String(actorId)].map((c) => `%3${c}`).join('');
+    const r = await api.get(`/api/actors/${encoded}`, t.user);
+    expect(r.status).toBe(200);
+    expect(dataOf<{ id: number }>(r).id).toBe(actorId);
+  });
+});
+
 describe('no 5xx for odd input, anywhere in the matrix', () => {
   const ODD_VALUES = [
     '',

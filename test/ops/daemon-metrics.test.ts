@@ -1,6 +1,10 @@
 // Issue 10, finding 3: /metrics in the Prometheus text format (exposition format 0.0.4), read
-// with a strict parser of the test's own, and counters that move with the requests sent.
+// with a strict parser of the test's own, and counters that move with the requests sent. The
+// duration histogram is checked bucket by bucket on a daemon whose requests are timed by a
+// stopwatch the test moves: each request lasts exactly as long as the test says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startDaemon as startServer, type Daemon } from '../../src/http/server.js';
 import { basicTokens, bearer, send, type BasicTokens } from '../helpers/api.js';
 import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
@@ -117,7 +121,7 @@ describe('/metrics', () => {
     expect(delta(requests, { method: 'GET', route: '/metrics', status: '200' })).toBe(1);
   });
 
-  it('times requests in a histogram by method and route: cumulative buckets, +Inf, sum and count', async () => {
+  it('times requests in a histogram by method and route: its buckets, +Inf, sum and count', async () => {
     const before = await scrape();
     for (let i = 0; i < 4; i++) await send(daemon(), '/api/objects?perPage=1', { headers: bearer(t.user) });
     await send(daemon(), '/api/objects', { method: 'HEAD', headers: bearer(t.user) });
@@ -190,5 +194,72 @@ describe('who may read /metrics', () => {
     const r = await send(d, '/metrics');
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ error: 'no such endpoint: /metrics' });
+  });
+});
+
+describe('the duration histogram, with requests of known durations', () => {
+  let box: Sandbox;
+  let d: Daemon;
+  /** The stopwatch moves by `step` ms each time it is read: a request lasts `step` ms. */
+  let step = 0;
+  let at = 0;
+  beforeAll(async () => {
+    box = await createSandbox();
+    const config = loadConfig(box.configFile, { ...process.env, ...box.env });
+    d = await startServer(config, {
+      host: '127.0.0.1',
+      port: 0,
+      logDestination: { write: () => true } as unknown as NodeJS.WritableStream,
+      stopwatch: () => (at += step),
+    });
+  });
+  afterAll(async () => {
+    await d?.close();
+    await box?.cleanup();
+  });
+
+  it('counts each request in every bucket from the first bound at or above its duration', async () => {
+    // [ms, requests]: below the first bound, on it (bounds are inclusive), between bounds,
+    // in a middle bucket, and above the last bound (+Inf only).
+    const classes: [number, number][] = [
+      [2, 3],
+      [5, 1],
+      [7, 2],
+      [300, 1],
+      [40_000, 1],
+    ];
+    for (const [ms, requests] of classes) {
+      step = ms;
+      for (let i = 0; i < requests; i++) expect((await fetch(`${d.url}/healthz`)).status).toBe(200);
+    }
+    step = 0;
+    const res = await fetch(`${d.url}/metrics`);
+    expect(res.status).toBe(200);
+    const samples = parsePrometheus(await res.text());
+    const family = 'archivectl_http_request_duration_seconds';
+    const labels = { method: 'GET', route: '/healthz' };
+    const buckets: Record<string, number> = Object.fromEntries(
+      samples
+        .filter((s) => s.name === `${family}_bucket` && s.labels.method === 'GET' && s.labels.route === '/healthz')
+        .map((s): [string, number] => [s.labels.le ?? '', s.value]),
+    );
+    expect(buckets).toEqual({
+      '0.005': 4,
+      '0.01': 6,
+      '0.025': 6,
+      '0.05': 6,
+      '0.1': 6,
+      '0.25': 6,
+      '0.5': 7,
+      '1': 7,
+      '2.5': 7,
+      '5': 7,
+      '10': 7,
+      '30': 7,
+      '+Inf': 8,
+    });
+    expect(valueOf(samples, `${family}_count`, labels)).toBe(8);
+    expect(valueOf(samples, `${family}_sum`, labels)).toBeCloseTo(0.006 + 0.005 + 0.014 + 0.3 + 40, 9);
+    expect(valueOf(samples, 'archivectl_http_requests_total', { ...labels, status: '200' })).toBe(8);
   });
 });

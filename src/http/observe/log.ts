@@ -14,7 +14,8 @@ import { fstatSync } from 'node:fs';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import { escapeUnsafe } from '../../unsafe-text.js';
-import { redactTokens } from '../../errors.js';
+import { errorCode, redactTokens } from '../../errors.js';
+import { scrub } from '../errors.js';
 import { redactQuery } from '../api-token.js';
 import type { ApiContext } from '../types.js';
 
@@ -61,74 +62,15 @@ function isoTimeOncePerMs(): () => string {
   };
 }
 
-/** Bytes of lines gathered before they are handed on as one write. */
-const GATHER_BYTES = 8192;
-/** The longest a line waits for others before it is handed on. */
-const GATHER_MS = 10;
-
-interface LineSink {
-  write(text: string): unknown;
-  flush(done?: (err?: Error) => void): void;
-  flushSync(): void;
-}
-
 /**
- * Lines to stdout, gathered: each write to the pipe (a hop to the thread pool, a wake-up of the
- * reader) costs more than the line itself; one write per request held a busy daemon about 9 %
- * below the throughput it has with gathered lines. A line waits at most GATHER_MS; everything
- * gathered is written before the process exits, and on `flush` (the daemon's shutdown).
+ * stdout's lines are gathered by sonic-boom (pino.destination) and written together: each write
+ * to the pipe (a hop to the thread pool, a wake-up of the reader) costs more than the line
+ * itself; one write per request held a busy daemon about 9 % below the throughput it has with
+ * gathered lines. Written once this many bytes are waiting…
  */
-class GatheredLines {
-  private lines: string[] = [];
-  private bytes = 0;
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(private readonly out: LineSink) {
-    if (gatherers.size === 0) process.once('exit', flushAtExit);
-    gatherers.add(this);
-  }
-
-  write(line: string): boolean {
-    this.lines.push(line);
-    this.bytes += line.length;
-    if (this.bytes >= GATHER_BYTES) this.handOn();
-    else if (this.timer === null) this.timer = setTimeout(() => this.handOn(), GATHER_MS).unref();
-    return true;
-  }
-
-  flush(done?: (err?: Error) => void): void {
-    this.handOn();
-    this.out.flush(done);
-  }
-
-  flushSync(): void {
-    this.handOn();
-    this.out.flushSync();
-  }
-
-  private handOn(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.lines.length === 0) return;
-    const text = this.lines.join('');
-    this.lines = [];
-    this.bytes = 0;
-    this.out.write(text);
-  }
-}
-
-const gatherers = new Set<GatheredLines>();
-
-function flushAtExit(): void {
-  for (const lines of gatherers) {
-    try {
-      lines.flushSync();
-    } catch {
-      // stdout is gone (a closed pipe): the lines have nowhere to go
-    }
-  }
-  gatherers.clear();
-}
+const GATHER_BYTES = 8192;
+/** …and at least this often (ms), so that a quiet daemon's lines reach the journal soon. */
+const FLUSH_EVERY_MS = 100;
 
 /**
  * `destination`: where lines go (default: stdout, gathered); `journal`: prefix lines with their
@@ -149,7 +91,10 @@ export async function createLogger(
       formatters: { level: (label) => ({ level: label }) },
       hooks: { streamWrite: journal ? (line) => withPriority(redactTokens(line)) : redactTokens },
     },
-    (destination as never) ?? new GatheredLines(pino.destination({ dest: 1, sync: false })),
+    // pino writes what is still gathered when the process exits and before a fatal line's exit;
+    // the daemon flushes it on shutdown (logger.flush).
+    (destination as never) ??
+      pino.destination({ dest: 1, sync: false, minLength: GATHER_BYTES, periodicFlush: FLUSH_EVERY_MS }),
   );
 }
 
@@ -185,5 +130,23 @@ export function accessLog(log: Logger, skip: (ctx: ApiContext) => boolean = () =
           'request',
         );
     }
+  };
+}
+
+/** What a connection ended by its client is reported as: the client's doing, not the daemon's. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/**
+ * The Koa app's 'error' listener (in place of Koa's own, which prints to stderr): what fails
+ * outside the error handler, mostly answers cut short by their client. A client that resets or
+ * goes away mid-answer is a debug line; anything else an error line, scrubbed as every error is.
+ */
+export function logAppErrors(log: Logger) {
+  return (err: unknown, ctx?: ApiContext): void => {
+    const where = ctx ? { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path } : {};
+    const code = errorCode(err);
+    if (CLIENT_GONE.has(code))
+      log.debug({ ...where, code }, 'the client closed the connection before the answer was complete');
+    else log.error({ err: scrub(err), ...where }, 'error outside the request pipeline');
   };
 }

@@ -5,22 +5,30 @@
 // Requests are labelled by route template (`/api/objects/:id`), never the raw path: the label
 // set stays bounded whatever clients send. Who may read /metrics is the `metrics` config key.
 import ipaddr from 'ipaddr.js';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Next } from 'koa';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Authenticator } from '../../domain/tokens/authenticate.js';
 import type { LastUsedRecorder } from '../../domain/tokens/last-used.js';
 import type { ConnectionGuard } from '../connection-limits.js';
+import type { ApiContext } from '../types.js';
 import type { ReadinessProbe } from './health.js';
-import { RequestMetrics } from './request-metrics.js';
 
 export type MetricsAccess = 'off' | 'local' | 'on';
+
+/** Milliseconds from a fixed origin that only moves forward (performance.now, unless a test times). */
+export type Stopwatch = () => number;
 
 export interface MetricsSources {
   authenticator: Authenticator;
   lastUsed: LastUsedRecorder;
   readiness: ReadinessProbe;
-  /** The connection guard's counts (the guard is made after the app it serves). */
-  connections: () => ConnectionGuard['stats'] | null;
+  connections: ConnectionGuard['stats'];
+  /** What requests are timed with. */
+  stopwatch?: Stopwatch;
 }
+
+/** Upper bounds of the request duration buckets, in seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** A counter that mirrors a running total kept elsewhere (it only ever grows). */
 function mirroredCounter(registry: Registry, name: string, help: string, read: () => number): void {
@@ -39,13 +47,28 @@ function mirroredCounter(registry: Registry, name: string, help: string, read: (
 
 export class DaemonMetrics {
   readonly registry = new Registry();
-  private readonly requests: RequestMetrics;
+  readonly stopwatch: Stopwatch;
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly durations: Histogram<'method' | 'route'>;
   private readonly refusals: Counter<'reason'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
+    this.stopwatch = sources.stopwatch ?? (() => performance.now());
     collectDefaultMetrics({ register: this.registry, prefix: 'archivectl_' });
-    this.requests = new RequestMetrics(this.registry);
+    this.requests = new Counter({
+      name: 'archivectl_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.durations = new Histogram({
+      name: 'archivectl_http_request_duration_seconds',
+      help: 'Time to answer HTTP requests, by method and route template',
+      labelNames: ['method', 'route'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
     this.refusals = new Counter({
       name: 'archivectl_auth_refusals_total',
       help: 'Requests refused at authentication, by reason',
@@ -112,14 +135,14 @@ export class DaemonMetrics {
       help: 'Open client connections',
       registers,
       collect() {
-        this.set(connections()?.open() ?? 0);
+        this.set(connections.open());
       },
     });
     mirroredCounter(
       this.registry,
       'archivectl_connections_refused_total',
       'Connections refused at the limits',
-      () => connections()?.refused ?? 0,
+      () => connections.refused,
     );
     // The readiness probe's own measurement: a scrape sees what a load balancer would.
     new Gauge({
@@ -150,7 +173,8 @@ export class DaemonMetrics {
 
   /** One answered request. `route`: the template, or a fixed word for paths outside the matrix. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    this.requests.observe(method, route, status, seconds);
+    this.requests.inc({ method, route, status });
+    this.durations.observe({ method, route }, seconds);
   }
 
   refused(reason: string): void {
@@ -160,6 +184,20 @@ export class DaemonMetrics {
   async text(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** Counts and times every answer by route template (paths outside the matrix as `unmatched`). */
+export function countRequests(metrics: DaemonMetrics) {
+  return async function count(ctx: ApiContext, next: Next): Promise<void> {
+    const started = metrics.stopwatch();
+    try {
+      await next();
+    } finally {
+      const route = ctx.state.route?.path ?? (ctx.state.probe ? ctx.path : 'unmatched');
+      metrics.observe(ctx.method, route, ctx.status, (metrics.stopwatch() - started) / 1000);
+      if (ctx.state.authRefusal) metrics.refused(ctx.state.authRefusal);
+    }
+  };
 }
 
 /** Whether a client (its address after `trustProxy`) may read /metrics. */
