@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 // Builds dist/bundle/, what bin/archivectl runs: src/ and its packages bundled by rolldown into
-// a few ES modules that node loads as it loads any other, each with a source map, so that a
-// stack trace names src/*.ts lines. Runs from `npm run build`, npm's prepare and the tests'
-// global setup.
+// a few ES modules that node loads as it loads any other. Runs from `npm run build`, npm's
+// prepare and the tests' global setup.
 //
 // Loaded module by module from dist/ and node_modules, a command finds, reads and compiles some
-// 500 files (knex and lodash alone are 340); bundled, `--help` reads three and `token list` five.
+// 500 files (knex and lodash alone are 340); bundled, `--help` reads four and `token list` seven.
 // The code is split where runs differ (split() below): --help reads the command tree only,
 // token list never reads the HTTP server, serve never reads the other commands. Database
 // drivers stay packages of their own (sqlite3 is native).
+//
+// Without a compile cache (node 20) a run's time goes mostly to parsing what it loads, so the
+// bundle is minified, names of functions and classes kept (some packages read them). Each file
+// of src/ code has a source map, so that a stack trace names src/*.ts lines; packages' code is
+// in files of its own without one: node reads a file's map, and walks its text counting lines,
+// as it loads it, which for the packages would cost every run more than all of src/ does.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +60,8 @@ async function generate(codeSplitting) {
     // it is ASCII: the daemon keeps its files' source in memory.
     charset: 'ascii',
     comments: false,
-    // Positions only: node maps stack frames with them and needs no copy of the sources.
+    minify: { compress: { keepNames: { function: true, class: true } }, mangle: { keepNames: true } },
+    // Positions and names only: node maps stack frames with them and needs no copy of the sources.
     sourcemap: true,
     sourcemapExcludeSources: true,
     codeSplitting,
@@ -86,7 +92,8 @@ function closure(output, files, dynamic) {
  * The files of the bundle, as module sets: the command tree (every run loads it); what `serve`
  * loads and no other command does (the HTTP server); what the other commands load and serve
  * does not; and what both load (the domain, the database, knex, the configuration). A run reads
- * only the files it needs, and the daemon keeps no other command's code in memory.
+ * only the files it needs, and the daemon keeps no other command's code in memory. Each set's
+ * packages go to a file of their own, `*-packages.js`, which gets no source map.
  */
 function split(output) {
   const tree = closure(
@@ -104,12 +111,26 @@ function split(output) {
     commands.filter((file) => !isServe(file)),
     true,
   );
-  const outside = (id) => !tree.has(id);
-  return [
-    { name: 'shared', test: (id) => outside(id) && daemon.has(id) && others.has(id) },
-    { name: 'daemon', test: (id) => outside(id) && daemon.has(id) && !others.has(id) },
-    { name: 'commands', test: (id) => outside(id) && !daemon.has(id) },
+  const sets = [
+    { name: 'shared', test: (id) => !tree.has(id) && daemon.has(id) && others.has(id) },
+    { name: 'daemon', test: (id) => !tree.has(id) && daemon.has(id) && !others.has(id) },
+    { name: 'commands', test: (id) => !tree.has(id) && !daemon.has(id) },
   ];
+  // The tree's own src/ modules stay where rolldown puts them (archivectl.js, main.js).
+  return [
+    { name: `tree${PACKAGES}`, test: (id) => tree.has(id) && isPackage(id) },
+    ...sets.map((set) => ({ name: `${set.name}${PACKAGES}`, test: (id) => set.test(id) && isPackage(id) })),
+    ...sets,
+  ];
+}
+
+const PACKAGES = '-packages';
+const isPackage = (id) => id.split(path.sep).includes('node_modules');
+
+/** A file as written: packages' files without their source map, and without the comment naming it. */
+function written(file) {
+  if (file.type === 'asset') return file.fileName.endsWith(`${PACKAGES}.js.map`) ? null : file.source;
+  return file.name.endsWith(PACKAGES) ? file.code.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n') : file.code;
 }
 
 /**
@@ -138,8 +159,10 @@ for (const name of readdirSync(dist))
   if (/^bundle\.\d+\.(partial|old)$/.test(name)) rmSync(path.join(dist, name), { recursive: true });
 const next = `${bundleDir}.${process.pid}.partial`;
 mkdirSync(next, { recursive: true });
-for (const file of output)
-  writeFileSync(path.join(next, file.fileName), file.type === 'chunk' ? file.code : file.source);
+for (const file of output) {
+  const content = written(file);
+  if (content !== null) writeFileSync(path.join(next, file.fileName), content);
+}
 // Swapped in with two renames: there is no bundle only between them. A command already running
 // keeps the files it has loaded; one file it loads later may then come from the new build, so
 // do not build under running commands (a daemon loads all of its files at start).
