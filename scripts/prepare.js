@@ -31,7 +31,7 @@ if (tsc) {
   mkdirSync(path.join(root, 'man'), { recursive: true });
   const today = new Date().toISOString().slice(0, 10);
   writeFileSync(path.join(root, 'man', 'archivectl.1'), manPage(buildProgram(), version(), today));
-} else if (existsSync(path.join(root, 'dist', 'bundle', 'archivectl.js'))) {
+} else if (existsSync(path.join(root, 'dist', 'bundle', 'archivectl.cjs'))) {
   console.error('prepare: TypeScript is not installed (a production install); using the dist/bundle/ already built');
 } else {
   console.error('prepare: no dist/bundle/ and no TypeScript to build it: run "npm ci" (with dev dependencies) first');

@@ -1,5 +1,5 @@
 // bin/archivectl runs the program as the build bundles it (dist/bundle/, scripts/build-bundle.js):
-// ES modules that node loads itself, with source maps. What that must give users: stack traces
+// CommonJS files that node loads itself, with source maps. What that must give users: stack traces
 // that name src/*.ts lines, `--help` that loads no database code, and a packed install that runs
 // (knex finding the migrations in the package's migrations/ directory).
 import { execFile } from 'node:child_process';
@@ -66,9 +66,9 @@ async function expectSourceLine(frame: string | undefined, root: string, text: s
  */
 async function unmappedSrcFrames(frames: string[], root: string): Promise<string[]> {
   const bundle = path.join(root, 'dist', 'bundle');
-  const mapped = new Set((await readdir(bundle)).filter((f) => f.endsWith('.js.map')).map((f) => f.slice(0, -4)));
+  const mapped = new Set((await readdir(bundle)).filter((f) => f.endsWith('.map')).map((f) => f.slice(0, -4)));
   return frames.filter((f) => {
-    const at = /dist\/bundle\/([^/:]+\.js):/.exec(f);
+    const at = /dist\/bundle\/([^/:]+):\d/.exec(f);
     return at !== null && mapped.has(at[1] as string);
   });
 }
@@ -93,7 +93,7 @@ describe('bin/archivectl', () => {
     await cp(path.join(REPO_ROOT, 'dist', 'bundle'), path.join(root, 'dist', 'bundle'), { recursive: true });
     const bundle = path.join(root, 'dist', 'bundle');
     const removed = { src: [] as string[], knex: [] as string[] };
-    for (const file of (await readdir(bundle)).filter((f) => f.endsWith('.js'))) {
+    for (const file of (await readdir(bundle)).filter((f) => f.endsWith('.cjs'))) {
       const map = await readFile(path.join(bundle, `${file}.map`), 'utf8').catch(() => null);
       const sources = map === null ? [] : (JSON.parse(map) as { sources: string[] }).sources;
       const knex = map === null && /[`'"]knex_migrations[`'"]/.test(await readFile(path.join(bundle, file), 'utf8'));

@@ -24,7 +24,7 @@ async function prepareIn(withDist: boolean): Promise<{ code: number; stderr: str
   await writeFile(path.join(dir, 'package.json'), '{"type":"module"}');
   if (withDist) {
     await mkdir(path.join(dir, 'dist', 'bundle'), { recursive: true });
-    await writeFile(path.join(dir, 'dist', 'bundle', 'archivectl.js'), '');
+    await writeFile(path.join(dir, 'dist', 'bundle', 'archivectl.cjs'), '');
   }
   try {
     const r = await run(process.execPath, [path.join(dir, 'scripts', 'prepare.js')], { cwd: dir });
@@ -52,19 +52,19 @@ describe('npm pack', () => {
   it('packs bin/, the bundle with its source maps and migrations/, and neither src/ nor test/', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
-    for (const needed of ['bin/archivectl', 'dist/bundle/archivectl.js', 'package.json', 'scripts/prepare.js']) {
+    for (const needed of ['bin/archivectl', 'dist/bundle/archivectl.cjs', 'package.json', 'scripts/prepare.js']) {
       expect(files).toContain(needed);
     }
     // Each file of the bundle ships with the source map it names (stack traces name src/ lines),
     // and nothing else of dist/: bin/archivectl runs the bundle only.
-    const bundled = files.filter((f) => f.startsWith('dist/bundle/') && f.endsWith('.js'));
+    const bundled = files.filter((f) => f.startsWith('dist/bundle/') && f.endsWith('.cjs'));
     expect(bundled.length).toBeGreaterThan(1);
     const maps: string[] = [];
     for (const file of bundled) {
       const named = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(await readFile(path.join(REPO_ROOT, file), 'utf8'));
       if (named) maps.push(`dist/bundle/${named[1]}`);
     }
-    expect(maps).toContain('dist/bundle/shared.js.map');
+    expect(maps).toContain('dist/bundle/shared.cjs.map');
     for (const map of maps) expect(files).toContain(map);
     expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/'))).toEqual([]);
     expect(files.some((f) => f.startsWith('migrations/') && f.endsWith('.js'))).toBe(true);
