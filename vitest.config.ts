@@ -10,8 +10,6 @@ process.env.UV_THREADPOOL_SIZE ??= '16';
 // and ports never meet. Most of a file's time is spent waiting (sockets, SQLite, timers), so
 // more files run at once than there are cores (vitest's default is one less than the cores).
 export default defineConfig({
-  // src/db/import-file.cts is TypeScript too (CommonJS once built), which vite leaves alone by default.
-  oxc: { include: /\.(m?ts|cts|[jt]sx)$/ },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],

@@ -1,38 +1,33 @@
 #!/usr/bin/env node
-// Builds dist/bundle/ from dist/ (run after tsc): the program bundled into a few CommonJS files,
-// each with the V8 code cache bin/archivectl compiles it from (why and how: src/load-bundle.ts).
-// Runs from `npm run build`, npm's prepare and the tests' global setup.
+// Builds dist/bundle/, what bin/archivectl runs: src/ and its packages bundled by rolldown into
+// a few CommonJS files that node loads as it loads any other (require). Runs from
+// `npm run build`, npm's prepare and the tests' global setup.
 //
+// CommonJS rather than ES modules: node's ES module loader holds some 10 MB more for the
+// daemon's files than require does (measured on node 20: 71 against 61 MB resident after loading
+// them), for the same start-up time. The bundle's own dynamic imports become requires; an
+// import() of a computed path (knex importing a migration) stays an import().
+//
+// Loaded module by module from dist/ and node_modules, a command finds, reads and compiles some
+// 500 files (knex and lodash alone are 340); bundled, `--help` reads four and `token list` eight.
 // The code is split where runs differ (split() below): --help reads the command tree only,
 // token list never reads the HTTP server, serve never reads the other commands. Database
-// drivers stay packages of their own (sqlite3 is native), and so does db/import-file.cjs,
-// which node must load itself.
+// drivers stay packages of their own (sqlite3 is native).
 //
-// A cache holds the functions compiled when it is taken. So the CLI's own commands run first,
-// in this process, on a scratch database: `--help`, `token list` and `account list`, the runs an
-// operator waits for. A cache taken right after loading would hold little more than the files'
-// top levels.
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+// Without a compile cache (node 20) a run's time goes mostly to parsing what it loads, so the
+// bundle is minified, names of functions and classes kept (some packages read them). Each file
+// of src/ code has a source map, so that a stack trace names src/*.ts lines; packages' code is
+// in files of its own without one: node reads a file's map, and walks its text counting lines,
+// as it loads it, which for the packages would cost every run more than all of src/ does.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const src = path.join(root, 'src');
 const dist = path.join(root, 'dist');
 const bundleDir = path.join(dist, 'bundle');
-const importFile = path.join(dist, 'db', 'import-file.cjs');
 
 const DRIVERS = ['sqlite3', 'pg', 'pg-native', 'pg-query-stream', 'mysql', 'mysql2', 'mariadb', 'oracledb', 'tedious'];
 // Required at run time where the bundler cannot see it (config/checks.ts loads proxy-addr only
@@ -44,19 +39,22 @@ const UNOFFERED_DIALECT = /^\.\/(better-sqlite3|cockroachdb|mssql|mysql2?|mariad
 
 function external(id, importer) {
   if ([...DRIVERS, ...REQUIRED_LATE].some((d) => id === d || id.startsWith(`${d}/`))) return true;
-  if (importer && path.resolve(path.dirname(importer), id) === importFile) return true;
   return Boolean(importer?.endsWith(path.join('knex', 'lib', 'dialects', 'index.js')) && UNOFFERED_DIALECT.test(id));
 }
 
 async function generate(codeSplitting) {
   const build = await rolldown({
-    input: { archivectl: path.join(dist, 'cli', 'main.js') },
+    input: { archivectl: path.join(src, 'cli', 'main.ts') },
     platform: 'node',
     external,
+    // src/ imports its own modules as `./x.js`, as node resolves them once compiled.
+    resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
+    tsconfig: path.join(root, 'tsconfig.json'),
     logLevel: 'silent',
     cwd: root,
   });
   const { output } = await build.generate({
+    dir: bundleDir, // where the maps' paths to src/ start from
     format: 'cjs',
     entryFileNames: '[name].cjs',
     chunkFileNames: '[name].cjs',
@@ -67,8 +65,10 @@ async function generate(codeSplitting) {
     // it is ASCII: the daemon keeps its files' source in memory.
     charset: 'ascii',
     comments: false,
-    // import() of a package becomes a require (src/load-bundle.ts: the bundle has no loader for import()).
-    dynamicImportInCjs: false,
+    minify: { compress: { keepNames: { function: true, class: true } }, mangle: { keepNames: true } },
+    // Positions and names only: node maps stack frames with them and needs no copy of the sources.
+    sourcemap: true,
+    sourcemapExcludeSources: true,
     codeSplitting,
   });
   await build.close();
@@ -97,101 +97,81 @@ function closure(output, files, dynamic) {
  * The files of the bundle, as module sets: the command tree (every run loads it); what `serve`
  * loads and no other command does (the HTTP server); what the other commands load and serve
  * does not; and what both load (the domain, the database, knex, the configuration). A run reads
- * only the files it needs, and the daemon keeps no other command's code in memory.
+ * only the files it needs, and the daemon keeps no other command's code in memory. Each set's
+ * packages go to a file of their own, `*-packages.cjs`, which gets no source map.
  */
 function split(output) {
   const tree = closure(
     output,
-    output.filter((file) => file.isEntry),
+    output.filter((file) => file.type === 'chunk' && file.isEntry),
     false,
   );
-  const commands = output.filter(
-    (file) => file.isDynamicEntry && file.facadeModuleId?.includes(path.join('cli', 'actions')),
-  );
-  const isServe = (file) => file.facadeModuleId === path.join(dist, 'cli', 'actions', 'serve.js');
-  if (!commands.some(isServe)) throw new Error('the bundle has no serve command: is dist/cli/actions/serve.js gone?');
+  const actions = path.join(src, 'cli', 'actions');
+  const commands = output.filter((file) => file.isDynamicEntry && file.facadeModuleId?.startsWith(actions));
+  const isServe = (file) => file.facadeModuleId === path.join(actions, 'serve.ts');
+  if (!commands.some(isServe)) throw new Error('the bundle has no serve command: is src/cli/actions/serve.ts gone?');
   const daemon = closure(output, commands.filter(isServe), true);
   const others = closure(
     output,
     commands.filter((file) => !isServe(file)),
     true,
   );
-  const outside = (id) => !tree.has(id);
-  return [
-    { name: 'shared', test: (id) => outside(id) && daemon.has(id) && others.has(id) },
-    { name: 'daemon', test: (id) => outside(id) && daemon.has(id) && !others.has(id) },
-    { name: 'commands', test: (id) => outside(id) && !daemon.has(id) },
+  const sets = [
+    { name: 'shared', test: (id) => !tree.has(id) && daemon.has(id) && others.has(id) },
+    { name: 'daemon', test: (id) => !tree.has(id) && daemon.has(id) && !others.has(id) },
+    { name: 'commands', test: (id) => !tree.has(id) && !daemon.has(id) },
   ];
+  // The tree's own src/ modules stay where rolldown puts them (archivectl.cjs, main.cjs).
+  return [
+    { name: `tree${PACKAGES}`, test: (id) => tree.has(id) && isPackage(id) },
+    ...sets.map((set) => ({ name: `${set.name}${PACKAGES}`, test: (id) => set.test(id) && isPackage(id) })),
+    ...sets,
+  ];
+}
+
+const PACKAGES = '-packages';
+const isPackage = (id) => id.split(path.sep).includes('node_modules');
+
+/** A file as written: packages' files without their source map, and without the comment naming it. */
+function written(file) {
+  if (file.type === 'asset') return file.fileName.endsWith(`${PACKAGES}.cjs.map`) ? null : file.source;
+  return file.name.endsWith(PACKAGES) ? file.code.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n') : file.code;
 }
 
 /**
  * A bundled module finds files beside it through `import.meta.url`, which in the bundle is the
- * bundle file's own URL. That still names the right place only for a module as deep below
- * dist/ as dist/bundle/ itself (`../../package.json` from dist/cli/ and dist/bundle/ alike), so
- * the build refuses any other.
+ * bundle file's own URL. That still names the right place only for a module as deep below src/
+ * as dist/bundle/ is below the package (`../../package.json` from src/cli/ and dist/bundle/
+ * alike), so the build refuses any other.
  */
 function checkDepths(output) {
-  for (const id of new Set(output.flatMap((file) => file.moduleIds))) {
-    const below = path.relative(dist, id).split(path.sep);
+  for (const id of new Set(output.flatMap((file) => file.moduleIds ?? []))) {
+    const below = path.relative(src, id).split(path.sep);
     if (below[0] === '..' || below.length === 2) continue;
     if (readFileSync(id, 'utf8').includes('import.meta.url')) {
-      throw new Error(
-        `${id} finds files through import.meta.url but is not two levels below dist/, as dist/bundle/ is`,
-      );
+      throw new Error(`${id} finds files through import.meta.url but is not two levels below src/`);
     }
   }
 }
 
-async function bundle() {
-  // First as rolldown splits by itself, to learn which command loads what; then by split().
-  const groups = split(await generate(true));
-  const output = await generate({ includeDependenciesRecursively: false, groups });
-  checkDepths(output);
-  // Leftovers of a build that was stopped half-way, then this one's, written beside the bundle.
-  for (const name of readdirSync(dist))
-    if (/^bundle\.\d+\.(partial|old)$/.test(name)) rmSync(path.join(dist, name), { recursive: true });
-  const next = `${bundleDir}.${process.pid}.partial`;
-  mkdirSync(next, { recursive: true });
-  for (const file of output) writeFileSync(path.join(next, file.fileName), file.code ?? file.source);
-  // Swapped in with two renames: there is no bundle only between them. A command already
-  // running keeps the files it has loaded; one file it loads later may then come from the new
-  // build, so do not build under running commands (a daemon loads all of its files at start).
-  const old = `${bundleDir}.${process.pid}.old`;
-  if (existsSync(bundleDir)) renameSync(bundleDir, old);
-  renameSync(next, bundleDir);
-  rmSync(old, { recursive: true, force: true });
+// First as rolldown splits by itself, to learn which command loads what; then by split().
+const groups = split(await generate(true));
+const output = await generate({ includeDependenciesRecursively: false, groups });
+checkDepths(output);
+// Leftovers of a build that was stopped half-way, then this one's, written beside the bundle.
+mkdirSync(dist, { recursive: true });
+for (const name of readdirSync(dist))
+  if (/^bundle\.\d+\.(partial|old)$/.test(name)) rmSync(path.join(dist, name), { recursive: true });
+const next = `${bundleDir}.${process.pid}.partial`;
+mkdirSync(next, { recursive: true });
+for (const file of output) {
+  const content = written(file);
+  if (content !== null) writeFileSync(path.join(next, file.fileName), content);
 }
-
-/** Runs the CLI's commands from the bundle, in this process, output discarded; throws when one fails. */
-async function train() {
-  const scratch = mkdtempSync(path.join(tmpdir(), 'archivectl-build-'));
-  try {
-    const config = path.join(scratch, 'config.json');
-    const database = { client: 'sqlite3', filename: path.join(scratch, 'archive.sqlite3') };
-    writeFileSync(config, JSON.stringify({ database, dataDir: scratch }));
-    const env = { PATH: process.env.PATH ?? '' };
-    // The schema, made by another process: migrating here would fill the caches with migrations.
-    execFileSync(process.execPath, [path.join(root, 'bin', 'archivectl'), '--config', config, 'migrate'], {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'], // a failure's error carries what migrate said
-    });
-    const { loadBundle } = await import(pathToFileURL(path.join(dist, 'load-bundle.js')).href);
-    const program = loadBundle(bundleDir);
-    const sink = () => new Writable({ write: (_chunk, _enc, done) => done() });
-    for (const args of [['--help'], ['token', 'list'], ['account', 'list']]) {
-      const io = { stdout: sink(), stderr: sink(), env, cwd: scratch };
-      const status = await program.exports.main(['node', 'archivectl', '--config', config, ...args], io);
-      if (status !== 0) throw new Error(`archivectl ${args.join(' ')} exited with ${status}`);
-    }
-    return program.files;
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
-await bundle();
-for (const [file, loaded] of await train()) {
-  const partial = `${file}.cache.${process.pid}.partial`;
-  writeFileSync(partial, loaded.codeCache());
-  renameSync(partial, `${file}.cache`);
-}
+// Swapped in with two renames: there is no bundle only between them. A command already running
+// keeps the files it has loaded; one file it loads later may then come from the new build, so
+// do not build under running commands (a daemon loads all of its files at start).
+const old = `${bundleDir}.${process.pid}.old`;
+if (existsSync(bundleDir)) renameSync(bundleDir, old);
+renameSync(next, bundleDir);
+rmSync(old, { recursive: true, force: true });

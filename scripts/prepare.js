@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // npm's "prepare": builds dist/ from src/ when TypeScript is installed (a checkout, `npm ci`),
-// bundles it into dist/bundle/ (scripts/build-bundle.js), then writes the manual page
-// man/archivectl.1 from the built command tree.
+// then the bundle bin/archivectl runs, dist/bundle/ (scripts/build-bundle.js), then writes the
+// manual page man/archivectl.1 from the built command tree.
 // A production install (`npm ci --omit=dev` on a built tree, or a packed tarball) has no
-// TypeScript: it uses the dist/ already there, and only fails when there is none to use.
+// TypeScript: it uses the bundle already there, and only fails when there is none to use.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,9 +31,9 @@ if (tsc) {
   mkdirSync(path.join(root, 'man'), { recursive: true });
   const today = new Date().toISOString().slice(0, 10);
   writeFileSync(path.join(root, 'man', 'archivectl.1'), manPage(buildProgram(), version(), today));
-} else if (existsSync(path.join(root, 'dist', 'cli', 'main.js'))) {
-  console.error('prepare: TypeScript is not installed (a production install); using the dist/ already built');
+} else if (existsSync(path.join(root, 'dist', 'bundle', 'archivectl.cjs'))) {
+  console.error('prepare: TypeScript is not installed (a production install); using the dist/bundle/ already built');
 } else {
-  console.error('prepare: no dist/ and no TypeScript to build it: run "npm ci" (with dev dependencies) first');
+  console.error('prepare: no dist/bundle/ and no TypeScript to build it: run "npm ci" (with dev dependencies) first');
   process.exit(1);
 }

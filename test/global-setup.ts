@@ -1,9 +1,9 @@
-// Builds dist/ from src/ and bundles it into dist/bundle/ once before any test file runs, so
-// the binary that tests spawn (bin/archivectl runs the bundle) always matches the source that
-// in-process tests import. The
-// build is incremental: its state lives outside dist/ and is dropped when dist/ is missing,
-// since tsc would otherwise trust it and emit nothing. Type errors do not stop the tests (tsc
-// still emits; `npx tsc -p . --noEmit` and the lint step judge types): they are printed.
+// Builds what users run once before any test file runs: dist/ from src/ (tsc), then the bundle
+// bin/archivectl loads, dist/bundle/ (scripts/build-bundle.js), so that the binary tests spawn
+// always matches the source that in-process tests import. The tsc build is incremental: its
+// state lives outside dist/ and is dropped when dist/ is missing, since tsc would otherwise trust
+// it and emit nothing. Type errors do not stop the tests (tsc still emits; `npx tsc -p . --noEmit`
+// and the lint step judge types): they are printed.
 import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,7 +26,7 @@ export default async function buildOnce(): Promise<void> {
     if (code !== 2) throw new Error(`the build of dist/ failed (tsc -p tsconfig.json):\n${stdout}${stderr}`);
     console.warn(`type errors in src/ (dist/ was built anyway):\n${stdout}${stderr}`);
   }
-  // The bundle bin/archivectl runs (src/load-bundle.ts), from the dist/ just built.
+  // The bundle bin/archivectl runs, from src/ as it stands.
   try {
     await run([path.join(ROOT, 'scripts', 'build-bundle.js')]);
   } catch (err) {

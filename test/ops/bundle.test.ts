@@ -1,92 +1,161 @@
-// bin/archivectl runs the program as the build bundles it, each file compiled from the V8 code
-// cache beside it (src/load-bundle.ts): what makes `archivectl --help` and `token list` start
-// fast. The build's caches must be ones V8 takes; a cache that does not fit (another node,
-// other V8 flags, a damaged file) or is missing must cost only speed, never a failure.
+// bin/archivectl runs the program as the build bundles it (dist/bundle/, scripts/build-bundle.js):
+// CommonJS files that node loads itself, with source maps. What that must give users: stack traces
+// that name src/*.ts lines, `--help` that loads no database code, and a packed install that runs
+// (knex finding the migrations in the package's migrations/ directory).
 import { execFile } from 'node:child_process';
-import { copyFile, cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_DIR, loadBundle } from '../../src/load-bundle.js';
-import { collector, REPO_ROOT } from '../helpers/cli.js';
+import { childEnv, lines, REPO_ROOT, type CliResult } from '../helpers/cli.js';
 
-type Main = (argv: string[], io: object) => Promise<number>;
 const run = promisify(execFile);
-let copy: string;
-let root: string;
+let tmp: string;
 beforeAll(async () => {
-  // The package as the bundle expects to find it around itself: dist/bundle/ and package.json.
-  root = await mkdtemp(path.join(os.tmpdir(), 'archivectl-bundle-'));
-  copy = path.join(root, 'dist', 'bundle');
-  await cp(BUNDLE_DIR, copy, { recursive: true });
-  await copyFile(path.join(REPO_ROOT, 'package.json'), path.join(root, 'package.json'));
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'archivectl-bundle-'));
 });
 afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
+  await rm(tmp, { recursive: true, force: true });
 });
 
-/** `archivectl --help` run from the bundle in `dir`: its exit status and the first line it printed. */
-async function helpFrom(dir: string) {
-  const bundle = loadBundle(dir);
-  const out = collector();
-  const status = await (bundle.exports as { main: Main }).main(['node', 'archivectl', '--help'], {
-    stdout: out.stream,
-  });
-  return { status, firstLine: out.text().split('\n')[0], bundle };
+/** `node <root>/bin/archivectl <args>` in `cwd`, as a user runs it. */
+async function archivectl(root: string, args: string[], cwd: string): Promise<CliResult> {
+  const bin = path.join(root, 'bin', 'archivectl');
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd, env: childEnv(), timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const { code, stdout = '', stderr = '' } = err as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof code !== 'number') throw err;
+    return { code, stdout, stderr };
+  }
 }
 
-describe('the bundle bin/archivectl runs', () => {
-  it('is compiled from caches V8 takes, in a process started as bin/archivectl starts node', async () => {
-    // No V8 flags, as the CLI runs: a cache must fit the flags too. token list on a database
-    // that does not exist fails, after loading the file that holds the commands.
-    const script = `
-      const { loadBundle } = await import(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'load-bundle.js'))});
-      const { exports, files } = loadBundle();
-      const { PassThrough } = await import('node:stream');
-      const io = { stdout: new PassThrough(), stderr: new PassThrough(), cwd: ${JSON.stringify(os.tmpdir())}, env: {} };
-      const help = await exports.main(['node', 'archivectl', '--help'], io);
-      const afterHelp = [...files.keys()].map((f) => f.split('/').pop()).sort();
-      await exports.main(['node', 'archivectl', '--config', '/nonexistent/config.json', 'token', 'list'], io);
-      const taken = Object.fromEntries([...files].map(([f, l]) => [f.split('/').pop(), l.cacheAccepted]));
-      console.log(JSON.stringify({ help, afterHelp, taken }));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
-    const { help, afterHelp, taken } = JSON.parse(stdout) as {
-      help: number;
-      afterHelp: string[];
-      taken: Record<string, boolean>;
-    };
-    expect(help).toBe(0);
-    // --help reads the command tree only; token list reads what the commands share with the
-    // daemon and what they alone need, never the daemon's own file.
-    expect(afterHelp).not.toContain('shared.cjs');
-    expect(afterHelp).not.toContain('commands.cjs');
-    const files = (await readdir(BUNDLE_DIR)).filter((f) => f.endsWith('.cjs'));
-    expect(files).toContain('daemon.cjs');
-    expect(Object.keys(taken).sort()).toEqual(files.filter((f) => f !== 'daemon.cjs').sort());
-    for (const file of Object.keys(taken)) expect({ file, taken: taken[file] }).toEqual({ file, taken: true });
+/**
+ * `serve` with a dataDir below a regular file: the daemon cannot start, and its journal line
+ * (stdout, JSON) carries the error's stack. Returns the stack's frames.
+ */
+async function startupFailureFrames(root: string): Promise<string[]> {
+  const dir = await mkdtemp(path.join(tmp, 'serve-'));
+  await writeFile(path.join(dir, 'a-file'), 'not a directory\n');
+  const config = path.join(dir, 'config.json');
+  await writeFile(config, JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './a-file/data' }));
+  const r = await archivectl(root, ['--config', config, 'serve', '--host', '127.0.0.1', '--port', '0'], dir);
+  expect(r.code, r.stderr).toBe(1);
+  const fatal = lines(r.stdout)
+    .map((l) => JSON.parse(l) as { level: string; err?: { stack?: string } })
+    .find((e) => e.level === 'fatal');
+  expect(fatal?.err?.stack, r.stdout).toBeDefined();
+  return (fatal?.err?.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l));
+}
+
+/** Checks that `frame` names a line of src/ (below `root`) that holds `text` in the checkout's src/. */
+async function expectSourceLine(frame: string | undefined, root: string, text: string): Promise<void> {
+  const at = /\((.+\.ts):(\d+):\d+\)$/.exec(frame ?? '');
+  expect(at, `a frame naming a .ts file and line: ${frame}`).not.toBeNull();
+  const [, file, line] = at as unknown as [string, string, string];
+  expect(path.relative(root, file)).toMatch(/^src\/.+\.ts$/);
+  const source = await readFile(path.join(REPO_ROOT, path.relative(root, file)), 'utf8');
+  expect(source.split('\n')[Number(line) - 1]).toContain(text);
+}
+
+/**
+ * Frames that name a file of the bundle that has a source map: code of src/ left unmapped.
+ * (Packages' code is bundled in files without one; its frames name those files.)
+ */
+async function unmappedSrcFrames(frames: string[], root: string): Promise<string[]> {
+  const bundle = path.join(root, 'dist', 'bundle');
+  const mapped = new Set((await readdir(bundle)).filter((f) => f.endsWith('.map')).map((f) => f.slice(0, -4)));
+  return frames.filter((f) => {
+    const at = /dist\/bundle\/([^/:]+):\d/.exec(f);
+    return at !== null && mapped.has(at[1] as string);
+  });
+}
+
+describe('bin/archivectl', () => {
+  it("names src/*.ts lines in a daemon error's stack trace", async () => {
+    const frames = await startupFailureFrames(REPO_ROOT);
+    // The error is made in src/http/startup.ts (StartupError); its first frame is that line.
+    await expectSourceLine(frames[0], REPO_ROOT, 'StartupError');
+    expect(frames.some((f) => f.includes(path.join(REPO_ROOT, 'src', 'cli', 'main.ts')))).toBe(true);
+    expect(await unmappedSrcFrames(frames, REPO_ROOT)).toEqual([]);
   });
 
-  it('is compiled from source where a cache does not fit, and works the same', async () => {
-    for (const file of await readdir(copy)) {
-      if (file.endsWith('.cache')) await writeFile(path.join(copy, file), Buffer.alloc(4096, 0x5a));
+  it('--help loads no database code: it runs with every bundle file that holds some removed, and no node_modules', async () => {
+    // A copy of what --help could need: bin/, package.json and the bundle, less each file that
+    // holds database code: src/db/ (its source map names it) or knex (packages' files have no
+    // map; knex's default table name marks it). No node_modules beside it: no driver either.
+    const root = path.join(tmp, 'help-only');
+    await mkdir(path.join(root, 'dist'), { recursive: true });
+    await cp(path.join(REPO_ROOT, 'bin'), path.join(root, 'bin'), { recursive: true });
+    await cp(path.join(REPO_ROOT, 'package.json'), path.join(root, 'package.json'));
+    await cp(path.join(REPO_ROOT, 'dist', 'bundle'), path.join(root, 'dist', 'bundle'), { recursive: true });
+    const bundle = path.join(root, 'dist', 'bundle');
+    const removed = { src: [] as string[], knex: [] as string[] };
+    for (const file of (await readdir(bundle)).filter((f) => f.endsWith('.cjs'))) {
+      const map = await readFile(path.join(bundle, `${file}.map`), 'utf8').catch(() => null);
+      const sources = map === null ? [] : (JSON.parse(map) as { sources: string[] }).sources;
+      const knex = map === null && /[`'"]knex_migrations[`'"]/.test(await readFile(path.join(bundle, file), 'utf8'));
+      if (knex || sources.some((s) => s.startsWith('../../src/db/'))) {
+        await rm(path.join(bundle, file));
+        removed[knex ? 'knex' : 'src'].push(file);
+      }
     }
-    const { status, firstLine, bundle } = await helpFrom(copy);
-    expect({ status, firstLine }).toEqual({ status: 0, firstLine: 'Usage: archivectl [options] [command]' });
-    expect([...bundle.files.values()].map((f) => f.cacheAccepted)).not.toContain(true);
+    expect(removed.src.length).toBeGreaterThan(0);
+    expect(removed.knex.length).toBeGreaterThan(0);
+
+    const help = await archivectl(root, ['--help'], root);
+    expect(help.stderr).toBe('');
+    expect(help.code).toBe(0);
+    expect(lines(help.stdout)[0]).toBe('Usage: archivectl [options] [command]');
+    expect(help.stdout).toContain('token');
+    // A command that opens the database needs what was removed.
+    const list = await archivectl(root, ['--config', path.join(root, 'none.json'), 'token', 'list'], root);
+    expect(list.code).not.toBe(0);
+  });
+});
+
+describe('a packed install', () => {
+  let root: string;
+  beforeAll(async () => {
+    // What `npm pack` puts in the tarball, unpacked; its dependencies are the checkout's own
+    // (installing them would fetch and compile packages).
+    const packs = path.join(tmp, 'packs');
+    await mkdir(packs);
+    const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packs], {
+      cwd: REPO_ROOT,
+    });
+    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+    await run('tar', ['-xzf', path.join(packs, path.basename(filename)), '-C', packs]);
+    root = path.join(packs, 'package');
+    await symlink(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'));
   });
 
-  it('is compiled from source where there is no cache', async () => {
-    for (const file of await readdir(copy)) if (file.endsWith('.cache')) await rm(path.join(copy, file));
-    const { status, firstLine, bundle } = await helpFrom(copy);
-    expect({ status, firstLine }).toEqual({ status: 0, firstLine: 'Usage: archivectl [options] [command]' });
-    expect([...bundle.files.values()].map((f) => f.cacheAccepted)).not.toContain(true);
-  });
+  it('migrates a new database from the migrations it carries, then runs commands on it', async () => {
+    const dir = await mkdtemp(path.join(tmp, 'install-'));
+    const config = path.join(dir, 'config.json');
+    await writeFile(config, JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }));
+    const migrated = await archivectl(root, ['--config', config, 'migrate'], dir);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    const shipped = (await readdir(path.join(root, 'migrations'))).filter((f) => f.endsWith('.js')).sort();
+    expect(shipped.length).toBeGreaterThan(0);
+    expect(migrated.stderr.trim()).toBe(`applied: ${shipped.join(', ')}`);
 
-  it('names the missing file and the command that builds it', () => {
-    const empty = path.join(root, 'dist');
-    expect(() => loadBundle(empty)).toThrow(
-      `${path.join(empty, 'archivectl.cjs')} is missing: run "npm run build" (npm install runs it too)`,
+    const created = await archivectl(
+      root,
+      ['--config', config, 'account', 'create', 'root', '--role', 'superuser'],
+      dir,
     );
+    expect(created.code, created.stderr).toBe(0);
+    const listed = await archivectl(root, ['--config', config, 'account', 'list', '--json'], dir);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ username: 'root', role: 'superuser' })]);
+  });
+
+  it("names src/*.ts lines in a daemon error's stack trace", async () => {
+    const frames = await startupFailureFrames(root);
+    await expectSourceLine(frames[0], root, 'StartupError');
+    expect(await unmappedSrcFrames(frames, root)).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
 // Issue 10, finding 12: `npm ci --omit=dev` failed because "prepare" ran tsc, a dev dependency.
 // prepare now builds only where TypeScript is installed, and the package carries what a
-// production install needs (bin/, dist/, migrations/), so a packed tarball installs with
-// `npm install -g` and puts archivectl on PATH.
+// production install needs (bin/, dist/bundle/, migrations/), so a packed tarball installs with
+// `npm install -g` and puts archivectl on PATH (test/ops/bundle.test.ts runs one).
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -23,8 +23,8 @@ async function prepareIn(withDist: boolean): Promise<{ code: number; stderr: str
   await copyFile(path.join(REPO_ROOT, 'scripts', 'prepare.js'), path.join(dir, 'scripts', 'prepare.js'));
   await writeFile(path.join(dir, 'package.json'), '{"type":"module"}');
   if (withDist) {
-    await mkdir(path.join(dir, 'dist', 'cli'), { recursive: true });
-    await writeFile(path.join(dir, 'dist', 'cli', 'main.js'), '');
+    await mkdir(path.join(dir, 'dist', 'bundle'), { recursive: true });
+    await writeFile(path.join(dir, 'dist', 'bundle', 'archivectl.cjs'), '');
   }
   try {
     const r = await run(process.execPath, [path.join(dir, 'scripts', 'prepare.js')], { cwd: dir });
@@ -35,32 +35,38 @@ async function prepareIn(withDist: boolean): Promise<{ code: number; stderr: str
 }
 
 describe('npm prepare', () => {
-  it('skips the build, with a note, where TypeScript is missing and dist/ is built', async () => {
+  it('skips the build, with a note, where TypeScript is missing and the bundle is built', async () => {
     const r = await prepareIn(true);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/TypeScript is not installed .*using the dist\/ already built/);
+    expect(r.stderr).toMatch(/TypeScript is not installed .*using the dist\/bundle\/ already built/);
   });
 
-  it('fails, saying why, where there is neither TypeScript nor dist/', async () => {
+  it('fails, saying why, where there is neither TypeScript nor a bundle', async () => {
     const r = await prepareIn(false);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no dist\/ and no TypeScript/);
+    expect(r.stderr).toMatch(/no dist\/bundle\/ and no TypeScript/);
   });
 });
 
 describe('npm pack', () => {
-  it('packs bin/, dist/ and migrations/, and neither src/ nor test/', async () => {
+  it('packs bin/, the bundle with its source maps and migrations/, and neither src/ nor test/', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
-    const bundle = ['dist/load-bundle.js', 'dist/db/import-file.cjs', 'dist/bundle/archivectl.cjs'];
-    for (const needed of ['bin/archivectl', 'dist/cli/main.js', ...bundle, 'package.json', 'scripts/prepare.js']) {
+    for (const needed of ['bin/archivectl', 'dist/bundle/archivectl.cjs', 'package.json', 'scripts/prepare.js']) {
       expect(files).toContain(needed);
     }
-    // Each file of the bundle a command loads ships with the code cache it is compiled from;
-    // the daemon's own file has none (serve runs with V8 flags that no cache built here fits).
+    // Each file of the bundle ships with the source map it names (stack traces name src/ lines),
+    // and nothing else of dist/: bin/archivectl runs the bundle only.
     const bundled = files.filter((f) => f.startsWith('dist/bundle/') && f.endsWith('.cjs'));
-    expect(bundled).toContain('dist/bundle/daemon.cjs');
-    for (const file of bundled.filter((f) => !f.endsWith('/daemon.cjs'))) expect(files).toContain(`${file}.cache`);
+    expect(bundled.length).toBeGreaterThan(1);
+    const maps: string[] = [];
+    for (const file of bundled) {
+      const named = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(await readFile(path.join(REPO_ROOT, file), 'utf8'));
+      if (named) maps.push(`dist/bundle/${named[1]}`);
+    }
+    expect(maps).toContain('dist/bundle/shared.cjs.map');
+    for (const map of maps) expect(files).toContain(map);
+    expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/'))).toEqual([]);
     expect(files.some((f) => f.startsWith('migrations/') && f.endsWith('.js'))).toBe(true);
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('bench/'))).toBe(false);
   });
