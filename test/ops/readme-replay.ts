@@ -3,7 +3,7 @@
 // other test files are using), sqlite3's build offered to npm as a local prebuilt binary, and
 // bash scripts run in a process group of their own.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { childEnv, REPO_ROOT } from '../helpers/cli.js';
 
@@ -65,12 +65,15 @@ export function copyCheckout(dir: string): void {
 }
 
 /**
- * The environment under which npm installs sqlite3 from the checkout's own build instead of
- * compiling it again (minutes): prebuild-install, sqlite3's installer, takes a local prebuilt
- * binary from the directory named here. sqlite3 is a Node-API module, so the one build fits
- * every Node.js line; the name is the one prebuild-install looks for.
+ * Makes npm install sqlite3 from the checkout's own build, instead of compiling it again
+ * (minutes), for every installation under `dir`: prebuild-install, sqlite3's installer, takes a
+ * local prebuilt binary from the folder its settings name, and reads its settings from a
+ * `.prebuild-installrc` in the directory it runs in or any above it (an environment variable
+ * would not survive npm's /bin/sh, nor pass without a warning from npm). sqlite3 is a
+ * Node-API module, so the one build fits every Node.js line; the name is the one
+ * prebuild-install looks for.
  */
-export function localSqlitePrebuild(dir: string): Record<string, string> {
+export function offerSqliteBuild(dir: string): void {
   const sqlite = path.join(REPO_ROOT, 'node_modules', 'sqlite3');
   const pkg = JSON.parse(readFileSync(path.join(sqlite, 'package.json'), 'utf8')) as {
     version: string;
@@ -78,9 +81,10 @@ export function localSqlitePrebuild(dir: string): Record<string, string> {
   };
   const napi = Math.max(...pkg.binary.napi_versions.filter((v) => v <= Number(process.versions.napi)));
   const name = `sqlite3-v${pkg.version}-napi-v${napi}-${process.platform}-${process.arch}.tar.gz`;
-  mkdirSync(dir, { recursive: true });
-  execFileSync('tar', ['-czf', path.join(dir, name), '-C', sqlite, 'build/Release/node_sqlite3.node']);
-  return { 'prebuild-install_local-prebuilds': dir };
+  const prebuilds = path.join(dir, 'prebuilds');
+  mkdirSync(prebuilds, { recursive: true });
+  execFileSync('tar', ['-czf', path.join(prebuilds, name), '-C', sqlite, 'build/Release/node_sqlite3.node']);
+  writeFileSync(path.join(dir, '.prebuild-installrc'), JSON.stringify({ 'local-prebuilds': prebuilds }));
 }
 
 export interface ScriptRun {
