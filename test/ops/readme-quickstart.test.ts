@@ -7,22 +7,14 @@
 // the URLs. Then the paragraph after it: from elsewhere, the CLI finds that installation only
 // when told where it is (--config, ARCHIVE_CONFIG).
 import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IS_PG, REPO_ROOT } from '../helpers/cli.js';
+import { freePort } from '../helpers/raw-http.js';
 import { codeBlocks, readmeSection, runScript, type ScriptRun } from './readme-replay.js';
 
 const WHY_NOT_PG = IS_PG ? ' — skipped in the PostgreSQL pass: the Quickstart uses SQLite, run in the SQLite pass' : '';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe.skipIf(IS_PG)(`the README's Quickstart, replayed${WHY_NOT_PG}`, () => {
   let dir = '';

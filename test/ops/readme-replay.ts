@@ -103,8 +103,8 @@ export function runScript(
   opts: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number; command?: string[] },
 ): Promise<ScriptRun> {
   return new Promise((resolve, reject) => {
-    const [file, ...args] = [...(opts.command ?? []), 'bash', '-e', '-c', script];
-    const child = spawn(file as string, args, {
+    const [file = 'bash', ...args] = [...(opts.command ?? []), 'bash', '-e', '-c', script];
+    const child = spawn(file, args, {
       cwd: opts.cwd,
       env: childEnv(opts.env),
       detached: true,
