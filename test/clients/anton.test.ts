@@ -1,13 +1,13 @@
-// Anton's clients against a running daemon with public_access on (issue 9, findings 3 and 4):
+// Anton's clients against a running daemon with public_access on:
 // 1. the requests of the published editor plugins `anton-vs` (TypeScript) and `anton-oxy`
 //    (Java), with their response parsing ported line by line, must find and label entities;
-// 2. every operation of Anton's OpenAPI document (../shared/specs/anton/openapi.yaml) that
-//    falls within our routes is replayed from the document itself: each enum value of each
-//    query parameter, and request bodies holding every property of ActorInput, PlaceInput and
-//    UsageReport. What differs is listed in DIFFERENCES (the README's list), with the status the
-//    API answers instead; anything else must succeed.
+// 2. every operation of Anton's public API that falls within our routes is replayed from the
+//    facts written down in test/fixtures/anton/api-facts.json (its operations, their query
+//    parameters and allowed values, and the properties of ActorInput, PlaceInput and
+//    UsageReport; see test/fixtures/specs/README.md): each enum value of each query parameter, and
+//    request bodies holding every property. What differs is listed in DIFFERENCES (the README's
+//    list), with the status the API answers instead; anything else must succeed.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applySettings,
@@ -20,178 +20,39 @@ import {
   type BasicTokens,
   type Reply,
 } from '../helpers/api.js';
-import { createSandbox, REPO_ROOT, type Sandbox } from '../helpers/cli.js';
+import { createSandbox, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 
-// --- a YAML reader for the subset openapi.yaml uses ------------------------------------------------
-// Block mappings and sequences, plain and quoted scalars, flow [..] and {..}, folded `>` text,
-// comment lines. Enough to read the document the way a YAML parser would, nothing more.
-
-type Yaml = string | number | boolean | null | Yaml[] | { [key: string]: Yaml };
-interface Line {
-  indent: number;
-  text: string;
-}
-
-function splitFlow(s: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let quote: string | null = null;
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (quote) {
-      if (c === quote) quote = null;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '[' || c === '{') depth++;
-    else if (c === ']' || c === '}') depth--;
-    else if (c === ',' && depth === 0) {
-      parts.push(s.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  const last = s.slice(start).trim();
-  if (last !== '') parts.push(last);
-  return parts;
-}
-
-/** The index of the `: ` (or final `:`) that ends a mapping key, outside quotes; -1 if none. */
-function keyEnd(s: string): number {
-  let quote: string | null = null;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (quote) {
-      if (c === quote) quote = null;
-    } else if ((c === '"' || c === "'") && i === 0) quote = c;
-    else if (c === ':' && (i === s.length - 1 || s[i + 1] === ' ')) return i;
-    else if ((c === '[' || c === '{') && i === 0) return -1;
-  }
-  return -1;
-}
-
-function scalar(raw: string): Yaml {
-  const s = raw.trim();
-  if (s.startsWith('[') && s.endsWith(']')) return splitFlow(s.slice(1, -1)).map(scalar);
-  if (s.startsWith('{') && s.endsWith('}')) {
-    const out: Record<string, Yaml> = {};
-    for (const part of splitFlow(s.slice(1, -1))) {
-      const k = keyEnd(part);
-      out[String(scalar(part.slice(0, k)))] = scalar(part.slice(k + 1));
-    }
-    return out;
-  }
-  if (s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'");
-  if (s.startsWith('"') && s.endsWith('"')) return JSON.parse(s) as string;
-  if (s === 'true' || s === 'false') return s === 'true';
-  if (s === 'null' || s === '~' || s === '') return null;
-  if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s);
-  return s;
-}
-
-function readYaml(text: string): Yaml {
-  const lines: Line[] = text
-    .split('\n')
-    .filter((l) => l.trim() !== '' && !l.trim().startsWith('#'))
-    .map((l) => ({ indent: l.length - l.trimStart().length, text: l.trim() }));
-  let pos = 0;
-  const isItem = (l: Line | undefined, indent: number) =>
-    l !== undefined && l.indent === indent && (l.text === '-' || l.text.startsWith('- '));
-
-  function block(indent: number): Yaml {
-    const first = lines[pos];
-    if (!first || first.indent < indent) return null;
-    if (isItem(first, first.indent)) return sequence(first.indent);
-    if (keyEnd(first.text) === -1) {
-      // a plain scalar over several lines
-      const words: string[] = [];
-      while (lines[pos] && (lines[pos] as Line).indent >= first.indent) words.push((lines[pos++] as Line).text);
-      return scalar(words.join(' '));
-    }
-    return mapping(first.indent);
-  }
-
-  function value(rest: string, indent: number): Yaml {
-    if (rest === '>' || rest === '|' || rest === '>-' || rest === '|-') {
-      const words: string[] = [];
-      while (lines[pos] && (lines[pos] as Line).indent > indent) words.push((lines[pos++] as Line).text);
-      return words.join(' ');
-    }
-    if (rest !== '') return scalar(rest);
-    const next = lines[pos];
-    if (next && next.indent > indent) return block(next.indent);
-    if (next && isItem(next, indent)) return sequence(indent); // "key:\n- item" at the key's indent
-    return null;
-  }
-
-  function mapping(indent: number): Yaml {
-    const out: Record<string, Yaml> = {};
-    while (lines[pos] && (lines[pos] as Line).indent === indent && !isItem(lines[pos], indent)) {
-      const line = lines[pos++] as Line;
-      const k = keyEnd(line.text);
-      if (k === -1) throw new Error(`YAML: no key in ${JSON.stringify(line.text)}`);
-      out[String(scalar(line.text.slice(0, k)))] = value(line.text.slice(k + 1).trim(), indent);
-    }
-    return out;
-  }
-
-  function sequence(indent: number): Yaml {
-    const out: Yaml[] = [];
-    while (isItem(lines[pos], indent)) {
-      const line = lines[pos] as Line;
-      const rest = line.text === '-' ? '' : line.text.slice(2).trim();
-      if (rest === '') {
-        pos++;
-        out.push(block(indent + 1));
-      } else if (keyEnd(rest) !== -1) {
-        // "- key: value" opens a mapping whose keys sit two columns further in
-        lines[pos] = { indent: indent + 2, text: rest };
-        out.push(mapping(indent + 2));
-      } else {
-        pos++;
-        out.push(scalar(rest));
-      }
-    }
-    return out;
-  }
-
-  return block(0);
-}
-
-// --- the document ---------------------------------------------------------------------------------
-
-type Obj = Record<string, Yaml>;
-const SPEC = readYaml(
-  readFileSync(path.join(REPO_ROOT, '..', 'shared', 'specs', 'anton', 'openapi.yaml'), 'utf8'),
-) as Obj;
-const obj = (v: Yaml | undefined): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {});
-const components = obj(SPEC.components);
+// --- the facts of Anton's API ----------------------------------------------------------------------
 
 interface Parameter {
   name: string;
-  in: string;
-  enum: string[] | null;
   type: string;
+  enum?: string[];
 }
-
-/** An operation's parameters, with `$ref`s into components.parameters resolved. */
-function parametersOf(op: Obj): Parameter[] {
-  const list = Array.isArray(op.parameters) ? op.parameters : [];
-  return list.map((p) => {
-    let param = obj(p);
-    if (typeof param.$ref === 'string') param = obj(obj(components.parameters)[param.$ref.split('/').pop() as string]);
-    const schema = obj(param.schema);
-    return {
-      name: String(param.name),
-      in: String(param.in),
-      enum: Array.isArray(schema.enum) ? schema.enum.map(String) : null,
-      type: String(schema.type),
-    };
-  });
+interface Operation {
+  /** A token is required (ApiKeyAuth or BearerAuth). */
+  token: boolean;
+  query?: Parameter[];
+  /** The schema of the JSON request body. */
+  body?: string;
 }
+interface Facts {
+  /** `METHOD /path` of every operation Anton documents. */
+  operations: string[];
+  /** The operations within our routes, keyed like `operations`. */
+  details: Record<string, Operation>;
+  bodies: Record<string, { required: string[]; properties: string[] }>;
+}
+const FACTS = JSON.parse(readFileSync(new URL('../fixtures/anton/api-facts.json', import.meta.url), 'utf8')) as Facts;
 
-const schemaOf = (name: string) => obj(obj(components.schemas)[name]);
-const propertiesOf = (name: string) => Object.keys(obj(schemaOf(name).properties));
+const bodySchema = (name: string) => {
+  const schema = FACTS.bodies[name];
+  if (!schema) throw new Error(`no body schema ${name} in api-facts.json`);
+  return schema;
+};
+const propertiesOf = (name: string) => bodySchema(name).properties;
 
 /** Anton's paths → ours. `/keywords/{locale}` is our `/api/keywords` (no locale segment: a difference). */
 const OUR_PATH: Record<string, string> = {
@@ -453,9 +314,7 @@ describe('the published Anton clients (anton-vs, anton-oxy), without a token', (
   });
 });
 
-// --- 2. Anton's OpenAPI document ------------------------------------------------------------------
-
-const paths = obj(SPEC.paths);
+// --- 2. Anton's API, from its facts ------------------------------------------------------------------
 
 /** A sample value for a parameter without an enum. */
 function sampleOf(p: Parameter): string {
@@ -467,20 +326,22 @@ function sampleOf(p: Parameter): string {
   return 'x';
 }
 
-/** The operations of the document within our routes. */
-function operations(): { method: string; antonPath: string; ourPath: string; op: Obj }[] {
-  const out: { method: string; antonPath: string; ourPath: string; op: Obj }[] = [];
-  for (const [antonPath, item] of Object.entries(paths)) {
+/** Anton's operations within our routes, each with its details (missing details fail the test). */
+function operations(): { method: string; antonPath: string; ourPath: string; op: Operation }[] {
+  const out: { method: string; antonPath: string; ourPath: string; op: Operation }[] = [];
+  for (const key of FACTS.operations) {
+    const [method = '', antonPath = ''] = key.split(' ');
     const ourPath = OUR_PATH[antonPath];
     if (!ourPath) continue;
-    for (const [method, op] of Object.entries(obj(item)))
-      out.push({ method: method.toUpperCase(), antonPath, ourPath, op: obj(op) });
+    const op = FACTS.details[key];
+    if (!op) throw new Error(`api-facts.json: no details for ${key}, which falls within our routes`);
+    out.push({ method, antonPath, ourPath, op });
   }
   return out;
 }
 
-describe("Anton's OpenAPI document, replayed", () => {
-  it('is read: it has the operations and shapes this test replays', () => {
+describe("Anton's API, replayed from its facts", () => {
+  it('the facts hold the operations and shapes this test replays', () => {
     const ops = operations().map((o) => `${o.method} ${o.antonPath}`);
     expect(ops).toEqual(
       expect.arrayContaining([
@@ -498,31 +359,37 @@ describe("Anton's OpenAPI document, replayed", () => {
         'POST /ai-cataloging/usage',
       ]),
     );
-    expect(schemaOf('ActorInput').required).toEqual(['label']);
+    expect(Object.keys(FACTS.details).sort()).toEqual([...ops].sort());
+    const bodies = operations().map((o) => [`${o.method} ${o.antonPath}`, o.op.body]);
+    expect(bodies.filter(([, body]) => body !== undefined)).toEqual([
+      ['POST /actors', 'ActorInput'],
+      ['PUT /actors/{id}', 'ActorInput'],
+      ['POST /places', 'PlaceInput'],
+      ['POST /places/{id}', 'PlaceInput'],
+      ['POST /ai-cataloging/usage', 'UsageReport'],
+    ]);
+    expect(bodySchema('ActorInput').required).toEqual(['label']);
     expect(propertiesOf('ActorInput')).toEqual(
       expect.arrayContaining(['type_id', 'anton_date_start', 'private', 'variants']),
     );
     expect(propertiesOf('PlaceInput')).toEqual(expect.arrayContaining(['country_code_id', 'type_id']));
-    expect(parametersOf(obj(obj(paths['/actors']).get)).find((p) => p.name === 'provider')?.enum).toEqual([
-      'gnd',
-      'sikart',
-    ]);
+    expect(FACTS.details['GET /actors']?.query?.find((p) => p.name === 'provider')?.enum).toEqual(['gnd', 'sikart']);
   });
 
   it('GET operations: every enum value of every query parameter, and a sample of the others, as documented', async () => {
     const problems: string[] = [];
     let requests = 0;
     for (const { method, antonPath, ourPath, op } of operations().filter((o) => o.method === 'GET')) {
-      const params = parametersOf(op);
+      const params = op.query ?? [];
       const base = ourPath.replace(
         '{id}',
         String(antonPath.startsWith('/places') ? ids['places:Zürich'] : ids['actors:Luther, Martin']),
       );
-      const locked = Array.isArray(op.security) && op.security.length > 0 && antonPath === '/objects';
+      const locked = op.token && antonPath === '/objects';
       const plain = await request(base, { headers: locked ? bearer(t.user) : {} });
       requests++;
       if (plain.status !== 200) problems.push(`${method} ${antonPath}: ${plain.status}`);
-      for (const p of params.filter((x) => x.in === 'query')) {
+      for (const p of params) {
         for (const value of p.enum ?? [sampleOf(p)]) {
           // provider only counts with format=beacon ("Only useful if the format is beacon")
           const query =

@@ -1,14 +1,13 @@
-// BEACON dumps (GET /api/{actors,places}?format=beacon) against the BEACON link dump format of
-// ../shared/specs/beacon/beacon.md, for every provider and for names that try to break the
-// line format; #TIMESTAMP is the dump's last change; conditional GET with ETag/Last-Modified.
-// The grammar checker below is written from beacon.md (§2.2 allowed characters, §2.3
-// whitespace normalisation, §2.4 URI patterns, §3.1 BEACON files, §3.2 link construction,
-// §4.3 TIMESTAMP) and checks every dump this file fetches.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+// BEACON dumps (GET /api/{actors,places}?format=beacon) against the BEACON link dump format
+// (beacon.md of https://github.com/gbv/beaconspec, read at commit c9d2d2a9), for every provider
+// and for names that try to break the line format; #TIMESTAMP is the dump's last change;
+// conditional GET with ETag/Last-Modified. The grammar checker below is this project's own
+// code, written from the format's rules (§2.2 allowed characters, §2.3 whitespace
+// normalisation, §2.4 URI patterns, §3.1 BEACON files, §3.2 link construction, §4.3
+// TIMESTAMP), and checks every dump this file fetches. The document itself is not copied
+// here (its repository names no license; see test/fixtures/specs/README.md).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, dataOf, loadCatalog, send, type Reply } from '../helpers/api.js';
-import { REPO_ROOT } from '../helpers/cli.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
 // --- a BEACON checker, from beacon.md -----------------------------------------------------------
@@ -153,8 +152,6 @@ function checkBeacon(text: string, options: { requireFormat?: boolean } = {}): B
 
 describe('the BEACON checker', () => {
   it('reads the examples of beacon.md §1.3 as the specification explains them', () => {
-    const spec = readFileSync(path.join(REPO_ROOT, '..', 'shared', 'specs', 'beacon', 'beacon.md'), 'utf8');
-    expect(spec).toContain('    #PREFIX: http://example.org/id/\n    #TARGET: http://example.com/about/');
     const plain = checkBeacon(
       'http://example.com/people/alice|http://example.com/documents/23.about\nhttp://example.com/people/bob||http://example.com/documents/42.about\n',
       {

@@ -11,19 +11,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, IS_PG, PG_URL, type Sandbox } from '../helpers/cli.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
-import { systemTool } from '../helpers/system-tools.js';
+import { freePort } from '../helpers/raw-http.js';
+import { pathOf, systemTool } from '../helpers/system-tools.js';
 import { staffTokens, startDaemons, writeFaultConfig, type Staff } from './faults-setup.js';
 import { timeUntil } from './load.js';
 
 const pgbouncer = IS_PG ? systemTool('pgbouncer', 'pgbouncer') : { path: null, skip: 'not a PostgreSQL run' };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Starts pgbouncer in transaction mode in front of the test server; resolves once it accepts. */
 async function startPgBouncer(dir: string): Promise<{ port: number; proc: ChildProcess }> {
@@ -54,7 +47,7 @@ async function startPgBouncer(dir: string): Promise<{ port: number; proc: ChildP
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
     for (const f of [dir, ini]) chownSync(f, uid, -1);
   }
-  const proc = spawn(pgbouncer.path as string, [...(asRoot ? ['-u', 'postgres'] : []), ini], { stdio: 'ignore' });
+  const proc = spawn(pathOf(pgbouncer, 'pgbouncer'), [...(asRoot ? ['-u', 'postgres'] : []), ini], { stdio: 'ignore' });
   const up = await timeUntil(
     () =>
       new Promise<boolean>((resolve) => {
@@ -70,7 +63,7 @@ async function startPgBouncer(dir: string): Promise<{ port: number; proc: ChildP
   return { port, proc };
 }
 
-describe.skipIf(!IS_PG || !pgbouncer.path)('a daemon behind PgBouncer in transaction pooling mode', () => {
+describe.skipIf(pgbouncer.skip !== null)('a daemon behind PgBouncer in transaction pooling mode', () => {
   let box: Sandbox;
   let staff: Staff;
   let dir: string;

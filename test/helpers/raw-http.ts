@@ -209,3 +209,12 @@ export function canConnect(url: string, timeoutMs = 2000): Promise<boolean> {
     });
   });
 }
+
+/** A TCP port on 127.0.0.1 that nothing listens on now (for a program told its port up front). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,13 +1,19 @@
-// Debian programs some tests drive (jing, chromium). .ci/run installs them; outside CI a test
-// that needs a missing one reports itself skipped, saying why. Under CI a missing program is a
-// failure, never a silent skip: the install step must have worked.
+// What some tests need from the machine: Debian programs they drive (jing, chromium, groff,
+// pgbouncer, systemd-analyze, python3, zsh, openssl, …; .ci/run installs them) and abilities such
+// as mounting a tmpfs. Outside CI a test whose need is not met is skipped, and the reason is
+// printed (a `SKIPPED:` line on stderr, and in the test's title where it has one). Under CI
+// (CI=true, as .ci/run runs) nothing may be skipped for want of a program or an ability: the test
+// fails, saying what is missing.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+
+/** Whether this run is CI's: every test must run. */
+export const UNDER_CI = !['', '0', 'false'].includes((process.env.CI ?? '').toLowerCase());
 
 export interface SystemTool {
   /** Absolute path of the program, or null. */
   path: string | null;
-  /** Why tests that need it are skipped here, or null (found, or under CI). */
+  /** Why tests that need it are skipped here, or null (found, or under CI, where they fail instead). */
   skip: string | null;
 }
 
@@ -16,7 +22,8 @@ export function systemTool(name: string, debianPackage: string): SystemTool {
     const candidate = path.join(dir, name);
     if (dir && existsSync(candidate)) return { path: candidate, skip: null };
   }
-  if (process.env.CI) return { path: null, skip: null };
+  // Under CI the tests run and fail in pathOf, naming the program.
+  if (UNDER_CI) return { path: null, skip: null };
   const skip = `${name} is not installed (Debian package "${debianPackage}"; .ci/run installs it)`;
   console.warn(`SKIPPED: ${skip}`);
   return { path: null, skip };
@@ -24,6 +31,22 @@ export function systemTool(name: string, debianPackage: string): SystemTool {
 
 /** The program's path; throws (failing the test) when it is missing. */
 export function pathOf(tool: SystemTool, name: string): string {
-  if (!tool.path) throw new Error(`${name} is missing: .ci/run should have installed it`);
+  if (!tool.path) {
+    throw new Error(
+      `${name} is missing: .ci/run installs it (under CI a test that needs it fails rather than being skipped)`,
+    );
+  }
   return tool.path;
+}
+
+/**
+ * For tests that need more than a program (`reason`: why they cannot run here, or null when they
+ * can). Outside CI the reason is printed and returned, for `skipIf`. Under CI it is thrown: the
+ * test file fails with it.
+ */
+export function unlessCI(reason: string | null): string | null {
+  if (reason === null) return null;
+  if (UNDER_CI) throw new Error(`cannot run under CI: ${reason} (under CI no test may be skipped)`);
+  console.warn(`SKIPPED: ${reason}`);
+  return reason;
 }

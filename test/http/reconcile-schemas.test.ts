@@ -1,5 +1,5 @@
 // Every answer of the reconciliation services of a running daemon, validated against the W3C
-// Reconciliation API 0.2 JSON Schemas as published (../shared/specs/reconciliation-0.2/schemas,
+// Reconciliation API 0.2 JSON Schemas as published (copies in test/fixtures/specs/reconciliation-0.2,
 // loaded as they are, $refs resolved between them), with ajv: manifests, result batches,
 // suggest answers, property proposals and data extension answers; the preview page checked to
 // be well-formed (jing) with its names escaped. First the validator itself must agree with
@@ -9,15 +9,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySettings, bearer, dataOf, loadCatalog } from '../helpers/api.js';
-import { REPO_ROOT } from '../helpers/cli.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 
-const SPEC = path.join(REPO_ROOT, '..', 'shared', 'specs', 'reconciliation-0.2');
+const SPEC = fileURLToPath(new URL('../fixtures/specs/reconciliation-0.2/', import.meta.url));
 const SCHEMAS = path.join(SPEC, 'schemas');
 const EXAMPLES = path.join(SPEC, 'examples');
 const JING = systemTool('jing', 'jing');

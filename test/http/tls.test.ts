@@ -6,27 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { pathOf, systemTool } from '../helpers/system-tools.js';
 
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+// openssl makes the test certificate (Debian's openssl, installed by .ci/run).
+const OPENSSL = systemTool('openssl', 'openssl');
 
-const OPENSSL = hasOpenssl();
-if (!OPENSSL) console.warn('TLS test skipped: the openssl command is needed to make a test certificate');
-
-describe.skipIf(!OPENSSL)('the daemon with tls.cert and tls.key', () => {
+describe.skipIf(OPENSSL.skip !== null)('the daemon with tls.cert and tls.key', () => {
   let box: Sandbox;
   let daemon: RunningDaemon;
 
   beforeAll(async () => {
     box = await createSandbox();
     execFileSync(
-      'openssl',
+      pathOf(OPENSSL, 'openssl'),
       [
         'req',
         '-x509',

@@ -127,7 +127,16 @@ function streamUpload(route: string, headers: Record<string, string>, parts: Par
     const write = (buf: Buffer | string): Promise<void> => {
       sent += Buffer.byteLength(buf);
       const flushed = req.write(buf);
-      return new Promise((next) => (flushed ? setImmediate(next) : req.once('drain', next).once('close', next)));
+      return new Promise((next) => {
+        if (flushed) return void setImmediate(next);
+        // Whichever comes first ends the wait and removes the other listener: left behind, one
+        // 'close' listener per drain adds up (Node.js 24 drains often enough to warn of a leak).
+        const go = () => {
+          req.off('drain', go).off('close', go);
+          next();
+        };
+        req.once('drain', go).once('close', go);
+      });
     };
     void (async () => {
       for (const s of segments) {

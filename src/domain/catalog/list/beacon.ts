@@ -1,4 +1,4 @@
-// BEACON link dumps (../shared/specs/beacon/beacon.md) of actors and places: one link per
+// BEACON link dumps (the format of beacon.md in github.com/gbv/beaconspec) of actors and places: one link per
 // entity that has an identifier of the chosen authority file, from that identifier to the
 // entity's URL in this API, annotated with its name. A dump is the whole set, unpaged.
 import { createHash } from 'node:crypto';
