@@ -14,6 +14,7 @@ import type { Db } from '../db/dialect.js';
 import { migrateLatest, pendingMigrations } from '../db/migrate.js';
 import { AccessState } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
+import { expiringCounts, ExpiryNotices } from '../domain/tokens/expiring.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
 import { configError, errorCode, usage } from '../errors.js';
 import { createApp } from './app.js';
@@ -43,6 +44,8 @@ export interface Daemon {
   access: AccessState;
   authenticator: Authenticator;
   lastUsed: LastUsedRecorder;
+  /** The daily warning about tokens in use that end soon (checked at start and every ten minutes). */
+  expiryNotices: ExpiryNotices;
   connections: ConnectionGuard['stats'];
   readiness: ReadinessProbe;
   metrics: DaemonMetrics;
@@ -82,6 +85,18 @@ function readPem(file: string, key: string): Buffer {
   } catch (err) {
     throw configError(`config error: cannot read "${key}" ${file} (${errorCode(err)})`);
   }
+}
+
+/**
+ * The daily expiry notice: checked once before the daemon listens (a daemon started on a new
+ * day writes it if no other has), then every ten minutes. A failed check is logged, never fatal.
+ */
+async function startExpiryNotices(ctx: { db: Db; clock: Clock }, log: Logger): Promise<ExpiryNotices> {
+  const notices = new ExpiryNotices(ctx, (fields, message) => log.warn(fields, message));
+  const failed = (err: unknown) => log.warn({ err: scrub(err) }, 'could not check for tokens that expire soon');
+  await notices.check().catch(failed);
+  notices.start(failed);
+  return notices;
 }
 
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
@@ -171,8 +186,16 @@ async function startOpened(
   });
   const trust = compileTrust(config.trustProxy);
   const readiness = new ReadinessProbe(db, source);
+  const expiryNotices = await startExpiryNotices({ db, clock }, log);
+  release.push(async () => expiryNotices.stop());
   let guard: ReturnType<typeof guardConnections> | null = null;
-  const metrics = new DaemonMetrics({ authenticator, lastUsed, readiness, connections: () => guard?.stats ?? null });
+  const metrics = new DaemonMetrics({
+    authenticator,
+    lastUsed,
+    readiness,
+    connections: () => guard?.stats ?? null,
+    expiringTokens: (days) => expiringCounts({ db, clock }, days),
+  });
   const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust, readiness, metrics });
   const handle = app.callback();
 
@@ -237,6 +260,7 @@ async function startOpened(
       server.closeAllConnections();
       await drain(1_000);
       await stopped;
+      expiryNotices.stop();
       await lastUsed.stop();
       await access.close();
       await db.destroy();
@@ -252,6 +276,7 @@ async function startOpened(
     access,
     authenticator,
     lastUsed,
+    expiryNotices,
     connections: guard.stats,
     readiness,
     metrics,

@@ -20,7 +20,12 @@ export interface MetricsSources {
   readiness: ReadinessProbe;
   /** The connection guard's counts (the guard is made after the app it serves). */
   connections: () => ConnectionGuard['stats'] | null;
+  /** Active tokens (handoff tokens aside) ending within each number of days, read at scrape time. */
+  expiringTokens?: (days: readonly number[]) => Promise<Map<number, number>>;
 }
+
+/** The horizons of archivectl_tokens_expiring, in days. */
+const EXPIRING_WITHIN_DAYS = [7, 14] as const;
 
 /** A counter that mirrors a running total kept elsewhere (it only ever grows). */
 function mirroredCounter(registry: Registry, name: string, help: string, read: () => number): void {
@@ -138,6 +143,20 @@ export class DaemonMetrics {
         this.set((await readiness.check()).latency);
       },
     });
+    const { expiringTokens } = sources;
+    if (expiringTokens) {
+      new Gauge({
+        name: 'archivectl_tokens_expiring',
+        help: 'Active tokens (handoff tokens aside) that end within the given number of days',
+        labelNames: ['within_days'],
+        registers,
+        async collect() {
+          // A database that cannot answer leaves the last counts; /metrics itself still answers.
+          const counts = await expiringTokens(EXPIRING_WITHIN_DAYS).catch(() => null);
+          for (const [days, n] of counts ?? []) this.set({ within_days: String(days) }, n);
+        },
+      });
+    }
     new Gauge({
       name: 'archivectl_ready',
       help: '1 when /readyz answers 200',
