@@ -139,7 +139,8 @@ async function tokenLifetime(db: Db): Promise<Finding | null> {
   const more = beyond.tokens.length - shown.length;
   return warn(
     'token lifetime',
-    `${policy}; ${beyond.tokens.length} active token(s) made before it end later: ${shown.join('; ')}` +
+    `${policy}; ${beyond.tokens.length} active token(s), made before it was set or tightened, end later: ` +
+      `${shown.join('; ')}` +
       `${more > 0 ? `; and ${more} more` : ''}. Rotate them to give them the policy's end.`,
   );
 }
