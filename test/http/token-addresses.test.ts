@@ -227,3 +227,46 @@ describe('without trustProxy', () => {
     expect(shown?.addresses.map((a) => a.address)).toEqual(['127.0.0.1']);
   });
 });
+
+describe('an installation from before these migrations', () => {
+  let old: Sandbox;
+  beforeAll(async () => {
+    old = await createSandbox();
+  });
+  afterAll(async () => {
+    await old?.cleanup();
+  });
+
+  it('keeps every token working after the upgrade, and starts recording addresses', async () => {
+    await createAccounts(old, { root: 'superuser', bot: 'editor' });
+    const dated = await createToken(old, 'bot', 'made before the upgrade', 'root', ['--expires', '2037-06-30']);
+    const forever = await createToken(old, 'bot', 'no end, made before', 'root');
+    // Back to the schema before: each new migration's own down(), and knex forgets it ran.
+    const names = ['20261201000100_token_notices.js', '20261201000000_token_addresses.js'];
+    await withSandboxDb(old, async (db) => {
+      for (const name of names) {
+        const migration = (await import(`../../migrations/${name}`)) as { down: (k: typeof db) => Promise<void> };
+        await migration.down(db);
+        await db('knex_migrations').where('name', name).delete();
+      }
+      expect(await db.schema.hasTable('token_addresses')).toBe(false);
+    });
+    const daemon = await startDaemon(old); // serve applies the pending migrations
+    try {
+      for (const t of [dated, forever]) {
+        const r = await send(daemon, '/api/token', { headers: bearer(t.token) });
+        expect(r.status).toBe(200);
+        expect(r.headers.get('token-expiration')).toBe(t === dated ? '2037-07-01T00:00:00Z' : null);
+      }
+      await eventually(async () => {
+        const shown = await old.json<Shown>(['token', 'show', forever.id]);
+        return shown.last_used_from === '127.0.0.1';
+      }, 'the address of a use after the upgrade');
+      expect((await old.json<{ expires: string | null }[]>(['token', 'list'])).map((t) => t.expires).sort()).toEqual(
+        ['2037-06-30', null].sort(),
+      );
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
