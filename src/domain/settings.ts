@@ -20,7 +20,7 @@ export async function readSettings(ctx: Pick<Ctx, 'db'>): Promise<Settings> {
 
 /** The token lifetime policy in days, or null when it is off (absent, `off`, or unreadable). */
 export async function readTokenMaxDays(ctx: Pick<Ctx, 'db'>): Promise<number | null> {
-  const row = (await ctx.db('settings').where('key', TOKEN_MAX_DAYS).first('value')) as { value: string } | undefined;
+  const row = await ctx.db('settings').where('key', TOKEN_MAX_DAYS).first<{ value: string } | undefined>('value');
   const days = row && /^\d{1,9}$/.test(row.value) ? Number(row.value) : 0;
   return days > 0 ? days : null;
 }

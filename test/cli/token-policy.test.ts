@@ -89,7 +89,7 @@ describe('while token_max_days is 90', () => {
   it('gives token create without --expires an end 90 days from today, said on stderr and in --json', async () => {
     const t = await createToken(cli, 'bot', 'ends by policy', 'root', [], at);
     expect(t.expires).toBe(LIMIT);
-    expect(t.token_max_days).toBe(90);
+    expect((t as CreatedTokenJson & { token_max_days?: number }).token_max_days).toBe(90);
     expect(Object.keys(t).at(-1)).toBe('token_max_days');
     const human = await cli.run(['token', 'create', 'bot', '--name', 'ends by policy, told', '--as', 'root'], at);
     expect(human.code, human.stderr).toBe(0);
@@ -165,7 +165,9 @@ describe('while token_max_days is 90', () => {
     const detail = finding?.detail ?? '';
     expect(detail).toContain(`token_max_days is 90 (a new token ends ${LIMIT} at the latest)`);
     expect(detail).toContain(`${(made.forever as CreatedTokenJson).id} "made before, no end" of old (never expires)`);
-    expect(detail).toContain(`${(made.far as CreatedTokenJson).id} "made before, ends 2030" of old (expires 2030-01-01)`);
+    expect(detail).toContain(
+      `${(made.far as CreatedTokenJson).id} "made before, ends 2030" of old (expires 2030-01-01)`,
+    );
     expect(detail).toContain(`${(made.unpolicied as CreatedTokenJson).id} "no policy yet" of bot (never expires)`);
     expect(detail).toContain('3 active token(s), made before it was set or tightened, end later');
     expect(detail).not.toContain((made.near as CreatedTokenJson).id);

@@ -39,7 +39,8 @@ async function daemonWithLog(): Promise<{ daemon: Daemon; log: Logged }> {
   return { daemon, log };
 }
 
-const notices = (log: Logged) => log.lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('token expires'));
+const notices = (log: Logged) =>
+  log.lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('token expires'));
 
 async function use(daemon: Daemon, token: string): Promise<void> {
   const r = await fetch(`${daemon.url}/api/objects`, { headers: { Authorization: `Bearer ${token}` } });
@@ -64,7 +65,8 @@ beforeAll(async () => {
   await create('revokedIn5', 'viewer', ['--expires', dayIn(5)]);
   await create('forever', 'viewer', []);
   a = await daemonWithLog();
-  for (const key of ['in5', 'in12', 'in40', 'revokedIn5', 'forever']) await use(a.daemon, (made[key] as CreatedTokenJson).token);
+  for (const key of ['in5', 'in12', 'in40', 'revokedIn5', 'forever'])
+    await use(a.daemon, (made[key] as CreatedTokenJson).token);
   await a.daemon.lastUsed.flush();
   expect((await box.run(['token', 'revoke', (made.revokedIn5 as CreatedTokenJson).id, '--as', 'root'])).code).toBe(0);
   // The next day: a handoff token, used, ends within hours; it is no one's to renew.

@@ -24,11 +24,7 @@ const CLAIMS_KEPT_DAYS = 60;
 
 /** Active tokens that are not handoff tokens. */
 function activeRegularOrLegacy(ctx: Pick<Ctx, 'db'>, now: string) {
-  return ctx
-    .db('tokens as t')
-    .whereNull('t.revoked_at')
-    .whereNot('t.kind', 'handoff')
-    .where('t.expires_at', '>', now);
+  return ctx.db('tokens as t').whereNull('t.revoked_at').whereNot('t.kind', 'handoff').where('t.expires_at', '>', now);
 }
 
 /** How many active tokens (handoff tokens aside) end within each of `days` days from now. */
@@ -36,13 +32,13 @@ export async function expiringCounts(ctx: Ctx, days: readonly number[]): Promise
   const at = ctx.clock.now();
   const ends = days.map((d) => new Date(at.getTime() + d * DAY_MS).toISOString());
   const farthest = ends.reduce((a, b) => (a > b ? a : b), at.toISOString());
-  const row = (await activeRegularOrLegacy(ctx, at.toISOString())
+  const row = await activeRegularOrLegacy(ctx, at.toISOString())
     .where('t.expires_at', '<=', farthest)
-    .first(
+    .first<Record<string, number | string | null> | undefined>(
       ...days.map((d, i) =>
         ctx.db.raw('SUM(CASE WHEN t.expires_at <= ? THEN 1 ELSE 0 END) AS ??', [ends[i] as string, `within_${d}`]),
       ),
-    )) as Record<string, number | string | null> | undefined;
+    );
   return new Map(days.map((d) => [d, Number(row?.[`within_${d}`] ?? 0)]));
 }
 
@@ -59,18 +55,20 @@ export interface ExpiryNotice {
 /** Active tokens (handoff tokens aside) ending within 14 days and used within the last 30. */
 export async function tokensToNotice(ctx: Ctx): Promise<ExpiryNotice[]> {
   const at = ctx.clock.now();
-  const rows = (await activeRegularOrLegacy(ctx, at.toISOString())
+  const rows = await activeRegularOrLegacy(ctx, at.toISOString())
     .join('accounts as a', 'a.id', 't.account_id')
     .where('t.expires_at', '<=', new Date(at.getTime() + NOTICE_WITHIN_DAYS * DAY_MS).toISOString())
     .where('t.last_used_at', '>=', new Date(at.getTime() - NOTICE_USED_WITHIN_DAYS * DAY_MS).toISOString())
     .orderBy([{ column: 't.expires_at' }, { column: 'a.username' }, { column: 't.id' }])
-    .select('a.username', 't.selector', 't.name', 't.expires', 't.expires_at')) as {
-    username: string;
-    selector: string;
-    name: string;
-    expires: string | null;
-    expires_at: string;
-  }[];
+    .select<
+      {
+        username: string;
+        selector: string;
+        name: string;
+        expires: string | null;
+        expires_at: string;
+      }[]
+    >('a.username', 't.selector', 't.name', 't.expires', 't.expires_at');
   return rows.map((r) => ({
     account: r.username,
     token_id: r.selector,
@@ -112,8 +110,7 @@ export class ExpiryNotices {
       .insert({ day, claimed_by: this.me, claimed_at: now.toISOString() })
       .onConflict('day')
       .ignore();
-    const claim = (await db('token_notices').where('day', day).first('claimed_by')) as
-      { claimed_by: string } | undefined;
+    const claim = await db('token_notices').where('day', day).first<{ claimed_by: string } | undefined>('claimed_by');
     if (claim?.claimed_by !== this.me) {
       this.doneDay = day;
       return null;

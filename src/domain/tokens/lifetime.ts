@@ -81,7 +81,7 @@ export async function tokensBeyondPolicy(
   if (maxDays === null) return null;
   const now = ctx.clock.now();
   const limit = policyLimit(maxDays, now);
-  const rows = (await ctx
+  const rows = await ctx
     .db('tokens as t')
     .join('accounts as a', 'a.id', 't.account_id')
     .where('t.kind', 'regular')
@@ -93,6 +93,6 @@ export async function tokensBeyondPolicy(
       q.whereNull('t.expires').orWhere('t.expires', '>', limit);
     })
     .orderBy([{ column: 'a.username' }, { column: 't.created_at' }, { column: 't.id' }])
-    .select('t.selector as id', 'a.username as account', 't.name', 't.expires')) as BeyondPolicy[];
+    .select<BeyondPolicy[]>('t.selector as id', 'a.username as account', 't.name', 't.expires');
   return { maxDays, limit, tokens: rows };
 }

@@ -38,26 +38,30 @@ export type ShownToken = ListedToken & { addresses: TokenAddress[] };
 
 const SHOWN_ADDRESSES = 5;
 
+/** One token seen as token list sees it: an admin (or no acting account) any, another account its own. */
+async function assertMaySee(ctx: Ctx, actorName: string | undefined, owner: string): Promise<void> {
+  if (actorName === undefined) return;
+  const actor = await getAccount(ctx, actorName);
+  if (!mayListAllTokens(actor) && actor.username !== owner) {
+    throw forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
+  }
+}
+
 /** `token show <id>`: seen with the same rights as token list (an account sees its own). */
 export async function showTokenAs(ctx: Ctx, id: string, actorName: string | undefined): Promise<ShownToken> {
   const { getToken } = await import('./service.js');
   const row = await getToken(ctx, id);
-  if (actorName !== undefined) {
-    const actor = await getAccount(ctx, actorName);
-    if (!mayListAllTokens(actor) && actor.username !== row.username) {
-      throw forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
-    }
-  }
-  const addresses = (await ctx
+  await assertMaySee(ctx, actorName, row.username);
+  const addresses = await ctx
     .db('token_addresses')
     .where('token_id', row.id)
     .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'address' }])
     .limit(SHOWN_ADDRESSES)
-    .select('address', 'first_seen_at as first_seen', 'last_seen_at as last_seen')) as TokenAddress[];
+    .select<TokenAddress[]>('address', 'first_seen_at as first_seen', 'last_seen_at as last_seen');
   return {
     ...toView(row, ctx.clock.now()),
     last_used_from: addresses[0]?.address ?? null,
-    addresses: addresses.map((a) => ({ address: a.address, first_seen: a.first_seen, last_seen: a.last_seen })),
+    addresses,
   };
 }
 
@@ -66,12 +70,7 @@ export async function lookupTokenAs(ctx: Ctx, value: string, actorName: string |
   // The value is checked against its hash: the service and the KDF, which a list never needs.
   const { findTokenByValue } = await import('./service.js');
   const row = await findTokenByValue(ctx, value);
-  if (actorName !== undefined) {
-    const actor = await getAccount(ctx, actorName);
-    if (!mayListAllTokens(actor) && actor.username !== row.username) {
-      throw forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
-    }
-  }
+  await assertMaySee(ctx, actorName, row.username);
   return toView(row, ctx.clock.now());
 }
 

@@ -187,7 +187,8 @@ export async function rotateToken(
   if (status !== 'active') throw conflict(`token ${id} is ${status}; create a new token instead`);
   if (row.kind === 'handoff') throw conflict(`token ${id} is a 12-hour handoff token; run token handoff for a new one`);
   // A regular or legacy token's end is a date (only handoff tokens, refused above, end at an instant).
-  const old = row.expires !== null && row.expires_at !== null ? { expires: row.expires, expiresAt: row.expires_at } : null;
+  const old =
+    row.expires !== null && row.expires_at !== null ? { expires: row.expires, expiresAt: row.expires_at } : null;
   const { expiry, policyDays } = await expiryUnderPolicy(ctx, expires, old);
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
