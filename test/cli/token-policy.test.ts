@@ -14,6 +14,7 @@ import {
   useSandbox,
   type CreatedTokenJson,
 } from '../helpers/cli.js';
+import { runInTerminal, waitFor } from '../ops/cli-terminal.js';
 
 const NOW = '2026-11-20T12:00:00Z';
 /** 2026-11-20 + 90 days. */
@@ -96,6 +97,15 @@ describe('while token_max_days is 90', () => {
     expect(lines(human.stdout)).toHaveLength(1); // the value alone
     expect(human.stderr).toContain(`expires ${LIMIT}`);
     expect(human.stderr).toContain('token_max_days is 90');
+  });
+
+  it('says in the terminal question what an empty answer gives, and gives it', async () => {
+    const run = runInTerminal(cli, ['token', 'create', 'bot', '--as', 'root', '--name', 'asked', '--json'], at);
+    await waitFor(run, new RegExp(`\\(UTC; at most ${LIMIT}; empty: ${LIMIT}, as token_max_days is 90\\)\\?`));
+    run.type('\r');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('{')))).toMatchObject({ expires: LIMIT, token_max_days: 90 });
   });
 
   it('accepts an --expires up to the limit, without the policy key', async () => {

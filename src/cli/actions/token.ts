@@ -54,13 +54,21 @@ function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void
  * --expires, else (in a terminal) the last day typed at a prompt; --no-expires: no end (null);
  * nothing (or an empty answer): the lifetime policy's end, or none while it is off.
  */
-async function askExpiry(flag: string | false | undefined): Promise<string | null | undefined> {
+async function askExpiry(globals: Globals, flag: string | false | undefined): Promise<string | null | undefined> {
   if (flag === false) return null;
   if (flag !== undefined || !isInteractive()) return flag;
+  // The question says what an empty answer gives, which the lifetime policy decides.
+  const { readTokenMaxDays } = await import('../../domain/settings.js');
+  const { policyLimit } = await import('../../domain/tokens/lifetime.js');
+  const limit = await withDb(globals(), async (ctx) => {
+    const days = await readTokenMaxDays(ctx);
+    return days === null ? null : { days, last: policyLimit(days, ctx.clock.now()) };
+  });
+  const empty = limit
+    ? `at most ${limit.last}; empty: ${limit.last}, as token_max_days is ${limit.days}`
+    : 'empty: never expires';
   const { prompt } = await import('../prompt.js');
-  const typed = (
-    await prompt('Last day of validity, YYYY-MM-DD (UTC; empty: never expires, or the token_max_days limit)?')
-  ).trim();
+  const typed = (await prompt(`Last day of validity, YYYY-MM-DD (UTC; ${empty})?`)).trim();
   return typed === '' ? undefined : typed;
 }
 
@@ -89,7 +97,7 @@ const daysBefore = (at: Date, days: number) => new Date(at.getTime() - days * 86
 export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
   const actor = await resolveActor(opts.as);
   const name = await askFor(opts.name, '--name <name>', 'What is the token for (--name)?');
-  const expires = await askExpiry(opts.expires);
+  const expires = await askExpiry(globals, opts.expires);
   const { createToken } = await import('../../domain/tokens/service.js');
   const created = await withDb(globals(), (ctx) => createToken(ctx, { username, name, expires, actor }));
   printCreated(created, opts, 'Created');

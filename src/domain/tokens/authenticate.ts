@@ -276,8 +276,8 @@ export class Authenticator {
     const status = tokenStatus(row, at);
     if (status !== 'active') return { ok: false, reason: status, selector: row.selector };
     if (row.role === 'blocked') return { ok: false, reason: 'blocked', selector: row.selector };
+    // Worked out once per row: a request pays for a property read, not a date's formatting.
     if (row.expiration === undefined) row.expiration = tokenExpiration(row.expires_at);
-    const stored = row.last_used_at ? Date.parse(row.last_used_at) : Number.NEGATIVE_INFINITY;
     return {
       ok: true,
       principal: {
@@ -287,7 +287,11 @@ export class Authenticator {
         username: row.username,
         role: row.role,
         expiration: row.expiration,
-        lastUsed: this.lastUsed ? this.lastUsed.touch(row.id, row.last_used_at, address, at.getTime()) : stored,
+        lastUsed: this.lastUsed
+          ? this.lastUsed.touch(row.id, row.last_used_at, address, at.getTime())
+          : row.last_used_at
+            ? Date.parse(row.last_used_at)
+            : Number.NEGATIVE_INFINITY,
       },
     };
   }
