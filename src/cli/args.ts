@@ -4,8 +4,8 @@
 import { invalid, type AppError } from '../errors.js';
 import { ROLES } from '../domain/roles.js';
 import { parseDate } from '../domain/dates.js';
-import { SETTING_NAMES } from '../domain/setting-names.js';
-import { TOKEN_STATUSES } from '../domain/tokens/queries.js';
+import { ALL_SETTING_NAMES, TOKEN_MAX_DAYS_LIMIT } from '../domain/setting-names.js';
+import { TOKEN_KINDS, TOKEN_STATUSES } from '../domain/tokens/queries.js';
 import { parseInput, summary, v } from '../validation.js';
 
 /** `value` through `schema`; a refusal is `fail(message)`: invalid input (exit 1) unless said otherwise. */
@@ -20,8 +20,19 @@ export function parseArg<S extends v.GenericSchema>(
 export const ROLE = v.picklist(ROLES, (issue) => `unknown role "${String(issue.input)}" (one of ${ROLES.join(', ')})`);
 
 export const SETTING_NAME = v.picklist(
-  SETTING_NAMES,
-  (issue) => `unknown setting "${String(issue.input)}" (one of ${SETTING_NAMES.join(', ')})`,
+  ALL_SETTING_NAMES,
+  (issue) => `unknown setting "${String(issue.input)}" (one of ${ALL_SETTING_NAMES.join(', ')})`,
+);
+
+/** token_max_days: a whole number of days from 1, or `off` (null). */
+export const MAX_DAYS = v.pipe(
+  v.string(),
+  v.check(
+    (text) => text === 'off' || (/^[1-9]\d{0,8}$/.test(text) && Number(text) <= TOKEN_MAX_DAYS_LIMIT),
+    (issue) =>
+      `token_max_days is a whole number of days from 1 to ${TOKEN_MAX_DAYS_LIMIT}, or "off"; got "${String(issue.input)}"`,
+  ),
+  v.transform((text) => (text === 'off' ? null : Number(text))),
 );
 
 /** `on` or `off`, as a boolean. */
@@ -62,6 +73,11 @@ export const PORT = v.pipe(
   v.regex(/^\d{1,5}$/, (issue) => `--port must be an integer from 0 to 65535, got "${String(issue.input)}"`),
   v.transform(Number),
   v.maxValue(65535, (issue) => `--port must be an integer from 0 to 65535, got "${String(issue.input)}"`),
+);
+
+export const TOKEN_KIND = v.picklist(
+  TOKEN_KINDS,
+  (issue) => `--kind must be one of ${TOKEN_KINDS.join(', ')}, got "${String(issue.input)}"`,
 );
 
 export const TOKEN_STATUS = v.picklist(

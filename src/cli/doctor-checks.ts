@@ -16,6 +16,7 @@ import type { Db } from '../db/dialect.js';
 import { pendingMigrations } from '../db/migrate.js';
 import { redactSecrets } from '../errors.js';
 import { configSource } from './context.js';
+import { io } from './io.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -109,11 +110,39 @@ async function databaseChecks(config: Config, findings: Finding[]): Promise<void
           : warn('daemons', `no daemon has sent a heartbeat in the last 3 s${stale}`),
       );
     }
+    const lifetime = await tokenLifetime(db);
+    if (lifetime) findings.push(lifetime);
   } catch (err) {
     findings.push(fail('database', `${where}: ${message(err)}`));
   } finally {
     await db.destroy();
   }
+}
+
+/** Tokens listed by name in a finding; the rest are counted. */
+const LISTED_TOKENS = 20;
+
+/**
+ * The token lifetime policy (settings token_max_days): active regular tokens that end later
+ * than it allows a new token, or never. The policy never changes them; an admin may rotate
+ * them (the new token gets the policy's end). Nothing to say while the policy is off.
+ */
+async function tokenLifetime(db: Db): Promise<Finding | null> {
+  const { tokensBeyondPolicy } = await import('../domain/tokens/lifetime.js');
+  const beyond = await tokensBeyondPolicy({ db, clock: io().clock });
+  if (!beyond) return null;
+  const policy = `token_max_days is ${beyond.maxDays} (a new token ends ${beyond.limit} at the latest)`;
+  if (beyond.tokens.length === 0) return ok('token lifetime', `${policy}; every active token ends within it`);
+  const shown = beyond.tokens
+    .slice(0, LISTED_TOKENS)
+    .map((t) => `${t.id} "${t.name}" of ${t.account} (${t.expires ? `expires ${t.expires}` : 'never expires'})`);
+  const more = beyond.tokens.length - shown.length;
+  return warn(
+    'token lifetime',
+    `${policy}; ${beyond.tokens.length} active token(s), made before it was set or tightened, end later: ` +
+      `${shown.join('; ')}` +
+      `${more > 0 ? `; and ${more} more` : ''}. Rotate them to give them the policy's end.`,
+  );
 }
 
 /** Every check, in order; `readConfig` throws a configuration error when the file is bad. */

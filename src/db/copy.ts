@@ -10,6 +10,8 @@ import { migrateLatest } from './migrate.js';
 const TABLES = [
   'accounts',
   'tokens',
+  'token_addresses',
+  'token_notices',
   'legacy_imports',
   'settings',
   'audit_log',
@@ -25,6 +27,8 @@ const TABLES = [
 ] as const;
 
 const ORDER: Partial<Record<(typeof TABLES)[number], string[]>> = {
+  token_addresses: ['token_id', 'address'],
+  token_notices: ['day'],
   legacy_imports: ['selector'],
   settings: ['key'],
   object_keywords: ['object_id', 'keyword_id'],

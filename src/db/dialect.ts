@@ -35,6 +35,12 @@ export function isUniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(String(e.message)));
 }
 
+/** A foreign-key violation (SQLite or PostgreSQL): the row referred to is gone. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return e?.code === '23503' || (e?.code === 'SQLITE_CONSTRAINT' && /FOREIGN KEY/.test(String(e.message)));
+}
+
 // PostgreSQL error classes meaning "the server cannot serve this now": 08 connection exception,
 // 53 insufficient resources, 57P01-57P05 shutdown, crash and idle-session termination
 // (pg_terminate_backend is 57P01), 57014 query_canceled (statement_timeout).

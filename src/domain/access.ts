@@ -85,6 +85,8 @@ export const ROUTES: readonly RouteSpec[] = [
   editor('POST', '/api/ingest/failed/:id'),
   editor('POST', '/api/ai-cataloging/usage'),
   { method: 'GET', path: '/api/tei/refresh', rule: 'token' },
+  // The presented token describes itself (never its value).
+  { method: 'GET', path: '/api/token', rule: 'token' },
   { method: 'GET', path: '/api/tei/actors', rule: 'authority', ruleWithIds: 'token' },
   { method: 'GET', path: '/api/tei/places', rule: 'authority', ruleWithIds: 'token' },
   { method: 'GET', path: '/api/tei/keywords', rule: 'authority', ruleWithIds: 'token' },

@@ -175,8 +175,11 @@ export async function deleteAccount(ctx: Ctx, username: string, by: Acting): Pro
     const account = await accountIn(trx, username);
     if (account.role === 'superuser') assertSuperuserActs(actor, `delete the superuser ${account.username}`);
     assertNotLastSuperuser(superusers, account, 'deleted');
-    // Tokens go with the account (explicitly, not only by ON DELETE CASCADE, so it holds even
-    // where foreign keys are not enforced).
+    // Tokens, and the addresses they were used from, go with the account (explicitly, not only
+    // by ON DELETE CASCADE, so it holds even where foreign keys are not enforced).
+    await trx('token_addresses')
+      .whereIn('token_id', trx('tokens').select('id').where('account_id', account.id))
+      .delete();
     await trx('tokens').where('account_id', account.id).delete();
     await trx('accounts').where('id', account.id).delete();
     await bumpAccessGeneration(trx);

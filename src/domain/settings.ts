@@ -1,11 +1,15 @@
 // public_api and public_access (SPEC §4.2): stored in the database, both off by default.
+// token_max_days: the token lifetime policy (tokens/lifetime.ts), off by default.
 import { bumpAccessGeneration } from '../db/access-generation.js';
 import { record } from './audit.js';
 import type { Ctx } from './context.js';
 import { writeTransaction } from '../db/write-transaction.js';
-import { SETTING_NAMES, type SettingName } from './setting-names.js';
+import { SETTING_NAMES, TOKEN_MAX_DAYS, type SettingName } from './setting-names.js';
 
 export type Settings = Record<SettingName, boolean>;
+
+/** Every setting, as `archivectl settings` shows them: the switches, and token_max_days (null: off). */
+export type SettingsView = Settings & { token_max_days: number | null };
 
 export async function readSettings(ctx: Pick<Ctx, 'db'>): Promise<Settings> {
   const rows = (await ctx.db('settings').whereIn('key', SETTING_NAMES)) as { key: string; value: string }[];
@@ -14,7 +18,18 @@ export async function readSettings(ctx: Pick<Ctx, 'db'>): Promise<Settings> {
   return out;
 }
 
-export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, actor: string): Promise<Settings> {
+/** The token lifetime policy in days, or null when it is off (absent, `off`, or unreadable). */
+export async function readTokenMaxDays(ctx: Pick<Ctx, 'db'>): Promise<number | null> {
+  const row = await ctx.db('settings').where('key', TOKEN_MAX_DAYS).first<{ value: string } | undefined>('value');
+  const days = row && /^\d{1,9}$/.test(row.value) ? Number(row.value) : 0;
+  return days > 0 ? days : null;
+}
+
+export async function readSettingsView(ctx: Pick<Ctx, 'db'>): Promise<SettingsView> {
+  return { ...(await readSettings(ctx)), token_max_days: await readTokenMaxDays(ctx) };
+}
+
+export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, actor: string): Promise<SettingsView> {
   await writeTransaction(ctx.db, async (trx) => {
     const value = on ? 'on' : 'off';
     // One statement: an update-then-insert let two processes setting the same absent key both
@@ -23,5 +38,19 @@ export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, actor
     await bumpAccessGeneration(trx);
     await record(trx, ctx.clock.now(), actor, 'settings.set', `${name}=${value}`);
   });
-  return readSettings(ctx);
+  return readSettingsView(ctx);
+}
+
+/**
+ * token_max_days: `days` (a whole number, checked by the caller) or null for off. Nothing a
+ * daemon judges requests by changes (existing tokens keep their ends), so the access
+ * generation stays where it is.
+ */
+export async function setTokenMaxDays(ctx: Ctx, days: number | null, actor: string): Promise<SettingsView> {
+  const value = days === null ? 'off' : String(days);
+  await writeTransaction(ctx.db, async (trx) => {
+    await trx('settings').insert({ key: TOKEN_MAX_DAYS, value }).onConflict('key').merge(['value']);
+    await record(trx, ctx.clock.now(), actor, 'settings.set', `${TOKEN_MAX_DAYS}=${value}`);
+  });
+  return readSettingsView(ctx);
 }

@@ -12,6 +12,9 @@ import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
 import { isPromise, type Step } from './gate.js';
 import type { ApiContext, ApiState } from './types.js';
 
+/** The first instant at which the request's token is refused (RFC 3339, UTC); see README. */
+export const TOKEN_EXPIRATION = 'Token-Expiration';
+
 export function refuseApiTokenInQuery(log: Logger): Step {
   return function apiTokenInQuery(ctx) {
     if (queryHasApiToken(ctx.querystring)) refuseApiToken(ctx, log, 'query');
@@ -26,6 +29,7 @@ export function refuseApiTokenInBody(log: Logger): Step {
 
 function refuseApiToken(ctx: ApiContext, log: Logger, where: 'query' | 'body'): never {
   ctx.state.authRefusal = 'api_token';
+  ctx.remove(TOKEN_EXPIRATION); // the request is refused, whatever its header said
   log.warn(
     {
       request_id: ctx.state.requestId,
@@ -122,7 +126,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
 
   function judgeToken(ctx: ApiContext, value: string, generation: string, judgedAt: number): void | Promise<void> {
     // A token verified under this generation is judged at once (no await), as a request without one is.
-    const result = authenticator.authenticate(value, generation, ctx.state.client);
+    const result = authenticator.authenticate(value, generation, ctx.state.client, ctx.request.ip);
     if (isPromise(result)) return result.then((known) => keepVerdict(ctx, known, judgedAt));
     keepVerdict(ctx, result, judgedAt);
   }
@@ -131,6 +135,8 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     if (result.ok) {
       ctx.state.principal = result.principal;
       ctx.state.tokenId = result.principal.selector;
+      // On every answer to this request, errors included: a script sees when its token ends.
+      if (result.principal.expiration !== null) ctx.set(TOKEN_EXPIRATION, result.principal.expiration);
     } else {
       if (result.selector) ctx.state.tokenId = result.selector;
       ctx.state.authRefusal = result.reason;

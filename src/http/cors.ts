@@ -23,8 +23,11 @@ import type { ApiContext } from './types.js';
 
 /** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
 const MAX_AGE_SECONDS = 7200;
-/** What a page may read of an error: the Bearer challenge, when to retry, what is allowed. */
-const EXPOSED = 'WWW-Authenticate, Retry-After, Allow';
+/**
+ * What a page may read beyond the safelisted headers: of an error, the Bearer challenge, when to
+ * retry, what is allowed; of any answer, when the token it sent ends.
+ */
+const EXPOSED = 'WWW-Authenticate, Retry-After, Allow, Token-Expiration';
 
 /** The methods the reconciliation protocol uses: what a preflight of a path that is no route allows. */
 const PROTOCOL_METHODS = 'GET, HEAD, POST';

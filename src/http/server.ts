@@ -15,6 +15,7 @@ import type { Db } from '../db/dialect.js';
 import { migrateLatest, pendingMigrations } from '../db/migrate.js';
 import { AccessState } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
+import { expiringCounts, ExpiryNotices } from '../domain/tokens/expiring.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
 import { configError, errorCode, usage } from '../errors.js';
 import { createApp } from './app.js';
@@ -46,6 +47,8 @@ export interface Daemon {
   access: AccessState;
   authenticator: Authenticator;
   lastUsed: LastUsedRecorder;
+  /** The daily warning about tokens in use that end soon (checked at start and every ten minutes). */
+  expiryNotices: ExpiryNotices;
   connections: ConnectionGuard['stats'];
   readiness: ReadinessProbe;
   metrics: DaemonMetrics;
@@ -85,6 +88,18 @@ function readPem(file: string, key: string): Buffer {
   } catch (err) {
     throw configError(`config error: cannot read "${key}" ${file} (${errorCode(err)})`);
   }
+}
+
+/**
+ * The daily expiry notice: checked once before the daemon listens (a daemon started on a new
+ * day writes it if no other has), then every ten minutes. A failed check is logged, never fatal.
+ */
+async function startExpiryNotices(ctx: { db: Db; clock: Clock }, log: Logger): Promise<ExpiryNotices> {
+  const notices = new ExpiryNotices(ctx, (fields, message) => log.warn(fields, message));
+  const failed = (err: unknown) => log.warn({ err: scrub(err) }, 'could not check for tokens that expire soon');
+  await notices.check().catch(failed);
+  notices.start(failed);
+  return notices;
 }
 
 /** The database, ready to serve: opened, migrated (or checked), its changes watched. */
@@ -219,6 +234,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     });
     const trust = compileTrust(config.trustProxy);
     const readiness = new ReadinessProbe(db, source);
+    const expiryNotices = await startExpiryNotices({ db, clock }, log);
+    opened.push(async () => expiryNotices.stop());
     const server = createServer(config, tls);
     const guard = guardConnections(
       server,
@@ -231,6 +248,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       readiness,
       connections: guard.stats,
       stopwatch: options.stopwatch,
+      expiringTokens: (days) => expiringCounts({ db, clock }, days),
     });
     const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust, readiness, metrics });
     // Every line the daemon writes is a log line: Koa's own listener would print to stderr.
@@ -269,6 +287,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       access,
       authenticator,
       lastUsed,
+      expiryNotices,
       connections: guard.stats,
       readiness,
       metrics,

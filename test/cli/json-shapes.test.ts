@@ -26,9 +26,10 @@ beforeAll(async () => {
 });
 
 /** A TOKEN object of SPEC §6, with its types. */
-function expectToken(t: unknown, extra: { created?: boolean } = {}): asserts t is TokenJson {
+function expectToken(t: unknown, extra: { created?: boolean; listed?: boolean } = {}): asserts t is TokenJson {
   const keys = extra.created ? [...CREATED_TOKEN_KEYS] : [...TOKEN_KEYS];
-  expect(Object.keys(t as object)).toEqual(keys);
+  expect(Object.keys(t as object)).toEqual(extra.listed ? [...keys, 'last_used_from'] : keys);
+  if (extra.listed) expect((t as { last_used_from: unknown }).last_used_from).toBeNull(); // no daemon has seen them
   const token = t as CreatedTokenJson;
   expect(token.id).toMatch(TOKEN_ID_RE);
   expect(typeof token.account).toBe('string');
@@ -110,10 +111,10 @@ describe('--json shapes of token commands', () => {
     expect(t.expires).toBeNull();
   });
 
-  it('token list → [TOKEN]', async () => {
+  it('token list → [TOKEN plus "last_used_from"]', async () => {
     const out = await cli.json<unknown[]>(['token', 'list', '--all']);
     expect(out.length).toBeGreaterThanOrEqual(3);
-    for (const t of out) expectToken(t);
+    for (const t of out) expectToken(t, { listed: true });
   });
 
   it('token list → [] when there is nothing to list', async () => {
@@ -155,22 +156,23 @@ describe('--json shapes of token commands', () => {
     expect(Object.keys(out)).toEqual(['imported', 'skipped']);
     expect(out).toEqual({ imported: 1, skipped: 0 });
     const legacy = (await cli.json<TokenJson[]>(['token', 'list', 'carol'])).find((t) => t.kind === 'legacy');
-    expectToken(legacy);
+    expectToken(legacy, { listed: true });
     expect(legacy.expires).toBeNull();
   });
 });
 
 describe('--json shapes of settings, routes and audit', () => {
-  it('settings → {"public_api": bool, "public_access": bool}', async () => {
+  it('settings → {"public_api": bool, "public_access": bool, "token_max_days": null}', async () => {
     const out = await cli.json<Record<string, unknown>>(['settings']);
-    expect(Object.keys(out)).toEqual(['public_api', 'public_access']);
+    expect(Object.keys(out)).toEqual(['public_api', 'public_access', 'token_max_days']);
     expect(typeof out.public_api).toBe('boolean');
     expect(typeof out.public_access).toBe('boolean');
+    expect(out.token_max_days).toBeNull();
   });
 
-  it('settings set → {"public_api": bool, "public_access": bool}', async () => {
+  it('settings set → {"public_api": bool, "public_access": bool, "token_max_days": null}', async () => {
     const out = await cli.json<Record<string, unknown>>(['settings', 'set', 'public_access', 'off']);
-    expect(Object.keys(out)).toEqual(['public_api', 'public_access']);
+    expect(Object.keys(out)).toEqual(['public_api', 'public_access', 'token_max_days']);
     expect(out.public_access).toBe(false);
   });
 

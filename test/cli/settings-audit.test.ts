@@ -28,7 +28,7 @@ describe('settings set from several processes at once', () => {
       Array.from({ length: 8 }, () => cli.run(['settings', 'set', 'public_access', 'on', '--json'], { spawn: true })),
     );
     expect(runs.map((r) => (r.code === 0 ? 'ok' : r.stderr))).toEqual(Array(8).fill('ok'));
-    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: true });
+    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: true, token_max_days: null });
   });
 });
 
@@ -36,24 +36,26 @@ describe('settings', () => {
   const cli = useSandbox();
 
   it('are both off on a fresh installation', async () => {
-    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false });
+    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false, token_max_days: null });
   });
 
   it('settings set public_api on → {"public_api": true, "public_access": false}, and it stays set', async () => {
     const out = await cli.json<Record<string, boolean>>(['settings', 'set', 'public_api', 'on']);
-    expect(Object.keys(out)).toEqual(['public_api', 'public_access']);
-    expect(out).toEqual({ public_api: true, public_access: false });
-    expect(await cli.json(['settings'])).toEqual({ public_api: true, public_access: false });
+    expect(Object.keys(out)).toEqual(['public_api', 'public_access', 'token_max_days']);
+    expect(out).toEqual({ public_api: true, public_access: false, token_max_days: null });
+    expect(await cli.json(['settings'])).toEqual({ public_api: true, public_access: false, token_max_days: null });
   });
 
   it('settings set public_access on, then off', async () => {
     expect(await cli.json(['settings', 'set', 'public_access', 'on'])).toEqual({
       public_api: true,
       public_access: true,
+      token_max_days: null,
     });
     expect(await cli.json(['settings', 'set', 'public_access', 'off'])).toEqual({
       public_api: true,
       public_access: false,
+      token_max_days: null,
     });
   });
 

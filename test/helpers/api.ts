@@ -169,7 +169,7 @@ export async function applySettings(cli: Sandbox, s: SettingsCombo): Promise<voi
     const r = await cli.run(['settings', 'set', name, s[name] ? 'on' : 'off']);
     expect(r.code, r.stderr).toBe(0);
   }
-  expect(await cli.json(['settings'])).toEqual({ public_access: s.public_access, public_api: s.public_api });
+  expect(await cli.json(['settings'])).toMatchObject({ public_access: s.public_access, public_api: s.public_api });
 }
 
 // --- ZIP files and SIP uploads -------------------------------------------------------------------

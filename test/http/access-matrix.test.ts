@@ -57,6 +57,8 @@ const SPEC_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
   'POST /api/ingest/failed/:id': { rule: 'editor' },
   'POST /api/ai-cataloging/usage': { rule: 'editor' },
   'GET /api/tei/refresh': { rule: 'token' },
+  // The token lifecycle: the presented token describes itself.
+  'GET /api/token': { rule: 'token' },
   // Issue 9: the services a reconciliation manifest points to follow the authority rule of the
   // reconciliation endpoint (suggest, data-extension property proposals, preview).
   ...Object.fromEntries(
@@ -222,6 +224,7 @@ const REQUESTS: Record<string, (f: Fixture) => Variant[]> = {
     { path: `/api/tei/keywords?ids=${f.keyword}`, ids: true },
   ],
   'GET /api/tei/refresh': () => [{ path: '/api/tei/refresh' }],
+  'GET /api/token': () => [{ path: '/api/token' }],
   'POST /api/actors': () => [{ path: '/api/actors', body: json({ name: 'Matrix created actor' }) }],
   'PUT /api/actors/:id': (f) => [
     { path: `/api/actors/${f.actor}`, body: json({ comment: 'changed by the matrix test' }) },
@@ -424,7 +427,7 @@ for (const combo of SETTINGS_COMBOS) {
     it('GET /api/tei/refresh and TEI with ids: 401 without a token whatever the settings; any role may', async () => {
       const { problems, requests } = await checkRoutes(['token'], combo);
       expect(problems).toEqual([]);
-      // GET and HEAD of each: /api/tei/refresh and the three exports with ids
+      // GET and HEAD of each: /api/tei/refresh, /api/token and the three exports with ids
       expect(requests).toBe(
         2 * ROUTES.filter((r) => r.rule === 'token' || r.ruleWithIds === 'token').length * (ROLES.length + 1),
       );

@@ -1,28 +1,41 @@
 // What the settings commands do (their options and help are in ../commands/settings.ts). Loaded
 // only when one of them runs.
-import { parseArg, SETTING_NAME, SWITCH } from '../args.js';
+import { MAX_DAYS, parseArg, SETTING_NAME, SWITCH } from '../args.js';
 import { withDb, type GlobalOptions } from '../context.js';
 import { printJson, printTable } from '../output.js';
-import type { Settings } from '../../domain/settings.js';
+import type { SettingsView } from '../../domain/settings.js';
+import { TOKEN_MAX_DAYS } from '../../domain/setting-names.js';
 
 type Globals = () => GlobalOptions;
 
-function printSettings(settings: Settings, json: boolean | undefined): void {
+function shownValue(value: boolean | number | null): string {
+  if (typeof value === 'number') return String(value);
+  return value ? 'on' : 'off';
+}
+
+function printSettings(settings: SettingsView, json: boolean | undefined): void {
   if (json) printJson(settings);
   else
     printTable(
       ['Setting', 'Value'],
-      Object.entries(settings).map(([k, v]) => [k, v ? 'on' : 'off']),
+      Object.entries(settings).map(([k, v]) => [k, shownValue(v)]),
     );
 }
 
 export async function show(globals: Globals, opts: { json?: boolean }): Promise<void> {
-  const { readSettings } = await import('../../domain/settings.js');
-  printSettings(await withDb(globals(), (ctx) => readSettings(ctx)), opts.json);
+  const { readSettingsView } = await import('../../domain/settings.js');
+  printSettings(await withDb(globals(), (ctx) => readSettingsView(ctx)), opts.json);
 }
 
 export async function set(globals: Globals, name: string, value: string, opts: { json?: boolean }): Promise<void> {
   const setting = parseArg(SETTING_NAME, name);
+  if (setting === TOKEN_MAX_DAYS) {
+    const days = parseArg(MAX_DAYS, value);
+    const { setTokenMaxDays } = await import('../../domain/settings.js');
+    const { SYSTEM } = await import('../../domain/audit.js');
+    printSettings(await withDb(globals(), (ctx) => setTokenMaxDays(ctx, days, SYSTEM)), opts.json);
+    return;
+  }
   const on = parseArg(SWITCH, value);
   const { setSetting } = await import('../../domain/settings.js');
   const { SYSTEM } = await import('../../domain/audit.js');

@@ -1,9 +1,9 @@
 // What the token commands do (their options and help are in ../commands/token.ts). Loaded only
 // when one of them runs; each loads the domain module it needs when it gets that far.
-import { parseArg, TOKEN_STATUS, wholeNumber } from '../args.js';
+import { parseArg, TOKEN_KIND, TOKEN_STATUS, wholeNumber } from '../args.js';
 import { askFor, confirm, isInteractive, optionalActor, osActor, resolveActor } from '../ask.js';
 import { withDb, type GlobalOptions } from '../context.js';
-import { note, printJson, printTokens, writeOut } from '../output.js';
+import { humanTime, note, printJson, printTable, printTokens, tokenName, writeOut } from '../output.js';
 import type { CreatedToken } from '../../domain/tokens/service.js';
 import { usage } from '../../errors.js';
 import type { AsFlag, JsonFlag } from '../flags.js';
@@ -20,7 +20,13 @@ export interface ListFlags extends AsFlag, JsonFlag {
   account?: string;
   status?: string;
   expiringWithin?: string;
+  kind?: string;
+  unusedFor?: string;
   limit?: string;
+}
+
+export interface RotateFlags extends AsFlag, JsonFlag {
+  expires?: string | false;
 }
 
 export interface PruneFlags extends AsFlag, JsonFlag {
@@ -30,22 +36,39 @@ export interface PruneFlags extends AsFlag, JsonFlag {
 
 /** The value alone on stdout (so `TOKEN=$(archivectl token create …)` works); the rest on stderr. */
 function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void {
+  // With the lifetime policy's days when the policy chose the end (settings token_max_days).
+  const policy = created.policyDays === undefined ? {} : { token_max_days: created.policyDays };
   if (opts.json) {
-    printJson({ ...created.token, token: created.value });
+    printJson({ ...created.token, token: created.value, ...policy });
     return;
   }
   writeOut(`${created.value}\n`);
   const t = created.token;
   note(`${what} token ${t.id} "${t.name}" for ${t.account}${t.expires ? `, expires ${t.expires}` : ''}.`);
+  if (created.policyDays !== undefined)
+    note(`It ends ${created.policyDays} days from today: token_max_days is ${created.policyDays}.`);
   note('The value above is shown once and cannot be displayed again; store it now.');
 }
 
-/** --expires, else (in a terminal) the last day typed at a prompt; empty or --no-expires: never. */
-async function askExpiry(flag: string | false | undefined): Promise<string | undefined> {
-  if (flag === false) return undefined;
+/**
+ * --expires, else (in a terminal) the last day typed at a prompt; --no-expires: no end (null);
+ * nothing (or an empty answer): the lifetime policy's end, or none while it is off.
+ */
+async function askExpiry(globals: Globals, flag: string | false | undefined): Promise<string | null | undefined> {
+  if (flag === false) return null;
   if (flag !== undefined || !isInteractive()) return flag;
+  // The question says what an empty answer gives, which the lifetime policy decides.
+  const { readTokenMaxDays } = await import('../../domain/settings.js');
+  const { policyLimit } = await import('../../domain/tokens/lifetime.js');
+  const limit = await withDb(globals(), async (ctx) => {
+    const days = await readTokenMaxDays(ctx);
+    return days === null ? null : { days, last: policyLimit(days, ctx.clock.now()) };
+  });
+  const empty = limit
+    ? `at most ${limit.last}; empty: ${limit.last}, as token_max_days is ${limit.days}`
+    : 'empty: never expires';
   const { prompt } = await import('../prompt.js');
-  const typed = (await prompt('Last day of validity, YYYY-MM-DD (UTC; empty: never expires)?')).trim();
+  const typed = (await prompt(`Last day of validity, YYYY-MM-DD (UTC; ${empty})?`)).trim();
   return typed === '' ? undefined : typed;
 }
 
@@ -62,14 +85,19 @@ function listFilter(argument: string | undefined, opts: ListFlags) {
       opts.expiringWithin === undefined
         ? undefined
         : parseArg(wholeNumber('--expiring-within', 0), opts.expiringWithin, usage),
+    kind: opts.kind === undefined ? undefined : parseArg(TOKEN_KIND, opts.kind, usage),
+    unusedForDays:
+      opts.unusedFor === undefined ? undefined : parseArg(wholeNumber('--unused-for', 1), opts.unusedFor, usage),
     limit: opts.limit === undefined ? undefined : parseArg(wholeNumber('--limit', 1), opts.limit, usage),
   };
 }
 
+const daysBefore = (at: Date, days: number) => new Date(at.getTime() - days * 86_400_000);
+
 export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
   const actor = await resolveActor(opts.as);
   const name = await askFor(opts.name, '--name <name>', 'What is the token for (--name)?');
-  const expires = await askExpiry(opts.expires);
+  const expires = await askExpiry(globals, opts.expires);
   const { createToken } = await import('../../domain/tokens/service.js');
   const created = await withDb(globals(), (ctx) => createToken(ctx, { username, name, expires, actor }));
   printCreated(created, opts, 'Created');
@@ -82,9 +110,8 @@ export async function list(globals: Globals, argument: string | undefined, opts:
     listTokensAs(ctx, {
       ...filter,
       expiringBefore:
-        filter.expiringWithinDays === undefined
-          ? undefined
-          : new Date(ctx.clock.now().getTime() + filter.expiringWithinDays * 86_400_000),
+        filter.expiringWithinDays === undefined ? undefined : daysBefore(ctx.clock.now(), -filter.expiringWithinDays),
+      unusedSince: filter.unusedForDays === undefined ? undefined : daysBefore(ctx.clock.now(), filter.unusedForDays),
       actor: optionalActor(opts.as),
     }),
   );
@@ -118,11 +145,44 @@ export async function lookup(globals: Globals, argument: string, opts: AsFlag & 
   else printTokens([found]);
 }
 
-export async function rotate(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
+export async function rotate(globals: Globals, id: string, opts: RotateFlags): Promise<void> {
   const actor = await resolveActor(opts.as);
+  const expires = opts.expires === false ? null : opts.expires;
   const { rotateToken } = await import('../../domain/tokens/service.js');
-  const created = await withDb(globals(), (ctx) => rotateToken(ctx, id, actor));
+  const created = await withDb(globals(), (ctx) => rotateToken(ctx, id, actor, expires));
   printCreated(created, opts, `Revoked ${id}; created`);
+}
+
+export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
+  const { showTokenAs } = await import('../../domain/tokens/listing.js');
+  const token = await withDb(globals(), (ctx) => showTokenAs(ctx, id, optionalActor(opts.as)));
+  if (opts.json) {
+    printJson(token);
+    return;
+  }
+  printTable(
+    ['Field', 'Value'],
+    [
+      ['ID', token.id],
+      ['Account', token.account],
+      ['Name', tokenName(token)],
+      ['Kind', token.kind],
+      ['Status', token.status],
+      ['Created', humanTime(token.created)],
+      ['Last used', humanTime(token.last_used)],
+      ['Last used from', token.last_used_from ?? 'never'],
+      ['Expires', token.expires ?? 'never'],
+    ],
+  );
+  if (token.addresses.length === 0) {
+    note('no use from any address recorded');
+    return;
+  }
+  writeOut('\n');
+  printTable(
+    ['Used from', 'First seen', 'Last seen'],
+    token.addresses.map((a) => [a.address, humanTime(a.first_seen), humanTime(a.last_seen)]),
+  );
 }
 
 export async function prune(globals: Globals, opts: PruneFlags): Promise<void> {

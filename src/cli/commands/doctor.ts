@@ -8,16 +8,17 @@ const actions = () => import('../actions/doctor.js');
 export function registerDoctor(program: Command, globals: () => GlobalOptions): void {
   program
     .command('doctor')
-    .description('check the installation: config, database, migrations, file modes, dataDir, daemons')
+    .description('check the installation: config, database, migrations, file modes, dataDir, daemons, token lifetimes')
     .option('--json', 'print [{"check","status","detail"}] (status ok, warn or fail)')
     .addHelpText(
       'after',
       `
 Checks, in order: the configuration file (found, valid, not world-writable), the database
 (there, reachable, its file mode 0600 on SQLite), migrations (all applied), dataDir (writable
-by this user: run doctor as the daemon's user), and on PostgreSQL the daemons' heartbeats.
+by this user: run doctor as the daemon's user), on PostgreSQL the daemons' heartbeats, and
+while token_max_days is set, the active tokens that end later than it allows (made before it).
 Nothing is created or changed. Exit status 1 when any check fails; a warning (no daemon
-running, dataDir not created yet) does not fail.
+running, dataDir not created yet, tokens beyond token_max_days) does not fail.
 
 Example:
   sudo -u archive archivectl doctor`,

@@ -2,9 +2,9 @@
 // What they do is in ../actions/token.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../context.js';
-import type { CreateFlags, ListFlags, PruneFlags } from '../actions/token.js';
+import type { CreateFlags, ListFlags, PruneFlags, RotateFlags } from '../actions/token.js';
 import type { AsFlag, JsonFlag } from '../flags.js';
-import { TOKEN_STATUSES } from '../../domain/tokens/queries.js';
+import { TOKEN_KINDS, TOKEN_STATUSES } from '../../domain/tokens/queries.js';
 
 const actions = () => import('../actions/token.js');
 
@@ -20,15 +20,21 @@ Every command that makes or removes tokens (create, revoke, rotate, handoff, imp
 follows one rule: only an admin or superuser acts; only a superuser acts on a superuser's
 tokens; no account acts on its own tokens, except that an account may hand off for itself.
 A blocked account gets no new token. prune takes --as optionally; without it, the audit log
-records the operating-system user as os:<name>.`,
+records the operating-system user as os:<name>.
+
+While the setting token_max_days is N, create and rotate without --expires end the token N days
+from today, and refuse a later --expires or --no-expires (archivectl settings --help).`,
     );
 
   token
     .command('create <username>')
     .description('create a token for an account and print its value once (alone on stdout)')
     .option('--name <name>', "what the token is for (unique among the account's tokens)")
-    .option('--expires <YYYY-MM-DD>', 'last day of validity (UTC), at most 2038-01-18 (asked for in a terminal)')
-    .option('--no-expires', 'never expires (no question in a terminal)')
+    .option(
+      '--expires <YYYY-MM-DD>',
+      'last day of validity (UTC), at most 2038-01-18 and within token_max_days when set (asked for in a terminal)',
+    )
+    .option('--no-expires', 'never expires (no question in a terminal; refused while token_max_days is set)')
     .option('--as <admin>', 'the admin or superuser creating it')
     .option('--json', 'print the token as JSON, with its value in "token"')
     .addHelpText(
@@ -45,18 +51,22 @@ records the operating-system user as os:<name>.`,
     .option('--account <username>', 'only the tokens of this account (the same as the argument)')
     .option('--status <status>', `only tokens with this status: ${TOKEN_STATUSES.join(', ')}`)
     .option('--expiring-within <days>', 'only active tokens that expire within this many days')
+    .option('--kind <kind>', `only tokens of this kind: ${TOKEN_KINDS.join(', ')}`)
+    .option('--unused-for <days>', 'only tokens never used, or not used for this many days')
     .option('--limit <n>', 'at most this many tokens')
     .option('--as <username>', 'act as this account: a non-admin sees only its own tokens')
-    .option('--json', 'print a JSON array of tokens')
+    .option('--json', 'print a JSON array of tokens, each with last_used_from: the address of its last use')
     .addHelpText(
       'after',
       `
+The filters combine: --kind legacy --unused-for 90 are the legacy tokens unused for 90 days.
 In a terminal the table fits its width (long names are cut with "…"; in a narrow one the Kind
 and Created columns are left out); piped or redirected, each token is one line of aligned
 columns, never cut. --json prints everything, for programs.
 
 Examples:
   archivectl token list --expiring-within 30          # what needs rotating this month
+  archivectl token list --unused-for 90 --all          # candidates for revoking
   archivectl token list --account ingest-bot --all
   archivectl token list | awk 'NR > 1 {print $1}'    # the ids`,
     )
@@ -99,11 +109,36 @@ Example:
     .action(async (argument: string, opts: AsFlag & JsonFlag) => (await actions()).lookup(globals, argument, opts));
 
   token
+    .command('show <id>')
+    .description('one token: its fields and the last five addresses it was used from')
+    .option('--as <username>', 'act as this account: a non-admin sees only its own tokens')
+    .option('--json', 'print the token as JSON, with last_used_from and addresses [{address, first_seen, last_seen}]')
+    .addHelpText(
+      'after',
+      `
+Addresses are the clients' as the daemon judged them (behind trustProxy, the forwarded ones).
+A use from a new address is recorded within about a second, further uses at most once a
+minute; the 20 most recently seen addresses of a token are kept.
+
+Example:
+  archivectl token show Ab3dE5gH`,
+    )
+    .action(async (id: string, opts: AsFlag & JsonFlag) => (await actions()).show(globals, id, opts));
+
+  token
     .command('rotate <id>')
     .description('replace a token: new value, same name and expiry; the old one is revoked')
+    .option('--expires <YYYY-MM-DD>', 'a new last day of validity instead of the old one')
+    .option('--no-expires', 'the new token never expires (refused while token_max_days is set)')
     .option('--as <admin>', 'the admin or superuser rotating it')
     .option('--json', 'print the new token as JSON, with its value in "token"')
-    .action(async (id: string, opts: AsFlag & JsonFlag) => (await actions()).rotate(globals, id, opts));
+    .addHelpText(
+      'after',
+      `
+While token_max_days is set, the new token ends that many days from today unless --expires
+gives an earlier day (a way to renew a token that ends soon).`,
+    )
+    .action(async (id: string, opts: RotateFlags) => (await actions()).rotate(globals, id, opts));
 
   token
     .command('prune')

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/dialect.js';
 import type { Role } from '../roles.js';
+import { tokenExpiration } from './expiry.js';
 import { FailureBudget } from './failure-budget.js';
 import { LEGACY_LENGTH, parse, TOKEN_LENGTH } from './format.js';
 import { hashSecret, needsRehash, verifySecret } from './hash.js';
@@ -28,6 +29,10 @@ export interface Principal {
   accountId: number;
   username: string;
   role: Role;
+  /** The Token-Expiration header's value (the first refused instant), null for a token without an end. */
+  expiration: string | null;
+  /** The last use the database holds once this one is recorded (ms; -Infinity: never). */
+  lastUsed: number;
 }
 
 /** `throttled`: the client is out of failure budget (429); `busy`: the KDF queue is full (503). */
@@ -46,7 +51,12 @@ interface AuthRow {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** tokenExpiration(expires_at), worked out on the row's first admission (undefined until then). */
+  expiration?: string | null;
 }
+
+/** A verification's outcome: the row whose secret matched (admitted per request), or a refusal. */
+type Verified = { ok: true; verified: AuthRow } | Extract<AuthResult, { ok: false }>;
 
 interface CacheEntry {
   row: AuthRow;
@@ -90,7 +100,7 @@ export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   /** Token id → cache key of the value verified for it: the token's true value. */
   private readonly trueValue = new Map<string, string>();
-  private readonly verifying = new Map<string, Promise<AuthResult>>();
+  private readonly verifying = new Map<string, Promise<Verified>>();
   private readonly perToken: FailureBudget;
   private readonly perClient: FailureBudget;
   private readonly probation: FailureBudget;
@@ -118,29 +128,30 @@ export class Authenticator {
 
   /**
    * `generation` must have been read before this call (the row is then at least as fresh);
-   * `client` names the caller for the failure budgets and the KDF queue's turns. Answers the
+   * `client` names the caller for the failure budgets and the KDF queue's turns; `address` is
+   * the client's address, recorded with the use (last-used.ts). Answers the
    * verdict itself when it is known at once (a malformed value, or a value verified under this
    * generation: the common case, which then takes no await), else a promise of it.
    */
-  authenticate(value: string, generation: string, client = ''): AuthResult | Promise<AuthResult> {
+  authenticate(value: string, generation: string, client = '', address = ''): AuthResult | Promise<AuthResult> {
     // Only a value of a token's length can be one: anything else is refused before it is hashed.
     if (value.length !== TOKEN_LENGTH && value.length !== LEGACY_LENGTH) return { ok: false, reason: 'malformed' };
     const key = createHash('sha256').update(value).digest('base64');
     const cached = this.cache.get(key);
     // A value verified before is well formed: its format and checksum are not read again.
-    if (cached && cached.generation === generation) return this.hit(key, cached, cached.row);
+    if (cached && cached.generation === generation) return this.hit(key, cached, cached.row, address);
     const parsed = parse(value);
     if (!parsed) return { ok: false, reason: 'malformed' };
-    return this.authenticateAfresh(parsed, key, generation, client);
+    return this.authenticateAfresh(parsed, key, generation, client, address);
   }
 
   /** A cached verification still good for `row`: counted, moved to the newest position, admitted. */
-  private hit(key: string, cached: CacheEntry, row: AuthRow): AuthResult {
+  private hit(key: string, cached: CacheEntry, row: AuthRow, address: string): AuthResult {
     cached.row = row;
     this.stats.cacheHits++;
     this.cache.delete(key); // LRU: move to the newest position
     this.cache.set(key, cached);
-    return this.admit(row);
+    return this.admit(row, address);
   }
 
   private async authenticateAfresh(
@@ -148,6 +159,7 @@ export class Authenticator {
     key: string,
     generation: string,
     client: string,
+    address: string,
   ): Promise<AuthResult> {
     const cached = this.cache.get(key);
     if (cached) {
@@ -163,7 +175,7 @@ export class Authenticator {
       }
       // The stored hash must be the one this value was verified against; when it is not (the
       // token was re-hashed by another daemon) the value is verified afresh below.
-      if (row.secret_hash === cached.row.secret_hash) return this.hit(key, cached, row);
+      if (row.secret_hash === cached.row.secret_hash) return this.hit(key, cached, row, address);
       this.forget(key);
     }
 
@@ -178,11 +190,12 @@ export class Authenticator {
     // revocation must not reuse a verification that read the row before it.
     const flight = `${key} ${generation}`;
     const inFlight = this.verifying.get(flight);
-    if (inFlight) return inFlight;
+    // A request sharing another's verification is a use of its own (its own address).
+    if (inFlight) return this.admitted(await inFlight, address);
     const verification = this.verify(key, parsed.selector, parsed.secret, generation, client);
     this.verifying.set(flight, verification);
     try {
-      return await verification;
+      return this.admitted(await verification, address);
     } finally {
       this.verifying.delete(flight);
     }
@@ -213,7 +226,7 @@ export class Authenticator {
     secret: string,
     generation: string,
     client: string,
-  ): Promise<AuthResult> {
+  ): Promise<Verified> {
     // Every attempt spends a credit before any await, so values arriving together cannot all
     // slip under the budget; unknown ids spend too, so that budgets say nothing about which
     // ids exist. Out of credit, a shared trickle of probation runs is all that is left.
@@ -250,14 +263,21 @@ export class Authenticator {
     refund();
     if (needsRehash(row.secret_hash)) await this.rehash(row, secret, client);
     this.remember(key, { row, generation });
-    return this.admit(row);
+    return { ok: true, verified: row };
   }
 
-  private admit(row: AuthRow): AuthResult {
-    const status = tokenStatus(row, this.clock.now());
+  /** A shared verification's verdict, admitted for one request (each is a use of its own). */
+  private admitted(result: Verified, address: string): AuthResult {
+    return 'verified' in result ? this.admit(result.verified, address) : result;
+  }
+
+  private admit(row: AuthRow, address: string): AuthResult {
+    const at = this.clock.now();
+    const status = tokenStatus(row, at);
     if (status !== 'active') return { ok: false, reason: status, selector: row.selector };
     if (row.role === 'blocked') return { ok: false, reason: 'blocked', selector: row.selector };
-    this.lastUsed?.touch(row.id, row.last_used_at);
+    // Worked out once per row: a request pays for a property read, not a date's formatting.
+    if (row.expiration === undefined) row.expiration = tokenExpiration(row.expires_at);
     return {
       ok: true,
       principal: {
@@ -266,6 +286,12 @@ export class Authenticator {
         accountId: row.account_id,
         username: row.username,
         role: row.role,
+        expiration: row.expiration,
+        lastUsed: this.lastUsed
+          ? this.lastUsed.touch(row.id, row.last_used_at, address, at.getTime())
+          : row.last_used_at
+            ? Date.parse(row.last_used_at)
+            : Number.NEGATIVE_INFINITY,
       },
     };
   }

@@ -4,10 +4,10 @@ import { invalid } from '../../errors.js';
 import { utcDate } from '../../clock.js';
 import { addDays, parseDate } from '../dates.js';
 
-const LATEST_EXPIRY = '2038-01-18';
+export const LATEST_EXPIRY = '2038-01-18';
 const HANDOFF_HOURS = 12;
 
-interface Expiry {
+export interface Expiry {
   expires: string;
   /** The first instant at which the token is refused. */
   expiresAt: string;
@@ -24,4 +24,17 @@ export function parseExpiry(text: string, now: Date): Expiry {
 
 export function handoffExpiry(now: Date): string {
   return new Date(now.getTime() + HANDOFF_HOURS * 3_600_000).toISOString();
+}
+
+/**
+ * The Token-Expiration header of a token's answers: the first instant at which it is refused,
+ * RFC 3339 in UTC to the second (`2027-07-01T00:00:00Z` for expiry date 2027-06-30). A handoff
+ * token ends at a millisecond; the header names the next whole second, when it is surely
+ * refused. Null for a token without an end.
+ */
+export function tokenExpiration(expiresAt: string | null): string | null {
+  if (expiresAt === null) return null;
+  const ms = Date.parse(expiresAt);
+  if (Number.isNaN(ms)) return null;
+  return `${new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
 }

@@ -2,23 +2,52 @@
 // recorded one, reaches the database within 2 seconds; never a write per request. Uses are
 // collected in memory and written by a timer once a second. The UPDATE itself only moves the
 // value forward by more than 60 seconds, so several daemons sharing a database coalesce too.
+//
+// Where a token was used from follows the same rule per client address: an address this daemon
+// has not seen for the token is written at the next flush (within about a second), a known one
+// at most once a minute. One row per token and address (insert-or-update, so several daemons
+// write one row, not one each), its last time only moved forward; at most KEPT_ADDRESSES rows
+// per token, the least recently seen pruned when a new address arrives.
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/dialect.js';
+import { isForeignKeyViolation, type Db } from '../../db/dialect.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 const LAST_USED_FLUSH_MS = 1_000;
+/** Address rows kept per token (token show lists the newest five). */
+export const KEPT_ADDRESSES = 20;
+/** Addresses remembered per token in memory; past it the token's are forgotten (a few extra writes). */
+const ADDRESSES_PER_TOKEN = 64;
+/** The address column's width; longer text (never an IP address) is cut. */
+const ADDRESS_LENGTH = 64;
+
+interface Seen {
+  /** The last_used value this process believes is stored or about to be (ms). */
+  lastUsed: number;
+  /** Per address: when this process last recorded a use from it (ms). */
+  addresses: Map<string, number>;
+}
+
+interface PendingAddress {
+  at: number;
+  /** Not seen for this token by this process before: the token's rows are pruned after it. */
+  fresh: boolean;
+}
 
 export class LastUsedRecorder {
-  /** Per token: the last_used value this process believes is stored (ms), to skip repeats. */
-  private readonly known = new Map<number, number>();
+  private readonly known = new Map<number, Seen>();
+  /** Addresses held in `known`, all tokens together (bounded like the tokens). */
+  private addressCount = 0;
   private readonly pending = new Map<number, string>();
+  private readonly pendingAddresses = new Map<number, Map<string, PendingAddress>>();
   /** The flush running now, or the last one: the next waits for it (flush()). */
   private flushing: Promise<void> = Promise.resolve();
   /** Flushes started and not ended: the timer adds none while one runs (a stalled database). */
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** UPDATE statements issued (for tests and the benchmark). */
+  /** UPDATE statements of last_used_at issued (for tests and the benchmark). */
   writes = 0;
+  /** Insert-or-update statements of token_addresses issued. */
+  addressWrites = 0;
 
   constructor(
     private readonly db: Db,
@@ -33,20 +62,48 @@ export class LastUsedRecorder {
     this.timer.unref();
   }
 
-  /** Called on every authenticated request; `stored` is last_used_at as read from the row. */
-  touch(tokenId: number, stored: string | null): void {
-    const now = this.clock.now().getTime();
-    let last = this.known.get(tokenId);
+  /**
+   * Called on every authenticated request; `stored` is last_used_at as read from the row,
+   * `address` the client's address as the request pipeline judged it. Answers the last use
+   * the database holds once the pending writes are flushed (ms; -Infinity: never used).
+   */
+  touch(tokenId: number, stored: string | null, address: string, now = this.clock.now().getTime()): number {
+    let seen = this.known.get(tokenId);
+    if (seen === undefined) {
+      // Bounded: worst case one extra write per token and address.
+      if (this.known.size >= this.maxTracked || this.addressCount >= this.maxTracked) {
+        this.known.clear();
+        this.addressCount = 0;
+      }
+      seen = { lastUsed: stored ? Date.parse(stored) : Number.NEGATIVE_INFINITY, addresses: new Map() };
+      this.known.set(tokenId, seen);
+    }
+    if (now - seen.lastUsed > LAST_USED_RESOLUTION_MS) {
+      seen.lastUsed = now;
+      this.pending.set(tokenId, new Date(now).toISOString());
+    }
+    if (address !== '') this.seenFrom(tokenId, seen, address, now);
+    return seen.lastUsed;
+  }
+
+  private seenFrom(tokenId: number, seen: Seen, address: string, now: number): void {
+    const last = seen.addresses.get(address);
+    if (last !== undefined && now - last <= LAST_USED_RESOLUTION_MS) return;
     if (last === undefined) {
-      last = stored ? Date.parse(stored) : Number.NEGATIVE_INFINITY;
-      if (this.known.size >= this.maxTracked) this.known.clear(); // bounded: worst case one extra write per token
+      if (seen.addresses.size >= ADDRESSES_PER_TOKEN) {
+        this.addressCount -= seen.addresses.size;
+        seen.addresses.clear();
+      }
+      this.addressCount++;
     }
-    if (now - last <= LAST_USED_RESOLUTION_MS) {
-      this.known.set(tokenId, last);
-      return;
+    seen.addresses.set(address, now);
+    let forToken = this.pendingAddresses.get(tokenId);
+    if (!forToken) {
+      forToken = new Map();
+      this.pendingAddresses.set(tokenId, forToken);
     }
-    this.known.set(tokenId, now);
-    this.pending.set(tokenId, new Date(now).toISOString());
+    const fresh = last === undefined || forToken.get(address)?.fresh === true;
+    forToken.set(address, { at: now, fresh });
   }
 
   /**
@@ -62,19 +119,46 @@ export class LastUsedRecorder {
   }
 
   private async writePending(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const batch = [...this.pending];
-    this.pending.clear();
-    for (const [tokenId, at] of batch) {
-      const threshold = new Date(Date.parse(at) - LAST_USED_RESOLUTION_MS).toISOString();
-      this.writes++;
-      await this.db('tokens')
-        .where('id', tokenId)
-        .where((q) => {
-          q.whereNull('last_used_at').orWhere('last_used_at', '<', threshold);
-        })
-        .update({ last_used_at: at });
+    if (this.pending.size > 0) {
+      const batch = [...this.pending];
+      this.pending.clear();
+      for (const [tokenId, at] of batch) {
+        const threshold = new Date(Date.parse(at) - LAST_USED_RESOLUTION_MS).toISOString();
+        this.writes++;
+        await this.db('tokens')
+          .where('id', tokenId)
+          .where((q) => {
+            q.whereNull('last_used_at').orWhere('last_used_at', '<', threshold);
+          })
+          .update({ last_used_at: at });
+      }
     }
+    if (this.pendingAddresses.size > 0) {
+      const batch = [...this.pendingAddresses];
+      this.pendingAddresses.clear();
+      for (const [tokenId, addresses] of batch) await this.writeAddresses(tokenId, addresses);
+    }
+  }
+
+  private async writeAddresses(tokenId: number, addresses: Map<string, PendingAddress>): Promise<void> {
+    let fresh = false;
+    for (const [address, use] of addresses) {
+      const at = new Date(use.at).toISOString();
+      this.addressWrites++;
+      try {
+        await this.db('token_addresses')
+          .insert({ token_id: tokenId, address: address.slice(0, ADDRESS_LENGTH), first_seen_at: at, last_seen_at: at })
+          .onConflict(['token_id', 'address'])
+          .merge({ last_seen_at: at })
+          .where('token_addresses.last_seen_at', '<', at);
+      } catch (err) {
+        // The token was deleted (pruned, its account deleted) since its use: nothing to record.
+        if (isForeignKeyViolation(err)) return;
+        throw err;
+      }
+      fresh ||= use.fresh;
+    }
+    if (fresh) await pruneAddresses(this.db, tokenId);
   }
 
   async stop(): Promise<void> {
@@ -82,4 +166,14 @@ export class LastUsedRecorder {
     this.timer = undefined;
     await this.flush();
   }
+}
+
+/** Keeps a token's KEPT_ADDRESSES most recently seen addresses, deletes the rest. */
+async function pruneAddresses(db: Db, tokenId: number): Promise<void> {
+  const newest = db('token_addresses')
+    .select('address')
+    .where('token_id', tokenId)
+    .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'address' }])
+    .limit(KEPT_ADDRESSES);
+  await db('token_addresses').where('token_id', tokenId).whereNotIn('address', newest).delete();
 }

@@ -5,12 +5,12 @@ import { getAccount } from '../accounts.js';
 import type { Role } from '../roles.js';
 import type { Ctx } from '../context.js';
 import { mayListAllTokens } from './policy.js';
-import { listTokens, toView, type TokenFilter, type TokenView } from './queries.js';
+import { listTokens, toView, type ListedToken, type TokenFilter, type TokenView } from './queries.js';
 
 export async function listTokensAs(
   ctx: Ctx,
   opts: Omit<TokenFilter, 'accountId'> & { username?: string | undefined; actor?: string | undefined },
-): Promise<TokenView[]> {
+): Promise<ListedToken[]> {
   let username = opts.username;
   if (opts.actor !== undefined) {
     const actor = await getAccount(ctx, opts.actor);
@@ -22,8 +22,47 @@ export async function listTokensAs(
     }
   }
   const accountId = username === undefined ? undefined : (await getAccount(ctx, username)).id;
-  const { all, status, expiringBefore, limit } = opts;
-  return listTokens(ctx, { accountId, all, status, expiringBefore, limit });
+  const { all, status, expiringBefore, kind, unusedSince, limit } = opts;
+  return listTokens(ctx, { accountId, all, status, expiringBefore, kind, unusedSince, limit });
+}
+
+/** A client address a token was used from, with the first and the last time it was seen. */
+export interface TokenAddress {
+  address: string;
+  first_seen: string;
+  last_seen: string;
+}
+
+/** `token show`: one token, its last address and the five addresses it was most recently used from. */
+export type ShownToken = ListedToken & { addresses: TokenAddress[] };
+
+const SHOWN_ADDRESSES = 5;
+
+/** One token seen as token list sees it: an admin (or no acting account) any, another account its own. */
+async function assertMaySee(ctx: Ctx, actorName: string | undefined, owner: string): Promise<void> {
+  if (actorName === undefined) return;
+  const actor = await getAccount(ctx, actorName);
+  if (!mayListAllTokens(actor) && actor.username !== owner) {
+    throw forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
+  }
+}
+
+/** `token show <id>`: seen with the same rights as token list (an account sees its own). */
+export async function showTokenAs(ctx: Ctx, id: string, actorName: string | undefined): Promise<ShownToken> {
+  const { getToken } = await import('./service.js');
+  const row = await getToken(ctx, id);
+  await assertMaySee(ctx, actorName, row.username);
+  const addresses = await ctx
+    .db('token_addresses')
+    .where('token_id', row.id)
+    .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'address' }])
+    .limit(SHOWN_ADDRESSES)
+    .select<TokenAddress[]>('address', 'first_seen_at as first_seen', 'last_seen_at as last_seen');
+  return {
+    ...toView(row, ctx.clock.now()),
+    last_used_from: addresses[0]?.address ?? null,
+    addresses,
+  };
 }
 
 /** `token lookup -`: the token a value belongs to, seen with the same rights as token list. */
@@ -31,12 +70,7 @@ export async function lookupTokenAs(ctx: Ctx, value: string, actorName: string |
   // The value is checked against its hash: the service and the KDF, which a list never needs.
   const { findTokenByValue } = await import('./service.js');
   const row = await findTokenByValue(ctx, value);
-  if (actorName !== undefined) {
-    const actor = await getAccount(ctx, actorName);
-    if (!mayListAllTokens(actor) && actor.username !== row.username) {
-      throw forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
-    }
-  }
+  await assertMaySee(ctx, actorName, row.username);
   return toView(row, ctx.clock.now());
 }
 
@@ -46,6 +80,9 @@ export async function showAccount(
   username: string,
 ): Promise<{ username: string; role: Role; tokens: TokenView[] }> {
   const account = await getAccount(ctx, username);
-  const tokens = await listTokens(ctx, { accountId: account.id, all: true });
+  // The TOKEN objects of SPEC §6, as account show has always printed them.
+  const tokens = (await listTokens(ctx, { accountId: account.id, all: true })).map(
+    ({ last_used_from: _from, ...token }) => token,
+  );
   return { username: account.username, role: account.role, tokens };
 }

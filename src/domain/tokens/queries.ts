@@ -2,7 +2,8 @@
 import type { Ctx } from '../context.js';
 import { utcDate } from '../../clock.js';
 
-export type TokenKind = 'regular' | 'legacy' | 'handoff';
+export const TOKEN_KINDS = ['regular', 'legacy', 'handoff'] as const;
+export type TokenKind = (typeof TOKEN_KINDS)[number];
 export const TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
@@ -82,16 +83,42 @@ export interface TokenFilter {
   status?: TokenStatus | undefined;
   /** Only active tokens whose expiry is before this instant. */
   expiringBefore?: Date | undefined;
+  kind?: TokenKind | undefined;
+  /** Only tokens never used, or last used before this instant. */
+  unusedSince?: Date | undefined;
   limit?: number | undefined;
 }
 
+/** A token as `token list` shows it: the TOKEN object and the address of its last recorded use. */
+export type ListedToken = TokenView & { last_used_from: string | null };
+
+/** The address of a token's most recent recorded use (token_addresses), as a column of the row. */
+function lastUsedFrom(ctx: Pick<Ctx, 'db'>) {
+  return ctx
+    .db('token_addresses as ta')
+    .select('ta.address')
+    .whereRaw('ta.token_id = t.id')
+    .orderBy([{ column: 'ta.last_seen_at', order: 'desc' }, { column: 'ta.address' }])
+    .limit(1)
+    .as('last_used_from');
+}
+
 /** One query, whatever the filter: the rows come back in the order shown. */
-export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<TokenView[]> {
+export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<ListedToken[]> {
   // One instant for the filter and the statuses shown: a token filtered as active is shown active.
   const at = ctx.clock.now();
   const now = at.toISOString();
-  const query = tokenQuery(ctx).orderBy([{ column: 'a.username' }, { column: 't.created_at' }, { column: 't.id' }]);
+  const query = tokenQuery(ctx)
+    .select(lastUsedFrom(ctx))
+    .orderBy([{ column: 'a.username' }, { column: 't.created_at' }, { column: 't.id' }]);
   if (opts.accountId !== undefined) query.where('t.account_id', opts.accountId);
+  if (opts.kind !== undefined) query.where('t.kind', opts.kind);
+  if (opts.unusedSince !== undefined) {
+    const since = opts.unusedSince.toISOString();
+    query.where((q) => {
+      q.whereNull('t.last_used_at').orWhere('t.last_used_at', '<', since);
+    });
+  }
   const status = opts.status ?? (opts.all && !opts.expiringBefore ? undefined : 'active');
   if (status === 'revoked') query.whereNotNull('t.revoked_at');
   if (status === 'expired') query.whereNull('t.revoked_at').where('t.expires_at', '<=', now);
@@ -105,8 +132,8 @@ export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<TokenView
     query.where('t.expires_at', '<=', opts.expiringBefore.toISOString());
   }
   if (opts.limit !== undefined) query.limit(opts.limit);
-  const rows = (await query) as TokenRow[];
-  return rows.map((r) => toView(r, at));
+  const rows = (await query) as (TokenRow & { last_used_from: string | null })[];
+  return rows.map((r) => ({ ...toView(r, at), last_used_from: r.last_used_from }));
 }
 
 export async function findTokenBySelector(ctx: Pick<Ctx, 'db'>, selector: string): Promise<TokenRow | undefined> {

@@ -7,7 +7,8 @@ import { conflict, invalid, notFound } from '../../errors.js';
 import { getAccount, type Account } from '../accounts.js';
 import { record, type Acting } from '../audit.js';
 import type { Ctx } from '../context.js';
-import { handoffExpiry, parseExpiry } from './expiry.js';
+import { handoffExpiry } from './expiry.js';
+import { expiryUnderPolicy, type RequestedExpiry } from './lifetime.js';
 import { isSelector, mint, parse } from './format.js';
 import { hashSecret, verifySecret } from './hash.js';
 import { checkTokenName } from './names.js';
@@ -18,6 +19,8 @@ export interface CreatedToken {
   token: TokenView;
   /** The value, shown once. Never stored, logged or put in an error. */
   value: string;
+  /** token_max_days when the lifetime policy chose the token's end (lifetime.ts). */
+  policyDays?: number;
 }
 
 interface NewToken {
@@ -68,13 +71,19 @@ async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Pro
 interface CreateInput {
   username: string;
   name: string;
-  expires?: string | undefined;
+  /** A date, null for no end (--no-expires), undefined for none given (the policy decides). */
+  expires?: RequestedExpiry;
   actor: string;
+}
+
+/** The result with the policy's days when the policy chose the end. */
+function withPolicy(created: CreatedToken, policyDays: number | null): CreatedToken {
+  return policyDays === null ? created : { ...created, policyDays };
 }
 
 export async function createToken(ctx: Ctx, input: CreateInput): Promise<CreatedToken> {
   const name = checkTokenName(input.name);
-  const expiry = input.expires === undefined ? null : parseExpiry(input.expires, ctx.clock.now());
+  const { expiry, policyDays } = await expiryUnderPolicy(ctx, input.expires);
   const actor = await getAccount(ctx, input.actor);
   const owner = await getAccount(ctx, input.username);
   assertMayManageTokensOf(actor, owner, 'create');
@@ -94,11 +103,12 @@ export async function createToken(ctx: Ctx, input: CreateInput): Promise<Created
       'token.create',
       `${created.token.id} "${name}" of ${owner.username}`,
     );
-    return created;
+    return withPolicy(created, policyDays);
   });
 }
 
-async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
+/** The token with this id (its selector); a value given instead is refused without being echoed. */
+export async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
   // Never echo the argument: a pasted token value would end up in the terminal and its logs.
   if (parse(id)) {
     throw invalid(
@@ -158,8 +168,16 @@ export async function revokeToken(ctx: Ctx, id: string, actorName: string): Prom
   return { token: toView({ ...row, revoked_at: now }, ctx.clock.now()), alreadyRevoked: false };
 }
 
-/** A new value with the same name and expiry; the old token is revoked in the same transaction. */
-export async function rotateToken(ctx: Ctx, id: string, actorName: string): Promise<CreatedToken> {
+/**
+ * A new value with the same name; the old token is revoked in the same transaction. The new
+ * token ends as `expires` says, else as the lifetime policy says, else when the old one did.
+ */
+export async function rotateToken(
+  ctx: Ctx,
+  id: string,
+  actorName: string,
+  expires?: RequestedExpiry,
+): Promise<CreatedToken> {
   const actor = await getAccount(ctx, actorName);
   const row = await getToken(ctx, id);
   const owner = await ownerOf(ctx, row);
@@ -168,6 +186,10 @@ export async function rotateToken(ctx: Ctx, id: string, actorName: string): Prom
   const status = tokenStatus(row, ctx.clock.now());
   if (status !== 'active') throw conflict(`token ${id} is ${status}; create a new token instead`);
   if (row.kind === 'handoff') throw conflict(`token ${id} is a 12-hour handoff token; run token handoff for a new one`);
+  // A regular or legacy token's end is a date (only handoff tokens, refused above, end at an instant).
+  const old =
+    row.expires !== null && row.expires_at !== null ? { expires: row.expires, expiresAt: row.expires_at } : null;
+  const { expiry, policyDays } = await expiryUnderPolicy(ctx, expires, old);
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
     const revoked = await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
@@ -178,8 +200,8 @@ export async function rotateToken(ctx: Ctx, id: string, actorName: string): Prom
       account: owner,
       name: row.name,
       kind: 'regular',
-      expires: row.expires,
-      expiresAt: row.expires_at,
+      expires: expiry?.expires ?? null,
+      expiresAt: expiry?.expiresAt ?? null,
     });
     await record(
       trx,
@@ -188,8 +210,21 @@ export async function rotateToken(ctx: Ctx, id: string, actorName: string): Prom
       'token.rotate',
       `${row.selector} -> ${created.token.id} "${row.name}" of ${row.username}`,
     );
-    return created;
+    return withPolicy(created, policyDays);
   });
+}
+
+/**
+ * The addresses recorded for the tokens `which` selects, deleted before those tokens are (not
+ * only by ON DELETE CASCADE, so it holds even where foreign keys are not enforced).
+ */
+export async function deleteAddressesOf(
+  trx: Knex.Transaction,
+  which: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+): Promise<void> {
+  await trx('token_addresses')
+    .whereIn('token_id', which(trx('tokens').select('id')))
+    .delete();
 }
 
 /**
@@ -214,6 +249,7 @@ export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; by: Acting 
     return { pruned: Number(row.n) };
   }
   return writeTransaction(ctx.db, async (trx) => {
+    await deleteAddressesOf(trx, (q) => q.where(dead));
     const pruned = await trx('tokens').where(dead).delete();
     if (pruned > 0) await record(trx, ctx.clock.now(), actor, 'token.prune', `${pruned} expired or revoked tokens`);
     return { pruned };
@@ -233,7 +269,9 @@ export async function handoffToken(ctx: Ctx, username: string, actorName: string
   const actor = acting.username;
   const now = ctx.clock.now();
   return writeTransaction(ctx.db, async (trx) => {
-    const removed = await trx('tokens').where('kind', 'handoff').where('expires_at', '<=', now.toISOString()).delete();
+    const expired = (q: Knex.QueryBuilder) => q.where('kind', 'handoff').where('expires_at', '<=', now.toISOString());
+    await deleteAddressesOf(trx, expired);
+    const removed = await expired(trx('tokens')).delete();
     const created = await insertToken(ctx, trx, {
       account: owner,
       name: (selector) => `External viewer handoff ${selector}`,

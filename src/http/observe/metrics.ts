@@ -25,10 +25,15 @@ export interface MetricsSources {
   connections: ConnectionGuard['stats'];
   /** What requests are timed with. */
   stopwatch?: Stopwatch;
+  /** Active tokens (handoff tokens aside) ending within each number of days, read at scrape time. */
+  expiringTokens?: (days: readonly number[]) => Promise<Map<number, number>>;
 }
 
 /** Upper bounds of the request duration buckets, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The horizons of archivectl_tokens_expiring, in days. */
+const EXPIRING_WITHIN_DAYS = [7, 14] as const;
 
 /** A counter that mirrors a running total kept elsewhere (it only ever grows). */
 function mirroredCounter(registry: Registry, name: string, help: string, read: () => number): void {
@@ -161,6 +166,20 @@ export class DaemonMetrics {
         this.set((await readiness.check()).latency);
       },
     });
+    const { expiringTokens } = sources;
+    if (expiringTokens) {
+      new Gauge({
+        name: 'archivectl_tokens_expiring',
+        help: 'Active tokens (handoff tokens aside) that end within the given number of days',
+        labelNames: ['within_days'],
+        registers,
+        async collect() {
+          // A database that cannot answer leaves the last counts; /metrics itself still answers.
+          const counts = await expiringTokens(EXPIRING_WITHIN_DAYS).catch(() => null);
+          for (const [days, n] of counts ?? []) this.set({ within_days: String(days) }, n);
+        },
+      });
+    }
     new Gauge({
       name: 'archivectl_ready',
       help: '1 when /readyz answers 200',

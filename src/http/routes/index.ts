@@ -9,6 +9,7 @@ import { handlers as places } from './places.js';
 import { handlers as reconcile } from './reconcile.js';
 import { handlers as sips } from './sips.js';
 import { handlers as tei } from './tei.js';
+import { handlers as token } from './token.js';
 
 export const HANDLERS: HandlerMap = {
   ...objects,
@@ -20,4 +21,5 @@ export const HANDLERS: HandlerMap = {
   ...ingest,
   ...aiUsage,
   ...tei,
+  ...token,
 };

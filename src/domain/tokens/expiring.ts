@@ -1,0 +1,137 @@
+// Tokens about to end, for the people who must renew them before their scripts stop: a daily
+// warning in the daemon's log for each token in use that ends within 14 days, and counts for
+// /metrics. Handoff tokens are left out: they end 12 hours after they are made, by design.
+//
+// With several daemons on one database the daily notice is written once: the first daemon to
+// insert the day's row in token_notices writes it; the others find the row taken. Days are UTC
+// days of the injected clock, so tests move the clock instead of waiting.
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { utcDate } from '../../clock.js';
+import { addDays, parseDate } from '../dates.js';
+import type { Ctx } from '../context.js';
+import { tokenExpiration } from './expiry.js';
+
+const DAY_MS = 86_400_000;
+/** A token ending within this many days is noticed… */
+export const NOTICE_WITHIN_DAYS = 14;
+/** …when it was used within this many days (an unused token is nobody's emergency). */
+const NOTICE_USED_WITHIN_DAYS = 30;
+/** How often a daemon looks whether today's notice is written (it is written once a day). */
+const CHECK_EVERY_MS = 10 * 60_000;
+/** Claims of past days kept, for whoever wonders which daemon wrote a notice. */
+const CLAIMS_KEPT_DAYS = 60;
+
+/** Active tokens that are not handoff tokens. */
+function activeRegularOrLegacy(ctx: Pick<Ctx, 'db'>, now: string) {
+  return ctx.db('tokens as t').whereNull('t.revoked_at').whereNot('t.kind', 'handoff').where('t.expires_at', '>', now);
+}
+
+/** How many active tokens (handoff tokens aside) end within each of `days` days from now. */
+export async function expiringCounts(ctx: Ctx, days: readonly number[]): Promise<Map<number, number>> {
+  const at = ctx.clock.now();
+  const ends = days.map((d) => new Date(at.getTime() + d * DAY_MS).toISOString());
+  const farthest = ends.reduce((a, b) => (a > b ? a : b), at.toISOString());
+  const row = await activeRegularOrLegacy(ctx, at.toISOString())
+    .where('t.expires_at', '<=', farthest)
+    .first<Record<string, number | string | null> | undefined>(
+      ...days.map((d, i) =>
+        ctx.db.raw('SUM(CASE WHEN t.expires_at <= ? THEN 1 ELSE 0 END) AS ??', [ends[i] as string, `within_${d}`]),
+      ),
+    );
+  return new Map(days.map((d) => [d, Number(row?.[`within_${d}`] ?? 0)]));
+}
+
+export interface ExpiryNotice {
+  account: string;
+  token_id: string;
+  token_name: string;
+  /** The last day it is accepted (YYYY-MM-DD). */
+  expires: string | null;
+  /** The first instant it is refused (RFC 3339, UTC), as in its Token-Expiration header. */
+  expires_at: string | null;
+}
+
+/** Active tokens (handoff tokens aside) ending within 14 days and used within the last 30. */
+export async function tokensToNotice(ctx: Ctx): Promise<ExpiryNotice[]> {
+  const at = ctx.clock.now();
+  const rows = await activeRegularOrLegacy(ctx, at.toISOString())
+    .join('accounts as a', 'a.id', 't.account_id')
+    .where('t.expires_at', '<=', new Date(at.getTime() + NOTICE_WITHIN_DAYS * DAY_MS).toISOString())
+    .where('t.last_used_at', '>=', new Date(at.getTime() - NOTICE_USED_WITHIN_DAYS * DAY_MS).toISOString())
+    .orderBy([{ column: 't.expires_at' }, { column: 'a.username' }, { column: 't.id' }])
+    .select<
+      {
+        username: string;
+        selector: string;
+        name: string;
+        expires: string | null;
+        expires_at: string;
+      }[]
+    >('a.username', 't.selector', 't.name', 't.expires', 't.expires_at');
+  return rows.map((r) => ({
+    account: r.username,
+    token_id: r.selector,
+    token_name: r.name,
+    expires: r.expires,
+    expires_at: tokenExpiration(r.expires_at),
+  }));
+}
+
+/** The daily notice of a daemon: `warn` writes one log line. */
+export class ExpiryNotices {
+  /** The last UTC day this daemon found claimed (by itself or another): nothing to do until the next. */
+  private doneDay: string | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private checking: Promise<number | null> | null = null;
+  private readonly me = `${os.hostname()} ${process.pid} ${randomUUID().slice(0, 8)}`.slice(0, 128);
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly warn: (fields: ExpiryNotice, message: string) => void,
+  ) {}
+
+  /**
+   * Writes today's notice unless it is written already (by this daemon or another on the same
+   * database). Answers the lines written, or null when the day was claimed before.
+   */
+  check(): Promise<number | null> {
+    // One check at a time: two at once would both find the day claimed by this daemon.
+    this.checking ??= this.claimAndWrite().finally(() => (this.checking = null));
+    return this.checking;
+  }
+
+  private async claimAndWrite(): Promise<number | null> {
+    const now = this.ctx.clock.now();
+    const day = utcDate(now);
+    if (day === this.doneDay) return null;
+    const { db } = this.ctx;
+    await db('token_notices')
+      .insert({ day, claimed_by: this.me, claimed_at: now.toISOString() })
+      .onConflict('day')
+      .ignore();
+    const claim = await db('token_notices').where('day', day).first<{ claimed_by: string } | undefined>('claimed_by');
+    if (claim?.claimed_by !== this.me) {
+      this.doneDay = day;
+      return null;
+    }
+    // Claimed by this daemon: should what follows fail, the next check writes the notice.
+    const notices = await tokensToNotice(this.ctx);
+    for (const notice of notices) this.warn(notice, 'token expires within 14 days and is in use: rotate it');
+    this.doneDay = day;
+    const oldest = utcDate(addDays(parseDate(day) as Date, -CLAIMS_KEPT_DAYS));
+    await db('token_notices').where('day', '<', oldest).delete();
+    return notices.length;
+  }
+
+  /** Checks now and then every ten minutes; `onError` hears of a check that failed. */
+  start(onError: (err: unknown) => void): void {
+    this.timer ??= setInterval(() => void this.check().catch(onError), CHECK_EVERY_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
