@@ -8,6 +8,7 @@
 // (or by `sudo -u`, which drops ARCHIVE_CONFIG), a command that quietly created an empty
 // database would answer "no accounts" and mint tokens that no daemon knows.
 import { loadConfig, type Config } from '../config.js';
+import { untrustedFile } from '../config/file-trust.js';
 import { configError } from '../errors.js';
 import type { Db } from '../db/dialect.js';
 import type { Ctx } from '../domain/context.js';
@@ -35,6 +36,30 @@ function noDatabase(config: Config, what: string): Error {
   );
 }
 
+/**
+ * Why the SQLite database (or its -wal or -shm file) cannot be trusted: writable by its group
+ * or others, or owned by another user (config/file-trust.ts); null when it can, or on PostgreSQL.
+ */
+export function untrustedDatabase(config: Pick<Config, 'database'>): string | null {
+  if (config.database.client !== 'sqlite3') return null;
+  const file = config.database.filename;
+  for (const [name, what] of [
+    [file, 'database file'],
+    [`${file}-wal`, 'database journal'],
+    [`${file}-shm`, 'database index file'],
+  ] as const) {
+    const problem = untrustedFile(name, what);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Stops the command (exit status 2) before a database another user could have written is opened. */
+export function refuseUntrustedDatabase(config: Pick<Config, 'database'>): void {
+  const problem = untrustedDatabase(config);
+  if (problem) throw configError(problem);
+}
+
 /** Opens the configured database, first warning on stderr when its file is readable by others. */
 export async function openConfiguredDatabase(config: Config, opts: { create?: boolean } = {}): Promise<Db> {
   // Loaded here, not with the module: `--help` and commands without a database never pay for them.
@@ -43,6 +68,7 @@ export async function openConfiguredDatabase(config: Config, opts: { create?: bo
   if (!opts.create && !databaseFileExists(config.database)) {
     throw noDatabase(config, `no database at ${databaseLocation(config.database)}`);
   }
+  refuseUntrustedDatabase(config);
   const warning = databaseFileWarning(config);
   if (warning) note(`warning: ${warning}`);
   const db = await openDatabase(config.database);

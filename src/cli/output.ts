@@ -54,7 +54,12 @@ export function printTable(
 ): void {
   const { stdout } = io();
   const cells = rows.map((r) => r.map((cell) => (typeof cell === 'number' ? String(cell) : shown(cell))));
-  writeOut(renderTable(head, cells, { terminal: Boolean(stdout.isTTY), columns: stdout.columns ?? 80, ...fit }));
+  for (const lines of renderTable(head, cells, {
+    terminal: Boolean(stdout.isTTY),
+    columns: stdout.columns ?? 80,
+    ...fit,
+  }))
+    writeOut(lines);
 }
 
 /** `2026-11-20T22:35:06.123Z` → `2026-11-20 22:35 UTC`. */

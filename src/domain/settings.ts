@@ -1,8 +1,13 @@
 // public_api and public_access (SPEC §4.2): stored in the database, both off by default.
+// Who changes them: with an acting account (--as), an admin or superuser, recorded by name;
+// without one, the audit log names the operating-system user who ran the command.
+import type { Knex } from 'knex';
 import { bumpAccessGeneration } from '../db/access-generation.js';
-import { record } from './audit.js';
+import { forbidden, notFound } from '../errors.js';
+import { record, type Acting } from './audit.js';
 import type { Ctx } from './context.js';
 import { writeTransaction } from '../db/write-transaction.js';
+import { atLeast, type Role } from './roles.js';
 import { SETTING_NAMES, type SettingName } from './setting-names.js';
 
 export type Settings = Record<SettingName, boolean>;
@@ -14,8 +19,22 @@ export async function readSettings(ctx: Pick<Ctx, 'db'>): Promise<Settings> {
   return out;
 }
 
-export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, actor: string): Promise<Settings> {
+/** Who the audit log names: the acting account, read in the transaction that acts, or `by.otherwise`. */
+async function actorName(trx: Knex.Transaction, by: Acting): Promise<string> {
+  if (by.account === undefined) return by.otherwise;
+  const account = await trx('accounts')
+    .where('username', by.account)
+    .first<{ username: string; role: Role } | undefined>('username', 'role');
+  if (!account) throw notFound(`no account named "${by.account}"`);
+  if (!atLeast(account.role, 'admin')) {
+    throw forbidden(`${account.username} (${account.role}) may not change settings: only an admin or superuser may`);
+  }
+  return account.username;
+}
+
+export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, by: Acting): Promise<Settings> {
   await writeTransaction(ctx.db, async (trx) => {
+    const actor = await actorName(trx, by);
     const value = on ? 'on' : 'off';
     // One statement: an update-then-insert let two processes setting the same absent key both
     // find nothing to update, and the second insert failed on the key (seen on PostgreSQL).

@@ -17,7 +17,7 @@ describe('account delete of an account with active tokens', () => {
   it('asks in a terminal; "n" keeps it', async () => {
     await createToken(cli, 'bob', 'keep', 'alice');
     const run = runInTerminal(cli, ['account', 'delete', 'bob', '--as', 'alice']);
-    await waitFor(run, /Delete bob and its 1 active token\(s\)\? .*\[y\/N\]/);
+    await waitFor(run, /Delete bob and its 1 active token\(s\)\? .*\(y\/N\)/);
     run.type('n\r');
     const r = await run.done;
     expect(r.code).toBe(1);
@@ -28,7 +28,7 @@ describe('account delete of an account with active tokens', () => {
   it('deletes on "y"', async () => {
     await createToken(cli, 'dan', 'goes', 'alice');
     const run = runInTerminal(cli, ['account', 'delete', 'dan', '--as', 'alice']);
-    await waitFor(run, /\[y\/N\]/);
+    await waitFor(run, /\(y\/N\)/);
     run.type('y\r');
     expect((await run.done).code).toBe(0);
     expect(await accounts()).not.toContain('dan');
@@ -38,7 +38,7 @@ describe('account delete of an account with active tokens', () => {
     await createToken(cli, 'eve', 'x', 'alice');
     const r = await runInTerminal(cli, ['account', 'delete', 'eve', '--as', 'alice', '--yes']).done;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).not.toMatch(/\[y\/N\]/);
+    expect(r.stderr).not.toMatch(/\(y\/N\)/);
     await createAccounts(cli, { fay: 'user', gus: 'user' });
     await createToken(cli, 'fay', 'x', 'alice');
     const piped = await cli.run(['account', 'delete', 'fay', '--as', 'alice']);
@@ -49,7 +49,7 @@ describe('account delete of an account with active tokens', () => {
 
   it('exits 130 on Ctrl-C at the question, deleting nothing', async () => {
     const run = runInTerminal(cli, ['account', 'delete', 'bob', '--as', 'alice']);
-    await waitFor(run, /\[y\/N\]/);
+    await waitFor(run, /\(y\/N\)/);
     run.type('\x03');
     const r = await run.done;
     expect(r.code).toBe(130);
@@ -62,7 +62,7 @@ describe('token prune', () => {
     const t = await createToken(cli, 'bob', 'to prune', 'alice');
     expect((await cli.run(['token', 'revoke', t.id, '--as', 'alice'])).code).toBe(0);
     const run = runInTerminal(cli, ['token', 'prune']);
-    await waitFor(run, /Delete 1 expired or revoked token\(s\) for good\? \[y\/N\]/);
+    await waitFor(run, /Delete 1 expired or revoked token\(s\) for good\? \(y\/N\)/);
     run.type('\r'); // the default is no
     expect((await run.done).code).toBe(1);
     expect((await allTokens(cli)).some((x) => x.id === t.id)).toBe(true);

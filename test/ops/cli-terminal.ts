@@ -3,6 +3,7 @@
 // Also seeds many tokens straight into a sandbox's database, for the table and speed tests.
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { BIN, childEnv, collector, type CliResult, type Sandbox } from '../helpers/cli.js';
 
 export interface TerminalRun {
@@ -38,7 +39,8 @@ export function runInTerminal(
     await new Promise((resolve) => setImmediate(resolve));
     return { code, stdout: out.text(), stderr: err.text() };
   })();
-  return { done, type: (text) => stdin.write(text), screen: () => out.text() + err.text() };
+  // What a person reads: the prompts' colours and cursor movements left out.
+  return { done, type: (text) => stdin.write(text), screen: () => stripVTControlCharacters(out.text() + err.text()) };
 }
 
 /** Waits until the screen shows `pattern` (a prompt), or fails after `ms`. */

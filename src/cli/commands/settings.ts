@@ -2,6 +2,7 @@
 // What they do is in ../actions/settings.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../context.js';
+import type { AsFlag, JsonFlag } from '../flags.js';
 
 const actions = () => import('../actions/settings.js');
 
@@ -22,9 +23,21 @@ Changes are in effect in every running daemon from the next request.`,
   settings
     .command('set <name> <value>')
     .description('set public_api or public_access to on or off')
+    .option(
+      '--as <admin>',
+      'the admin or superuser changing it (else ARCHIVECTL_AS; without either, the audit log names the OS user)',
+    )
     .option('--json', 'print the settings as JSON')
-    .addHelpText('after', '\nExample:\n  archivectl settings set public_access on')
-    .action(async (name: string, value: string, opts: { json?: boolean }) =>
+    .addHelpText(
+      'after',
+      `
+The audit log records who changed it: the --as account, or the operating-system user who ran
+the command as os:<name>.
+
+Example:
+  archivectl settings set public_access on --as alice`,
+    )
+    .action(async (name: string, value: string, opts: AsFlag & JsonFlag) =>
       (await actions()).set(globals, name, value, opts),
     );
 }
