@@ -39,12 +39,12 @@ export function untrustedFile(file: string, what: string): string | null {
     return null; // not there (or not readable): whoever reads it reports that
   }
   if (owner !== me && owner !== 0) {
-    const them = userName(owner) ?? `uid ${owner}`;
     const name = userName(me);
+    const trusted = me === 0 ? 'root' : `${name ?? `uid ${me}`} (who runs archivectl) or root`;
     return (
-      `the ${what} ${file} belongs to ${them}, not to ${name ?? `uid ${me}`} or root: another user may ` +
-      `have put it there. Run archivectl as its owner, or, if it is yours, fix it with: ` +
-      `chown ${shellWord(name ?? String(me))} ${shellWord(file)}`
+      `the ${what} ${file} belongs to ${userName(owner) ?? `uid ${owner}`}: only a file of ${trusted} is ` +
+      `used, as another user may have put it there. Run archivectl as its owner, or, if it is yours, fix it ` +
+      `with: chown ${shellWord(name ?? String(me))} ${shellWord(file)}`
     );
   }
   if ((mode & 0o022) !== 0) {

@@ -2,10 +2,12 @@
 // stops with one line naming the key and the file, exit status 2; relative paths are resolved
 // against the config file's directory; the SQLite file is created with mode 0600.
 import { existsSync, statSync } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IS_PG, lines, STACK_FRAME_RE, useSandbox, type CliResult } from '../helpers/cli.js';
+import { own, runUnprivileged, unprivilegedSkip } from './unprivileged.js';
 
 const cli = useSandbox();
 let n = 0;
@@ -72,15 +74,24 @@ describe.concurrent('bad configuration stops with exit 2 and one line naming the
     expectConfigError(await cli.run(['account', 'list'], { config: dir }), dir);
   });
 
-  it.skipIf(process.getuid?.() === 0)('an unreadable file named by --config', async () => {
-    const { file } = await configIn({});
-    await chmod(file, 0o000);
-    try {
-      expectConfigError(await cli.run(['account', 'list'], { config: file }), file);
-    } finally {
-      await chmod(file, 0o600);
-    }
-  });
+  // Root reads any file: the run is made by a user without root's powers (unprivileged.ts).
+  it.skipIf(unprivilegedSkip !== null)(
+    `an unreadable file named by --config (${unprivilegedSkip ?? 'as an unprivileged user'})`,
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-unreadable-'));
+      try {
+        const file = path.join(dir, 'config.json');
+        await writeFile(file, '{}');
+        await own(dir);
+        await chmod(file, 0o000);
+        const r = await runUnprivileged(['--config', file, 'account', 'list'], dir);
+        expectConfigError(r, file);
+        expect(r.stderr).toContain('EACCES');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('applies to every command that reads the configuration (token commands too)', async () => {
     const { file } = await configIn({ nope: true });
