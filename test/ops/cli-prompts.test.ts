@@ -1,6 +1,7 @@
 // Issue 10, finding 9: destructive commands ask in a terminal (--yes skips; no terminal, no
 // question), interactive token create asks for the expiry, and Ctrl-C exits with 130.
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allTokens, BIN, childEnv, createAccounts, createToken, useSandbox } from '../helpers/cli.js';
 import { runInTerminal, waitFor } from './cli-terminal.js';
@@ -101,20 +102,92 @@ describe('interactive token create', () => {
 
 describe('Ctrl-C (SIGINT) during a command', () => {
   it('exits with status 130 in a real process', async () => {
-    // `token lookup -` waits for its stdin, which this test keeps open.
-    const child = spawn(process.execPath, [BIN, '--config', cli.configFile, 'token', 'lookup', '-'], {
-      cwd: cli.dir,
-      env: childEnv(cli.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal })),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    child.kill('SIGINT');
-    expect(await exited).toEqual({ code: 130, signal: null });
-    expect(stderr).toMatch(/interrupted/);
+    // copy-database to a "server" that accepts the connection and never answers: the command
+    // is at work (waiting for the target) once the connection arrives.
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const connected = new Promise((resolve) => server.once('connection', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const child = spawn(
+        process.execPath,
+        [BIN, '--config', cli.configFile, 'copy-database', `postgres://archive@127.0.0.1:${port}/archive`],
+        { cwd: cli.dir, env: childEnv(cli.env), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+        child.on('close', (code, signal) => resolve({ code, signal })),
+      );
+      await connected;
+      child.kill('SIGINT');
+      expect(await exited).toEqual({ code: 130, signal: null });
+      expect(stderr).toMatch(/interrupted/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    }
+  });
+});
+
+describe('a missing argument asked in a terminal', () => {
+  it('asks for the acting account and the name, and acts as the account typed', async () => {
+    const run = runInTerminal(cli, ['token', 'create', 'bob', '--no-expires', '--json']);
+    await waitFor(run, /Act as which account \(--as\)\?/);
+    run.type('alice\r');
+    await waitFor(run, /What is the token for \(--name\)\?/);
+    run.type('typed name\r');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    // The questions go to stderr: stdout is the JSON alone.
+    expect(JSON.parse(r.stdout)).toMatchObject({ account: 'bob', name: 'typed name', expires: null });
+    const audit = await cli.json<{ actor: string; action: string; target: string }[]>(['audit']);
+    expect(
+      audit.some((e) => e.actor === 'alice' && e.action === 'token.create' && e.target.includes('typed name')),
+    ).toBe(true);
+  });
+
+  it('never asks without a terminal: a missing --as is a usage error (exit 2)', async () => {
+    const r = await cli.run(['token', 'create', 'bob', '--name', 'scripted']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/missing --as/);
+    expect(r.stderr).not.toMatch(/Act as which account/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('ends with "cancelled" (exit 1) on Ctrl-D, creating nothing', async () => {
+    const before = (await allTokens(cli)).length;
+    const run = runInTerminal(cli, ['token', 'create', 'bob', '--as', 'alice', '--no-expires']);
+    await waitFor(run, /What is the token for/);
+    run.type('\x04');
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cancelled: nothing was changed/);
+    expect((await allTokens(cli)).length).toBe(before);
+  });
+});
+
+describe('a secret typed in a terminal', () => {
+  it('is read without echo: token lookup - finds the token, the value never on the screen', async () => {
+    const t = await createToken(cli, 'bob', 'typed secret', 'alice');
+    const run = runInTerminal(cli, ['token', 'lookup', '-', '--json']);
+    await waitFor(run, /Token value:/);
+    run.type(`${t.token}\r`);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: t.id, name: 'typed secret' });
+    expect(run.screen()).not.toContain(t.token.slice(12, 52));
+  });
+
+  it('is read without echo for copy-database, and Ctrl-C at it exits 130', async () => {
+    const run = runInTerminal(cli, ['copy-database']);
+    await waitFor(run, /PostgreSQL URL of the target database:/);
+    run.type('postgres://archive:s3cr3t-pw');
+    run.type('\x03');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/interrupted/);
+    expect(run.screen()).not.toContain('s3cr3t-pw');
   });
 });
