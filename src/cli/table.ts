@@ -9,8 +9,13 @@
 // once for the whole table; cells are cut here, so cli-table3 only pads and joins them.
 // cli-table3 lays a table out in time that grows with the square of its rows, so the rows go
 // to it in chunks, all with the same column widths.
+//
+// Printable ASCII is one cell a character. Only other text needs string-width, whose loading
+// creates an Intl.Segmenter (ICU's segmentation data: 15 to 40 ms here), so it is loaded only
+// for such text: loadWidths() before the table is printed (context.ts does it for what a
+// command read from the database).
 import Table from 'cli-table3';
-import stringWidth from 'string-width';
+import { isPlainAscii } from './text-output.js';
 
 export interface TableOptions {
   /** Where it goes: a terminal (and how wide), or not. */
@@ -47,21 +52,29 @@ const BORDERLESS = {
 };
 const PLAIN = { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true };
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+let stringWidth: ((text: string) => number) | undefined;
+let graphemes: Intl.Segmenter | undefined;
+
+/** Loads string-width, for tables holding text that is not printable ASCII. */
+export async function loadWidths(): Promise<void> {
+  stringWidth ??= (await import('string-width')).default;
+}
 
 /** Cells a text takes in a terminal, by string-width (wide characters and emoji two, combining marks none). */
 export function displayWidth(text: string): number {
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidth(text);
+  if (isPlainAscii(text)) return text.length;
+  if (!stringWidth)
+    throw new Error('a table holds text other than ASCII, but string-width was not loaded (loadWidths)');
+  return stringWidth(text);
 }
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** `text` cut to `width` cells, ending in "…" when cut; never inside a character sequence (👩‍💻, 🇩🇪, é). */
 export function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
-  if (PRINTABLE_ASCII.test(text)) return `${text.slice(0, width - 1)}…`;
+  if (isPlainAscii(text)) return `${text.slice(0, width - 1)}…`;
   let out = '';
   let used = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) {
     const w = displayWidth(segment);
     if (used + w > width - 1) break;
@@ -86,7 +99,8 @@ function draw(rows: string[][], colWidths: number[]): string[] {
  * Found by letting cli-table3 pad the text alone: it pads up to its own measure.
  */
 function misjudged(text: string, cache: Map<string, number>): number {
-  if (PRINTABLE_ASCII.test(text)) return 0;
+  // ASCII, also when cut: both measure the "…" that ends a cut text as one cell.
+  if (isPlainAscii(text.endsWith('…') ? text.slice(0, -1) : text)) return 0;
   let delta = cache.get(text);
   if (delta === undefined) {
     const room = 2 * text.length + 1; // more than its measure: no code unit counts more than two

@@ -2,6 +2,8 @@
 // cut for pipes, filters on token list, and token list / account show with 20,000 tokens
 // (50 s as a table before). How long they take is measured by the bench (`npm run bench`:
 // token list of 20,000 tokens, account show of one with 10,100), not here.
+import { copyFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import stringWidth from 'string-width';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createToken, lines, useSandbox, type TokenJson } from '../helpers/cli.js';
@@ -154,6 +156,25 @@ describe('tables with wide characters, emoji and combining marks', () => {
       expect(new Set(out.map(statusColumn)).size, r.stdout).toBe(1);
     },
   );
+
+  it('fits the other tables that show names too: account show, audit, and doctor with a path in CJK', async () => {
+    const dir = path.join(cli.dir, 'アーカイブ');
+    await mkdir(dir, { recursive: true });
+    await copyFile(cli.configFile, path.join(dir, 'config.json'));
+    const runs = [
+      runInTerminal(cli, ['account', 'show', 'bot'], { columns: 80 }),
+      runInTerminal(cli, ['audit'], { columns: 200 }),
+      runInTerminal(cli, ['--config', path.join(dir, 'config.json'), 'doctor'], { columns: 200 }),
+    ];
+    for (const run of runs) {
+      const r = await run.done;
+      expect(r.stderr).not.toMatch(/string-width/);
+      expect(r.stdout).toMatch(/漢字|アーカイブ/);
+      for (const line of lines(r.stdout)) expect(stringWidth(line), line).toBeLessThanOrEqual(200);
+    }
+    const show = await runs[0]?.done;
+    for (const line of lines(show?.stdout ?? '')) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
+  });
 
   it('prints the names whole when piped, columns aligned', async () => {
     const r = await cli.run(['token', 'list']);
