@@ -37,27 +37,35 @@ function passThrough(output: OutStream): Writable {
 }
 
 async function ask<T>(question: (context: Context) => Promise<T>, output: OutStream): Promise<T> {
-  const { stdin } = io();
+  const { stdin, signals } = io();
   // A question whose input ends (Ctrl-D on an empty line closes readline) is left open by
-  // @inquirer/prompts: Ctrl-D or the end of stdin aborts it here.
+  // @inquirer/prompts: Ctrl-D or the end of stdin aborts it here. So does a SIGINT sent to the
+  // process (kill -INT): Ctrl-C typed at the question reaches readline as a key, not as a signal.
   const ended = new AbortController();
+  let interrupted = false;
   const onKey = (_text: string | undefined, key: Key | undefined) => {
     if (key?.ctrl && key.name === 'd') ended.abort();
   };
   const onEnd = () => ended.abort();
+  const onSignal = () => {
+    interrupted = true;
+    ended.abort();
+  };
   emitKeypressEvents(stdin);
   stdin.on('keypress', onKey);
   stdin.on('end', onEnd);
+  signals.on('SIGINT', onSignal);
   try {
     return await question({ input: stdin, output: passThrough(output), signal: ended.signal });
   } catch (err) {
     const name = err instanceof Error ? err.name : '';
     if (name === 'ExitPromptError') throw new PromptCancelled(true); // Ctrl-C
-    if (name === 'AbortPromptError') throw new PromptCancelled(false);
+    if (name === 'AbortPromptError') throw new PromptCancelled(interrupted);
     throw err;
   } finally {
     stdin.removeListener('keypress', onKey);
     stdin.removeListener('end', onEnd);
+    signals.removeListener('SIGINT', onSignal);
   }
 }
 

@@ -1,6 +1,7 @@
 // Issue 10, finding 9: destructive commands ask in a terminal (--yes skips; no terminal, no
 // question), interactive token create asks for the expiry, and Ctrl-C exits with 130.
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allTokens, BIN, childEnv, createAccounts, createToken, useSandbox } from '../helpers/cli.js';
@@ -54,6 +55,19 @@ describe('account delete of an account with active tokens', () => {
     run.type('\x03');
     const r = await run.done;
     expect(r.code).toBe(130);
+    expect(await accounts()).toContain('bob');
+  });
+});
+
+describe('SIGINT sent to the process at a question (kill -INT)', () => {
+  it('exits 130, changing nothing', async () => {
+    const signals = new EventEmitter();
+    const run = runInTerminal(cli, ['account', 'delete', 'bob', '--as', 'alice'], { signals });
+    await waitFor(run, /\(y\/N\)/);
+    signals.emit('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/interrupted/);
     expect(await accounts()).toContain('bob');
   });
 });

@@ -1,6 +1,7 @@
 // Runs the CLI's main in this process as if in a terminal: stdin and stdout claim to be TTYs
 // (stdout `columns` wide), and what the test types is fed to stdin after the CLI has asked.
 // Also seeds many tokens straight into a sandbox's database, for the table and speed tests.
+import type { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
@@ -18,7 +19,7 @@ export interface TerminalRun {
 export function runInTerminal(
   box: Sandbox,
   args: string[],
-  opts: { columns?: number; env?: Record<string, string>; now?: string } = {},
+  opts: { columns?: number; env?: Record<string, string>; now?: string; signals?: EventEmitter } = {},
 ): TerminalRun {
   const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
   const out = collector();
@@ -34,6 +35,7 @@ export function runInTerminal(
       stdin,
       env: childEnv(box.env, opts.env),
       cwd: box.dir,
+      ...(opts.signals ? { signals: opts.signals } : {}),
       ...(at === undefined ? {} : { clock: { now: () => new Date(at) } }),
     });
     await new Promise((resolve) => setImmediate(resolve));
