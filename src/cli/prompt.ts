@@ -36,8 +36,8 @@ function passThrough(output: OutStream): Writable {
   return Object.assign(through, { isTTY: output.isTTY, columns: output.columns });
 }
 
-async function ask<T>(question: (context: Context) => Promise<T>, output: OutStream): Promise<T> {
-  const { stdin, signals } = io();
+async function ask<T>(question: (context: Context) => Promise<T>): Promise<T> {
+  const { stdin, stderr, signals } = io();
   // A question whose input ends (Ctrl-D on an empty line closes readline) is left open by
   // @inquirer/prompts: Ctrl-D or the end of stdin aborts it here. So does a SIGINT sent to the
   // process (kill -INT): Ctrl-C typed at the question reaches readline as a key, not as a signal.
@@ -56,7 +56,7 @@ async function ask<T>(question: (context: Context) => Promise<T>, output: OutStr
   stdin.on('end', onEnd);
   signals.on('SIGINT', onSignal);
   try {
-    return await question({ input: stdin, output: passThrough(output), signal: ended.signal });
+    return await question({ input: stdin, output: passThrough(stderr), signal: ended.signal });
   } catch (err) {
     const name = err instanceof Error ? err.name : '';
     if (name === 'ExitPromptError') throw new PromptCancelled(true); // Ctrl-C
@@ -70,14 +70,13 @@ async function ask<T>(question: (context: Context) => Promise<T>, output: OutStr
 }
 
 /** A line typed at the terminal (`hidden`: without echo, for secrets). */
-export async function prompt(message: string, opts: { output?: OutStream; hidden?: boolean } = {}): Promise<string> {
-  const output = opts.output ?? io().stderr;
+export async function prompt(message: string, opts: { hidden?: boolean } = {}): Promise<string> {
   // A secret is never shown, not even on request (password's Ctrl-T): screens are shared and recorded.
-  if (opts.hidden) return ask((context) => password({ message, toggleMask: false }, context), output);
-  return ask((context) => input({ message }, context), output);
+  if (opts.hidden) return ask((context) => password({ message, toggleMask: false }, context));
+  return ask((context) => input({ message }, context));
 }
 
 /** Yes or no; the default (Enter) is no. */
 export async function yesNo(message: string): Promise<boolean> {
-  return ask((context) => confirm({ message, default: false }, context), io().stderr);
+  return ask((context) => confirm({ message, default: false }, context));
 }

@@ -61,7 +61,7 @@ export async function loadWidths(): Promise<void> {
 }
 
 /** Cells a text takes in a terminal, by string-width (wide characters and emoji two, combining marks none). */
-export function displayWidth(text: string): number {
+function displayWidth(text: string): number {
   if (isPlainAscii(text)) return text.length;
   if (!stringWidth)
     throw new Error('a table holds text other than ASCII, but string-width was not loaded (loadWidths)');
@@ -69,7 +69,7 @@ export function displayWidth(text: string): number {
 }
 
 /** `text` cut to `width` cells, ending in "…" when cut; never inside a character sequence (👩‍💻, 🇩🇪, é). */
-export function truncate(text: string, width: number): string {
+function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   if (isPlainAscii(text)) return `${text.slice(0, width - 1)}…`;
   let out = '';
