@@ -45,8 +45,8 @@ export function untrustedDatabase(config: Pick<Config, 'database'>): string | nu
   const file = config.database.filename;
   for (const [name, what] of [
     [file, 'database file'],
-    [`${file}-wal`, 'database journal'],
-    [`${file}-shm`, 'database index file'],
+    [`${file}-wal`, 'database write-ahead log'],
+    [`${file}-shm`, 'database shared-memory file'],
   ] as const) {
     const problem = untrustedFile(name, what);
     if (problem) return problem;
