@@ -18,7 +18,8 @@ async function configIn(content: string | object, name = 'config.json'): Promise
   const dir = path.join(cli.dir, `case${n}`);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, name);
-  await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
+  // Mode 0600 whatever the umask: a file its group may write is refused (file-trust.test.ts).
+  await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content), { mode: 0o600 });
   return { dir, file };
 }
 

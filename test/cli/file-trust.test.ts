@@ -34,7 +34,7 @@ async function plantedConfig(name: string): Promise<{ dir: string; file: string 
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, 'config.json');
   const database = cli.dbFile ? { filename: cli.dbFile } : { client: 'pg', url: cli.env.DATABASE_URL ?? '' };
-  await writeFile(file, JSON.stringify({ database, dataDir: path.join(cli.dir, 'data') }));
+  await writeFile(file, JSON.stringify({ database, dataDir: path.join(cli.dir, 'data') }), { mode: 0o600 });
   return { dir, file };
 }
 
@@ -165,7 +165,7 @@ describe.skipIf(IS_PG)('a SQLite database others may write', () => {
     await copyFile(cli.dbFile as string, copy);
     await chown(copy, 65534, 65534);
     const config = path.join(cli.dir, 'foreign-db', 'config.json');
-    await writeFile(config, JSON.stringify({ database: { filename: './archive.sqlite3' } }));
+    await writeFile(config, JSON.stringify({ database: { filename: './archive.sqlite3' } }), { mode: 0o600 });
     expectRefused(await cli.run(['token', 'list'], { config }), copy, /belongs to .*chown root /);
   });
 });

@@ -146,6 +146,7 @@ describe('doctor on a working installation', () => {
         await writeFile(
           path.join(dir, 'config.json'),
           JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }),
+          { mode: 0o600 },
         );
         await mkdir(path.join(dir, 'data'));
         await own(dir);
