@@ -1,12 +1,14 @@
 // Configuration (SPEC §5): --config, then ARCHIVE_CONFIG, then ./config.json, then
 // /etc/archivectl/config.json, then defaults.
 // Every key is checked (config/sections.ts declares each once, with its default); a bad one
-// stops the program with one line naming the key and the file.
+// stops the program with one line naming the key and the file. So does a file that another
+// user could have written (config/file-trust.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { configError } from './errors.js';
 import { v } from './validation.js';
 import { configSchema, type Config } from './config/schema.js';
+import { untrustedFile } from './config/file-trust.js';
 
 export type { Config } from './config/schema.js';
 export type { TrustProxy } from './config/checks.js';
@@ -54,6 +56,8 @@ function problem(issue: v.BaseIssue<unknown>): string {
 
 export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
   const file = configPath(flag, env, cwd);
+  const untrusted = file ? untrustedFile(file, 'config file') : null;
+  if (untrusted) throw configError(`config error: ${untrusted}`);
   const raw = file ? readJson(file) : {};
   const databaseUrl = env.DATABASE_URL || undefined;
   const parsed = v.safeParse(configSchema({ base: file ? path.dirname(file) : cwd, databaseUrl }), raw);

@@ -5,7 +5,7 @@
 export const ENVIRONMENT: readonly (readonly [string, string])[] = [
   ['ARCHIVE_CONFIG', 'configuration file, when --config is not given'],
   ['DATABASE_URL', 'postgres:// URL; overrides the configured database'],
-  ['ARCHIVECTL_AS', 'acting account of token and account commands, when --as is not given'],
+  ['ARCHIVECTL_AS', 'acting account of token, account and settings commands, when --as is not given'],
   ['ARCHIVECTL_COPY_TO', 'target postgres:// URL of copy-database, when not given as an argument'],
   ['ARCHIVECTL_DEBUG', '1: stack traces for unexpected errors'],
   ['NOTIFY_SOCKET, WATCHDOG_USEC', 'set by systemd for Type=notify: serve reports readiness and pings the watchdog'],
@@ -13,7 +13,8 @@ export const ENVIRONMENT: readonly (readonly [string, string])[] = [
 
 export const EXIT_STATUS =
   '0 done, 1 refused or failed, 2 usage or configuration error (a database that is\n' +
-  'not there included: only migrate and serve create one), 130 interrupted (Ctrl-C).';
+  'not there included: only migrate and serve create one; a config or SQLite file that\n' +
+  'another user could have written), 130 interrupted (Ctrl-C).';
 
 /** The environment as `--help` lists it: names in a column of 20, a longer one on a line of its own. */
 export function environmentHelp(): string {

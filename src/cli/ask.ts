@@ -5,11 +5,12 @@ import os from 'node:os';
 import { usage } from '../errors.js';
 import { io } from './io.js';
 import { PromptCancelled } from './cancelled.js';
-import type { prompt as Prompt } from './prompt.js';
 
-/** prompt.ts, loaded when something is asked: most runs (scripts, --as given) ask nothing. */
-async function prompt(...args: Parameters<typeof Prompt>): Promise<string> {
-  return (await import('./prompt.js')).prompt(...args);
+/** prompt.ts (and @inquirer/prompts), loaded when something is asked: most runs (scripts, --as given) ask nothing. */
+const questions = () => import('./prompt.js');
+
+async function prompt(message: string, opts: { hidden?: boolean } = {}): Promise<string> {
+  return (await questions()).prompt(message, opts);
 }
 
 export function isInteractive(): boolean {
@@ -54,22 +55,18 @@ export async function askFor(value: string | undefined, flag: string, message: s
   return prompt(message);
 }
 
-/**
- * A secret typed without echo, when stdin is a terminal (the prompt goes to stderr, so that
- * stdout stays data); undefined otherwise.
- */
+/** A secret typed without echo, when stdin is a terminal; undefined otherwise. */
 export async function askSecret(message: string): Promise<string | undefined> {
   if (!io().stdin.isTTY) return undefined;
-  return prompt(message, { output: io().stderr, hidden: true });
+  return prompt(message, { hidden: true });
 }
 
 /**
- * Asks before something that cannot be undone, in a terminal only (on stderr, so stdout stays
- * data); a "no" ends the command with "cancelled" (PromptCancelled). `--yes`, or no terminal
- * (scripts, cron), goes ahead without asking, as before prompts existed.
+ * Asks before something that cannot be undone, in a terminal only; a "no" (the default) ends
+ * the command with "cancelled" (PromptCancelled). `--yes`, or no terminal (scripts, cron), goes
+ * ahead without asking, as before prompts existed.
  */
 export async function confirm(question: string, yes: boolean | undefined): Promise<void> {
   if (yes || !isInteractive()) return;
-  const answer = (await prompt(`${question} [y/N]`, { output: io().stderr })).trim().toLowerCase();
-  if (answer !== 'y' && answer !== 'yes') throw new PromptCancelled();
+  if (!(await (await questions()).yesNo(question))) throw new PromptCancelled();
 }

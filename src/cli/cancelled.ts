@@ -1,5 +1,5 @@
 // The end of a prompt without an answer. In a module of its own so that main.ts can tell it
-// apart without loading readline (prompt.ts) on every run, `--help` included.
+// apart without loading @inquirer/prompts (prompt.ts) on every run, `--help` included.
 export class PromptCancelled extends Error {
   /** By Ctrl-C (SIGINT), not by the end of input or a "no". */
   readonly interrupted: boolean;

@@ -8,11 +8,12 @@
 // (or by `sudo -u`, which drops ARCHIVE_CONFIG), a command that quietly created an empty
 // database would answer "no accounts" and mint tokens that no daemon knows.
 import { loadConfig, type Config } from '../config.js';
+import { untrustedFile } from '../config/file-trust.js';
 import { configError } from '../errors.js';
 import type { Db } from '../db/dialect.js';
 import type { Ctx } from '../domain/context.js';
 import { io } from './io.js';
-import { note } from './output.js';
+import { isPlainAscii, note } from './text-output.js';
 
 export interface GlobalOptions {
   config?: string;
@@ -35,6 +36,30 @@ function noDatabase(config: Config, what: string): Error {
   );
 }
 
+/**
+ * Why the SQLite database (or its -wal or -shm file) cannot be trusted: writable by its group
+ * or others, or owned by another user (config/file-trust.ts); null when it can, or on PostgreSQL.
+ */
+export function untrustedDatabase(config: Pick<Config, 'database'>): string | null {
+  if (config.database.client !== 'sqlite3') return null;
+  const file = config.database.filename;
+  for (const [name, what] of [
+    [file, 'database file'],
+    [`${file}-wal`, 'database write-ahead log'],
+    [`${file}-shm`, 'database shared-memory file'],
+  ] as const) {
+    const problem = untrustedFile(name, what);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Stops the command (exit status 2) before a database another user could have written is opened. */
+export function refuseUntrustedDatabase(config: Pick<Config, 'database'>): void {
+  const problem = untrustedDatabase(config);
+  if (problem) throw configError(problem);
+}
+
 /** Opens the configured database, first warning on stderr when its file is readable by others. */
 export async function openConfiguredDatabase(config: Config, opts: { create?: boolean } = {}): Promise<Db> {
   // Loaded here, not with the module: `--help` and commands without a database never pay for them.
@@ -43,6 +68,7 @@ export async function openConfiguredDatabase(config: Config, opts: { create?: bo
   if (!opts.create && !databaseFileExists(config.database)) {
     throw noDatabase(config, `no database at ${databaseLocation(config.database)}`);
   }
+  refuseUntrustedDatabase(config);
   const warning = databaseFileWarning(config);
   if (warning) note(`warning: ${warning}`);
   const db = await openDatabase(config.database);
@@ -61,17 +87,39 @@ export async function openConfiguredDatabase(config: Config, opts: { create?: bo
   }
 }
 
+/** True when `value` (data read for output) holds a string that is not printable ASCII. */
+function holdsOtherText(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return !isPlainAscii(value);
+  if (depth > 4 || typeof value !== 'object' || value === null) return false;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) {
+    if (holdsOtherText(item, depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * Makes ready to print `value` in a table: loads string-width when some of its text is not
+ * printable ASCII (table.ts), and only then.
+ */
+export async function prepareTable(value: unknown): Promise<void> {
+  if (holdsOtherText(value)) await (await import('./table.js')).loadWidths();
+}
+
 export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config: Config) => Promise<T>): Promise<T> {
   const config = readConfig(globals);
   const { clock } = io();
   const db = await openConfiguredDatabase(config);
+  let result: T;
   try {
     // An existing installation is brought up to date (an upgrade), as `serve` does.
     const { migrateLatest } = await import('../db/migrate.js');
     const applied = await migrateLatest(db);
     if (applied.length > 0) note(`applied ${applied.length} database migration(s)`);
-    return await work({ db, clock }, config);
+    result = await work({ db, clock }, config);
   } finally {
     await db.destroy();
   }
+  // The command may print what it read as a table, synchronously, once this returns.
+  await prepareTable(result);
+  return result;
 }

@@ -15,7 +15,7 @@ import {
 import type { Db } from '../db/dialect.js';
 import { pendingMigrations } from '../db/migrate.js';
 import { redactSecrets } from '../errors.js';
-import { configSource } from './context.js';
+import { configSource, untrustedDatabase } from './context.js';
 import { io } from './io.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -31,14 +31,6 @@ const warn = (check: string, detail: string): Finding => ({ check, status: 'warn
 const fail = (check: string, detail: string): Finding => ({ check, status: 'fail', detail });
 
 const message = (err: unknown) => redactSecrets(err instanceof Error ? err.message : String(err));
-
-async function configFileMode(file: string): Promise<Finding> {
-  const mode = (await stat(file)).mode & 0o777;
-  const octal = mode.toString(8).padStart(4, '0');
-  // Whoever may write it chooses the database and dataDir the daemon and the CLI use.
-  if (mode & 0o002) return fail('config mode', `${file} has mode ${octal}: anyone may change it; chmod o-w ${file}`);
-  return ok('config mode', `${file} has mode ${octal}`);
-}
 
 /** The nearest directory that exists at or above `dir`. */
 async function nearestExisting(dir: string): Promise<string> {
@@ -74,6 +66,12 @@ async function databaseChecks(config: Config, findings: Finding[]): Promise<void
   const where = databaseLocation(config.database);
   if (!databaseFileExists(config.database)) {
     findings.push(fail('database', `no database at ${where}: create it with archivectl migrate`));
+    return;
+  }
+  // Not opened: every other command refuses it too.
+  const untrusted = untrustedDatabase(config);
+  if (untrusted) {
+    findings.push(fail('database', untrusted));
     return;
   }
   let db: Db | undefined;
@@ -153,8 +151,8 @@ export async function runChecks(readConfig: () => Config): Promise<Finding[]> {
   } catch (err) {
     return [fail('config', message(err))];
   }
+  // A config file another user could have written fails here (config/file-trust.ts).
   const findings: Finding[] = [ok('config', configSource(config))];
-  if (config.file) findings.push(await configFileMode(config.file));
   await databaseChecks(config, findings);
   findings.push(await dataDirWritable(config.dataDir));
   return findings;

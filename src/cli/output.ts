@@ -1,46 +1,12 @@
-// Shared output: one JSON document for --json, a table for people (table.ts). Data goes to
-// stdout; notes, warnings and progress go to stderr, so `$(archivectl …)` captures only data.
-// Everything goes to the run's io (io.ts), never straight to the process's streams.
-//
-// Text from the database (names, usernames, audit entries: rows written before names were
-// checked, or by a legacy import) may hold characters a terminal obeys instead of showing (an
-// escape sequence, a right-to-left override). People-facing output shows them escaped
-// (`\x1b`, `\u202e`); --json keeps the exact data, with those characters as JSON \u escapes.
+// Shared output: text-output.ts (one JSON document for --json, notes, text for people), and
+// tables for people (table.ts: cli-table3, widths by string-width).
 import type { TokenView } from '../domain/tokens/queries.js';
-import { escapeUnsafe, INVISIBLE_CLASS } from '../unsafe-text.js';
 import { LEGACY_NAME } from '../domain/tokens/names.js';
 import { io } from './io.js';
 import { renderTable } from './table.js';
+import { note, shown, writeOut } from './text-output.js';
 
-// JSON.stringify escapes C0 controls but writes DEL, C1 controls and the format characters
-// as they are. They can only occur inside strings, where \uXXXX means the same character.
-const JSON_UNSAFE = new RegExp(`[${INVISIBLE_CLASS}]`, 'g');
-
-export function toJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
-    JSON_UNSAFE,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
-export function printJson(value: unknown): void {
-  io().stdout.write(`${toJson(value)}\n`);
-}
-
-/** Text for people, as it is: the caller has escaped what came from the database. */
-export function writeOut(text: string): void {
-  io().stdout.write(text);
-}
-
-/** One or more lines on stderr; line breaks are kept, anything else a terminal obeys is escaped. */
-export function note(message: string): void {
-  io().stderr.write(`${escapeUnsafe(message, { keepNewlines: true })}\n`);
-}
-
-/** A value from the database for a single line of people-facing output. */
-export function shown(text: string): string {
-  return escapeUnsafe(text);
-}
+export { note, printJson, shown, toJson, writeOut } from './text-output.js';
 
 /**
  * A table (table.ts): aligned and fitted to the width in a terminal, aligned and never cut elsewhere.
@@ -54,7 +20,12 @@ export function printTable(
 ): void {
   const { stdout } = io();
   const cells = rows.map((r) => r.map((cell) => (typeof cell === 'number' ? String(cell) : shown(cell))));
-  writeOut(renderTable(head, cells, { terminal: Boolean(stdout.isTTY), columns: stdout.columns ?? 80, ...fit }));
+  for (const lines of renderTable(head, cells, {
+    terminal: Boolean(stdout.isTTY),
+    columns: stdout.columns ?? 80,
+    ...fit,
+  }))
+    writeOut(lines);
 }
 
 /** `2026-11-20T22:35:06.123Z` → `2026-11-20 22:35 UTC`. */

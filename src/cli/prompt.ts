@@ -1,40 +1,82 @@
-// One line typed at a terminal, with node's readline. A secret is typed without echo: readline
-// writes what it echoes to its output, which is muted once the prompt is shown. Ctrl-C or
-// Ctrl-D end the prompt with PromptCancelled: Ctrl-C exits with status 130, as a shell
-// reports a command interrupted by SIGINT; Ctrl-D (end of input) prints "cancelled", status 1.
-import { createInterface } from 'node:readline/promises';
+// Questions typed at a terminal, asked with @inquirer/prompts: a line of text, a secret typed
+// without echo, a yes or no. They are shown on stderr, so that stdout stays data, and read the
+// run's stdin. Ctrl-C or Ctrl-D end a question with PromptCancelled: Ctrl-C exits with status
+// 130, as a shell reports a command interrupted by SIGINT; Ctrl-D (end of input) prints
+// "cancelled", status 1. Loaded only when something is asked (ask.ts): `--help` and scripts
+// never load it.
+import { emitKeypressEvents } from 'node:readline';
 import { Writable } from 'node:stream';
+import { confirm, input, password } from '@inquirer/prompts';
 import { PromptCancelled } from './cancelled.js';
 import { io, type OutStream } from './io.js';
 
-export async function prompt(message: string, opts: { output?: OutStream; hidden?: boolean } = {}): Promise<string> {
-  const output = opts.output ?? io().stdout;
-  let muted = false;
-  const shown = new Writable({
+interface Context {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  signal: AbortSignal;
+}
+
+interface Key {
+  ctrl?: boolean;
+  name?: string;
+}
+
+/**
+ * Writes through to `output`. @inquirer/prompts ends the stream it is given once answered,
+ * which is harmless for the process's stderr (never closed by a pipe) but would close the
+ * stream a run was given in its place (main(argv, io)), before the command has said its last.
+ */
+function passThrough(output: OutStream): Writable {
+  const through = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
-      if (!muted) output.write(chunk);
-      done();
+      output.write(chunk, () => done());
     },
   });
-  const rl = createInterface({ input: io().stdin, output: shown, terminal: Boolean(io().stdin.isTTY) });
-  const cancel = new AbortController();
+  // How wide the terminal is, for laying out the question.
+  return Object.assign(through, { isTTY: output.isTTY, columns: output.columns });
+}
+
+async function ask<T>(question: (context: Context) => Promise<T>): Promise<T> {
+  const { stdin, stderr, signals } = io();
+  // A question whose input ends (Ctrl-D on an empty line closes readline) is left open by
+  // @inquirer/prompts: Ctrl-D or the end of stdin aborts it here. So does a SIGINT sent to the
+  // process (kill -INT): Ctrl-C typed at the question reaches readline as a key, not as a signal.
+  const ended = new AbortController();
   let interrupted = false;
-  rl.on('SIGINT', () => {
+  const onKey = (_text: string | undefined, key: Key | undefined) => {
+    if (key?.ctrl && key.name === 'd') ended.abort();
+  };
+  const onEnd = () => ended.abort();
+  const onSignal = () => {
     interrupted = true;
-    cancel.abort();
-  });
-  rl.on('close', () => cancel.abort());
+    ended.abort();
+  };
+  emitKeypressEvents(stdin);
+  stdin.on('keypress', onKey);
+  stdin.on('end', onEnd);
+  signals.on('SIGINT', onSignal);
   try {
-    const answer = rl.question(`${message} `, { signal: cancel.signal });
-    muted = Boolean(opts.hidden);
-    return await answer;
+    return await question({ input: stdin, output: passThrough(stderr), signal: ended.signal });
   } catch (err) {
-    if (cancel.signal.aborted) throw new PromptCancelled(interrupted);
+    const name = err instanceof Error ? err.name : '';
+    if (name === 'ExitPromptError') throw new PromptCancelled(true); // Ctrl-C
+    if (name === 'AbortPromptError') throw new PromptCancelled(interrupted);
     throw err;
   } finally {
-    muted = false;
-    // The Enter of a hidden answer was not echoed either.
-    if (opts.hidden) output.write('\n');
-    rl.close();
+    stdin.removeListener('keypress', onKey);
+    stdin.removeListener('end', onEnd);
+    signals.removeListener('SIGINT', onSignal);
   }
+}
+
+/** A line typed at the terminal (`hidden`: without echo, for secrets). */
+export async function prompt(message: string, opts: { hidden?: boolean } = {}): Promise<string> {
+  // A secret is never shown, not even on request (password's Ctrl-T): screens are shared and recorded.
+  if (opts.hidden) return ask((context) => password({ message, toggleMask: false }, context));
+  return ask((context) => input({ message }, context));
+}
+
+/** Yes or no; the default (Enter) is no. */
+export async function yesNo(message: string): Promise<boolean> {
+  return ask((context) => confirm({ message, default: false }, context));
 }

@@ -1,9 +1,21 @@
-// Tables: aligned columns two spaces apart, a heading line, no borders or lines between rows.
-// In a terminal the table fits its width: the widest free-text column(s) are cut with "…",
-// and when that is not enough, the columns the caller names are left out. Anywhere else (a
-// pipe, a file) nothing is cut or left out, one line per row. Cells arrive escaped
-// (output.ts): no tab, line break or terminal control can hide inside one, so the output stays
-// plain text that grep and awk read (--json is for programs).
+// Tables: aligned columns two spaces apart, a heading line, no borders or lines between rows,
+// drawn by cli-table3. In a terminal the table fits its width: the widest free-text column(s)
+// are cut with "…", and when that is not enough, the columns the caller names are left out.
+// Anywhere else (a pipe, a file) nothing is cut or left out, one line per row. Cells arrive
+// escaped (output.ts): no tab, line break or terminal control can hide inside one, so the
+// output stays plain text that grep and awk read (--json is for programs).
+//
+// Widths are string-width's (East Asian width, emoji sequences, combining marks), measured
+// once for the whole table; cells are cut here, so cli-table3 only pads and joins them.
+// cli-table3 lays a table out in time that grows with the square of its rows, so the rows go
+// to it in chunks, all with the same column widths.
+//
+// Printable ASCII is one cell a character. Only other text needs string-width, whose loading
+// creates an Intl.Segmenter (ICU's segmentation data: 15 to 40 ms here), so it is loaded only
+// for such text: loadWidths() before the table is printed (context.ts does it for what a
+// command read from the database).
+import Table from 'cli-table3';
+import { isPlainAscii } from './text-output.js';
 
 export interface TableOptions {
   /** Where it goes: a terminal (and how wide), or not. */
@@ -16,55 +28,87 @@ export interface TableOptions {
 }
 
 const GAP = '  ';
-/** A cut column keeps at least this many characters (and never less than its heading). */
+/** A cut column keeps at least this many cells (and never less than its heading). */
 const MIN_FLEX = 8;
+/** Rows per cli-table3 table: its layout costs rows², its set-up a little per table (measured). */
+const CHUNK = 16;
 
-function isWide(cp: number): boolean {
-  return (
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  );
+const BORDERLESS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: GAP,
+};
+const PLAIN = { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true };
+
+let stringWidth: ((text: string) => number) | undefined;
+let graphemes: Intl.Segmenter | undefined;
+
+/** Loads string-width, for tables holding text that is not printable ASCII. */
+export async function loadWidths(): Promise<void> {
+  stringWidth ??= (await import('string-width')).default;
 }
 
-const ASCII = /^[\x20-\x7e]*$/;
-
-/** Columns a text takes in a terminal: wide East Asian characters and emoji take two, combining marks none. */
-export function displayWidth(text: string): number {
-  if (ASCII.test(text)) return text.length;
-  let width = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) ?? 0;
-    if (cp >= 0x300 && cp <= 0x36f) continue;
-    width += isWide(cp) ? 2 : 1;
-  }
-  return width;
+/** Cells a text takes in a terminal, by string-width (wide characters and emoji two, combining marks none). */
+function displayWidth(text: string): number {
+  if (isPlainAscii(text)) return text.length;
+  if (!stringWidth)
+    throw new Error('a table holds text other than ASCII, but string-width was not loaded (loadWidths)');
+  return stringWidth(text);
 }
 
-/** `text` cut to `width` columns, ending in "…" when cut. */
-export function truncate(text: string, width: number): string {
+/** `text` cut to `width` cells, ending in "…" when cut; never inside a character sequence (👩‍💻, 🇩🇪, é). */
+function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
+  if (isPlainAscii(text)) return `${text.slice(0, width - 1)}…`;
   let out = '';
   let used = 0;
-  for (const ch of text) {
-    const w = displayWidth(ch);
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  for (const { segment } of graphemes.segment(text)) {
+    const w = displayWidth(segment);
     if (used + w > width - 1) break;
-    out += ch;
+    out += segment;
     used += w;
   }
   return `${out}…`;
 }
 
-function pad(text: string, width: number): string {
-  const missing = width - displayWidth(text);
-  return missing > 0 ? text + ' '.repeat(missing) : text;
+/** Lines of cli-table3's drawing of `rows`, each cell padded to its column's width. */
+function draw(rows: string[][], colWidths: number[]): string[] {
+  // A copy: cli-table3 writes its computed widths back into the array it is given.
+  const table = new Table({ chars: BORDERLESS, style: PLAIN, colWidths: [...colWidths] });
+  table.push(...rows);
+  return table.toString().split('\n');
+}
+
+/**
+ * How much wider a text is than cli-table3 measures it. cli-table3 measures with an old
+ * string-width (4.x), which counts newer emoji (🫠, U+1FAE0) as one cell and combining marks
+ * outside U+0300–036F (Devanagari, U+20D7) and conjoining Hangul jamo as cells of their own.
+ * Found by letting cli-table3 pad the text alone: it pads up to its own measure.
+ */
+function misjudged(text: string, cache: Map<string, number>): number {
+  // ASCII, also when cut: both measure the "…" that ends a cut text as one cell.
+  if (isPlainAscii(text.endsWith('…') ? text.slice(0, -1) : text)) return 0;
+  let delta = cache.get(text);
+  if (delta === undefined) {
+    const room = 2 * text.length + 1; // more than its measure: no code unit counts more than two
+    const padded = (draw([[text]], [room])[0] ?? '').length - text.length;
+    delta = displayWidth(text) - (room - padded);
+    cache.set(text, delta);
+  }
+  return delta;
 }
 
 /** Widths of the columns after cutting free-text ones until the line fits (as far as it can). */
@@ -85,17 +129,10 @@ function fitWidths(widths: number[], head: string[], opts: TableOptions): number
 
 const lineWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
 
-export function renderTable(head: string[], rows: string[][], opts: TableOptions): string {
-  if (!opts.terminal) return renderTable(head, rows, { terminal: true, columns: Infinity });
-  const widths = head.map((h) => displayWidth(h));
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      const w = displayWidth(row[i] ?? '');
-      if (w > (widths[i] ?? 0)) widths[i] = w;
-    }
-  }
-  // Leave out columns (opts.drop, in order) while even cutting the free-text ones is not enough.
+/** Which columns are kept, and their widths: all of them at full width unless in a terminal. */
+function layout(head: string[], widths: number[], opts: TableOptions): { kept: number[]; fitted: number[] } {
   let kept = head.map((_, i) => i);
+  if (!opts.terminal) return { kept, fitted: widths };
   const fitKept = () =>
     fitWidths(
       kept.map((i) => widths[i] ?? 0),
@@ -103,23 +140,57 @@ export function renderTable(head: string[], rows: string[][], opts: TableOptions
       { ...opts, flex: (opts.flex ?? []).map((i) => kept.indexOf(i)).filter((i) => i >= 0) },
     );
   let fitted = fitKept();
+  // Leave out columns (opts.drop, in order) while even cutting the free-text ones is not enough.
   for (const column of opts.drop ?? []) {
     if (lineWidth(fitted) <= opts.columns) break;
     kept = kept.filter((i) => i !== column);
     fitted = fitKept();
   }
-  const last = kept.length - 1;
-  const line = (row: string[]) =>
-    kept
-      .map((column, k) => {
-        const cell = row[column] ?? '';
-        const width = fitted[k] ?? 0;
-        const text = width === widths[column] ? cell : truncate(cell, width);
-        return k === last ? text : pad(text, width);
-      })
-      .join(GAP)
-      .trimEnd();
-  const out: string[] = [line(head)];
-  for (const row of rows) out.push(line(row));
-  return `${out.join('\n')}\n`;
+  return { kept, fitted };
+}
+
+/**
+ * The table's lines (each ending in a line break), a chunk at a time: a long table starts
+ * showing before the last of it is drawn.
+ */
+export function* renderTable(head: string[], rows: string[][], opts: TableOptions): Generator<string> {
+  const widths = head.map((h) => displayWidth(h));
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      const w = displayWidth(row[i] ?? '');
+      if (w > (widths[i] ?? 0)) widths[i] = w;
+    }
+  }
+  const { kept, fitted } = layout(head, widths, opts);
+  const cells = (row: string[]) =>
+    kept.map((column, k) => {
+      const cell = row[column] ?? '';
+      const width = fitted[k] ?? 0;
+      return width === widths[column] ? cell : truncate(cell, width);
+    });
+  const lines = (drawn: string[]) => `${drawn.map((line) => line.trimEnd()).join('\n')}\n`;
+  const cache = new Map<string, number>();
+  let chunk: string[][] = [];
+  for (const row of [head, ...rows]) {
+    const texts = cells(row);
+    const deltas = texts.map((text) => misjudged(text, cache));
+    if (deltas.every((d) => d === 0)) {
+      chunk.push(texts);
+      if (chunk.length < CHUNK) continue;
+      yield lines(draw(chunk, fitted));
+      chunk = [];
+      continue;
+    }
+    // cli-table3 pads each cell to the column's width as it measures the text: this row gets
+    // the widths that make its padding end where the column does.
+    if (chunk.length > 0) yield lines(draw(chunk, fitted));
+    chunk = [];
+    yield lines(
+      draw(
+        [texts],
+        fitted.map((w, k) => w - (deltas[k] ?? 0)),
+      ),
+    );
+  }
+  if (chunk.length > 0) yield lines(draw(chunk, fitted));
 }

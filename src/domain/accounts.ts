@@ -37,7 +37,8 @@ const USERNAME = v.pipe(
       `invalid username "${String(issue.input)}": ` +
       '1-64 characters of letters, digits, ".", "_", "@", "-", starting with a letter or digit',
   ),
-  // The audit log names the CLI itself `system`; an account of that name would be ambiguous.
+  // Settings changes of earlier versions are in the audit log as `system`: an account of that
+  // name would be ambiguous.
   v.check((name) => name.toLowerCase() !== SYSTEM, `"${SYSTEM}" is reserved`),
 );
 

@@ -1,5 +1,6 @@
-// The audit log: who (an account, the operating-system user `os:<name>`, or `system`) did what to
-// which target. Never a token value.
+// The audit log: who (an account, or the operating-system user `os:<name>`) did what to which
+// target. Never a token value. Entries of settings changes made by earlier versions name
+// `system`, a name no account may take.
 import type { Knex } from 'knex';
 import { invalid } from '../errors.js';
 import type { Ctx } from './context.js';

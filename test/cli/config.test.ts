@@ -1,36 +1,16 @@
 // SPEC §5: --config or ARCHIVE_CONFIG (else ./config.json, else defaults); bad configuration
 // stops with one line naming the key and the file, exit status 2; relative paths are resolved
 // against the config file's directory; the SQLite file is created with mode 0600.
-import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, childEnv, IS_PG, lines, STACK_FRAME_RE, useSandbox, type CliResult } from '../helpers/cli.js';
-import { pathOf, systemTool } from '../helpers/system-tools.js';
+import { IS_PG, lines, STACK_FRAME_RE, useSandbox, type CliResult } from '../helpers/cli.js';
+import { own, runUnprivileged, unprivilegedSkip } from './unprivileged.js';
 
 const cli = useSandbox();
 let n = 0;
-
-// Root reads any file whatever its mode. As root the unreadable-file test runs the binary
-// without the two capabilities that allow that (setpriv, of Debian's util-linux), so the CLI
-// meets the refusal an ordinary user meets.
-const AS_ROOT = process.getuid?.() === 0;
-const SETPRIV = AS_ROOT ? systemTool('setpriv', 'util-linux') : { path: null, skip: null };
-const NO_READ_OVERRIDE = ['--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-dac_override,-dac_read_search'];
-
-/** `archivectl <args>` as this user; as root, without the capabilities that read any file. */
-function runUnprivileged(args: string[]): Promise<CliResult> {
-  const [file, argv] = AS_ROOT
-    ? [pathOf(SETPRIV, 'setpriv'), [...NO_READ_OVERRIDE, process.execPath, BIN, ...args]]
-    : [process.execPath, [BIN, ...args]];
-  return new Promise((resolve) => {
-    execFile(file, argv, { cwd: cli.dir, env: childEnv(cli.env), timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** A fresh directory inside the sandbox, with a config.json of the given content. */
 async function configIn(content: string | object, name = 'config.json'): Promise<{ dir: string; file: string }> {
@@ -38,7 +18,8 @@ async function configIn(content: string | object, name = 'config.json'): Promise
   const dir = path.join(cli.dir, `case${n}`);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, name);
-  await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
+  // Mode 0600 whatever the umask: a file its group may write is refused (file-trust.test.ts).
+  await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content), { mode: 0o600 });
   return { dir, file };
 }
 
@@ -94,15 +75,21 @@ describe.concurrent('bad configuration stops with exit 2 and one line naming the
     expectConfigError(await cli.run(['account', 'list'], { config: dir }), dir);
   });
 
-  it.skipIf(SETPRIV.skip !== null)(
-    `an unreadable file named by --config${SETPRIV.skip ? ` — skipped: ${SETPRIV.skip}` : ''}`,
+  // Root reads any file: the run is made by a user without root's powers (unprivileged.ts).
+  it.skipIf(unprivilegedSkip !== null)(
+    `an unreadable file named by --config (${unprivilegedSkip ?? 'as an unprivileged user'})`,
     async () => {
-      const { file } = await configIn({});
-      await chmod(file, 0o000);
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-unreadable-'));
       try {
-        expectConfigError(await runUnprivileged(['--config', file, 'account', 'list']), file);
+        const file = path.join(dir, 'config.json');
+        await writeFile(file, '{}');
+        await own(dir);
+        await chmod(file, 0o000);
+        const r = await runUnprivileged(['--config', file, 'account', 'list'], dir);
+        expectConfigError(r, file);
+        expect(r.stderr).toContain('EACCES');
       } finally {
-        await chmod(file, 0o600);
+        await rm(dir, { recursive: true, force: true });
       }
     },
   );

@@ -124,7 +124,7 @@ describe.concurrent('exit status 1: invalid input, refusals', () => {
     expectUserError(await cli.run(['account', 'create', 'bad name!', '--role', 'user']), 1, 'bad name!');
   });
 
-  it('refuses the reserved username "system" (the audit log actor of the CLI)', async () => {
+  it('refuses the reserved username "system" (the actor of settings changes in audit logs of earlier versions)', async () => {
     expectUserError(await cli.run(['account', 'create', 'system', '--role', 'user']), 1, 'system');
   });
 

@@ -111,7 +111,7 @@ describe('audit', () => {
     values.push(created.token, other.token, rotated.token, handoff.token);
   });
 
-  it('records the acting account, the operating-system user, or system, with each action', async () => {
+  it('records the acting account, or the operating-system user, with each action', async () => {
     const audit = await cli.json<AuditEntry[]>(['audit']);
     const has = (actor: string, action: string, target?: string) =>
       audit.some(
@@ -126,9 +126,31 @@ describe('audit', () => {
     expect(has('root', 'token.rotate', created.id)).toBe(true);
     expect(has('root', 'token.rotate', rotated.id)).toBe(true);
     expect(has('bob', 'token.handoff')).toBe(true);
-    expect(has('system', 'settings.set', 'public_access')).toBe(true);
+    expect(has(osUser, 'settings.set', 'public_access')).toBe(true);
+    expect(audit.some((e) => e.actor === 'system')).toBe(false);
     expect(has(osUser, 'account.set-role', 'bob')).toBe(true);
     for (const e of audit) expect(e.at).toMatch(ISO_INSTANT_RE);
+  });
+
+  it('settings set records the --as account (or ARCHIVECTL_AS), which must be an admin or superuser', async () => {
+    await cli.json(['settings', 'set', 'public_api', 'on', '--as', 'alice']);
+    await cli.json(['settings', 'set', 'public_api', 'off'], { env: { ARCHIVECTL_AS: 'root' } });
+    const audit = await cli.json<AuditEntry[]>(['audit']);
+    const settings = audit.filter((e) => e.action === 'settings.set').slice(-2);
+    expect(settings.map((e) => [e.actor, e.target])).toEqual([
+      ['alice', 'public_api=on'],
+      ['root', 'public_api=off'],
+    ]);
+    for (const [as, message] of [
+      ['bob', /bob \(editor\) may not change settings/],
+      ['nobody-here', /no account named "nobody-here"/],
+    ] as const) {
+      const r = await cli.run(['settings', 'set', 'public_api', 'on', '--as', as, '--json']);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(message);
+      expect(await cli.json(['settings'])).toMatchObject({ public_api: false });
+    }
+    expect((await cli.json<AuditEntry[]>(['audit'])).length).toBe(audit.length);
   });
 
   it('lists entries oldest first', async () => {

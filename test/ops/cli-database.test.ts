@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configPath } from '../../src/config.js';
 import { createAccounts, IS_PG, lines, pgAdmin, STACK_FRAME_RE, useSandbox } from '../helpers/cli.js';
+import { own, runUnprivileged, unprivilegedSkip } from '../cli/unprivileged.js';
 
 describe('a command on a database that is not there', () => {
   const cli = useSandbox({ migrate: false });
@@ -106,35 +107,63 @@ describe('doctor on a working installation', () => {
     expect(findings.every((f) => f.status !== 'fail')).toBe(true);
   });
 
-  it('fails on a world-writable config file and a database readable by others, saying how to fix them', async () => {
+  it('fails on a config file others may write, saying how to fix it, and looks no further', async () => {
     await chmod(cli.configFile, 0o666);
-    if (cli.dbFile) await chmod(cli.dbFile, 0o644);
     try {
       const r = await cli.run(['doctor']);
       expect(r.code).toBe(1);
-      expect(r.stdout).toMatch(/FAIL\s+config mode\s+.*chmod o-w/);
-      if (cli.dbFile) expect(r.stdout).toMatch(/FAIL\s+database mode\s+.*chmod 600/);
-      expect(r.stderr).toMatch(/check\(s\) failed/);
+      expect(r.stdout).toMatch(/FAIL\s+config\s+config error: the config file .* has mode 0666: .*chmod go-w /);
+      expect(r.stdout).not.toMatch(/database/);
+      expect(r.stderr).toMatch(/1 check\(s\) failed/);
     } finally {
       await chmod(cli.configFile, 0o600);
-      if (cli.dbFile) await chmod(cli.dbFile, 0o600);
     }
   });
 
-  it('fails on a dataDir this user cannot write', async () => {
-    if (process.getuid?.() === 0) return; // root writes anywhere
-    const data = path.join(cli.dir, 'data');
-    await mkdir(data, { recursive: true });
-    await chmod(data, 0o500);
+  it.skipIf(IS_PG)('fails on a database readable by others, or one others may write (not opened)', async () => {
+    const db = cli.dbFile as string;
     try {
-      const r = await cli.run(['doctor', '--json']);
-      expect(r.code).toBe(1);
-      const findings = JSON.parse(r.stdout) as { check: string; status: string }[];
-      expect(findings.find((f) => f.check === 'dataDir')?.status).toBe('fail');
+      await chmod(db, 0o644);
+      const readable = await cli.run(['doctor']);
+      expect(readable.code).toBe(1);
+      expect(readable.stdout).toMatch(/FAIL\s+database mode\s+.*chmod 600/);
+      await chmod(db, 0o664);
+      const writable = await cli.run(['doctor']);
+      expect(writable.code).toBe(1);
+      expect(writable.stdout).toMatch(/FAIL\s+database\s+the database file .* has mode 0664: .*chmod go-w /);
+      expect(writable.stdout).not.toMatch(/migrations/); // not opened
     } finally {
-      await chmod(data, 0o700);
+      await chmod(db, 0o600);
     }
   });
+
+  // Root writes anywhere: the check is run by a user without root's powers (unprivileged.ts).
+  it.skipIf(unprivilegedSkip !== null)(
+    `fails on a dataDir this user cannot write (${unprivilegedSkip ?? 'as an unprivileged user'})`,
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-unprivileged-'));
+      try {
+        await writeFile(
+          path.join(dir, 'config.json'),
+          JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }),
+          { mode: 0o600 },
+        );
+        await mkdir(path.join(dir, 'data'));
+        await own(dir);
+        const migrated = await runUnprivileged(['--config', 'config.json', 'migrate'], dir);
+        expect(migrated.code, migrated.stderr).toBe(0);
+        await chmod(path.join(dir, 'data'), 0o500);
+        const r = await runUnprivileged(['--config', 'config.json', 'doctor', '--json'], dir);
+        expect(r.code, r.stderr).toBe(1);
+        const findings = JSON.parse(r.stdout) as { check: string; status: string; detail: string }[];
+        expect(findings.find((f) => f.check === 'dataDir')).toMatchObject({ status: 'fail' });
+        expect(findings.find((f) => f.check === 'dataDir')?.detail).toMatch(/not writable by this user \(EACCES\)/);
+        expect(findings.filter((f) => f.status === 'fail')).toHaveLength(1); // everything else is in order
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('reports a config file that is not valid JSON as a failed check', async () => {
     const bad = path.join(cli.dir, 'bad.json');

@@ -1,6 +1,8 @@
 // Issue 10, finding 9: destructive commands ask in a terminal (--yes skips; no terminal, no
 // question), interactive token create asks for the expiry, and Ctrl-C exits with 130.
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allTokens, BIN, childEnv, createAccounts, createToken, useSandbox } from '../helpers/cli.js';
 import { runInTerminal, waitFor } from './cli-terminal.js';
@@ -17,7 +19,7 @@ describe('account delete of an account with active tokens', () => {
   it('asks in a terminal; "n" keeps it', async () => {
     await createToken(cli, 'bob', 'keep', 'alice');
     const run = runInTerminal(cli, ['account', 'delete', 'bob', '--as', 'alice']);
-    await waitFor(run, /Delete bob and its 1 active token\(s\)\? .*\[y\/N\]/);
+    await waitFor(run, /Delete bob and its 1 active token\(s\)\? .*\(y\/N\)/);
     run.type('n\r');
     const r = await run.done;
     expect(r.code).toBe(1);
@@ -28,7 +30,7 @@ describe('account delete of an account with active tokens', () => {
   it('deletes on "y"', async () => {
     await createToken(cli, 'dan', 'goes', 'alice');
     const run = runInTerminal(cli, ['account', 'delete', 'dan', '--as', 'alice']);
-    await waitFor(run, /\[y\/N\]/);
+    await waitFor(run, /\(y\/N\)/);
     run.type('y\r');
     expect((await run.done).code).toBe(0);
     expect(await accounts()).not.toContain('dan');
@@ -38,7 +40,7 @@ describe('account delete of an account with active tokens', () => {
     await createToken(cli, 'eve', 'x', 'alice');
     const r = await runInTerminal(cli, ['account', 'delete', 'eve', '--as', 'alice', '--yes']).done;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).not.toMatch(/\[y\/N\]/);
+    expect(r.stderr).not.toMatch(/\(y\/N\)/);
     await createAccounts(cli, { fay: 'user', gus: 'user' });
     await createToken(cli, 'fay', 'x', 'alice');
     const piped = await cli.run(['account', 'delete', 'fay', '--as', 'alice']);
@@ -49,10 +51,23 @@ describe('account delete of an account with active tokens', () => {
 
   it('exits 130 on Ctrl-C at the question, deleting nothing', async () => {
     const run = runInTerminal(cli, ['account', 'delete', 'bob', '--as', 'alice']);
-    await waitFor(run, /\[y\/N\]/);
+    await waitFor(run, /\(y\/N\)/);
     run.type('\x03');
     const r = await run.done;
     expect(r.code).toBe(130);
+    expect(await accounts()).toContain('bob');
+  });
+});
+
+describe('SIGINT sent to the process at a question (kill -INT)', () => {
+  it('exits 130, changing nothing', async () => {
+    const signals = new EventEmitter();
+    const run = runInTerminal(cli, ['account', 'delete', 'bob', '--as', 'alice'], { signals });
+    await waitFor(run, /\(y\/N\)/);
+    signals.emit('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/interrupted/);
     expect(await accounts()).toContain('bob');
   });
 });
@@ -62,7 +77,7 @@ describe('token prune', () => {
     const t = await createToken(cli, 'bob', 'to prune', 'alice');
     expect((await cli.run(['token', 'revoke', t.id, '--as', 'alice'])).code).toBe(0);
     const run = runInTerminal(cli, ['token', 'prune']);
-    await waitFor(run, /Delete 1 expired or revoked token\(s\) for good\? \[y\/N\]/);
+    await waitFor(run, /Delete 1 expired or revoked token\(s\) for good\? \(y\/N\)/);
     run.type('\r'); // the default is no
     expect((await run.done).code).toBe(1);
     expect((await allTokens(cli)).some((x) => x.id === t.id)).toBe(true);
@@ -101,20 +116,92 @@ describe('interactive token create', () => {
 
 describe('Ctrl-C (SIGINT) during a command', () => {
   it('exits with status 130 in a real process', async () => {
-    // `token lookup -` waits for its stdin, which this test keeps open.
-    const child = spawn(process.execPath, [BIN, '--config', cli.configFile, 'token', 'lookup', '-'], {
-      cwd: cli.dir,
-      env: childEnv(cli.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal })),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    child.kill('SIGINT');
-    expect(await exited).toEqual({ code: 130, signal: null });
-    expect(stderr).toMatch(/interrupted/);
+    // copy-database to a "server" that accepts the connection and never answers: the command
+    // is at work (waiting for the target) once the connection arrives.
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const connected = new Promise((resolve) => server.once('connection', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const child = spawn(
+        process.execPath,
+        [BIN, '--config', cli.configFile, 'copy-database', `postgres://archive@127.0.0.1:${port}/archive`],
+        { cwd: cli.dir, env: childEnv(cli.env), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+        child.on('close', (code, signal) => resolve({ code, signal })),
+      );
+      await connected;
+      child.kill('SIGINT');
+      expect(await exited).toEqual({ code: 130, signal: null });
+      expect(stderr).toMatch(/interrupted/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    }
+  });
+});
+
+describe('a missing argument asked in a terminal', () => {
+  it('asks for the acting account and the name, and acts as the account typed', async () => {
+    const run = runInTerminal(cli, ['token', 'create', 'bob', '--no-expires', '--json']);
+    await waitFor(run, /Act as which account \(--as\)\?/);
+    run.type('alice\r');
+    await waitFor(run, /What is the token for \(--name\)\?/);
+    run.type('typed name\r');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    // The questions go to stderr: stdout is the JSON alone.
+    expect(JSON.parse(r.stdout)).toMatchObject({ account: 'bob', name: 'typed name', expires: null });
+    const audit = await cli.json<{ actor: string; action: string; target: string }[]>(['audit']);
+    expect(
+      audit.some((e) => e.actor === 'alice' && e.action === 'token.create' && e.target.includes('typed name')),
+    ).toBe(true);
+  });
+
+  it('never asks without a terminal: a missing --as is a usage error (exit 2)', async () => {
+    const r = await cli.run(['token', 'create', 'bob', '--name', 'scripted']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/missing --as/);
+    expect(r.stderr).not.toMatch(/Act as which account/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('ends with "cancelled" (exit 1) on Ctrl-D, creating nothing', async () => {
+    const before = (await allTokens(cli)).length;
+    const run = runInTerminal(cli, ['token', 'create', 'bob', '--as', 'alice', '--no-expires']);
+    await waitFor(run, /What is the token for/);
+    run.type('\x04');
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cancelled: nothing was changed/);
+    expect((await allTokens(cli)).length).toBe(before);
+  });
+});
+
+describe('a secret typed in a terminal', () => {
+  it('is read without echo: token lookup - finds the token, the value never on the screen', async () => {
+    const t = await createToken(cli, 'bob', 'typed secret', 'alice');
+    const run = runInTerminal(cli, ['token', 'lookup', '-', '--json']);
+    await waitFor(run, /Token value:/);
+    run.type(`${t.token}\r`);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: t.id, name: 'typed secret' });
+    expect(run.screen()).not.toContain(t.token.slice(12, 52));
+  });
+
+  it('is read without echo for copy-database, and Ctrl-C at it exits 130', async () => {
+    const run = runInTerminal(cli, ['copy-database']);
+    await waitFor(run, /PostgreSQL URL of the target database:/);
+    run.type('postgres://archive:s3cr3t-pw');
+    run.type('\x03');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/interrupted/);
+    expect(run.screen()).not.toContain('s3cr3t-pw');
   });
 });

@@ -2,6 +2,9 @@
 // cut for pipes, filters on token list, and token list / account show with 20,000 tokens
 // (50 s as a table before). How long they take is measured by the bench (`npm run bench`:
 // token list of 20,000 tokens, account show of one with 10,100), not here.
+import { copyFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import stringWidth from 'string-width';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createToken, lines, useSandbox, type TokenJson } from '../helpers/cli.js';
 import { runInTerminal, seedTokens } from './cli-terminal.js';
@@ -116,5 +119,72 @@ describe('token list filters', () => {
     }
     const r = await cli.run(['token', 'list', 'ann', '--account', 'ben']);
     expect(r.code).toBe(2);
+  });
+});
+
+describe('tables with wide characters, emoji and combining marks', () => {
+  const cli = useSandbox();
+  const names = [
+    '漢字の名前テスト、とても長い名前です', // CJK: two cells each
+    'ｶﾀｶﾅ half-width, ＦＵＬＬ width',
+    'rocket 🚀 coffee ☕ melting 🫠 ballet 🩰 goose 🪿', // emoji, also from U+1FA70 on
+    'flags 🇩🇪🇯🇵 heart ❤️ keycap 1️⃣ thumbs 👍🏽 done', // flags, VS16, keycap, skin tone
+    'combining e\u0301 a\u0951 x\u20d7 हिन्दी \u1100\u1161\u11a8 end', // marks of no width, jamo
+  ];
+  beforeAll(async () => {
+    await createAccounts(cli, { root: 'superuser', bot: 'editor' });
+    for (const name of names) await createToken(cli, 'bot', name, 'root');
+    // A ZWJ sequence can only come from rows written before names were checked (it is shown escaped).
+    await seedTokens(cli, 'bot', 1, 'family 👨\u200d👩\u200d👧 at work 👩\u200d💻');
+  });
+
+  /** The display cell at which each line's Status value (or heading) starts. */
+  const statusColumn = (line: string) => {
+    const at = line.search(/\b(active|Status)\b/);
+    expect(at, line).toBeGreaterThan(0);
+    return stringWidth(line.slice(0, at));
+  };
+
+  it.each([80, 64, 100])(
+    'fits a %i-column terminal: every line at most that wide, columns aligned',
+    async (columns) => {
+      const r = await runInTerminal(cli, ['token', 'list'], { columns }).done;
+      expect(r.code, r.stderr).toBe(0);
+      const out = lines(r.stdout);
+      expect(out).toHaveLength(names.length + 2);
+      for (const line of out) expect(stringWidth(line), line).toBeLessThanOrEqual(columns);
+      expect(new Set(out.map(statusColumn)).size, r.stdout).toBe(1);
+    },
+  );
+
+  it('fits the other tables that show names too: account show, audit, and doctor with a path in CJK', async () => {
+    const dir = path.join(cli.dir, 'アーカイブ');
+    await mkdir(dir, { recursive: true });
+    await copyFile(cli.configFile, path.join(dir, 'config.json'));
+    const runs = [
+      runInTerminal(cli, ['account', 'show', 'bot'], { columns: 80 }),
+      runInTerminal(cli, ['audit'], { columns: 200 }),
+      runInTerminal(cli, ['--config', path.join(dir, 'config.json'), 'doctor'], { columns: 200 }),
+    ];
+    for (const run of runs) {
+      const r = await run.done;
+      expect(r.stderr).not.toMatch(/string-width/);
+      expect(r.stdout).toMatch(/漢字|アーカイブ/);
+      for (const line of lines(r.stdout)) expect(stringWidth(line), line).toBeLessThanOrEqual(200);
+    }
+    const show = await runs[0]?.done;
+    for (const line of lines(show?.stdout ?? '')) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
+  });
+
+  it('prints the names whole when piped, columns aligned', async () => {
+    const r = await cli.run(['token', 'list']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = lines(r.stdout);
+    for (const name of names) expect(r.stdout).toContain(name);
+    expect(r.stdout).toContain('family 👨\\u200d👩\\u200d👧 at work'); // escaped, as everywhere
+    expect(r.stdout).not.toContain('…');
+    expect(new Set(out.map(statusColumn)).size, r.stdout).toBe(1);
+    const widest = Math.max(...names.map((n) => stringWidth(n)));
+    expect(statusColumn(out[0] ?? '')).toBeGreaterThan(widest);
   });
 });

@@ -1,8 +1,10 @@
 // Runs the CLI's main in this process as if in a terminal: stdin and stdout claim to be TTYs
 // (stdout `columns` wide), and what the test types is fed to stdin after the CLI has asked.
 // Also seeds many tokens straight into a sandbox's database, for the table and speed tests.
+import type { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { BIN, childEnv, collector, type CliResult, type Sandbox } from '../helpers/cli.js';
 
 export interface TerminalRun {
@@ -17,7 +19,7 @@ export interface TerminalRun {
 export function runInTerminal(
   box: Sandbox,
   args: string[],
-  opts: { columns?: number; env?: Record<string, string>; now?: string } = {},
+  opts: { columns?: number; env?: Record<string, string>; now?: string; signals?: EventEmitter } = {},
 ): TerminalRun {
   const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
   const out = collector();
@@ -33,12 +35,14 @@ export function runInTerminal(
       stdin,
       env: childEnv(box.env, opts.env),
       cwd: box.dir,
+      ...(opts.signals ? { signals: opts.signals } : {}),
       ...(at === undefined ? {} : { clock: { now: () => new Date(at) } }),
     });
     await new Promise((resolve) => setImmediate(resolve));
     return { code, stdout: out.text(), stderr: err.text() };
   })();
-  return { done, type: (text) => stdin.write(text), screen: () => out.text() + err.text() };
+  // What a person reads: the prompts' colours and cursor movements left out.
+  return { done, type: (text) => stdin.write(text), screen: () => stripVTControlCharacters(out.text() + err.text()) };
 }
 
 /** Waits until the screen shows `pattern` (a prompt), or fails after `ms`. */

@@ -75,11 +75,18 @@ describe('token revoke -', () => {
   it('refuses a value as the argument, pointing to "-", and revokes nothing', async () => {
     const t = await createToken(cli, 'bob', 'pasted', 'alice');
     const r = await cli.run(['token', 'revoke', t.token, '--as', 'alice']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // a usage error, as in token lookup
     expect(r.stderr).toMatch(/token revoke -/);
     expect(r.stderr).toMatch(/shell history/);
     noValue(r.stderr, t.token);
     expect((await allTokens(cli)).find((x) => x.id === t.id)?.status).toBe('active');
+    // A legacy value (60 letters and digits) too, and the same status as token lookup gives it.
+    const legacy = `${t.id}${'x'.repeat(52)}`;
+    for (const command of ['revoke', 'lookup']) {
+      const other = await cli.run(['token', command, legacy, '--as', 'alice']);
+      expect(other.code, command).toBe(2);
+      expect(other.stderr).not.toContain(legacy);
+    }
   });
 
   it('refuses a garbled value without quoting it', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { usage } from '../../errors.js';
 import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
 import { io } from '../io.js';
-import { note, printJson } from '../output.js';
+import { note, printJson } from '../text-output.js';
 
 type Globals = () => GlobalOptions;
 

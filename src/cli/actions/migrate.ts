@@ -1,7 +1,7 @@
 // What archivectl migrate does (its options and help are in ../commands/migrate.ts).
 // Loaded only when it runs.
 import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
-import { note } from '../output.js';
+import { note } from '../text-output.js';
 
 type Globals = () => GlobalOptions;
 

@@ -1,6 +1,6 @@
 // What archivectl serve does (its options and help are in ../commands/serve.ts).
 // Loaded only when it runs.
-import { readConfig, type GlobalOptions } from '../context.js';
+import { readConfig, refuseUntrustedDatabase, type GlobalOptions } from '../context.js';
 import { usage } from '../../errors.js';
 import { parseArg, PORT } from '../args.js';
 import { io } from '../io.js';
@@ -10,6 +10,7 @@ type Globals = () => GlobalOptions;
 export async function run(globals: Globals, opts: { host?: string; port?: string; migrate: boolean }): Promise<void> {
   const config = readConfig(globals());
   const port = opts.port === undefined ? undefined : parseArg(PORT, opts.port, usage);
+  refuseUntrustedDatabase(config);
   const { startDaemon } = await import('../../http/server.js');
   const { stdout, clock, signals, env } = io();
   // Signals are listened to before the daemon announces that it listens, so that none

@@ -1,7 +1,9 @@
 // What the settings commands do (their options and help are in ../commands/settings.ts). Loaded
 // only when one of them runs.
 import { MAX_DAYS, parseArg, SETTING_NAME, SWITCH } from '../args.js';
+import { optionalActor, osActor } from '../ask.js';
 import { withDb, type GlobalOptions } from '../context.js';
+import type { AsFlag, JsonFlag } from '../flags.js';
 import { printJson, printTable } from '../output.js';
 import type { SettingsView } from '../../domain/settings.js';
 import { TOKEN_MAX_DAYS } from '../../domain/setting-names.js';
@@ -27,17 +29,17 @@ export async function show(globals: Globals, opts: { json?: boolean }): Promise<
   printSettings(await withDb(globals(), (ctx) => readSettingsView(ctx)), opts.json);
 }
 
-export async function set(globals: Globals, name: string, value: string, opts: { json?: boolean }): Promise<void> {
+export async function set(globals: Globals, name: string, value: string, opts: AsFlag & JsonFlag): Promise<void> {
   const setting = parseArg(SETTING_NAME, name);
+  // --as, else ARCHIVECTL_AS; without either the audit log names the operating-system user.
+  const by = { account: optionalActor(opts.as), otherwise: osActor() };
   if (setting === TOKEN_MAX_DAYS) {
     const days = parseArg(MAX_DAYS, value);
     const { setTokenMaxDays } = await import('../../domain/settings.js');
-    const { SYSTEM } = await import('../../domain/audit.js');
-    printSettings(await withDb(globals(), (ctx) => setTokenMaxDays(ctx, days, SYSTEM)), opts.json);
+    printSettings(await withDb(globals(), (ctx) => setTokenMaxDays(ctx, days, by)), opts.json);
     return;
   }
   const on = parseArg(SWITCH, value);
   const { setSetting } = await import('../../domain/settings.js');
-  const { SYSTEM } = await import('../../domain/audit.js');
-  printSettings(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, SYSTEM)), opts.json);
+  printSettings(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, by)), opts.json);
 }

@@ -120,6 +120,13 @@ export async function list(globals: Globals, argument: string | undefined, opts:
 }
 
 export async function revoke(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
+  // A value where the id goes is a usage error (exit status 2), as in token lookup. Never quoted.
+  if (id !== '-' && (await import('../../domain/tokens/format.js')).parse(id)) {
+    throw usage(
+      'that is a token value, not its id: a value on the command line stays in shell history and shows in ps. ' +
+        'Give the 8-character id shown by token list, or pipe the value in: archivectl token revoke -',
+    );
+  }
   const actor = await resolveActor(opts.as);
   const value = id === '-' ? await (await import('../read-input.js')).readTokenValue() : undefined;
   const { findTokenByValue, revokeToken } = await import('../../domain/tokens/service.js');

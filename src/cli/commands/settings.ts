@@ -2,6 +2,7 @@
 // What they do is in ../actions/settings.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../context.js';
+import type { AsFlag, JsonFlag } from '../flags.js';
 
 const actions = () => import('../actions/settings.js');
 
@@ -28,12 +29,22 @@ request.`,
   settings
     .command('set <name> <value>')
     .description('set public_api or public_access to on or off, or token_max_days to a number of days or off')
+    .option(
+      '--as <admin>',
+      'the admin or superuser changing it (else ARCHIVECTL_AS; without either, the audit log names the OS user)',
+    )
     .option('--json', 'print the settings as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  archivectl settings set public_access on\n  archivectl settings set token_max_days 90',
+      `
+The audit log records who changed it: the --as account, or the operating-system user who ran
+the command as os:<name>.
+
+Examples:
+  archivectl settings set public_access on --as alice
+  archivectl settings set token_max_days 90 --as alice`,
     )
-    .action(async (name: string, value: string, opts: { json?: boolean }) =>
+    .action(async (name: string, value: string, opts: AsFlag & JsonFlag) =>
       (await actions()).set(globals, name, value, opts),
     );
 }

@@ -1,0 +1,49 @@
+// Output without tables: one JSON document for --json, notes, text for people. Data goes to
+// stdout; notes, warnings and progress go to stderr, so `$(archivectl …)` captures only data.
+// Everything goes to the run's io (io.ts), never straight to the process's streams. Tables are
+// in output.ts, which loads cli-table3 and string-width: commands that print none (serve,
+// migrate, backup) import this module instead and never load them.
+//
+// Text from the database (names, usernames, audit entries: rows written before names were
+// checked, or by a legacy import) may hold characters a terminal obeys instead of showing (an
+// escape sequence, a right-to-left override). People-facing output shows them escaped
+// (`\x1b`, `\u202e`); --json keeps the exact data, with those characters as JSON \u escapes.
+import { escapeUnsafe, INVISIBLE_CLASS } from '../unsafe-text.js';
+import { io } from './io.js';
+
+// JSON.stringify escapes C0 controls but writes DEL, C1 controls and the format characters
+// as they are. They can only occur inside strings, where \uXXXX means the same character.
+const JSON_UNSAFE = new RegExp(`[${INVISIBLE_CLASS}]`, 'g');
+
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    JSON_UNSAFE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+export function printJson(value: unknown): void {
+  io().stdout.write(`${toJson(value)}\n`);
+}
+
+/** Text for people, as it is: the caller has escaped what came from the database. */
+export function writeOut(text: string): void {
+  io().stdout.write(text);
+}
+
+/** One or more lines on stderr; line breaks are kept, anything else a terminal obeys is escaped. */
+export function note(message: string): void {
+  io().stderr.write(`${escapeUnsafe(message, { keepNewlines: true })}\n`);
+}
+
+/** A value from the database for a single line of people-facing output. */
+export function shown(text: string): string {
+  return escapeUnsafe(text);
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** True when `text` is printable ASCII: one terminal cell a character, measured without string-width. */
+export function isPlainAscii(text: string): boolean {
+  return PRINTABLE_ASCII.test(text);
+}

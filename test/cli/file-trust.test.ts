@@ -1,0 +1,171 @@
+// A configuration or SQLite database that another user could have written decides which
+// database a command changes and what it finds there: a ./config.json planted in a shared
+// working directory, a database file of mode 0666. Every command refuses such a file, as ssh
+// refuses a key others may write, naming the file and the fix, with exit status 2: writable by
+// its group or others, or owned by a user other than the one running it and root.
+import { existsSync } from 'node:fs';
+import { chmod, chown, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccounts, createToken, IS_PG, lines, useSandbox, type CliResult } from '../helpers/cli.js';
+
+const isRoot = process.getuid?.() === 0;
+const NOT_ROOT = 'giving a file to another user (chown nobody) needs root';
+
+const cli = useSandbox();
+let tokenId = '';
+
+beforeAll(async () => {
+  await createAccounts(cli, { root: 'superuser', bob: 'user' });
+  tokenId = (await createToken(cli, 'bob', 'kept', 'root')).id;
+});
+
+function expectRefused(r: CliResult, file: string, fix: RegExp): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(lines(r.stderr)).toHaveLength(1);
+  expect(r.stderr).toContain(file);
+  expect(r.stderr).toMatch(fix);
+}
+
+/** A directory holding a copy of the sandbox's config.json (its database is the sandbox's, by absolute path). */
+async function plantedConfig(name: string): Promise<{ dir: string; file: string }> {
+  const dir = path.join(cli.dir, name);
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, 'config.json');
+  const database = cli.dbFile ? { filename: cli.dbFile } : { client: 'pg', url: cli.env.DATABASE_URL ?? '' };
+  await writeFile(file, JSON.stringify({ database, dataDir: path.join(cli.dir, 'data') }), { mode: 0o600 });
+  return { dir, file };
+}
+
+const stillActive = async () =>
+  (await cli.json<{ id: string; status: string }[]>(['token', 'list'])).some((t) => t.id === tokenId);
+
+describe('a config file others may write', () => {
+  it.each(['0666', '0662', '0660', '0620'])(
+    'is refused as ./config.json with mode %s by token list, migrate and token revoke, changing nothing',
+    async (octal) => {
+      const mode = parseInt(octal, 8);
+      const { dir, file } = await plantedConfig(`writable-${mode.toString(8)}`);
+      await chmod(file, mode);
+      for (const args of [['token', 'list'], ['migrate'], ['token', 'revoke', tokenId, '--as', 'root']]) {
+        const r = await cli.run(args, { config: false, cwd: dir });
+        expectRefused(r, file, new RegExp(`mode ${octal}: .*chmod go-w ${file}$`, 'm'));
+      }
+      expect(await stillActive()).toBe(true);
+    },
+  );
+
+  it('is refused by every other command too, serve included, whichever way it was named', async () => {
+    const { dir, file } = await plantedConfig('every-command');
+    await chmod(file, 0o666);
+    const commands = [
+      ['serve', '--host', '127.0.0.1', '--port', '0'],
+      ['account', 'list'],
+      ['account', 'create', 'mallory', '--role', 'superuser'],
+      ['settings', 'set', 'public_access', 'on'],
+      ['settings'],
+      ['audit'],
+      ['routes'],
+      ['backup', path.join(dir, 'copy.sqlite3')],
+      ['catalog', 'load', '-'],
+      ['token', 'import-legacy', '-', '--as', 'root'],
+    ];
+    const input = '{}'; // for the commands that read stdin before the configuration
+    for (const args of commands) {
+      expectRefused(await cli.run(args, { config: false, cwd: dir, input }), file, /chmod go-w/);
+      expectRefused(await cli.run(args, { config: file, input }), file, /chmod go-w/);
+      expectRefused(await cli.run(args, { config: false, env: { ARCHIVE_CONFIG: file }, input }), file, /chmod go-w/);
+    }
+    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false });
+    expect((await cli.json<{ username: string }[]>(['account', 'list'])).map((a) => a.username)).not.toContain(
+      'mallory',
+    );
+  });
+
+  it('is refused by the built binary, with exit status 2', async () => {
+    const { dir, file } = await plantedConfig('binary');
+    await chmod(file, 0o666);
+    expectRefused(await cli.run(['token', 'list'], { config: false, cwd: dir, spawn: true }), file, /chmod go-w/);
+  });
+
+  it('is used once fixed as the message says (mode 0644 and 0600 are fine)', async () => {
+    const { dir, file } = await plantedConfig('fixed');
+    for (const mode of [0o644, 0o600]) {
+      await chmod(file, mode);
+      const r = await cli.run(['token', 'list', '--json'], { config: false, cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+});
+
+describe.skipIf(!isRoot)(`a config file owned by another user (${isRoot ? 'chown nobody' : NOT_ROOT})`, () => {
+  it('is refused, naming its owner and the fix, even with mode 0600', async () => {
+    const { dir, file } = await plantedConfig('foreign');
+    await chmod(file, 0o600);
+    await chown(file, 65534, 65534);
+    for (const args of [
+      ['token', 'list'],
+      ['serve', '--port', '0'],
+      ['settings', 'set', 'public_api', 'on'],
+    ]) {
+      const r = await cli.run(args, { config: false, cwd: dir });
+      expectRefused(r, file, /belongs to (nobody|uid 65534): only a file of root is used, .*chown root /);
+    }
+    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false });
+  });
+
+  it('is accepted when owned by root (the system-wide file of a package)', async () => {
+    const { dir, file } = await plantedConfig('root-owned');
+    await chown(file, 0, 0);
+    expect((await cli.run(['token', 'list'], { config: false, cwd: dir })).code).toBe(0);
+  });
+});
+
+describe.skipIf(IS_PG)('a SQLite database others may write', () => {
+  it.each(['0666', '0660', '0646'])(
+    'is refused with mode %s by token list, migrate, token revoke and serve, changing nothing',
+    async (octal) => {
+      const file = cli.dbFile as string;
+      await chmod(file, parseInt(octal, 8));
+      try {
+        for (const args of [
+          ['token', 'list'],
+          ['migrate'],
+          ['token', 'revoke', tokenId, '--as', 'root'],
+          ['serve', '--port', '0'],
+        ]) {
+          const r = await cli.run(args);
+          expectRefused(r, file, new RegExp(`database file ${file} has mode ${octal}: .*chmod go-w ${file}$`, 'm'));
+        }
+      } finally {
+        await chmod(file, 0o600);
+      }
+      expect(await stillActive()).toBe(true);
+    },
+  );
+
+  it('is refused when its -wal file is writable by others', async () => {
+    const file = cli.dbFile as string;
+    const wal = `${file}-wal`;
+    const existed = existsSync(wal);
+    if (!existed) await writeFile(wal, '');
+    await chmod(wal, 0o666);
+    try {
+      expectRefused(await cli.run(['token', 'list']), wal, /chmod go-w/);
+    } finally {
+      if (existed) await chmod(wal, 0o600);
+      else await rm(wal);
+    }
+  });
+
+  it.skipIf(!isRoot)(`is refused when owned by another user (${isRoot ? 'chown nobody' : NOT_ROOT})`, async () => {
+    const copy = path.join(cli.dir, 'foreign-db', 'archive.sqlite3');
+    await mkdir(path.dirname(copy), { recursive: true });
+    await copyFile(cli.dbFile as string, copy);
+    await chown(copy, 65534, 65534);
+    const config = path.join(cli.dir, 'foreign-db', 'config.json');
+    await writeFile(config, JSON.stringify({ database: { filename: './archive.sqlite3' } }), { mode: 0o600 });
+    expectRefused(await cli.run(['token', 'list'], { config }), copy, /belongs to .*chown root /);
+  });
+});
