@@ -214,6 +214,7 @@ export async function testDatabaseConfig(
   await writeFile(
     configFile,
     `${JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data' }, null, 2)}\n`,
+    { mode: 0o600 }, // whatever the umask: the CLI refuses a config file others may write
   );
   if (!PG_URL || backend === 'sqlite')
     return { configFile, dbFile: path.join(dir, 'archive.sqlite3'), env: {}, drop: async () => undefined };
