@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { watchAccessGeneration } from '../db/access-watch.js';
-import { databaseFileWarning, openDatabase } from '../db/connect.js';
+import { databaseFileWarning, openDatabase, withoutStatementLimit } from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
 import { migrateLatest, pendingMigrations } from '../db/migrate.js';
 import { AccessState } from '../domain/access-state.js';
@@ -135,7 +135,7 @@ async function startOpened(
 ): Promise<Daemon> {
   let db: Db;
   try {
-    db = await openDatabase(config.database);
+    db = await openDatabase(config.database, 'daemon');
   } catch (err) {
     throw databaseUnreachable(err, config.database.client);
   }
@@ -150,7 +150,7 @@ async function startOpened(
           'run "archivectl migrate" or start without --no-migrate',
       );
   } else {
-    const applied = await migrateLatest(db).catch((err: unknown) => {
+    const applied = await withoutStatementLimit(db, migrateLatest).catch((err: unknown) => {
       throw databaseUnreachable(err, config.database.client);
     });
     if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
