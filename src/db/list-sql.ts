@@ -44,8 +44,8 @@ export interface ListFilter {
   indexed: boolean;
 }
 
-/** One page of a list. */
-export interface PageShape extends ListFilter {
+/** One page of a list, of a filter. */
+export interface PageShape {
   /** The columns read (the sort column among them: a cursor is made of it). */
   columns: readonly string[];
   key: SortKey;
@@ -78,33 +78,23 @@ const made = new Map<string, Statement>();
 const q = (name: string) => `"${name}"`;
 const HIT_ID = 'text_hits.text_id';
 
-/** The SQL of one page of a list. */
-export function pageSql(db: Db, s: PageShape): Statement {
+/**
+ * The SQL of one page of a list. Made once per shape: the key leaves out what a table's
+ * description fixes (its columns given the sort column, its searched columns, whether the sort
+ * column holds NULLs), so that a request builds a short key.
+ */
+export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
   const pg = isPg(db);
-  const key = [
-    pg ? 'pg' : 'sqlite',
-    'page',
-    s.table,
-    s.columns.join(','),
-    s.key.column,
-    s.key.nullable,
-    s.key.asc,
-    s.equal.join(','),
-    s.like?.join(',') ?? '',
-    s.indexed,
-    s.after,
-    s.reverse,
-    s.offset,
-    s.total,
-  ].join('|');
-  return rememberIn(made, MAX_SHAPES, key, () => writePage(pg, s));
+  const flags = `${s.key.asc ? 'a' : 'd'}${f.indexed ? 'i' : ''}${f.like ? 'l' : ''}${s.after ?? ''}${s.reverse ? 'r' : ''}${s.offset ? 'o' : ''}${s.total ? 't' : ''}`;
+  const key = `${pg ? 'pg' : 'sqlite'} page ${f.table} ${s.key.column} ${flags} ${f.equal.join(',')}`;
+  return rememberIn(made, MAX_SHAPES, key, () => writePage(pg, f, s));
 }
 
 /** The SQL of the filter's count, which stops after `rows` rows. */
 export function countSql(db: Db, f: ListFilter, rows: number): Statement {
   const pg = isPg(db);
-  const key = [pg ? 'pg' : 'sqlite', 'count', f.table, f.equal.join(','), f.like?.join(',') ?? '', f.indexed, rows];
-  return rememberIn(made, MAX_SHAPES, key.join('|'), () => writeCount(f, rows));
+  const key = `${pg ? 'pg' : 'sqlite'} count ${f.table} ${f.like ? 'l' : ''}${f.indexed ? 'i' : ''} ${rows} ${f.equal.join(',')}`;
+  return rememberIn(made, MAX_SHAPES, key, () => writeCount(f, rows));
 }
 
 /**
@@ -119,9 +109,9 @@ export async function rowsOf(db: Db, s: Statement, values: Readonly<Record<strin
   return Array.isArray(result) ? result : result.rows;
 }
 
-function writePage(pg: boolean, s: PageShape): Statement {
+function writePage(pg: boolean, f: ListFilter, s: PageShape): Statement {
   // The hits are joined when the order is the id's: FTS5 yields them in that order.
-  const joined = s.indexed && s.key.column === 'id';
+  const joined = f.indexed && s.key.column === 'id';
   const idColumn = joined ? HIT_ID : q('id');
   const params: string[] = [];
   const select = s.columns.map(q);
@@ -129,8 +119,8 @@ function writePage(pg: boolean, s: PageShape): Statement {
     select.push(`(${COUNTER.sql}) AS ${q(TOTAL_ALONG)}`);
     params.push('table');
   }
-  const from = fromClause(s, joined, params);
-  const where = conditions(s, joined, params);
+  const from = fromClause(f, joined, params);
+  const where = conditions(f, joined, params);
   if (s.after !== null) {
     where.push(afterCondition(s.key, s.after, idColumn));
     params.push(...(s.key.column === 'id' ? ['afterId'] : s.after === 'value' ? ['after', 'afterId'] : ['afterId']));
