@@ -8,6 +8,7 @@
 //
 //   BENCH_ONLY=attacks   only the attack section (setup included)
 //   BENCH_ONLY=core      only the figures before it
+//   BENCH_ONLY=flood     only phase (e) of the attack section: a never-verified id flooded, 5 runs
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
@@ -30,8 +31,8 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'scale', 'soak'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "core", "attacks", "scale" or "soak", not "${ONLY}"`);
+if (!['', 'core', 'attacks', 'flood', 'scale', 'soak'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "core", "attacks", "flood", "scale" or "soak", not "${ONLY}"`);
   process.exit(2);
 }
 if (ONLY === 'scale') {
@@ -45,8 +46,9 @@ if (ONLY === 'soak') {
   const { runSoak } = await import('./soak.js');
   process.exit((await runSoak({ bin: BIN })) ? 0 : 1);
 }
-const RUN_CORE = ONLY !== 'attacks';
-const RUN_ATTACKS = ONLY !== 'core';
+const RUN_CORE = ONLY === '' || ONLY === 'core';
+const RUN_ATTACKS = ONLY === '' || ONLY === 'attacks';
+const RUN_FLOOD = RUN_ATTACKS || ONLY === 'flood';
 
 // Never hang, never leave a daemon behind: a hard timeout for the whole run, and every daemon
 // this process started is killed when it exits.
@@ -362,6 +364,16 @@ try {
       token,
       formatModule: path.join(ROOT, 'dist/domain/tokens/format.js'),
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    });
+  }
+  if (RUN_FLOOD) {
+    const { runNeverVerifiedFlood } = await import('./attacks.js');
+    await runNeverVerifiedFlood({
+      bin: BIN,
+      config,
+      env,
+      token,
+      formatModule: path.join(ROOT, 'dist/domain/tokens/format.js'),
     });
   }
 } finally {

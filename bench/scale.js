@@ -1,9 +1,9 @@
 // BENCH_ONLY=scale npm run bench: the catalogue read path at archive scale (issue 11). Builds
 // catalogues of 1,000, 100,000 and 1,000,000 actors with `archivectl catalog load` (cached in
 // bench/.cache/scale between runs: the SQLite files, and PostgreSQL databases named
-// archivectl_bench_<n>), then measures through HTTP on 127.0.0.1, one request at a time: the
-// default list, sortField=name, a common and a rare search, the last page, format=select2 and a
-// reconciliation query (median and p99). Then GET /api/actors?perPage=25 with 1,000 actors
+// archivectl_bench_<DATA>_<n>), then measures through HTTP on 127.0.0.1, one request at a time:
+// the default list, sortField=name, searches for a word in 1 % and in 10 % of the names and a
+// rare one, the last page, format=select2 and a reconciliation query (median, p99 and max). Then GET /api/actors?perPage=25 with 1,000 actors
 // against a reference endpoint on each database (bench/reference-server.js: Koa with sqlite3 or
 // pg prepared statements, the same answer byte for byte) in alternating autocannon rounds. Both servers run as processes
 // of their own with the same environment; where the machine allows (daemon.js pinningOf) they
@@ -32,18 +32,32 @@ const PG_URL = process.env.BENCH_PG_URL ?? process.env.ARCHIVE_TEST_PG_URL ?? nu
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const PART = process.env.BENCH_SCALE_PART ?? 'all';
+/** The catalogues' generation: a change to nameOf() must change it, or old caches are reused. */
+const DATA = 'v2';
 const VARIANTS = (process.env.BENCH_VARIANTS ?? '')
   .split(',')
   .filter(Boolean)
   .map((v) => v.split('='));
 
-/** The names: one of 40 first names and one of 400 family names, a number; one in 50,000 rare. */
+/**
+ * The names: one of 40 first names and one of 400 family names, a number; one in 50,000 rare.
+ * The family names' stems by share of the catalogue: müller 1 % (10,000 rows at 1M), meier 10 %,
+ * schmid 20 %, keller 30 % (sharing müller's trigrams `lle` and `ler`: the index must read past
+ * them), weber 39 %.
+ */
 const FIRST = 'anna beat carla dora emil fritz greta hans ida jakob karl lena max nina otto paul rosa sara theo'
   .split(' ')
   .concat('ursula vera walter xaver yvonne zoe adrian bruno cäcilie dölf elsa franz gerda heidi ivo'.split(' '))
   .concat('jürg kurt lotte marta noah'.split(' '));
-const FAMILY = Array.from({ length: 400 }, (_, i) => `${['müller', 'meier', 'schmid', 'keller', 'weber'][i % 5]}${i}`);
-const COMMON = 'müller'; // in one name of five
+const stemOf = (j) => {
+  const p = j % 100;
+  return p < 1 ? 'müller' : p < 11 ? 'meier' : p < 31 ? 'schmid' : p < 61 ? 'keller' : 'weber';
+};
+const FAMILY = Array.from({ length: 400 }, (_, j) => `${stemOf(j)}${j}`);
+const WORDS = [
+  ['müller', '1 %'],
+  ['meier', '10 %'],
+];
 const RARE = 'quetzal'; // in one name of 50,000 (and at least one)
 const nameOf = (i) =>
   `${FIRST[i % FIRST.length]} ${FAMILY[(i * 7919) % FAMILY.length]}${i % 50_000 === 7 ? ` ${RARE}` : ''} ${i}`;
@@ -71,30 +85,36 @@ async function writeCatalog(file, n) {
   await new Promise((r) => out.end(r));
 }
 
+/** The PostgreSQL database of the catalogue of n actors. */
+const pgDatabase = (n) => `archivectl_bench_${DATA}_${n}`;
+
 /** A catalogue of n actors on a dialect: built once (timed), reused after. */
 async function catalogue(n, dialect) {
   mkdirSync(CACHE, { recursive: true });
-  const base = path.join(CACHE, `${dialect}-${n}`);
+  const base = path.join(CACHE, `${DATA}-${dialect}-${n}`);
   const config = `${base}.json`;
   const database =
     dialect === 'pg'
-      ? { client: 'pg', url: `${PG_URL.replace(/\/[^/]*$/, '')}/archivectl_bench_${n}` }
-      : { client: 'sqlite3', filename: `./${dialect}-${n}.sqlite3` };
-  writeFileSync(config, JSON.stringify({ database, dataDir: `./data-${dialect}-${n}`, log: { level: 'info' } }));
+      ? { client: 'pg', url: `${PG_URL.replace(/\/[^/]*$/, '')}/${pgDatabase(n)}` }
+      : { client: 'sqlite3', filename: `./${DATA}-${dialect}-${n}.sqlite3` };
+  writeFileSync(
+    config,
+    JSON.stringify({ database, dataDir: `./data-${DATA}-${dialect}-${n}`, log: { level: 'info' } }),
+  );
   const done = `${base}.built`;
   if (existsSync(done)) return { config, loadSeconds: null };
   if (dialect === 'pg') {
     const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS archivectl_bench_${n}`);
-    await admin.query(`CREATE DATABASE archivectl_bench_${n}`);
+    await admin.query(`DROP DATABASE IF EXISTS ${pgDatabase(n)}`);
+    await admin.query(`CREATE DATABASE ${pgDatabase(n)}`);
     await admin.end();
   } else rmSync(`${base}.sqlite3`, { force: true });
   cli(config, ['migrate']);
   cli(config, ['account', 'create', 'root', '--role', 'superuser'], { ARCHIVECTL_AS: '' });
   cli(config, ['settings', 'set', 'public_access', 'on']);
-  const file = path.join(CACHE, `catalog-${n}.json`);
+  const file = path.join(CACHE, `catalog-${DATA}-${n}.json`);
   if (!existsSync(file)) await writeCatalog(file, n);
   const t0 = process.hrtime.bigint();
   cli(config, ['catalog', 'load', file, '--json']);
@@ -111,7 +131,7 @@ async function measure(url) {
     if (r.status !== 200) throw new Error(`${url}: ${r.status} ${r.body.slice(0, 200)}`);
     times.push(r.ms);
   }
-  return { median: median(times), p99: percentile(times, 99) };
+  return { median: median(times), p99: percentile(times, 99), max: Math.max(...times) };
 }
 
 function queries(n) {
@@ -119,7 +139,9 @@ function queries(n) {
   return {
     'default list': '/api/actors?perPage=25',
     'sortField=name': '/api/actors?perPage=25&sortField=name',
-    [`search=${COMMON} (common)`]: `/api/actors?perPage=25&search=${encodeURIComponent(COMMON)}`,
+    ...Object.fromEntries(
+      WORDS.map(([w, share]) => [`search=${w} (${share})`, `/api/actors?perPage=25&search=${encodeURIComponent(w)}`]),
+    ),
     [`search=${RARE} (rare)`]: `/api/actors?perPage=25&search=${RARE}`,
     'last page': `/api/actors?perPage=25&page=${Math.ceil(n / 25)}`,
     'format=select2': '/api/actors?format=select2',
@@ -162,19 +184,19 @@ async function runQueries() {
     for (const n of SIZES) {
       const { config, loadSeconds } = await catalogue(n, dialect);
       const { proc, url } = await startDaemon(config, { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' });
-      if (loadSeconds !== null) table.push([dialect, n, 'catalog load (built now), s', loadSeconds.toFixed(1), '']);
+      if (loadSeconds !== null) table.push([dialect, n, 'catalog load (built now), s', loadSeconds.toFixed(1), '', '']);
       for (const [what, q] of Object.entries(queries(n))) {
         const r = await measure(url + q);
-        table.push([dialect, n, what, r.median.toFixed(2), r.p99.toFixed(2)]);
-        console.error(`${dialect} ${n} ${what}: ${r.median.toFixed(2)} / ${r.p99.toFixed(2)} ms`);
+        table.push([dialect, n, what, r.median.toFixed(2), r.p99.toFixed(2), r.max.toFixed(2)]);
+        console.error(`${dialect} ${n} ${what}: ${r.median.toFixed(2)} / ${r.p99.toFixed(2)} / ${r.max.toFixed(2)} ms`);
       }
       const { hwm } = memoryOf(proc.pid);
-      table.push([dialect, n, 'daemon peak RSS through these queries, MB', hwm.toFixed(1), '']);
+      table.push([dialect, n, 'daemon peak RSS through these queries, MB', hwm.toFixed(1), '', '']);
       proc.kill('SIGTERM');
       await new Promise((r) => proc.on('exit', r));
     }
   }
-  console.log('\n| db | actors | query | median ms | p99 ms |\n|---|---|---|---|---|');
+  console.log('\n| db | actors | query | median ms | p99 ms | max ms |\n|---|---|---|---|---|---|');
   for (const r of table) console.log(`| ${r.join(' | ')} |`);
 }
 
@@ -204,8 +226,8 @@ async function throughputOn(dialect) {
   }
   const database =
     dialect === 'pg'
-      ? `${PG_URL.replace(/\/[^/]*$/, '')}/archivectl_bench_1000`
-      : path.join(CACHE, 'sqlite-1000.sqlite3');
+      ? `${PG_URL.replace(/\/[^/]*$/, '')}/${pgDatabase(1000)}`
+      : path.join(CACHE, `${DATA}-sqlite-1000.sqlite3`);
   const ref = await startServer([path.join(ROOT, 'bench', 'reference-server.js'), database], env, { pin: true });
   servers.push({ name: 'reference', url: `${ref.url}/`, proc: ref.proc, total: 0 });
   // The same answer, or the comparison means nothing.

@@ -1,10 +1,15 @@
 // Opens the database named by the configuration, with the settings each dialect needs.
 import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import { attachSignalFile, signalFileFor } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
-import { pgKnexConfig } from './pg-config.js';
+import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
+
+export type { DatabaseUse } from './pg-config.js';
+
+type PgConnection = Knex.PgConnectionConfig & { statement_timeout?: number; query_timeout?: number };
 
 interface SqliteConnection {
   configure(option: 'busyTimeout', ms: number): void;
@@ -76,11 +81,16 @@ export async function daemonHeartbeats(db: Db): Promise<{ live: number; stale: n
   return { live, stale: Number(rows[0]?.total ?? 0) - live };
 }
 
-export async function openDatabase(database: Config['database']): Promise<Db> {
+/**
+ * A handle on the configured database. `use` says whose statements it runs (pg-config.ts
+ * DatabaseUse): the daemon's requests are bounded by `database.statementTimeoutMs`, a command's
+ * statements are not.
+ */
+export async function openDatabase(database: Config['database'], use: DatabaseUse = 'command'): Promise<Db> {
   // knex is loaded on demand: `archivectl --help` and pure commands never pay for it.
   const { default: knex } = await import('knex');
   if (database.client === 'pg') {
-    return knex(pgKnexConfig(database));
+    return knex(pgKnexConfig(database, use));
   }
   const file = database.filename;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -106,4 +116,22 @@ export async function openDatabase(database: Config['database']): Promise<Db> {
   });
   attachSignalFile(db, signalFileFor(file));
   return db;
+}
+
+/**
+ * Runs `work` on a handle to the database of `db` whose statements have no time limit (a
+ * `command` handle): the daemon's start-up migrations may build an index over a million rows.
+ * PostgreSQL: one connection of its own, closed after; SQLite bounds no statement: `db` itself.
+ */
+export async function withoutStatementLimit<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
+  if (!isPg(db)) return work(db);
+  const { default: knex } = await import('knex');
+  const config = (db.client as { config: Knex.Config }).config;
+  const { statement_timeout: _s, query_timeout: _q, ...connection } = config.connection as PgConnection;
+  const unlimited = knex({ ...config, connection, pool: { ...config.pool, min: 0, max: 1 } });
+  try {
+    return await work(unlimited);
+  } finally {
+    await unlimited.destroy();
+  }
 }

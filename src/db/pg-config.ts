@@ -1,6 +1,7 @@
 // The knex settings of a PostgreSQL handle: the pool, and the timeouts that turn a database
 // that is away or stalled into prompt errors (answered 503 by the daemon) instead of requests
-// that wait for ever: connecting, waiting for a pooled connection, and running one statement.
+// that wait for ever: connecting, waiting for a pooled connection, and, for the daemon's
+// requests only, running one statement.
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import { DEFAULTS } from '../config/sections.js';
@@ -13,6 +14,17 @@ export interface DatabaseTimeouts {
 
 /** The PostgreSQL database section; timeouts not given take their defaults. */
 export type PgDatabase = Extract<Config['database'], { client: 'pg' }> & Partial<DatabaseTimeouts>;
+
+/**
+ * Who a handle serves. `daemon`: requests, each statement bounded by
+ * `database.statementTimeoutMs` (a stalled database answers 503 instead of holding the request).
+ * `command`: the CLI's work (`catalog load`, `copy-database`, `migrate`, …) and the daemon's
+ * start-up migrations, whose statements take as long as the data needs: a load of a million
+ * rows commits for longer than any request may run. Connecting and waiting for a pooled
+ * connection stay bounded for both; a `statement_timeout` set on the server or the role still
+ * applies to both.
+ */
+export type DatabaseUse = 'daemon' | 'command';
 
 /** The client waits a little longer than the server, whose own cancellation is the cleaner end. */
 const CLIENT_GRACE_MS = 1_000;
@@ -58,8 +70,8 @@ function discardAfterClientTimeout(conn: PooledConnection, done: (err: Error | n
 
 const CLIENT_TIMEOUT = /^Query read timeout$/;
 
-export function pgKnexConfig(database: PgDatabase): Knex.Config {
-  const statement = database.statementTimeoutMs ?? DEFAULTS.database.statementTimeoutMs;
+export function pgKnexConfig(database: PgDatabase, use: DatabaseUse): Knex.Config {
+  const statement = use === 'daemon' ? (database.statementTimeoutMs ?? DEFAULTS.database.statementTimeoutMs) : 0;
   const acquire = database.acquireTimeoutMs ?? DEFAULTS.database.acquireTimeoutMs;
   const connect = database.connectTimeoutMs ?? DEFAULTS.database.connectTimeoutMs;
   return {

@@ -28,22 +28,19 @@ export function textMatchOf(db: Db, columns: readonly string[], words: readonly 
   return `{${columns.join(' ')}} : (${words.map(phrase).join(' OR ')})`;
 }
 
-/** Narrows `b` (over `table`) to the index's hits for `match` (a textMatchOf query), in no order. */
-export function whereTextMatch(b: Knex.QueryBuilder, table: string, match: string): Knex.QueryBuilder {
-  const fts = `${table}_text`;
-  return b.whereRaw(`??.?? IN (SELECT rowid FROM ?? WHERE ?? MATCH ?)`, [table, 'id', fts, fts, match]);
-}
+/** The FTS5 table of `table` (SQLite; see the migration catalog_scale). */
+export const textTableOf = (table: string) => `${table}_text`;
 
 /** The id of a row joined by joinTextMatch, to order and page by: the index yields it in order. */
-export const TEXT_HIT_ID = 'text_hits.text_id';
+const TEXT_HIT_ID = 'text_hits.text_id';
 
 /**
  * Joins `b` (over `table`) to the index's hits for `match`. Ordered by TEXT_HIT_ID, SQLite
  * walks the hits in id order and looks each row up by its key, so a page (LIMIT) stops after its
- * rows; the IN form of whereTextMatch reads every hit first, which costs with a common word.
+ * rows; `id IN (hits)` reads every hit first, which costs with a common word.
  */
-export function joinTextMatch(db: Db, b: Knex.QueryBuilder, table: string, match: string): Knex.QueryBuilder {
-  const fts = `${table}_text`;
+function joinTextMatch(db: Db, b: Knex.QueryBuilder, table: string, match: string): Knex.QueryBuilder {
+  const fts = textTableOf(table);
   const hits = db(fts).select({ text_id: 'rowid' }).whereRaw(`?? MATCH ?`, [fts, match]).as('text_hits');
   return b.join(hits, `${table}.id`, TEXT_HIT_ID);
 }

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { watchAccessGeneration } from '../db/access-watch.js';
-import { databaseFileWarning, openDatabase } from '../db/connect.js';
+import { databaseFileWarning, openDatabase, withoutStatementLimit } from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
 import { migrateLatest, pendingMigrations } from '../db/migrate.js';
 import { AccessState } from '../domain/access-state.js';
@@ -122,10 +122,10 @@ async function readyDatabase(
   let pending: string[] = [];
   let ready: ReadyDatabase;
   try {
-    const db = await openDatabase(config.database);
+    const db = await openDatabase(config.database, 'daemon');
     opened.push(() => db.destroy());
     if (migrate) {
-      const applied = await migrateLatest(db);
+      const applied = await withoutStatementLimit(db, migrateLatest);
       if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
     } else {
       pending = await pendingMigrations(db);

@@ -37,6 +37,8 @@ const NAMES = [
   'x',
   'Zoë',
   'Ab',
+  'Rabatt 100% auf_Alles \\o/',
+  'Der "Grosse" Karl',
 ];
 
 async function list(query: string): Promise<{ data: Actor[]; meta: Meta }> {
@@ -59,15 +61,32 @@ beforeAll(async () => {
 const expectedSearch = (search: string) => NAMES.filter((n) => n.toLowerCase().includes(search.toLowerCase()));
 
 describe('search through the text index', () => {
-  it.each(['MÜLLER', 'üller', 'ÜBER', 'straße', 'zell', 'ab', 'a', 'Ü', 'zoë', 'nobody here'])(
-    'finds the case-insensitive substring %j, as before',
-    async (search) => {
-      const { data, meta } = await list(`search=${encodeURIComponent(search)}&perPage=100`);
-      expect(data.map((a) => a.name).sort()).toEqual(expectedSearch(search).sort());
-      expect(meta.total).toBe(expectedSearch(search).length);
-      expect(meta).not.toHaveProperty('total_exact');
-    },
-  );
+  // Searches of three characters or more are counted by the text index alone (src/db/list-sql.ts):
+  // LIKE's wildcards, its escape character and FTS5's quote are plain characters there too.
+  it.each([
+    'MÜLLER',
+    'üller',
+    'ÜBER',
+    'straße',
+    'zell',
+    'ab',
+    'a',
+    'Ü',
+    'zoë',
+    'nobody here',
+    '100%',
+    'f_a',
+    '\\o/',
+    '%',
+    '_',
+    '"gross',
+    'e" k',
+  ])('finds the case-insensitive substring %j, as before', async (search) => {
+    const { data, meta } = await list(`search=${encodeURIComponent(search)}&perPage=100`);
+    expect(data.map((a) => a.name).sort()).toEqual(expectedSearch(search).sort());
+    expect(meta.total).toBe(expectedSearch(search).length);
+    expect(meta).not.toHaveProperty('total_exact');
+  });
 
   it('answers select2 from the same search', async () => {
     const r = await api.get('/api/actors?format=select2&search=m%C3%BCller', t.user);
@@ -124,8 +143,9 @@ describe('sorting and paging', () => {
     expect(data.map((a) => a.id)).toEqual(expectedOrder(all, field, asc === '1'));
   });
 
-  it('orders names case-insensitively (ASCII names: the same order on both dialects)', async () => {
-    const ascii = (await list('perPage=100')).data.filter((a) => /^[ -~]+$/.test(a.name));
+  // Letters and spaces only: collations disagree on where punctuation sorts.
+  it('orders names case-insensitively (ASCII letters: the same order on both dialects)', async () => {
+    const ascii = (await list('perPage=100')).data.filter((a) => /^[A-Za-z ]+$/.test(a.name));
     const ids = new Set(ascii.map((a) => a.id));
     for (const asc of [true, false]) {
       const { data } = await list(`perPage=100&sortField=name&sortAsc=${asc ? 1 : 0}`);

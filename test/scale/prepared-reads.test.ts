@@ -1,4 +1,4 @@
-// The prepared read path of the catalogue lists (src/db/prepared-reads.ts, compiled-sql.ts): on
+// The prepared read path of the catalogue lists (src/db/prepared-reads.ts, list-sql.ts): on
 // SQLite every list answers exactly what the same list read through knex answers (a knex
 // transaction reads through knex), after writes of the same handle and of another one on the
 // same file (another daemon), and the read connections close with the handle.
@@ -142,33 +142,5 @@ describe('the prepared read path of the catalogue lists', () => {
       const list = await listActors({ db, clock: systemClock }, parseListQuery({ perPage: '3' }, ACTOR.listOptions));
       expect(list.data).toHaveLength(3);
     });
-  });
-});
-
-describe('compiledSql', () => {
-  it('reuses the SQL of a shape with new values, and refuses a value knex transformed', async () => {
-    const { compiledSql } = await import('../../src/db/compiled-sql.js');
-    const { default: knex } = await import('knex');
-    const db = knex({ client: 'sqlite3', useNullAsDefault: true });
-    try {
-      const build = (v: Record<string, string | number | null>) =>
-        db('actors')
-          .where('name_lower', String(v.name))
-          .where('id', '>', Number(v.after))
-          .orderBy('id')
-          .limit(Number(v.limit));
-      const one = compiledSql('test|names', { name: 'anna', after: 3, limit: 25 }, build);
-      const two = compiledSql('test|names', { name: 'bruno', after: 9, limit: 5 }, build);
-      expect(two.sql).toBe(one.sql);
-      expect(one.bindings).toEqual(['anna', 3, 25]);
-      expect(two.bindings).toEqual(['bruno', 9, 5]);
-      const direct = build({ name: 'bruno', after: 9, limit: 5 }).toSQL().toNative();
-      expect(two).toEqual({ sql: direct.sql, bindings: direct.bindings });
-      const transformed = (v: Record<string, string | number | null>) =>
-        db('actors').where('name', `%${String(v.name)}%`);
-      expect(() => compiledSql('test|transformed', { name: 'anna' }, transformed)).toThrow(/transformed/);
-    } finally {
-      await db.destroy();
-    }
   });
 });

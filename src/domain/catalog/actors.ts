@@ -85,7 +85,7 @@ const narrowed = (filter: ActorFilter) =>
 
 /** GET /api/actors: `search` is a case-insensitive substring of the name. */
 export function listActors(ctx: Ctx, q: ListQuery, filter: ActorFilter = NO_FILTER): Promise<ListResult<Actor>> {
-  return listRecords(ctx, ACTOR, q, narrowed(filter));
+  return listRecords(ctx, ACTOR, q, filter.type === null ? undefined : { type: filter.type });
 }
 
 /** BEACON of every actor with an id of the provider (no paging or search: a link dump is the whole set). */

@@ -160,12 +160,7 @@ export async function listObjects(
   filter: ObjectFilter = { identifier: null },
 ): Promise<ListResult<ArchiveObject>> {
   const { identifier } = filter;
-  const list = await listRecords(
-    ctx,
-    OBJECT,
-    q,
-    identifier === null ? undefined : (b) => b.where('identifier', identifier),
-  );
+  const list = await listRecords(ctx, OBJECT, q, identifier === null ? undefined : { identifier });
   const keywords = await keywordMap(
     ctx.db,
     list.data.map((o) => o.id),

@@ -1,6 +1,6 @@
 // The `cursor` of a keyset page: the last row's sort value and id, with the sort it belongs to,
 // as base64url JSON. It is opaque to clients; a cursor of another sort is refused, not misread.
-import type { KeyPosition } from '../../../db/list-order.js';
+import type { KeyPosition } from '../../../db/list-sql.js';
 
 interface CursorSort {
   sortField: string;

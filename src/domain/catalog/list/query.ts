@@ -4,7 +4,7 @@
 import { hasControlChars } from '../fields.js';
 import { invalid } from '../../../errors.js';
 import type { Knex } from 'knex';
-import type { KeyPosition } from '../../../db/list-order.js';
+import type { KeyPosition } from '../../../db/list-sql.js';
 import { decodeCursor } from './cursor.js';
 import { oneOf } from '../../../validation.js';
 import { optionalParam, param, wholeNumber, type QueryInput } from './params.js';
