@@ -13,7 +13,7 @@ import { configError } from '../errors.js';
 import type { Db } from '../db/dialect.js';
 import type { Ctx } from '../domain/context.js';
 import { io } from './io.js';
-import { isPlainAscii, note } from './text-output.js';
+import { note } from './text-output.js';
 
 export interface GlobalOptions {
   config?: string;
@@ -87,24 +87,6 @@ export async function openConfiguredDatabase(config: Config, opts: { create?: bo
   }
 }
 
-/** True when `value` (data read for output) holds a string that is not printable ASCII. */
-function holdsOtherText(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return !isPlainAscii(value);
-  if (depth > 4 || typeof value !== 'object' || value === null) return false;
-  for (const item of Array.isArray(value) ? value : Object.values(value)) {
-    if (holdsOtherText(item, depth + 1)) return true;
-  }
-  return false;
-}
-
-/**
- * Makes ready to print `value` in a table: loads string-width when some of its text is not
- * printable ASCII (table.ts), and only then.
- */
-export async function prepareTable(value: unknown): Promise<void> {
-  if (holdsOtherText(value)) await (await import('./table.js')).loadWidths();
-}
-
 export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config: Config) => Promise<T>): Promise<T> {
   const config = readConfig(globals);
   const { clock } = io();
@@ -119,7 +101,5 @@ export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config:
   } finally {
     await db.destroy();
   }
-  // The command may print what it read as a table, synchronously, once this returns.
-  await prepareTable(result);
   return result;
 }

@@ -3,8 +3,8 @@
 import type { TokenView } from '../domain/tokens/queries.js';
 import { LEGACY_NAME } from '../domain/tokens/names.js';
 import { io } from './io.js';
-import { renderTable } from './table.js';
-import { note, shown, writeOut } from './text-output.js';
+import { loadWidths, renderTable } from './table.js';
+import { isPlainAscii, note, shown, writeOut } from './text-output.js';
 
 export { note, printJson, shown, toJson, writeOut } from './text-output.js';
 
@@ -13,13 +13,15 @@ export { note, printJson, shown, toJson, writeOut } from './text-output.js';
  * `fit.flex`: the free-text columns that may be cut to fit a terminal; `fit.drop`: columns left
  * out, in that order, when cutting is not enough.
  */
-export function printTable(
+export async function printTable(
   head: string[],
   rows: (string | number)[][],
   fit: { flex?: number[]; drop?: number[] } = {},
-): void {
+): Promise<void> {
   const { stdout } = io();
   const cells = rows.map((r) => r.map((cell) => (typeof cell === 'number' ? String(cell) : shown(cell))));
+  // string-width only for text that needs it: loading it costs 15 to 40 ms (table.ts).
+  if (!cells.every((r) => r.every(isPlainAscii)) || !head.every(isPlainAscii)) await loadWidths();
   for (const lines of renderTable(head, cells, {
     terminal: Boolean(stdout.isTTY),
     columns: stdout.columns ?? 80,
@@ -38,13 +40,13 @@ export function tokenName(t: Pick<TokenView, 'kind' | 'name'>): string {
   return t.name === LEGACY_NAME ? LEGACY_NAME : `${LEGACY_NAME} (${t.name})`;
 }
 
-export function printTokens(tokens: TokenView[], withAccount = true): void {
+export async function printTokens(tokens: TokenView[], withAccount = true): Promise<void> {
   if (tokens.length === 0) {
     note('no tokens');
     return;
   }
   const head = ['ID', ...(withAccount ? ['Account'] : []), 'Name', 'Kind', 'Status', 'Created', 'Last used', 'Expires'];
-  printTable(
+  await printTable(
     head,
     tokens.map((t) => [
       t.id,

@@ -12,8 +12,7 @@
 //
 // Printable ASCII is one cell a character. Only other text needs string-width, whose loading
 // creates an Intl.Segmenter (ICU's segmentation data: 15 to 40 ms here), so it is loaded only
-// for such text: loadWidths() before the table is printed (context.ts does it for what a
-// command read from the database).
+// for such text: printTable (output.ts) calls loadWidths() when a cell holds any.
 import Table from 'cli-table3';
 import { isPlainAscii } from './text-output.js';
 

@@ -77,7 +77,7 @@ describe('a config file others may write', () => {
       expectRefused(await cli.run(args, { config: file, input }), file, /chmod go-w/);
       expectRefused(await cli.run(args, { config: false, env: { ARCHIVE_CONFIG: file }, input }), file, /chmod go-w/);
     }
-    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false });
+    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false, token_max_days: null });
     expect((await cli.json<{ username: string }[]>(['account', 'list'])).map((a) => a.username)).not.toContain(
       'mallory',
     );
@@ -112,7 +112,7 @@ describe.skipIf(!isRoot)(`a config file owned by another user (${isRoot ? 'chown
       const r = await cli.run(args, { config: false, cwd: dir });
       expectRefused(r, file, /belongs to (nobody|uid 65534): only a file of root is used, .*chown root /);
     }
-    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false });
+    expect(await cli.json(['settings'])).toEqual({ public_api: false, public_access: false, token_max_days: null });
   });
 
   it('is accepted when owned by root (the system-wide file of a package)', async () => {

@@ -32,7 +32,7 @@ export async function list(globals: Globals, opts: JsonFlag): Promise<void> {
   if (opts.json) printJson(accounts);
   else if (accounts.length === 0) note('no accounts');
   else
-    printTable(
+    await printTable(
       ['Username', 'Role', 'Active tokens'],
       accounts.map((a) => [a.username, a.role, a.tokens]),
       { flex: [0] },
@@ -47,7 +47,7 @@ export async function show(globals: Globals, username: string, opts: JsonFlag): 
     return;
   }
   writeOut(`Account: ${shown(account.username)}\nRole:    ${account.role}\n`);
-  printTokens(account.tokens, false);
+  await printTokens(account.tokens, false);
 }
 
 export async function changeRole(

@@ -13,7 +13,7 @@ export async function run(globals: Globals, opts: { since?: string; json?: boole
   if (opts.json) printJson(entries);
   else if (entries.length === 0) note('no audit entries');
   else
-    printTable(
+    await printTable(
       ['At', 'Actor', 'Action', 'Target'],
       entries.map((e) => [humanTime(e.at), e.actor, e.action, e.target]),
       { flex: [1, 3] },

@@ -20,7 +20,7 @@ export async function load(globals: Globals, file: string, opts: { json?: boolea
   const counts: LoadCounts = await withDb(globals(), (ctx) => loadCatalog(ctx, data));
   if (opts.json) printJson(counts);
   else
-    printTable(
+    await printTable(
       ['Loaded', 'Count'],
       Object.entries<number>({ ...counts }).map(([kind, n]) => [kind, n]),
     );

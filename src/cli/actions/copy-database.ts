@@ -57,7 +57,7 @@ export async function run(globals: Globals, argument: string | undefined, opts: 
     const counts = await copyDatabase(source, target);
     if (opts.json) printJson(counts);
     else {
-      printTable(
+      await printTable(
         ['Table', 'Rows copied'],
         Object.entries(counts).map(([t, n]) => [t, n]),
       );

@@ -1,7 +1,7 @@
 // What archivectl doctor does (its options and help are in ../commands/doctor.ts).
 // Loaded only when it runs.
 import { conflict } from '../../errors.js';
-import { prepareTable, readConfig, type GlobalOptions } from '../context.js';
+import { readConfig, type GlobalOptions } from '../context.js';
 import { printJson, printTable } from '../output.js';
 
 type Globals = () => GlobalOptions;
@@ -11,8 +11,7 @@ export async function run(globals: Globals, opts: { json?: boolean }): Promise<v
   const findings = await runChecks(() => readConfig(globals()));
   if (opts.json) printJson(findings);
   else {
-    await prepareTable(findings);
-    printTable(
+    await printTable(
       ['Status', 'Check', 'Detail'],
       // Details are never cut: they say how to fix what is wrong.
       findings.map((f) => [f.status === 'fail' ? 'FAIL' : f.status, f.check, f.detail]),

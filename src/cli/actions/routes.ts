@@ -14,7 +14,7 @@ export async function run(globals: Globals, opts: { json?: boolean }): Promise<v
   const rows = routeRows(settings);
   if (opts.json) printJson(rows);
   else {
-    printTable(
+    await printTable(
       ['Method', 'Path', 'Rule', 'Without a token'],
       rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']),
     );

@@ -15,10 +15,10 @@ function shownValue(value: boolean | number | null): string {
   return value ? 'on' : 'off';
 }
 
-function printSettings(settings: SettingsView, json: boolean | undefined): void {
+async function printSettings(settings: SettingsView, json: boolean | undefined): Promise<void> {
   if (json) printJson(settings);
   else
-    printTable(
+    await printTable(
       ['Setting', 'Value'],
       Object.entries(settings).map(([k, v]) => [k, shownValue(v)]),
     );
@@ -26,7 +26,7 @@ function printSettings(settings: SettingsView, json: boolean | undefined): void 
 
 export async function show(globals: Globals, opts: { json?: boolean }): Promise<void> {
   const { readSettingsView } = await import('../../domain/settings.js');
-  printSettings(await withDb(globals(), (ctx) => readSettingsView(ctx)), opts.json);
+  await printSettings(await withDb(globals(), (ctx) => readSettingsView(ctx)), opts.json);
 }
 
 export async function set(globals: Globals, name: string, value: string, opts: AsFlag & JsonFlag): Promise<void> {
@@ -36,10 +36,10 @@ export async function set(globals: Globals, name: string, value: string, opts: A
   if (setting === TOKEN_MAX_DAYS) {
     const days = parseArg(MAX_DAYS, value);
     const { setTokenMaxDays } = await import('../../domain/settings.js');
-    printSettings(await withDb(globals(), (ctx) => setTokenMaxDays(ctx, days, by)), opts.json);
+    await printSettings(await withDb(globals(), (ctx) => setTokenMaxDays(ctx, days, by)), opts.json);
     return;
   }
   const on = parseArg(SWITCH, value);
   const { setSetting } = await import('../../domain/settings.js');
-  printSettings(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, by)), opts.json);
+  await printSettings(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, by)), opts.json);
 }

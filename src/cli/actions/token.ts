@@ -116,7 +116,7 @@ export async function list(globals: Globals, argument: string | undefined, opts:
     }),
   );
   if (opts.json) printJson(tokens);
-  else printTokens(tokens);
+  else await printTokens(tokens);
 }
 
 export async function revoke(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
@@ -149,7 +149,7 @@ export async function lookup(globals: Globals, argument: string, opts: AsFlag & 
   const { lookupTokenAs } = await import('../../domain/tokens/listing.js');
   const found = await withDb(globals(), (ctx) => lookupTokenAs(ctx, value, optionalActor(opts.as)));
   if (opts.json) printJson(found);
-  else printTokens([found]);
+  else await printTokens([found]);
 }
 
 export async function rotate(globals: Globals, id: string, opts: RotateFlags): Promise<void> {
@@ -167,7 +167,7 @@ export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag
     printJson(token);
     return;
   }
-  printTable(
+  await printTable(
     ['Field', 'Value'],
     [
       ['ID', token.id],
@@ -186,7 +186,7 @@ export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag
     return;
   }
   writeOut('\n');
-  printTable(
+  await printTable(
     ['Used from', 'First seen', 'Last seen'],
     token.addresses.map((a) => [a.address, humanTime(a.first_seen), humanTime(a.last_seen)]),
   );
