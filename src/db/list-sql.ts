@@ -1,8 +1,9 @@
 // The SQL of a catalogue list, written out per dialect: one page in the order an index serves
 // (see the migration catalog_scale), and the filter's bounded count. Each statement has `?`
-// placeholders and the names of the values they take, in order, so that a list's SQL depends
-// only on its shape (table, sort, filters, search, paging) and is made once per shape; on
-// SQLite it then runs as a statement prepared once (prepared-reads.ts).
+// placeholders and the names of the values they take, in order: a list's SQL depends only on
+// its shape (table, sort, filters, search, paging), so on SQLite each shape runs as a statement
+// prepared once (prepared-reads.ts). Writing the SQL per request costs nothing measurable
+// (bench/RESULTS.md, "The list SQL written out"), so it is not remembered.
 //
 // Order: by a column, NULLs last ascending and first descending, ties by id. PostgreSQL orders
 // NULLs that way by itself; SQLite puts them first, so a nullable column is ordered by
@@ -14,7 +15,6 @@
 // LIMIT stops after the page however many rows match; other orders take `id IN (hits)` and
 // walk their sort's index. On PostgreSQL the pg_trgm indexes serve the LIKE by themselves.
 import type { Knex } from 'knex';
-import { rememberIn } from '../remembered.js';
 import { isPg, type Db } from './dialect.js';
 import { preparedReads } from './prepared-reads.js';
 import { textTableOf } from './text-index.js';
@@ -71,30 +71,12 @@ export const TOTAL_ALONG = 'list_total';
 /** The maintained row count of a table (bound as `table`). */
 export const COUNTER: Statement = { sql: 'SELECT n FROM catalog_counts WHERE name = ?', params: ['table'] };
 
-// Shapes in use are a few dozen; the bound only guards against a mistake in the keys.
-const MAX_SHAPES = 1_000;
-const made = new Map<string, Statement>();
-
 const q = (name: string) => `"${name}"`;
 const HIT_ID = 'text_hits.text_id';
 
-/**
- * The SQL of one page of a list. Made once per shape: the key leaves out what a table's
- * description fixes (its columns given the sort column, its searched columns, whether the sort
- * column holds NULLs), so that a request builds a short key.
- */
+/** The SQL of one page of a list. */
 export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
-  const pg = isPg(db);
-  const flags = `${s.key.asc ? 'a' : 'd'}${f.indexed ? 'i' : ''}${f.like ? 'l' : ''}${s.after ?? ''}${s.reverse ? 'r' : ''}${s.offset ? 'o' : ''}${s.total ? 't' : ''}`;
-  const key = `${pg ? 'pg' : 'sqlite'} page ${f.table} ${s.key.column} ${flags} ${f.equal.join(',')}`;
-  return rememberIn(made, MAX_SHAPES, key, () => writePage(pg, f, s));
-}
-
-/** The SQL of the filter's count, which stops after `rows` rows. */
-export function countSql(db: Db, f: ListFilter, rows: number): Statement {
-  const pg = isPg(db);
-  const key = `${pg ? 'pg' : 'sqlite'} count ${f.table} ${f.like ? 'l' : ''}${f.indexed ? 'i' : ''} ${rows} ${f.equal.join(',')}`;
-  return rememberIn(made, MAX_SHAPES, key, () => writeCount(f, rows));
+  return writePage(isPg(db), f, s);
 }
 
 /**
@@ -140,12 +122,13 @@ function writePage(pg: boolean, f: ListFilter, s: PageShape): Statement {
 }
 
 /**
- * Counted through the text index alone where nothing else narrows: a trigram phrase of the
- * lower-cased search matches exactly the lower-cased values holding it, which is what the LIKE
- * says, and the table's rows are never read (a word in 1 % of a million names: 10,000 row
- * lookups, 23 → 6 ms). Otherwise through the join, with every condition.
+ * The SQL of the filter's count, which stops after `rows` rows. Where nothing but a search
+ * narrows the list and the text index is used, the index alone is counted: a trigram phrase of
+ * the lower-cased search matches exactly the lower-cased values holding it, which is what the
+ * LIKE says, and the table's rows are never read (a word in 1 % of a million names: 10,000 row
+ * lookups, 24.5 → 6.2 ms of CPU). Otherwise through the join, with every condition.
  */
-function writeCount(f: ListFilter, rows: number): Statement {
+export function countSql(f: ListFilter, rows: number): Statement {
   const params: string[] = [];
   if (f.indexed && f.equal.length === 0) {
     const fts = q(textTableOf(f.table));

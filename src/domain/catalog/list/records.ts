@@ -1,7 +1,7 @@
 // One page of a catalogue list and its total, read the way an index serves them: the sort's
 // index walked in order, a search through the text index with its LIKE deciding, deep pages
-// read from the nearer end, a cursor continued after its row. The SQL of each list shape is
-// written once (db/list-sql.ts); on SQLite it runs as a prepared statement on the read
+// read from the nearer end, a cursor continued after its row. The SQL is written out per
+// dialect and shape (db/list-sql.ts); on SQLite it runs as a prepared statement on the read
 // connections (db/prepared-reads.ts).
 import {
   COUNTER,
@@ -144,6 +144,6 @@ async function totalOf(
   values: Readonly<Record<string, unknown>>,
 ): Promise<ListTotal> {
   if (filter === null) return { total: countOf((await rowsOf(db, COUNTER, values))[0]), exact: true };
-  const n = countOf((await rowsOf(db, countSql(db, filter, EXACT_TOTAL_LIMIT + 1), values))[0]);
+  const n = countOf((await rowsOf(db, countSql(filter, EXACT_TOTAL_LIMIT + 1), values))[0]);
   return n > EXACT_TOTAL_LIMIT ? { total: EXACT_TOTAL_LIMIT, exact: false } : { total: n, exact: true };
 }
