@@ -23,10 +23,10 @@ const ENTITIES: Record<string, string> = {
 };
 const ATTR_ENTITIES: Record<string, string> = { ...ENTITIES, '\t': '&#9;', '\n': '&#10;' };
 
-// C1 controls (U+0080–U+009F) are legal XML 1.0 characters (the API accepts them in names),
-// but XML 1.0 §2.2 discourages them and XML 1.1 requires them as references; written as
-// character references they parse to the same text everywhere and cannot upset line-oriented
-// tools (U+0085 is a line break to some).
+// C1 controls (U+0080–U+009F) are legal XML 1.0 characters (the API refuses them in new text,
+// but older rows or SQL by hand may hold them); XML 1.0 §2.2 discourages them and XML 1.1
+// requires them as references. Written as character references they parse to the same text
+// everywhere and cannot upset line-oriented tools (U+0085 is a line break to some).
 const C1 = /[\u0080-\u009F]/g;
 const charRef = (c: string): string => `&#x${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;
 
