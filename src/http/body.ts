@@ -4,7 +4,7 @@
 // JSON and urlencoded bodies go through co-body (size limits, qs without prototype keys);
 // multipart through busboy, with file parts streamed to disk, never held in memory.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
@@ -79,7 +79,10 @@ const NAMELESS_PART = 'malformed multipart body: a part without a name';
  * is closed and nothing will touch its path any more: the file is created (exclusively) before
  * the copy starts and closed after it ends or fails, so a cleanup that awaits this promise and
  * then removes the path cannot be overtaken by a late open. `stopped` is asked once more after
- * the directory exists: a body stopped meanwhile creates no file at all.
+ * the directory exists: a body stopped meanwhile creates no file at all. It resolves only once
+ * every byte is written and flushed to the disk (fsync) and the file's size is what was counted:
+ * only then are `size` and `sha256` the file's. A full disk shows as late as the last write or
+ * the flush, after the parser has seen the end of the body.
  */
 async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, stopped: () => boolean): Promise<void> {
   await mkdir(tmpDir, { recursive: true });
@@ -97,7 +100,10 @@ async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, s
         done(null, chunk);
       },
     });
-    await pipeline(stream, meter, handle.createWriteStream());
+    // `flush`: fsync before the stream closes the file; the pipeline settles after both.
+    await pipeline(stream, meter, handle.createWriteStream({ flush: true }));
+    const { size } = await stat(file.path);
+    if (size !== file.size) throw new Error(`the upload file holds ${size} of ${file.size} bytes`);
     file.sha256 = hash.digest('hex');
   } finally {
     await handle.close(); // resolves at once when the stream closed it already
@@ -173,11 +179,18 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
      * unread, and no file is created any more (storeFile asks).
      */
     let decided: ParsedBody | null = null;
+    /**
+     * A file that could not be stored (507 or 500). Kept apart from `decided`: the write can fail
+     * after the parser has closed (the last write, the flush), when the outcome was already taken
+     * to be the parts; it then still decides the answer.
+     */
+    let storeFailure: ParsedBody | null = null;
     let settled = false;
-    const finish = async (result: ParsedBody, restLeft: Promise<void> = Promise.resolve()) => {
+    const finish = async (parsed: ParsedBody, restLeft: Promise<void> = Promise.resolve()) => {
       if (settled) return;
       settled = true;
       await Promise.allSettled(writes);
+      const result = parsed.kind === 'multipart' && storeFailure !== null ? storeFailure : parsed;
       const handedOver = result.kind === 'multipart' ? result.files : [];
       await Promise.all(files.filter((f) => !handedOver.includes(f)).map((f) => removeQuietly(f.path)));
       await restLeft;
@@ -292,15 +305,16 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
           // The part's stream must be consumed or busboy waits for it forever (and so would the
           // client). The server's own failure is answered at once; the rest is not read.
           stream.resume();
-          if (decided) return;
+          if (decided) return; // stopped on purpose (or failed already): that answer stands
           const code = errorCode(err);
           const full = isNoSpace(code);
-          decide({
+          storeFailure = {
             kind: 'invalid',
             status: full ? 507 : 500,
             message: full ? 'no space left to store the upload' : 'the upload could not be stored',
             code,
-          });
+          };
+          decide(storeFailure);
         }),
       );
     });
