@@ -157,6 +157,7 @@ export function createApp(parts: AppParts): Koa<ApiState> {
       // A request already known to be refused (its header, its path or method, its route's
       // rule) is answered at its first file part, the rest of the upload unread.
       refused: willBeRefused,
+      refusedBodyMs: deps.config.timeouts.headersMs,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
   );
