@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sipForm } from '../helpers/api.js';
-import { createAccounts, createSandbox, createToken, IS_PG, withSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { createAccounts, createSandbox, createToken, withSandboxDb, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { zipOfSize } from '../helpers/upload.js';
