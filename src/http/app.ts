@@ -16,8 +16,8 @@ import {
 import { atLeast } from '../domain/roles.js';
 import { readBody } from './body.js';
 import { corsHeaders, corsPreflight } from './cors.js';
-import { redactTokens } from '../errors.js';
-import { errorHandler, httpError } from './errors.js';
+import { errorCode, redactTokens } from '../errors.js';
+import { errorHandler, httpError, scrub } from './errors.js';
 import { accessLog } from './observe/log.js';
 import { budgetKey, clientAddress, type TrustFn } from './client-address.js';
 import { buildRouter, dispatchRoute, requireRoute, resolveRoute } from './router.js';
@@ -26,6 +26,7 @@ import { mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { ANSWERED, gate, type Step } from './gate.js';
 import { shareParsedQueries } from './query.js';
+import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiState, Deps } from './types.js';
 
@@ -117,9 +118,17 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   const { deps, log, access, authenticator, trust, readiness, metrics } = parts;
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
+  // Errors Koa meets while sending an answer (a file whose client went away, or was cut for not
+  // reading): the answer is over, and Koa's default would print them on stderr. A client that
+  // left is no fault of the daemon's.
+  app.on('error', (err: unknown) => {
+    if (errorCode(err) === 'ERR_STREAM_PREMATURE_CLOSE') log.debug('an answer was cut short: its client is gone');
+    else log.warn({ err: scrub(err) }, 'an answer failed while it was being sent');
+  });
   shareParsedQueries(app);
   const router = buildRouter(HANDLERS);
   const { limits } = deps.config;
+  const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
 
   app.use(async (ctx: ApiContext, next: Next) => {
     ctx.request.ip = clientAddress(ctx.req, trust);
@@ -168,6 +177,7 @@ export function createApp(parts: AppParts): Koa<ApiState> {
       requireRoute, // 404 / 405, only once the header has been judged
       enforceAccess, // 3. the route's rule
       rejectUnreadableBody(log), // 4. then validation
+      limitHeavyRequests(heavy), // a place for an export, a dump, a large batch (or 503)
       dispatchRoute(HANDLERS),
     ]),
   );

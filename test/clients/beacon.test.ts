@@ -309,9 +309,7 @@ describe('BEACON dumps of a running daemon', () => {
     });
     await withSandboxDb(cli(), async (db) => {
       for (const [i, [name]] of NASTY.entries()) {
-        await db('actors')
-          .where('name', `Nasty placeholder ${i}`)
-          .update({ name, name_lower: name.toLowerCase() });
+        await db('actors').where('name', `Nasty placeholder ${i}`).update({ name, name_lower: name.toLowerCase() });
       }
     });
     for (const register of ['actors', 'places']) {

@@ -4,20 +4,7 @@
 // submission, no object. With room again, an upload is answered 202 only with its file complete
 // on disk, and its recorded size and SHA-256 are the file's.
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeSync,
-} from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sipForm } from '../helpers/api.js';
@@ -25,24 +12,9 @@ import { createAccounts, createSandbox, createToken, withSandboxDb, type Sandbox
 import { patchConfig } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { zipOfSize } from '../helpers/upload.js';
+import { fill, mountTmpfs, tmpfsRefusal, unmount } from './tmpfs.js';
 
-/** Whether this process may mount a tmpfs; the reason it cannot, or null. */
-function mountRefusal(): string | null {
-  const probe = mkdtempSync(path.join(os.tmpdir(), 'archivectl-mount-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'pipe' });
-    execFileSync('umount', [probe]);
-    return null;
-  } catch (err) {
-    const reason = `cannot mount a tmpfs here (${String((err as Error).message).split('\n')[0]}): needs root`;
-    console.warn(`SKIPPED: SIP upload on a full disk: ${reason}`);
-    return reason;
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-}
-
-const refusal = mountRefusal();
+const refusal = tmpfsRefusal('SIP upload on a full disk');
 
 const UPLOAD = 300 * 1024;
 
@@ -56,19 +28,7 @@ describe.skipIf(refusal !== null)('a SIP upload that fills the disk near its end
   /** Fills the disk to the last byte, then frees `bytes` of it (whole pages, as tmpfs counts). */
   function leaveFree(bytes: number): void {
     rmSync(filler(), { force: true });
-    const fd = openSync(filler(), 'w');
-    const chunk = Buffer.alloc(64 * 1024, 1);
-    try {
-      for (let size = chunk.length; size >= 1;) {
-        try {
-          writeSync(fd, chunk, 0, size);
-        } catch {
-          size = Math.floor(size / 2); // ENOSPC: smaller pieces until not a byte fits
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
+    fill(disk);
     truncateSync(filler(), Math.max(0, statSync(filler()).size - bytes));
   }
 
@@ -79,12 +39,12 @@ describe.skipIf(refusal !== null)('a SIP upload that fills the disk near its end
 
   const recorded = () =>
     withSandboxDb(box, async (db) => ({
-      submissions: (await db('sip_submissions').select('id', 'size', 'sha256', 'file')) as {
-        id: number;
-        size: number;
-        sha256: string;
-        file: string;
-      }[],
+      submissions: await db('sip_submissions').select<{ id: number; size: number; sha256: string; file: string }[]>(
+        'id',
+        'size',
+        'sha256',
+        'file',
+      ),
       objects: Number((await db('objects').count({ n: '*' }))[0]?.n),
     }));
 
@@ -101,7 +61,7 @@ describe.skipIf(refusal !== null)('a SIP upload that fills the disk near its end
     box = await createSandbox();
     disk = path.join(box.dir, 'disk');
     mkdirSync(disk);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', disk]);
+    mountTmpfs(disk, '2m');
     await patchConfig(box, { dataDir: './disk/data' });
     await createAccounts(box, { root: 'superuser', ed: 'editor' });
     editor = (await createToken(box, 'ed', 'uploads', 'root')).token;
@@ -109,7 +69,7 @@ describe.skipIf(refusal !== null)('a SIP upload that fills the disk near its end
   });
   afterAll(async () => {
     await daemon?.stop();
-    if (disk) execFileSync('umount', [disk]);
+    if (disk) unmount(disk);
     await box?.cleanup();
   });
 

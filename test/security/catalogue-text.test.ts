@@ -36,19 +36,22 @@ beforeAll(async () => {
 });
 
 describe('the API', () => {
-  it.each(Object.entries(REFUSED))('refuses %s in a name, a label, an alternative name and a comment', async (_, bad) => {
-    for (const [body, field] of [
-      [{ name: bad }, 'name'],
-      [{ name: 'ok', label: { de: bad } }, 'label'],
-      [{ name: 'ok', alternative_names: ['fine', bad] }, 'alternative_names'],
-      [{ name: 'ok', comment: bad }, 'comment'],
-    ] as const) {
-      const r = await api.post('/api/actors', body, t.editor);
-      expect(fieldsOf(r), `${JSON.stringify(bad)} in ${field}`).toHaveProperty(field);
-    }
-    const place = await api.post('/api/places', { name: 'ok', address: `line one\n${bad}` }, t.editor);
-    expect(fieldsOf(place)).toHaveProperty('address');
-  });
+  it.each(Object.entries(REFUSED))(
+    'refuses %s in a name, a label, an alternative name and a comment',
+    async (_, bad) => {
+      for (const [body, field] of [
+        [{ name: bad }, 'name'],
+        [{ name: 'ok', label: { de: bad } }, 'label'],
+        [{ name: 'ok', alternative_names: ['fine', bad] }, 'alternative_names'],
+        [{ name: 'ok', comment: bad }, 'comment'],
+      ] as const) {
+        const r = await api.post('/api/actors', body, t.editor);
+        expect(fieldsOf(r), `${JSON.stringify(bad)} in ${field}`).toHaveProperty(field);
+      }
+      const place = await api.post('/api/places', { name: 'ok', address: `line one\n${bad}` }, t.editor);
+      expect(fieldsOf(place)).toHaveProperty('address');
+    },
+  );
 
   it('refuses tab and line breaks in one-line fields, and takes them in multi-line ones', async () => {
     for (const bad of ['a\tb', 'a\nb', 'a\rb']) {

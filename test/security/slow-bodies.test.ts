@@ -13,15 +13,14 @@ import type { Server } from 'node:http';
 import net from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { guardConnections } from '../../src/http/connection-limits.js';
-import { startDaemon, type Daemon } from '../../src/http/server.js';
+import type { Daemon } from '../../src/http/server.js';
 import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
-import { patchConfig, type Json } from '../helpers/config.js';
-import { parseResponse } from '../helpers/raw-http.js';
+import type { Json } from '../helpers/config.js';
+import { inProcessDaemon } from '../helpers/in-process.js';
+import { holdConnection, parseResponse, type HeldSocket } from '../helpers/raw-http.js';
 import { until } from '../helpers/until.js';
 
-const silent = { write: () => true } as unknown as NodeJS.WritableStream;
 let box: Sandbox;
 let token: string;
 const daemons: Daemon[] = [];
@@ -45,45 +44,22 @@ afterAll(async () => {
 });
 
 async function daemonWith(patch: Json): Promise<Daemon> {
-  await patchConfig(box, patch);
-  const config = loadConfig(box.configFile, { ...process.env, ...box.env });
-  const d = await startDaemon(config, { host: '127.0.0.1', port: 0, logDestination: silent });
+  const d = await inProcessDaemon(box, patch);
   daemons.push(d);
   return d;
 }
 
-interface Held {
-  socket: net.Socket;
-  received: () => Buffer;
-  closed: Promise<void>;
-  isClosed: () => boolean;
-}
-
-function connect(d: Daemon, localAddress: string): Promise<Held> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: '127.0.0.1', port: Number(new URL(d.url).port), localAddress });
-    sockets.push(socket);
-    const chunks: Buffer[] = [];
-    let isClosed = false;
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', () => undefined);
-    const closed = new Promise<void>((done) =>
-      socket.on('close', () => {
-        isClosed = true;
-        done();
-      }),
-    );
-    socket.once('connect', () =>
-      resolve({ socket, received: () => Buffer.concat(chunks), closed, isClosed: () => isClosed }),
-    );
-    socket.once('error', reject);
+function connect(d: Daemon, localAddress: string): Promise<HeldSocket> {
+  return holdConnection(d.url, localAddress).then((held) => {
+    sockets.push(held.socket);
+    return held;
   });
 }
 
 const BODY_LENGTH = 1000;
 
 /** A complete head of a JSON POST to `path`, then its body one byte every `everyMs` (the client's pace). */
-function trickle(held: Held, path: string, everyMs: number, auth?: string): { sent: () => number } {
+function trickle(held: HeldSocket, path: string, everyMs: number, auth?: string): { sent: () => number } {
   held.socket.write(
     `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${BODY_LENGTH}\r\n` +
       `${auth ? `Authorization: Bearer ${auth}\r\n` : ''}\r\n`,
@@ -150,7 +126,7 @@ describe('connections whose bodies trickle', () => {
       limits: { connections: 32, connectionsPerAddress: 8 },
       timeouts: { headersMs: 60_000, requestMs: 120_000 },
     });
-    const attackers: Held[] = [];
+    const attackers: HeldSocket[] = [];
     for (let a = 2; a < 6; a++) {
       for (let i = 0; i < 8; i++) {
         const held = await connect(d, `127.0.0.${a}`);

@@ -57,7 +57,7 @@ export interface XmlNode {
   attrs: Attrs;
   text?: string | null;
   children?: readonly XmlNode[];
-  /** Already serialised (see prerendered): written as it is. */
+  /** Already serialised (see serialized): written as it is. */
   raw?: string;
 }
 
@@ -86,15 +86,11 @@ export function serialize(node: XmlNode, depth = 0): string {
 }
 
 /**
- * A node serialised now, at the depth where it will be written: a list of tens of thousands of
- * entries then holds one string per entry instead of a tree of objects per entry (which cost
- * more in garbage collection than the serialising itself).
+ * Text serialised already (entries written one by one, at the depth where they will stand),
+ * written as it is: a list of tens of thousands of entries is one string per entry, not a tree
+ * of objects per entry.
  */
-export const prerendered = (node: XmlNode, depth: number): XmlNode => ({
-  name: node.name,
-  attrs: [],
-  raw: serialize(node, depth),
-});
+export const serialized = (text: string): XmlNode => ({ name: '', attrs: [], raw: text });
 
 function write(node: XmlNode, depth: number, lines: string[]): void {
   if (node.raw !== undefined) {
