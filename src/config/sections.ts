@@ -97,7 +97,7 @@ export const CONFIG_FILE = v.strictObject(
   {
     listen,
     database,
-    /** SIP uploads (`sips/`) and temporary upload files (`tmp/`). */
+    /** SIP uploads (`sips/`), temporary upload files (`tmp/`), built exports and dumps (`exports/`). */
     dataDir: v.optional(text, './data'),
     /** Where clients reach the API (origin and path prefix), for absolute URLs; null: from the request. */
     publicUrl: v.optional(publicUrl, null),
