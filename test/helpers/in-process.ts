@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startDaemon, type Daemon } from '../../src/http/server.js';
-import type { Sandbox } from './cli.js';
+import { createAccounts, createSandbox, createToken, type Sandbox } from './cli.js';
 import { patchConfig, type Json } from './config.js';
 
 const silent = { write: () => true } as unknown as NodeJS.WritableStream;
@@ -28,4 +28,11 @@ export async function loadLongActors(
   const actors = Array.from({ length: count }, (_, i) => ({ name: `Actor ${i}`, comment, ...more(i) }));
   await writeFile(file, JSON.stringify({ actors }));
   expect((await box.run(['catalog', 'load', file])).code).toBe(0);
+}
+
+/** A sandbox with the accounts `root` (superuser) and `reader` (user), the reader's token, and `more` accounts. */
+export async function sandboxWithReader(more: Record<string, string> = {}): Promise<{ box: Sandbox; token: string }> {
+  const box = await createSandbox();
+  await createAccounts(box, { root: 'superuser', reader: 'user', ...more });
+  return { box, token: (await createToken(box, 'reader', 'legit', 'root')).token };
 }

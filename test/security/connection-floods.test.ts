@@ -6,8 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/http/server.js';
-import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
-import { inProcessDaemon } from '../helpers/in-process.js';
+import type { Sandbox } from '../helpers/cli.js';
+import { inProcessDaemon, sandboxWithReader } from '../helpers/in-process.js';
 import { until } from '../helpers/until.js';
 
 let box: Sandbox;
@@ -16,9 +16,7 @@ let token: string;
 const sockets: net.Socket[] = [];
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', reader: 'user' });
-  token = (await createToken(box, 'reader', 'legit', 'root')).token;
+  ({ box, token } = await sandboxWithReader());
   daemon = await inProcessDaemon(box, {
     limits: { connections: 48, connectionsPerAddress: 20, pipelinedRequests: 8 },
     timeouts: { headersMs: 1000, keepAliveMs: 5000 },

@@ -14,8 +14,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorsDocument, type ActorRow } from '../../src/domain/catalog/tei/document.js';
 import type { Daemon } from '../../src/http/server.js';
-import { createAccounts, createSandbox, createToken, withSandboxDb, type Sandbox } from '../helpers/cli.js';
-import { inProcessDaemon, loadLongActors } from '../helpers/in-process.js';
+import { withSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { inProcessDaemon, loadLongActors, sandboxWithReader } from '../helpers/in-process.js';
 import { until } from '../helpers/until.js';
 
 const ACTORS = 10_000;
@@ -31,9 +31,7 @@ const serverSockets: net.Socket[] = [];
 const clients: net.Socket[] = [];
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', reader: 'user' });
-  token = (await createToken(box, 'reader', 'legit', 'root')).token;
+  ({ box, token } = await sandboxWithReader());
   await loadLongActors(box, ACTORS);
   expect((await box.run(['settings', 'set', 'public_access', 'on'])).code).toBe(0);
   daemon = await inProcessDaemon(box, {

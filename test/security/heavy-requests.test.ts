@@ -11,8 +11,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/http/server.js';
-import { createAccounts, createSandbox, createToken, withSandboxDb, type Sandbox } from '../helpers/cli.js';
-import { inProcessDaemon, loadLongActors } from '../helpers/in-process.js';
+import { createToken, withSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { inProcessDaemon, loadLongActors, sandboxWithReader } from '../helpers/in-process.js';
 import { until } from '../helpers/until.js';
 
 const ACTORS = 10_000;
@@ -26,9 +26,7 @@ const clients: net.Socket[] = [];
 const exportsDir = () => path.join(box.dir, 'data', 'exports');
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', reader: 'user', ed: 'editor' });
-  token = (await createToken(box, 'reader', 'legit', 'root')).token;
+  ({ box, token } = await sandboxWithReader({ ed: 'editor' }));
   editor = (await createToken(box, 'ed', 'writes', 'root')).token;
   // Each with a GND id, for the BEACON dump.
   await loadLongActors(box, ACTORS, (i) => ({ gnd: `1${String(10_000_000 + i)}X` }));

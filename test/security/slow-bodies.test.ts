@@ -15,9 +15,9 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { guardConnections } from '../../src/http/connection-limits.js';
 import type { Daemon } from '../../src/http/server.js';
-import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+import type { Sandbox } from '../helpers/cli.js';
 import type { Json } from '../helpers/config.js';
-import { inProcessDaemon } from '../helpers/in-process.js';
+import { inProcessDaemon, sandboxWithReader } from '../helpers/in-process.js';
 import { holdConnection, parseResponse, type HeldSocket } from '../helpers/raw-http.js';
 import { until } from '../helpers/until.js';
 
@@ -28,9 +28,7 @@ const sockets: net.Socket[] = [];
 const timers: NodeJS.Timeout[] = [];
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', reader: 'user' });
-  token = (await createToken(box, 'reader', 'legit', 'root')).token;
+  ({ box, token } = await sandboxWithReader());
 });
 
 afterEach(() => {
