@@ -77,12 +77,18 @@ export const limits = section({
   pipelinedRequests: v.optional(int(1, 1024), 16),
   kdfConcurrency: v.optional(int(1, 64), 1),
   kdfQueue: v.optional(int(1, 100_000), 64),
+  /** Heavy requests (exports, BEACON dumps, large reconciliation batches) served at once … */
+  heavyRequests: v.optional(int(1, 1024), 4),
+  /** … and waiting for a place; beyond both, 503 with Retry-After. */
+  heavyQueue: v.optional(int(0, 100_000), 16),
 });
 
 export const timeouts = section({
   headersMs: v.optional(int(100, 3_600_000), 10_000),
   requestMs: v.optional(int(100, 86_400_000), 300_000),
   keepAliveMs: v.optional(int(0, 3_600_000), 5_000),
+  /** An answer (an export, a dump) whose client has not taken 64 KiB of it for this long is cut. */
+  sendMs: v.optional(int(100, 3_600_000), 30_000),
   shutdownMs: v.optional(int(0, 3_600_000), 10_000),
 });
 
@@ -91,7 +97,7 @@ export const CONFIG_FILE = v.strictObject(
   {
     listen,
     database,
-    /** SIP uploads (`sips/`) and temporary upload files (`tmp/`). */
+    /** SIP uploads (`sips/`), temporary upload files (`tmp/`), built exports and dumps (`exports/`). */
     dataDir: v.optional(text, './data'),
     /** Where clients reach the API (origin and path prefix), for absolute URLs; null: from the request. */
     publicUrl: v.optional(publicUrl, null),

@@ -26,6 +26,7 @@ import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/met
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { ANSWERED, gate, type Step } from './gate.js';
 import { shareParsedQueries } from './query.js';
+import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiState, Deps } from './types.js';
 
@@ -105,6 +106,7 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   shareParsedQueries(app);
   const { limits } = deps.config;
+  const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
 
   app.use(async (ctx: ApiContext, next: Next) => {
     ctx.request.ip = clientAddress(ctx.req, trust);
@@ -140,6 +142,7 @@ export function createApp(parts: AppParts): Koa<ApiState> {
       // A request already known to be refused (its header, its path or method, its route's
       // rule) is answered at its first file part, the rest of the upload unread.
       refused: willBeRefused,
+      refusedBodyMs: deps.config.timeouts.headersMs,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
     gate([
@@ -148,6 +151,7 @@ export function createApp(parts: AppParts): Koa<ApiState> {
       requireRoute, // 404 / 405, only once the header has been judged
       enforceAccess, // 3. the route's rule
       rejectUnreadableBody(log), // 4. then validation
+      limitHeavyRequests(heavy), // a place for an export, a dump, a large batch (or 503)
     ]),
   ];
   app.use(routeRequests(HANDLERS, pipeline));

@@ -1,10 +1,13 @@
-// Reads request bodies under /api before authentication, because `api_token` in a form or a
-// JSON body must be refused before anything else (SPEC §4.1). Parsing problems are recorded,
-// not answered: a request without a valid token gets its 401 before its 400.
+// Reads request bodies under /api once the route and the Authorization header are judged, and
+// before their refusals are answered, because `api_token` in a form or a JSON body must be
+// refused before anything else (SPEC §4.1). A request already known to be refused has its body
+// read only as far as that rule needs, and only while it arrives promptly (refusedBodyMs).
+// Parsing problems are recorded, not answered: a request without a valid token gets its 401
+// before its 400.
 // JSON and urlencoded bodies go through co-body (size limits, qs without prototype keys);
 // multipart through busboy, with file parts streamed to disk, never held in memory.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
@@ -30,6 +33,12 @@ interface BodyLimits {
    * reading (and discarding) an upload of any size first.
    */
   refused: (ctx: ApiContext) => boolean;
+  /**
+   * How long the body of a request known to be refused may take to arrive (the time a client
+   * has for its request head): it is read only to find an `api_token` field. Past it the
+   * refusal is answered with the body unread, and the connection closed.
+   */
+  refusedBodyMs: number;
   tmpDir: string;
 }
 
@@ -79,7 +88,10 @@ const NAMELESS_PART = 'malformed multipart body: a part without a name';
  * is closed and nothing will touch its path any more: the file is created (exclusively) before
  * the copy starts and closed after it ends or fails, so a cleanup that awaits this promise and
  * then removes the path cannot be overtaken by a late open. `stopped` is asked once more after
- * the directory exists: a body stopped meanwhile creates no file at all.
+ * the directory exists: a body stopped meanwhile creates no file at all. It resolves only once
+ * every byte is written and flushed to the disk (fsync) and the file's size is what was counted:
+ * only then are `size` and `sha256` the file's. A full disk shows as late as the last write or
+ * the flush, after the parser has seen the end of the body.
  */
 async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, stopped: () => boolean): Promise<void> {
   await mkdir(tmpDir, { recursive: true });
@@ -97,7 +109,10 @@ async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, s
         done(null, chunk);
       },
     });
-    await pipeline(stream, meter, handle.createWriteStream());
+    // `flush`: fsync before the stream closes the file; the pipeline settles after both.
+    await pipeline(stream, meter, handle.createWriteStream({ flush: true }));
+    const { size } = await stat(file.path);
+    if (size !== file.size) throw new Error(`the upload file holds ${size} of ${file.size} bytes`);
     file.sha256 = hash.digest('hex');
   } finally {
     await handle.close(); // resolves at once when the stream closed it already
@@ -142,10 +157,31 @@ function lingerAfterAnswer(req: IncomingMessage): void {
 }
 
 /**
+ * The body of a request known to be refused, if it arrives within `ms`; else nothing (`none`):
+ * the refusal is answered with the rest unread and the connection closed, so that a body sent
+ * a byte at a time holds no connection for `timeouts.requestMs`.
+ */
+async function readWithin(ctx: ApiContext, read: Promise<ParsedBody>, ms: number): Promise<ParsedBody> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    const body = await Promise.race([read, late]);
+    if (body !== null) return body;
+  } finally {
+    clearTimeout(timer);
+  }
+  read.catch(() => undefined); // it ends with the connection
+  ctx.set('Connection', 'close');
+  lingerAfterAnswer(ctx.req);
+  return { kind: 'none' };
+}
+
+/**
  * Multipart bodies, parsed as they arrive. Reading stops early when the answer no longer
  * depends on the rest:
  * - an `api_token` part: the api_token 401 (step 1), whatever follows;
- * - the first file part of a request already known to be refused (`limits.refused`): its 401/403;
+ * - the first file part of a request already known to be refused (`limits.refused`), or the
+ *   moment `limits.refusedBodyMs` has passed without one: its 401/403/404;
  * - a file over `limits.uploadBytes`: 413; a malformed body: 400.
  * In the first two cases the result still names the parts seen, so the api_token rule sees them.
  * The unread rest is left as DISCARD_REST_BYTES says.
@@ -173,11 +209,18 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
      * unread, and no file is created any more (storeFile asks).
      */
     let decided: ParsedBody | null = null;
+    /**
+     * A file that could not be stored (507 or 500). Kept apart from `decided`: the write can fail
+     * after the parser has closed (the last write, the flush), when the outcome was already taken
+     * to be the parts; it then still decides the answer.
+     */
+    let storeFailure: ParsedBody | null = null;
     let settled = false;
-    const finish = async (result: ParsedBody, restLeft: Promise<void> = Promise.resolve()) => {
+    const finish = async (parsed: ParsedBody, restLeft: Promise<void> = Promise.resolve()) => {
       if (settled) return;
       settled = true;
       await Promise.allSettled(writes);
+      const result = parsed.kind === 'multipart' && storeFailure !== null ? storeFailure : parsed;
       const handedOver = result.kind === 'multipart' ? result.files : [];
       await Promise.all(files.filter((f) => !handedOver.includes(f)).map((f) => removeQuietly(f.path)));
       await restLeft;
@@ -186,11 +229,13 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     const fail = (status: 400 | 413, message: string) => {
       problem ??= { kind: 'invalid', status, message };
     };
+    /** Set when a refused body ran out of time: its rest is never waited for. */
+    let tooSlow = false;
     /** The rest of the body, once parsing stopped: discarded when small and announced, else left unread. */
     const leaveRest = (): Promise<void> => {
       if (req.complete || req.destroyed) return Promise.resolve();
       const length = Number(req.headers['content-length']);
-      if (!(Number.isSafeInteger(length) && length - received <= DISCARD_REST_BYTES)) {
+      if (tooSlow || !(Number.isSafeInteger(length) && length - received <= DISCARD_REST_BYTES)) {
         ctx.set('Connection', 'close');
         lingerAfterAnswer(req);
         return Promise.resolve();
@@ -223,6 +268,15 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     };
     /** The answer is a 401 or 403 whatever the rest of the body holds. */
     const refuseNow = () => decide({ kind: 'multipart', fields, files: [], names });
+    if (refused) {
+      const timer = setTimeout(() => {
+        if (decided || settled) return;
+        tooSlow = true;
+        refuseNow();
+      }, limits.refusedBodyMs);
+      req.once('end', () => clearTimeout(timer));
+      req.once('close', () => clearTimeout(timer));
+    }
 
     try {
       bb = Busboy({
@@ -292,15 +346,16 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
           // The part's stream must be consumed or busboy waits for it forever (and so would the
           // client). The server's own failure is answered at once; the rest is not read.
           stream.resume();
-          if (decided) return;
+          if (decided) return; // stopped on purpose (or failed already): that answer stands
           const code = errorCode(err);
           const full = isNoSpace(code);
-          decide({
+          storeFailure = {
             kind: 'invalid',
             status: full ? 507 : 500,
             message: full ? 'no space left to store the upload' : 'the upload could not be stored',
             code,
-          });
+          };
+          decide(storeFailure);
         }),
       );
     });
@@ -329,10 +384,12 @@ export function readBody(limits: BodyLimits) {
   return async function parseBody(ctx: ApiContext, next: Next): Promise<void> {
     ctx.state.body = { kind: 'none' };
     if (hasBody(ctx)) {
+      const refused = limits.refused(ctx);
+      const read = (body: Promise<ParsedBody>) => (refused ? readWithin(ctx, body, limits.refusedBodyMs) : body);
       if (ctx.is('application/json', 'application/*+json'))
-        ctx.state.body = await readJsonOrForm(ctx, 'json', limits.jsonBytes);
+        ctx.state.body = await read(readJsonOrForm(ctx, 'json', limits.jsonBytes));
       else if (ctx.is('application/x-www-form-urlencoded'))
-        ctx.state.body = await readJsonOrForm(ctx, 'form', limits.formBytes);
+        ctx.state.body = await read(readJsonOrForm(ctx, 'form', limits.formBytes));
       else if (ctx.is('multipart/form-data')) ctx.state.body = await readMultipart(ctx, limits);
       else if (ctx.method === 'POST' || ctx.method === 'PUT') {
         ctx.state.body = {

@@ -1,18 +1,24 @@
 // Bounds on what connections can cost, before any request reaches Koa:
-// - at most `perAddress` open connections per peer address (trusted proxies excepted: they
-//   carry many clients), beyond which a new one is answered 503 and closed at once;
+// - at most `perAddress` open connections per client address (trusted proxies excepted: they
+//   carry many clients), beyond which a new one is answered 503 and closed at once. An IPv6
+//   client counts by its /64, as the failure budgets count it: one host can use any address of
+//   its /64, and would otherwise get `perAddress` connections for each;
 // - at most `total` open connections; at the cap, an idle connection of the address holding the
 //   most connections is closed to make room (its longest idle one; an idle keep-alive
 //   connection costs its client nothing to reopen), so a flood of connections from a few
 //   addresses evicts its own before a client's with few; only when none is idle is the
-//   newcomer refused;
+//   newcomer refused. A connection whose request body trickles (less than BODY_PROGRESS_BYTES
+//   in BODY_STALL_MS) counts as idle too: a request head followed by a body at a byte a second
+//   must not hold its place for `timeouts.requestMs`, while the server waits for nothing but it;
 // - at most `pipelined` requests waiting for their answers on one connection. HTTP/1.1 answers
 //   in order, and Node parses every request a client has sent, so a connection that pipelines
 //   deeper than that is closed at once: its requests stop costing memory and CPU, and the
 //   requests it already had in flight finish unanswered.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
+import { budgetKey } from './client-address.js';
 
 interface ConnectionLimits {
   total: number;
@@ -21,9 +27,28 @@ interface ConnectionLimits {
 }
 
 interface Tracked {
+  /** The unit the per-address cap counts: an IPv4 address, or an IPv6 /64. */
   address: string;
   /** Requests received on this connection and not yet answered. */
   pending: number;
+  /** The newest of them: the one whose body may still be arriving. */
+  request: IncomingMessage | null;
+  /** When its body last brought BODY_PROGRESS_BYTES, and the socket's bytesRead then. */
+  progress: { at: number; bytes: number };
+}
+
+/** A body must bring this many bytes … */
+const BODY_PROGRESS_BYTES = 16 * 1024;
+/** … within this long, or its connection counts as idle for eviction. */
+const BODY_STALL_MS = 1000;
+
+/**
+ * The unit a peer address is counted in: IPv4 (also written IPv4-mapped) one by one, IPv6 by
+ * its /64 (client-address.ts budgetKey). Anything unreadable stands for itself.
+ */
+export function addressGroup(raw: string): string {
+  if (!ipaddr.isValid(raw)) return raw;
+  return budgetKey(ipaddr.process(raw).toString());
 }
 
 const BUSY = JSON.stringify({ error: 'too many connections; retry later' });
@@ -34,7 +59,14 @@ const BUSY_ANSWER =
 export interface ConnectionGuard {
   /** Call first for every request; false when the request's connection was closed instead. */
   admit(req: IncomingMessage, res: ServerResponse): boolean;
-  readonly stats: { refused: number; evicted: number; pipelineClosed: number; open: () => number };
+  readonly stats: {
+    refused: number;
+    evicted: number;
+    pipelineClosed: number;
+    open: () => number;
+    /** Connections with a request in progress (its head parsed, its answer not yet sent). */
+    busy: () => number;
+  };
 }
 
 export function guardConnections(
@@ -43,6 +75,8 @@ export function guardConnections(
   options: { trusted: (address: string) => boolean; log: Logger; secure: boolean },
 ): ConnectionGuard {
   const tracked = new Map<Socket, Tracked>();
+  /** Connections with a request in progress. */
+  const busy = new Set<Socket>();
   /** Per address, its connections with nothing in progress, longest idle first (re-inserted when they go idle). */
   const idle = new Map<string, Set<Socket>>();
   const perAddress = new Map<string, number>();
@@ -58,17 +92,46 @@ export function guardConnections(
     set.delete(socket);
     if (set.size === 0) idle.delete(address);
   };
-  /** The longest-idle connection of the address with the most open connections that has one idle. */
+  /**
+   * Whether a connection with a request in progress waits only for a body its client sends
+   * slowly: the body is incomplete, the server is not holding it back (a request body the
+   * server has not started to read fills its buffer, and the socket is paused), and it has
+   * brought less than BODY_PROGRESS_BYTES since it last did, BODY_STALL_MS ago or longer.
+   */
+  const bodyStalled = (socket: Socket, entry: Tracked, now: number): boolean => {
+    const req = entry.request;
+    if (!req || req.complete || req.readableLength >= req.readableHighWaterMark) {
+      entry.progress = { at: now, bytes: socket.bytesRead };
+      return false;
+    }
+    if (socket.bytesRead - entry.progress.bytes >= BODY_PROGRESS_BYTES) {
+      entry.progress = { at: now, bytes: socket.bytesRead };
+      return false;
+    }
+    return now - entry.progress.at >= BODY_STALL_MS;
+  };
+  /**
+   * The connection to close at the cap: of the address with the most open connections that has
+   * an idle one (or one whose body trickles), its longest-idle connection — a truly idle one
+   * before a trickling one.
+   */
   const evictionCandidate = (): Socket | undefined => {
-    let best: Set<Socket> | undefined;
+    let best: Socket | undefined;
     let most = 0;
     for (const [address, set] of idle) {
       const open = perAddress.get(address) ?? 0;
-      if (open > most) [best, most] = [set, open];
+      if (open > most) [best, most] = [set.values().next().value, open];
     }
-    return best?.values().next().value;
+    const now = performance.now();
+    for (const socket of busy) {
+      const entry = tracked.get(socket);
+      if (!entry) continue;
+      const open = perAddress.get(entry.address) ?? 0;
+      if (open > most && bodyStalled(socket, entry, now)) [best, most] = [socket, open];
+    }
+    return best;
   };
-  const stats = { refused: 0, evicted: 0, pipelineClosed: 0, open: () => tracked.size };
+  const stats = { refused: 0, evicted: 0, pipelineClosed: 0, open: () => tracked.size, busy: () => busy.size };
 
   const refuse = (socket: Socket, address: string, why: string) => {
     stats.refused++;
@@ -82,9 +145,10 @@ export function guardConnections(
   };
 
   const onConnection = (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
+    const peer = socket.remoteAddress ?? '';
+    const address = addressGroup(peer);
     const mine = perAddress.get(address) ?? 0;
-    if (mine >= limits.perAddress && !options.trusted(address)) return refuse(socket, address, 'per-address limit');
+    if (mine >= limits.perAddress && !options.trusted(peer)) return refuse(socket, address, 'per-address limit');
     if (tracked.size >= limits.total) {
       const victim = evictionCandidate();
       if (!victim) return refuse(socket, address, 'connection limit');
@@ -92,7 +156,7 @@ export function guardConnections(
       release(victim); // counted out now: its 'close' comes later
       victim.destroy();
     }
-    tracked.set(socket, { address, pending: 0 });
+    tracked.set(socket, { address, pending: 0, request: null, progress: { at: 0, bytes: 0 } });
     markIdle(socket, address);
     perAddress.set(address, mine + 1);
     socket.once('close', () => release(socket));
@@ -102,6 +166,7 @@ export function guardConnections(
     const entry = tracked.get(socket);
     if (!entry) return;
     tracked.delete(socket);
+    busy.delete(socket);
     markBusy(socket, entry.address);
     const left = (perAddress.get(entry.address) ?? 1) - 1;
     if (left > 0) perAddress.set(entry.address, left);
@@ -128,10 +193,16 @@ export function guardConnections(
         return false;
       }
       entry.pending++;
+      entry.request = req;
+      entry.progress = { at: performance.now(), bytes: socket.bytesRead };
       markBusy(socket, entry.address);
+      busy.add(socket);
       res.once('close', () => {
         entry.pending--;
-        if (entry.pending === 0 && !socket.destroyed) markIdle(socket, entry.address);
+        if (entry.pending > 0) return;
+        entry.request = null;
+        busy.delete(socket);
+        if (!socket.destroyed) markIdle(socket, entry.address);
       });
       return true;
     },

@@ -8,6 +8,7 @@
 // here (its repository names no license; see test/fixtures/specs/README.md).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, dataOf, loadCatalog, send, type Reply } from '../helpers/api.js';
+import { withSandboxDb } from '../helpers/cli.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
 // --- a BEACON checker, from beacon.md -----------------------------------------------------------
@@ -245,9 +246,11 @@ async function dump(query: string, headers: Record<string, string> = {}): Promis
   return { reply, check };
 }
 
-// Names the API accepts (one line, ≤255 characters, no C0 controls) that a naive writer would
-// turn into broken BEACON: noncharacters, C1 controls, Unicode line separators, vertical bars
-// (also fullwidth), compatibility characters, outer and inner runs of spaces.
+// Names that a naive writer would turn into broken BEACON: noncharacters, C1 controls, Unicode
+// line separators, vertical bars (also fullwidth), compatibility characters, outer and inner
+// runs of spaces. The API and `catalog load` refuse some of them (controls, separators,
+// noncharacters); those are written straight into the database, as SQL by hand or data stored
+// before the rule could hold them, and the dump must still be valid.
 const NASTY: [string, string][] = [
   ['Nasty\uFFFE one\uFFFF', 'Nasty one'],
   ['Nasty | bar || double', 'Nasty / bar // double'],
@@ -284,8 +287,8 @@ describe('BEACON dumps of a running daemon', () => {
       actors: [
         { name: 'Goethe, Johann Wolfgang von', gnd: '118540238', sikart: '4000055' },
         { name: 'Ohne Kennung' },
-        ...NASTY.map(([name], i) => ({
-          name,
+        ...NASTY.map((_, i) => ({
+          name: `Nasty placeholder ${i}`,
           gnd: `1185402${String(10 + i)}`,
           sikart: `40001${String(10 + i)}`,
           type: 'group',
@@ -301,6 +304,11 @@ describe('BEACON dumps of a running daemon', () => {
         { name: 'Who? | Town', wikipedia: 'https://en.wikipedia.org/wiki/Who%3F_%22Town%22_100%25' },
         { name: 'Nowhere' },
       ],
+    });
+    await withSandboxDb(cli(), async (db) => {
+      for (const [i, [name]] of NASTY.entries()) {
+        await db('actors').where('name', `Nasty placeholder ${i}`).update({ name, name_lower: name.toLowerCase() });
+      }
     });
     for (const register of ['actors', 'places']) {
       for (const item of dataOf<{ id: number; name: string }[]>(await api.get(`/api/${register}?perPage=100`, t.user)))

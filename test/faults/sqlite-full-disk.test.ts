@@ -4,56 +4,18 @@
 // disk is full: a SIP upload answers 507 promptly and leaves no file behind; a write SQLite
 // cannot commit answers 503 (with Retry-After) and the database stays intact; reads keep
 // working; once space returns, writes and uploads succeed again without a restart.
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sipForm } from '../helpers/api.js';
 import { createSandbox, IS_PG, type Sandbox } from '../helpers/cli.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { zipOfSize } from '../helpers/upload.js';
-import { unlessCI } from '../helpers/system-tools.js';
 import { staffTokens, type Staff } from './faults-setup.js';
+import { fill, mountTmpfs, tmpfsRefusal, unmount } from './tmpfs.js';
 
-/** Whether this process may mount a tmpfs; the reason it cannot, or null. */
-function mountRefusal(): string | null {
-  if (IS_PG) return 'SQLite only (a PostgreSQL run)';
-  const probe = mkdtempSync(path.join(os.tmpdir(), 'archivectl-mount-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'pipe' });
-    execFileSync('umount', [probe]);
-    return null;
-  } catch (err) {
-    return unlessCI(
-      `full-disk test: cannot mount a tmpfs here (${String((err as Error).message).split('\n')[0]}): needs root`,
-    );
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-}
-
-const refusal = mountRefusal();
-
-/** Fills the file system holding `dir` to the last byte; returns the filler's path. */
-function fill(dir: string): string {
-  const filler = path.join(dir, 'filler');
-  const fd = openSync(filler, 'w');
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (let size = chunk.length; size >= 1;) {
-      try {
-        writeSync(fd, chunk, 0, size);
-      } catch {
-        size = Math.floor(size / 2); // ENOSPC: smaller pieces until not a byte fits
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return filler;
-}
+const refusal = IS_PG ? 'SQLite only (a PostgreSQL run)' : tmpfsRefusal('full-disk test');
 
 describe.skipIf(refusal !== null)('a full disk under SQLite', () => {
   let box: Sandbox;
@@ -66,7 +28,7 @@ describe.skipIf(refusal !== null)('a full disk under SQLite', () => {
     box = await createSandbox({ migrate: false });
     disk = path.join(box.dir, 'disk');
     mkdirSync(disk);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', disk]);
+    mountTmpfs(disk, '8m');
     await writeFile(
       box.configFile,
       JSON.stringify({ database: { filename: './disk/archive.sqlite3' }, dataDir: './disk/data' }),
@@ -77,7 +39,7 @@ describe.skipIf(refusal !== null)('a full disk under SQLite', () => {
   });
   afterAll(async () => {
     await daemon?.stop();
-    if (disk) execFileSync('umount', [disk]);
+    if (disk) unmount(disk);
     await box?.cleanup();
   });
 

@@ -166,11 +166,14 @@ export interface HeldSocket {
   readonly closed: Promise<void>;
 }
 
-/** Opens a connection and keeps it: for slow-client tests that write on their own schedule. */
-export function holdConnection(url: string): Promise<HeldSocket> {
+/**
+ * Opens a connection and keeps it: for slow-client tests that write on their own schedule;
+ * `localAddress` (127.0.0.x) makes it another client.
+ */
+export function holdConnection(url: string, localAddress?: string): Promise<HeldSocket> {
   const { host, port } = addressOf(url);
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port });
+    const socket = net.connect({ host, port, ...(localAddress ? { localAddress } : {}) });
     const chunks: Buffer[] = [];
     let isClosed = false;
     socket.on('data', (c: Buffer) => chunks.push(c));

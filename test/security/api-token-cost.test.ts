@@ -1,6 +1,7 @@
 // Review finding 5: the api_token rule must cost time linear in the size of a query or form and
 // throw nothing. A 1 MiB urlencoded body of `%ZZ&` used to cost one thrown URIError per key
-// (about 0.7 s of CPU for one request, with the event loop blocked all along).
+// (about 0.7 s of CPU for one request, with the event loop blocked all along). Here: the rule
+// itself, without decodeURIComponent, and the daemon's answers; the time is the bench's.
 import http from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { queryHasApiToken, redactQuery } from '../../src/http/api-token.js';
@@ -27,7 +28,7 @@ describe('the api_token check (queryHasApiToken, redactQuery)', () => {
     const decode = vi.spyOn(globalThis, 'decodeURIComponent');
     expect(queryHasApiToken(HOSTILE)).toBe(false);
     expect(redactQuery(HOSTILE)).toBe(HOSTILE);
-    expect(queryHasApiToken(`${HOSTILE}api_token=x`)).toBe(true);
+    expect(queryHasApiToken(`${HOSTILE.slice(0, -16)}api_token=x`)).toBe(true);
     expect(queryHasApiToken(`${HOSTILE}api%5Ftoken%5B%5D=x`)).toBe(true);
     expect(redactQuery(`${HOSTILE}%61pi_token=x&b=1`)).toBe(`${HOSTILE}%61pi_token=[REDACTED]&b=1`);
     expect(decode).not.toHaveBeenCalled();
@@ -144,46 +145,26 @@ function postForm(body: string): Promise<number> {
   });
 }
 
-/** One cheap request's round trip, in ms. */
-async function probe(): Promise<number> {
-  const started = performance.now();
-  const res = await daemon().fetch('/api/objects');
-  await res.arrayBuffer();
-  return performance.now() - started;
-}
+describe('1 MiB forms of malformed escapes, against a daemon', () => {
+  // What each costs in time is measured by the bench, not here: here, what the daemon answers.
+  it('are each answered 401, and a cheap request after them 200', async () => {
+    const statuses = await Promise.all(Array.from({ length: 4 }, () => postForm(HOSTILE)));
+    expect(statuses).toEqual([401, 401, 401, 401]);
+    expect(await postForm(`${HOSTILE.slice(0, -16)}api_token=x`)).toBe(401);
+    expect(await postForm(CALM)).toBe(401);
+    const res = await daemon().fetch('/healthz');
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
 
-/**
- * The longest time a cheap request waited while `count` bodies were processed: a measure of how
- * long the daemon's event loop was blocked. Cheap requests are sent one after the other until
- * every body is answered.
- */
-async function blockingWhile(body: string, count: number): Promise<{ longestProbeMs: number; statuses: number[] }> {
-  let done = false;
-  const bodies = Promise.all(Array.from({ length: count }, () => postForm(body))).finally(() => (done = true));
-  let longestProbeMs = 0;
-  while (!done) longestProbeMs = Math.max(longestProbeMs, await probe());
-  return { longestProbeMs, statuses: await bodies };
-}
-
-describe('a 1 MiB form of malformed escapes, against a daemon', () => {
-  it('is answered 401 and blocks cheap requests no longer than a harmless form of the same size', async () => {
-    for (let i = 0; i < 20; i++) await probe(); // warm up
-    // Each measure is taken three times; the medians are compared.
-    const calm: number[] = [];
-    const hostile: number[] = [];
-    for (let round = 0; round < 3; round++) {
-      const c = await blockingWhile(CALM, 4);
-      expect(c.statuses).toEqual([401, 401, 401, 401]);
-      calm.push(c.longestProbeMs);
-      const h = await blockingWhile(HOSTILE, 4);
-      expect(h.statuses).toEqual([401, 401, 401, 401]);
-      hostile.push(h.longestProbeMs);
-    }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1] as number;
-    console.log(
-      `longest wait of a cheap request: calm ${calm.map((x) => x.toFixed(1)).join('/')} ms, hostile ${hostile.map((x) => x.toFixed(1)).join('/')} ms`,
-    );
-    // The hostile body costs what the calm one costs (with slack for noise), not 20 times more.
-    expect(median(hostile)).toBeLessThan(4 * median(calm) + 50);
+  it('find api_token past the malformed megabyte: the api_token 401, with its own message', async () => {
+    const url = new URL('/api/actors/reconcile', daemon().url);
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `${HOSTILE.slice(0, -16)}api_token=x`,
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: string }).error).toMatch(/api_token parameter is no longer accepted/);
   });
 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createToken } from '../helpers/cli.js';
 import { logEntries, useDaemon } from '../helpers/daemon.js';
+import { until } from '../helpers/until.js';
 
 const { cli, daemon } = useDaemon();
 let editor = '';
@@ -56,12 +57,9 @@ async function entries(dir: string): Promise<string[]> {
 
 /** The log lines whose path carries `marker`, once the access line is there. */
 async function linesAbout(marker: string): Promise<Record<string, unknown>[]> {
-  for (let i = 0; i < 100; i++) {
-    const lines = logEntries(daemon()).filter((e) => typeof e.path === 'string' && e.path.includes(marker));
-    if (lines.some((e) => e.msg === 'request')) return lines;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no access log line for ${marker}`);
+  const about = () => logEntries(daemon()).filter((e) => typeof e.path === 'string' && e.path.includes(marker));
+  await until(() => about().some((e) => e.msg === 'request'), `the access log line for ${marker}`);
+  return about();
 }
 
 /**

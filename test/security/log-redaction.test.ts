@@ -11,6 +11,7 @@ import { bearer } from '../helpers/api.js';
 import { createAccounts, createToken, legacyValue } from '../helpers/cli.js';
 import { useDaemon } from '../helpers/daemon.js';
 import { arcValue } from '../helpers/token-values.js';
+import { until } from '../helpers/until.js';
 
 /** Every character percent-encoded. */
 const encodeAll = (s: string) =>
@@ -116,7 +117,7 @@ describe('the daemon logger (createLogger)', () => {
     log.error({ err: new Error(`failed for ${v}`) }, 'oops');
     log.child({ bound: v }).info('child');
     await new Promise<void>((resolve) => log.flush(() => resolve()));
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => lines.length >= 4, 'four log lines');
     expect(lines).toHaveLength(4);
     for (const line of lines) {
       expect(() => JSON.parse(line) as unknown).not.toThrow();
@@ -168,7 +169,12 @@ describe("the daemon's log lines", () => {
       await res.arrayBuffer();
       expect(res.status, r.path).toBeLessThan(500);
     }
-    await new Promise((r) => setTimeout(r, 300)); // the logger writes asynchronously
+    // The logger writes asynchronously: wait for the access line of every request.
+    const accessLines = () =>
+      daemon()
+        .logs.slice(before)
+        .filter((l) => l.includes('"msg":"request"')).length;
+    await until(() => accessLines() >= requests.length, 'an access-log line per request');
     const lines = daemon().logs.slice(before);
     expect(lines.length).toBeGreaterThanOrEqual(requests.length);
     for (const line of lines) {

@@ -5,7 +5,7 @@ import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import type { AuthorityCode } from './anton/fields.js';
 import { followingLabel, mapAntonActor, withAntonFields } from './anton/input.js';
-import { beaconDump, type BeaconDump } from './list/beacon.js';
+import type { DumpRequest } from './list/beacon-dump.js';
 import { dateBefore } from './fields.js';
 import type { ListQuery, ListResult } from './list/query.js';
 import { listRecords } from './list/records.js';
@@ -90,10 +90,15 @@ export function listActors(ctx: Ctx, q: ListQuery, filter: ActorFilter = NO_FILT
 
 /** BEACON of every actor with an id of the provider (no paging or search: a link dump is the whole set). */
 export function actorsBeacon(
-  ctx: Ctx,
   provider: ActorBeaconProvider,
   baseUrl: string,
   filter: ActorFilter = NO_FILTER,
-): Promise<BeaconDump> {
-  return beaconDump(ctx.db, ACTOR, provider, baseUrl, narrowed(filter));
+): DumpRequest {
+  const narrow = narrowed(filter);
+  return {
+    source: ACTOR,
+    provider,
+    baseUrl,
+    ...(narrow ? { narrow: { key: `type=${filter.type}`, apply: narrow } } : {}),
+  };
 }

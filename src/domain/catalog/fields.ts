@@ -21,6 +21,29 @@ export function hasControlChars(s: string): boolean {
   return CONTROL_RE.test(s);
 }
 
+// What catalogue text (names, titles, comments, addresses) may not hold, beyond the C0 controls:
+// C1 controls (U+009B is a one-character CSI to a terminal, U+0085 a line break to some
+// readers), U+2028/U+2029 (line ends to JavaScript and to line-splitting tools, though not to
+// BEACON or JSON), unpaired surrogates (no UTF-8 can carry them: every export would have to
+// drop or replace them) and noncharacters (U+FDD0-U+FDEF and the last two code points of every
+// plane), which Unicode keeps out of interchanged text. The `u` flag makes a lone surrogate one
+// code point of its own, and an astral character one code point, not two halves.
+const NOT_TEXT_RE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029\uD800-\uDFFF\uFDD0-\uFDEF\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/u;
+
+/** Why a catalogue text cannot be stored (its first offending character, named), or null. */
+export function textProblem(s: string): string | null {
+  const m = NOT_TEXT_RE.exec(s);
+  if (!m) return null;
+  const c = m[0].codePointAt(0) ?? 0;
+  const code = `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (c <= 0x9f) return `must not contain control characters (${code})`;
+  if (c === 0x2028 || c === 0x2029) return `must not contain line or paragraph separators (${code})`;
+  if (c >= 0xd800 && c <= 0xdfff) return `must not contain unpaired surrogates (${code})`;
+  return `must not contain noncharacters (${code})`;
+}
+
 /** Prefixes every key of an error map, e.g. `name` → `actors[3].name`. */
 export function prefixErrors(prefix: string, errors: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -50,7 +73,10 @@ export const valueOr = <T>(schema: ValueSchema<T>, value: unknown): T | null => 
 
 const codePoints = (s: string) => [...s].length;
 
-/** A trimmed string of min..max characters (code points). */
+/**
+ * A trimmed string of min..max characters (code points) of catalogue text: tab and line breaks
+ * pass here (multi-line fields: comments, addresses, titles); `name` refuses them.
+ */
 export function text(max: number, min = 1): ValueSchema<string> {
   return v.pipe(
     v.string('must be a string'),
@@ -59,7 +85,10 @@ export function text(max: number, min = 1): ValueSchema<string> {
       (s) => codePoints(s) >= min && codePoints(s) <= max,
       min > 0 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`,
     ),
-    v.check((s) => !hasControlChars(s), 'must not contain control characters'),
+    v.rawCheck<string>(({ dataset, addIssue }) => {
+      const problem = dataset.typed ? textProblem(dataset.value) : null;
+      if (problem !== null) addIssue({ message: problem });
+    }),
   );
 }
 

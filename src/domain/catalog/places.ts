@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import { invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
 import { followingLabel, mapAntonPlace, withAntonFields } from './anton/input.js';
-import { beaconDump, type BeaconDump } from './list/beacon.js';
+import type { DumpRequest } from './list/beacon-dump.js';
 import type { ListQuery, ListResult } from './list/query.js';
 import { listRecords } from './list/records.js';
 import { readRecord, type FieldValues, type Read } from './record-schema.js';
@@ -55,6 +55,6 @@ export function listPlaces(ctx: Ctx, q: ListQuery): Promise<ListResult<Place>> {
 }
 
 /** BEACON of every place with an id of the provider (GND, GeoNames or Wikipedia); the whole set, unpaged. */
-export function placesBeacon(ctx: Ctx, provider: PlaceBeaconProvider, baseUrl: string): Promise<BeaconDump> {
-  return beaconDump(ctx.db, PLACE, provider, baseUrl);
+export function placesBeacon(provider: PlaceBeaconProvider, baseUrl: string): DumpRequest {
+  return { source: PLACE, provider, baseUrl };
 }

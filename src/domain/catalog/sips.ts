@@ -178,7 +178,21 @@ export async function parseSipUpload(
   return { file, identifier, title, keywords };
 }
 
-/** rename(2), or copy and remove when the temporary directory is on another file system. */
+/** Flushes a file or a directory (its entries: a rename into it) to the disk. */
+async function flush(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * rename(2), or copy and remove when the temporary directory is on another file system; either
+ * way flushed (the copy, and the directory's new entry), so an acknowledged upload survives a
+ * crash of the machine.
+ */
 async function moveFile(from: string, to: string): Promise<void> {
   try {
     await rename(from, to);
@@ -186,13 +200,18 @@ async function moveFile(from: string, to: string): Promise<void> {
     if ((err as { code?: unknown }).code !== 'EXDEV') throw err;
     try {
       await copyFile(from, to);
+      await flush(to);
     } catch (copyErr) {
       await rm(to, { force: true });
       throw copyErr;
     }
     await rm(from, { force: true });
   }
+  await flush(path.dirname(to));
 }
+
+/** A staged file is whole only once its writer recorded the SHA-256 of every byte (http/body.ts). */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /**
  * Records a SIP submission: an object in status `ingesting`, a submission in status `received`,
@@ -205,6 +224,8 @@ export async function importSip(
   tokenId: number | null,
 ): Promise<SipReceipt> {
   const req = await parseSipUpload(upload);
+  // A file without its hash was not stored completely: never recorded as received.
+  if (!SHA256_HEX.test(req.file.sha256)) throw new Error('the uploaded file was not stored completely');
   const at = ctx.clock.now();
   const now = at.toISOString();
   // Written inside the transaction callback, read after it fails.

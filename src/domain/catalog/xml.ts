@@ -23,10 +23,10 @@ const ENTITIES: Record<string, string> = {
 };
 const ATTR_ENTITIES: Record<string, string> = { ...ENTITIES, '\t': '&#9;', '\n': '&#10;' };
 
-// C1 controls (U+0080–U+009F) are legal XML 1.0 characters (the API accepts them in names),
-// but XML 1.0 §2.2 discourages them and XML 1.1 requires them as references; written as
-// character references they parse to the same text everywhere and cannot upset line-oriented
-// tools (U+0085 is a line break to some).
+// C1 controls (U+0080–U+009F) are legal XML 1.0 characters (the API refuses them in new text,
+// but older rows or SQL by hand may hold them); XML 1.0 §2.2 discourages them and XML 1.1
+// requires them as references. Written as character references they parse to the same text
+// everywhere and cannot upset line-oriented tools (U+0085 is a line break to some).
 const C1 = /[\u0080-\u009F]/g;
 const charRef = (c: string): string => `&#x${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;
 
@@ -57,7 +57,7 @@ export interface XmlNode {
   attrs: Attrs;
   text?: string | null;
   children?: readonly XmlNode[];
-  /** Already serialised (see prerendered): written as it is. */
+  /** Already serialised (see serialized): written as it is. */
   raw?: string;
 }
 
@@ -86,15 +86,11 @@ export function serialize(node: XmlNode, depth = 0): string {
 }
 
 /**
- * A node serialised now, at the depth where it will be written: a list of tens of thousands of
- * entries then holds one string per entry instead of a tree of objects per entry (which cost
- * more in garbage collection than the serialising itself).
+ * Text serialised already (entries written one by one, at the depth where they will stand),
+ * written as it is: a list of tens of thousands of entries is one string per entry, not a tree
+ * of objects per entry.
  */
-export const prerendered = (node: XmlNode, depth: number): XmlNode => ({
-  name: node.name,
-  attrs: [],
-  raw: serialize(node, depth),
-});
+export const serialized = (text: string): XmlNode => ({ name: '', attrs: [], raw: text });
 
 function write(node: XmlNode, depth: number, lines: string[]): void {
   if (node.raw !== undefined) {

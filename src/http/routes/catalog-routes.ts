@@ -2,20 +2,24 @@
 // and its operations: the list (json, select2 and, where the resource has BEACON providers, a
 // link dump), one record, create and change. Each route file says only what differs.
 import type { Ctx } from '../../domain/context.js';
-import { parseBeaconProvider, type BeaconDump, type BeaconProvider } from '../../domain/catalog/list/beacon.js';
+import { parseBeaconProvider, type BeaconProvider } from '../../domain/catalog/list/beacon.js';
+import { beaconDump, openDump, type DumpRequest } from '../../domain/catalog/list/beacon-dump.js';
+import { exportsDir } from '../../domain/catalog/export-file.js';
 import { toSelect2 } from '../../domain/catalog/list/formats.js';
 import { parseListQuery, type ListQuery, type ListResult, type QueryInput } from '../../domain/catalog/list/query.js';
 import type { Resource } from '../../domain/catalog/resources/index.js';
 import type { FieldSpecs } from '../../domain/catalog/record-schema.js';
 import type { ApiContext, Handler, HandlerMap } from '../types.js';
-import { baseUrl, bodyObject, idParam, sendValidated, setLocation } from './input.js';
+import { sendFile } from '../send-file.js';
+import { baseUrl, bodyObject, idParam, setLocation, validate } from './input.js';
 
 export interface CatalogRoutes<R extends { id: number }, Filter, B extends BeaconProvider> {
   resource: Resource<R, FieldSpecs, string, B>;
   /** The resource's own list parameters (read after the common ones). */
   filter?: (query: QueryInput) => Filter;
   list: (ctx: Ctx, q: ListQuery, filter: Filter) => Promise<ListResult<R>>;
-  beacon?: (ctx: Ctx, provider: B, baseUrl: string, filter: Filter) => Promise<BeaconDump>;
+  /** The BEACON dump a request asks for (built and sent from a file: list/beacon-dump.ts). */
+  beacon?: (provider: B, baseUrl: string, filter: Filter) => DumpRequest;
   /** A record as the API answers it (Anton's derived fields added); the record itself when absent. */
   show?: (record: R, slug: string) => unknown;
   get?: (ctx: Ctx, id: number) => Promise<R>;
@@ -37,8 +41,17 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
       const filter = api.filter?.(ctx.query) as Filter;
       if (q.format === 'beacon' && api.beacon && resource.beacon) {
         const provider = parseBeaconProvider(ctx.query, resource.beacon.providers);
-        const dump = await api.beacon(deps, provider, baseUrl(ctx), filter);
-        sendValidated(ctx, dump.text, 'text/plain; charset=utf-8', dump);
+        const request = api.beacon(provider, baseUrl(ctx), filter);
+        const dumps = { db: deps.db, dir: exportsDir(deps.config.dataDir) };
+        const dump = await beaconDump(dumps, request);
+        if (validate(ctx, dump)) {
+          ctx.status = 304;
+          return;
+        }
+        // The file is opened only when the client does not have the text already.
+        const opened = await openDump(dumps, request, dump);
+        if (opened.dump !== dump) validate(ctx, opened.dump);
+        await sendFile(ctx, opened.handle, 'text/plain; charset=utf-8');
         return;
       }
       const list = await api.list(deps, q, filter);

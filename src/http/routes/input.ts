@@ -73,14 +73,14 @@ export interface Validators {
 }
 
 /**
- * Answers a text with its validators (ETag, Last-Modified, `Cache-Control: no-cache`: reuse
- * only after revalidation), or 304 without a body when the client's copy is current.
- * Last-Modified is sent only once its second has passed: HTTP dates have whole seconds, and a
- * second change within the same second would otherwise carry the same date, so a client
+ * Sets a document's validators (ETag, Last-Modified, `Cache-Control: no-cache`: reuse only
+ * after revalidation) and says whether the client's copy is current (then answer 304 without a
+ * body). Last-Modified is sent only once its second has passed: HTTP dates have whole seconds,
+ * and a second change within the same second would otherwise carry the same date, so a client
  * revalidating with If-Modified-Since alone (wget -N, curl -z) would be told "not modified"
  * and miss it (RFC 9110 §8.8.2.2). The ETag is exact at any time.
  */
-export function sendValidated(ctx: ApiContext, text: string, contentType: string, v: Validators): void {
+export function validate(ctx: ApiContext, v: Validators): boolean {
   const now = ctx.state.deps.clock.now();
   const settled: Validators = {
     etag: v.etag,
@@ -95,12 +95,7 @@ export function sendValidated(ctx: ApiContext, text: string, contentType: string
   // show the very second of Last-Modified (seen in CI under load).
   ctx.set('Date', now.toUTCString());
   if (settled.lastModified !== null) ctx.set('Last-Modified', settled.lastModified.toUTCString());
+  else ctx.remove('Last-Modified');
   ctx.set('Cache-Control', 'no-cache');
-  if (notModified(ctx, settled.etag, settled.lastModified)) {
-    ctx.status = 304;
-    return;
-  }
-  ctx.status = 200;
-  ctx.body = text;
-  ctx.type = contentType;
+  return notModified(ctx, settled.etag, settled.lastModified);
 }

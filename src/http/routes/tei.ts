@@ -1,20 +1,23 @@
-// TEI exports (SPEC §4.4, issue 9). Never stale: a plain GET rebuilds an export whose rows
-// changed since it was stored (see domain/catalog/tei.ts); `ids` and /refresh rebuild in any
-// case. Conditional GET: a strong ETag (the content's SHA-256) and Last-Modified (when the
-// content last changed); If-None-Match, else If-Modified-Since, answers 304 without a body.
-// HEAD is answered by Koa from the GET handler (same headers, no body).
+// TEI exports (SPEC §4.4, issue 9). Never stale: a GET rebuilds an export whose rows changed
+// since it was stored (see domain/catalog/tei/exports.ts); /refresh rebuilds in any case, `ids`
+// checks its ids first. The document is sent from its file (send-file.ts). Conditional GET: a
+// strong ETag (the content's SHA-256) and Last-Modified (when the content last changed);
+// If-None-Match, else If-Modified-Since, answers 304 without a body. HEAD is answered by Koa
+// from the GET handler (same headers, no body).
 import {
+  checkIds,
   currentExport,
+  openExport,
   parseIds,
-  readExport,
   refreshExports,
-  regenerateEntries,
   TEI_KINDS,
-  type TeiExport,
+  type ExportCtx,
   type TeiExportMeta,
   type TeiKind,
 } from '../../domain/catalog/tei/exports.js';
+import { exportsDir } from '../../domain/catalog/export-file.js';
 import { floorSecond, notModified } from '../conditional.js';
+import { sendFile } from '../send-file.js';
 import type { ApiContext, Handler, HandlerMap } from '../types.js';
 
 export const TEI_CONTENT_TYPE = 'application/tei+xml; charset=utf-8';
@@ -45,49 +48,33 @@ function setValidators(ctx: ApiContext, meta: TeiExportMeta): void {
   ctx.set('Cache-Control', 'no-cache');
 }
 
-function send(
-  ctx: ApiContext,
-  meta: TeiExportMeta,
-  document: () => Promise<TeiExport> | TeiExport,
-): Promise<void> | void {
-  if (notModified(ctx, entityTag(meta), modifiedAt(meta))) {
-    setValidators(ctx, meta);
-    ctx.status = 304;
-    return;
-  }
-  const answer = (exp: TeiExport): void => {
-    ctx.status = 200;
-    ctx.body = exp.document;
-    // Set after the body: assigning a string body would otherwise pick text/html for "<?xml".
-    ctx.set('Content-Type', TEI_CONTENT_TYPE);
-    setValidators(ctx, exp);
-  };
-  const exp = document();
-  return exp instanceof Promise ? exp.then(answer) : answer(exp);
-}
+const exportCtx = (ctx: ApiContext): ExportCtx => {
+  const { db, clock, config } = ctx.state.deps;
+  return { db, clock, dir: exportsDir(config.dataDir) };
+};
 
 function exportHandler(kind: TeiKind): Handler {
   return async (ctx) => {
-    const { db, clock } = ctx.state.deps;
+    const deps = exportCtx(ctx);
     // The access step already chose the stricter rule when `ids` is present at all (even empty).
-    if (ctx.query.ids !== undefined) {
-      const ids = parseIds(ctx.query.ids);
-      const exp = await regenerateEntries({ db, clock }, kind, ids);
-      await send(ctx, exp, () => exp);
+    if (ctx.query.ids !== undefined) await checkIds(deps, kind, parseIds(ctx.query.ids));
+    const meta = await currentExport(deps, kind);
+    if (notModified(ctx, entityTag(meta), modifiedAt(meta))) {
+      setValidators(ctx, meta);
+      ctx.status = 304;
       return;
     }
-    const meta = await currentExport({ db, clock }, kind);
-    const { document } = meta;
-    // The document is read only when the client does not have it already.
-    await send(ctx, meta, () => (document !== undefined ? { ...meta, document } : readExport({ db, clock }, kind)));
+    // The file is opened only when the client does not have the content already.
+    const { exp, handle } = await openExport(deps, meta);
+    await sendFile(ctx, handle, TEI_CONTENT_TYPE);
+    setValidators(ctx, exp);
   };
 }
 
 export const handlers: HandlerMap = {
   'GET /api/tei/refresh': async (ctx) => {
-    const { db, clock } = ctx.state.deps;
     ctx.status = 200;
-    ctx.body = { data: await refreshExports({ db, clock }) };
+    ctx.body = { data: await refreshExports(exportCtx(ctx)) };
   },
   // An export for each resource with a TEI projection (domain/catalog/resources/).
   ...Object.fromEntries(TEI_KINDS.map((kind) => [`GET /api/tei/${kind}`, exportHandler(kind)])),

@@ -1,8 +1,7 @@
 // BEACON link dumps (the format of beacon.md in github.com/gbv/beaconspec) of actors and places: one link per
 // entity that has an identifier of the chosen authority file, from that identifier to the
-// entity's URL in this API, annotated with its name. A dump is the whole set, unpaged.
-import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
+// entity's URL in this API, annotated with its name. A dump is the whole set, unpaged; it is
+// built into a file and sent from there (beacon-dump.ts). This module is the format.
 import { invalid } from '../../../errors.js';
 import { oneOf } from '../../../validation.js';
 import { optionalParam, type QueryInput } from './params.js';
@@ -103,12 +102,10 @@ export function beaconTimestamp(at: Date): string {
 }
 
 /**
- * A BEACON text file: meta lines, an empty line, then one `source|annotation|target` line per
- * entity that has the provider's id. The target field is our numeric id, expanded by the
- * `#TARGET` pattern into the resource's URL; the annotation is the entity's name. A link whose
- * source token would be empty is left out (beacon.md: a source must not be whitespace only).
+ * The head of a BEACON text file: meta lines and the empty line after them. The links follow,
+ * one beaconLine each.
  */
-export function renderBeacon(header: BeaconHeader, links: BeaconLink[]): string {
+export function beaconHeader(header: BeaconHeader): string {
   const prefix = PROVIDERS[header.provider].prefix;
   const lines = [
     '#FORMAT: BEACON',
@@ -119,70 +116,21 @@ export function renderBeacon(header: BeaconHeader, links: BeaconLink[]): string 
     ...(header.timestamp === null ? [] : [`#TIMESTAMP: ${beaconTimestamp(header.timestamp)}`]),
     '',
   ];
-  for (const link of links) {
-    const source = beaconToken(link.source);
-    if (source === '') continue;
-    lines.push(`${source}|${beaconToken(link.annotation)}|${link.id}`);
-  }
   return `${lines.join('\n')}\n`;
 }
 
-/** A dump with its validators for conditional GET. */
-export interface BeaconDump {
-  text: string;
-  /** A strong entity tag: a hash of the exact text. */
-  etag: string;
-  /** The register's last change (whole seconds count in HTTP), null when it is empty. */
-  lastModified: Date | null;
-}
-
-/** A strong ETag of a text: its SHA-256, base64url, in quotes. */
-export function etagOf(text: string): string {
-  return `"${createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 32)}"`;
-}
-
-/** The latest `updated_at` of a table (ISO strings of one width sort as text), or null. */
-export async function lastChange(db: Knex, table: string): Promise<Date | null> {
-  const row = await db(table).max({ at: 'updated_at' }).first<{ at?: unknown } | undefined>();
-  if (typeof row?.at !== 'string') return null;
-  const at = new Date(row.at);
-  return Number.isNaN(at.getTime()) ? null : at;
-}
-
-/** What a dump needs of a resource's description. */
-export interface DumpSource {
-  table: string;
-  beacon?: { name: string };
-}
-
 /**
- * Reads and renders the dump of a resource's records that have an id of `provider`, linked to
- * `<baseUrl>/api/<table>/{ID}`; `narrow` selects some of them (an actor type). `#TIMESTAMP` (and
- * Last-Modified) is the last change to any row of the table, not only to the rows in the dump:
- * a change can also take a row out of it (an identifier cleared, a type changed), and that
- * change must move the timestamp too. Rows are never deleted over the API, so the timestamp only
- * moves forward.
+ * One `source|annotation|target` line (with its line break). The target field is our numeric
+ * id, expanded by the `#TARGET` pattern into the resource's URL; the annotation is the entity's
+ * name. A link whose source token would be empty is left out (beacon.md: a source must not be
+ * whitespace only): ''.
  */
-export async function beaconDump(
-  db: Knex,
-  source: DumpSource,
-  provider: BeaconProvider,
-  baseUrl: string,
-  narrow: (q: Knex.QueryBuilder) => Knex.QueryBuilder = (q) => q,
-): Promise<BeaconDump> {
-  const column = PROVIDERS[provider].column;
-  // The timestamp is read before the rows: a write between the two reads then gives rows newer
-  // than the timestamp (a harvester fetches once more), never a timestamp newer than the rows
-  // (it would answer 304 to a harvester that has not seen the write).
-  const lastModified = await lastChange(db, source.table);
-  const q = narrow(db(source.table).whereNotNull(column));
-  const rows = (await q.select('id', 'name', `${column} as source`).orderBy('id')) as {
-    id: number;
-    name: string;
-    source: string;
-  }[];
-  const links = rows.map((r) => ({ source: String(r.source), id: Number(r.id), annotation: String(r.name) }));
-  const header = { name: source.beacon?.name ?? source.table, target: `${baseUrl}/api/${source.table}/{ID}` };
-  const text = renderBeacon({ ...header, provider, timestamp: lastModified }, links);
-  return { text, etag: etagOf(text), lastModified };
+export function beaconLine(link: BeaconLink): string {
+  const source = beaconToken(link.source);
+  return source === '' ? '' : `${source}|${beaconToken(link.annotation)}|${link.id}\n`;
+}
+
+/** A whole BEACON text file: beaconHeader, then one beaconLine per entity that has the provider's id. */
+export function renderBeacon(header: BeaconHeader, links: BeaconLink[]): string {
+  return beaconHeader(header) + links.map(beaconLine).join('');
 }

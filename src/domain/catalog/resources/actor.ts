@@ -4,7 +4,7 @@ import { GND_ID, isStringRecord, LABEL_MAP, name, PARTIAL_DATE, SIKART_ID, text 
 import { ALTERNATIVE_NAMES, checked, COMMENT, GND, NAME, textProperty } from '../reconcile/properties.js';
 import { textOf, typeIdIn, typeRefs } from '../reconcile/projection.js';
 import { DERIVED_FIELDS, field, READ_ONLY } from '../record-schema.js';
-import { actorsDocument } from '../tei/document.js';
+import { ACTORS_TEI } from '../tei/document.js';
 import { idColumn, jsonOf, lowered, optionalText, textColumn } from './columns.js';
 import { NAME_FORM_COLUMNS, NAME_FORM_FIELDS, type NameForms } from './name-forms.js';
 import { defineResource } from './resource.js';
@@ -71,7 +71,7 @@ export const ACTOR = defineResource({
   },
   select2: (a: Actor) => a.name,
   beacon: { providers: ACTOR_BEACON_PROVIDERS, name: 'archivectl actors' },
-  tei: { document: actorsDocument },
+  tei: ACTORS_TEI,
   reconcile: {
     types: TYPES,
     typeColumn: 'type',

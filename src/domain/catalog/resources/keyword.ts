@@ -3,7 +3,7 @@
 import { GND_ID, isStringRecord, LABEL_MAP, name } from '../fields.js';
 import { GND, NAME } from '../reconcile/properties.js';
 import { field, READ_ONLY } from '../record-schema.js';
-import { keywordsDocument } from '../tei/document.js';
+import { KEYWORDS_TEI } from '../tei/document.js';
 import { idColumn, jsonOf, lowered, optionalText, textColumn } from './columns.js';
 import { defineResource } from './resource.js';
 
@@ -37,7 +37,7 @@ export const KEYWORD = defineResource({
     sortColumns: { name: 'name_lower', label: 'name_lower' },
   },
   select2: (k: Keyword) => k.name,
-  tei: { document: keywordsDocument },
+  tei: KEYWORDS_TEI,
   // Keywords have no page of their own, and no other names.
   reconcile: {
     types: [{ id: 'keyword', name: 'Keyword' }],

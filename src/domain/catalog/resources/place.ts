@@ -22,7 +22,7 @@ import {
 } from '../reconcile/properties.js';
 import { textOf } from '../reconcile/projection.js';
 import { DERIVED_FIELDS, field, READ_ONLY } from '../record-schema.js';
-import { placesDocument } from '../tei/document.js';
+import { PLACES_TEI } from '../tei/document.js';
 import { idColumn, jsonOf, lowered, optionalText, textColumn } from './columns.js';
 import { NAME_FORM_COLUMNS, NAME_FORM_FIELDS, type NameForms } from './name-forms.js';
 import { defineResource } from './resource.js';
@@ -89,7 +89,7 @@ export const PLACE = defineResource({
   },
   select2: (p: Place) => p.name,
   beacon: { providers: PLACE_BEACON_PROVIDERS, name: 'archivectl places' },
-  tei: { document: placesDocument },
+  tei: PLACES_TEI,
   reconcile: {
     types: [{ id: 'place', name: 'Place' }],
     columns: [

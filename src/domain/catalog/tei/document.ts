@@ -10,7 +10,7 @@
 // test/domain/tei-schema.test.ts). Change TEI_FORMAT (tei.ts) with the mapping: stored exports
 // of the old format are then rebuilt on their next read.
 import { clean, dateAttributes } from './dates.js';
-import { el, parent, prerendered, serialize, stripInvalidXmlChars, type XmlNode } from '../xml.js';
+import { el, parent, serialize, serialized, stripInvalidXmlChars, type XmlNode } from '../xml.js';
 
 export { dateAttributes, isIsoYearZeroDate, isW3cDate } from './dates.js';
 
@@ -22,13 +22,48 @@ export interface StoredRow {
   [column: string]: unknown;
 }
 
-/** A resource's TEI export (part of its description, see resources/). */
+/**
+ * One run of entries of a document, in id order: the rows it takes (those whose `column` is, or
+ * with `not` is not, one of `values`; every row without `rows`) and how one row is written.
+ */
+export interface TeiSection {
+  rows?: { column: string; values: readonly string[]; not?: boolean };
+  /** One entry, serialised where it stands in the document (indented for its depth). */
+  entry(row: StoredRow): string;
+}
+
+/**
+ * A resource's TEI export (part of its description, see resources/): its sections of entries,
+ * and the document around them. The export is written in pieces (tei/exports.ts): each section
+ * a slice of rows at a time, then the frame with the sections in their places; `documentOf`
+ * writes the same bytes in one go.
+ */
 export interface TeiProjection {
+  sections: readonly TeiSection[];
   /**
-   * The document of all the rows, in id order. `lastChange`: the newest `updated_at` among them.
-   * (A method, so a builder may take its resource's rows, whose columns it names.)
+   * The document around its entries: `parts[i]` is the text of section i (its entries joined by
+   * line breaks), null when it has none; `entries` counts them all; `lastChange` is the newest
+   * `updated_at` among the rows.
    */
-  document(rows: readonly StoredRow[], lastChange: string | null): string;
+  frame(parts: readonly (string | null)[], entries: number, lastChange: string | null): string;
+}
+
+/** Whether a section takes a row (the same choice its SQL makes, see exports.ts). */
+export function sectionHolds(section: TeiSection, row: StoredRow): boolean {
+  if (!section.rows) return true;
+  const { column, values, not } = section.rows;
+  const value = row[column];
+  const listed = typeof value === 'string' && values.includes(value);
+  return not ? !listed : listed;
+}
+
+/** The whole document of `rows` (in id order), as the export writes it in pieces. */
+export function documentOf(projection: TeiProjection, rows: readonly StoredRow[], lastChange: string | null): string {
+  const parts = projection.sections.map((section) => {
+    const entries = rows.filter((r) => sectionHolds(section, r)).map((r) => section.entry(r));
+    return entries.length > 0 ? entries.join('\n') : null;
+  });
+  return projection.frame(parts, rows.length, lastChange);
 }
 
 // Type aliases, not interfaces: a row of the mapping is then a StoredRow as well.
@@ -228,7 +263,9 @@ function standOff(lists: (XmlNode | null)[]): XmlNode | null {
   return present.length > 0 ? parent('standOff', [], present) : null;
 }
 
-const list = (name: string, items: XmlNode[]): XmlNode | null => (items.length > 0 ? parent(name, [], items) : null);
+/** A list element around a section's entries; none for a section without any (TEI forbids empty lists). */
+const list = (name: string, part: string | null | undefined): XmlNode | null =>
+  part ? parent(name, [], [serialized(part)]) : null;
 
 /**
  * A value for @type (teidata.enumerated: no spaces, no controls): the API's constants pass
@@ -285,13 +322,18 @@ function org(a: ActorRow): XmlNode {
 }
 
 /** The actors export: persons and families in <listPerson>, every other actor type in <listOrg>. */
-export function actorsDocument(rows: readonly ActorRow[], lastChange: string | null): string {
+export const ACTORS_TEI: TeiProjection = {
   // Depth 3: TEI > standOff > listPerson/listOrg > entry.
-  const persons = rows.filter((a) => PERSON_TYPES.has(a.type)).map((a) => prerendered(person(a), 3));
-  const orgs = rows.filter((a) => !PERSON_TYPES.has(a.type)).map((a) => prerendered(org(a), 3));
-  const body = standOff([list('listPerson', persons), list('listOrg', orgs)]);
-  return teiDocument('Actors', lastChange, rows.length, [], body);
-}
+  sections: [
+    { rows: { column: 'type', values: [...PERSON_TYPES] }, entry: (a) => serialize(person(a as ActorRow), 3) },
+    { rows: { column: 'type', values: [...PERSON_TYPES], not: true }, entry: (a) => serialize(org(a as ActorRow), 3) },
+  ],
+  frame: ([persons, orgs], entries, lastChange) =>
+    teiDocument('Actors', lastChange, entries, [], standOff([list('listPerson', persons), list('listOrg', orgs)])),
+};
+
+export const actorsDocument = (rows: readonly ActorRow[], lastChange: string | null): string =>
+  documentOf(ACTORS_TEI, rows, lastChange);
 
 // --- places ---------------------------------------------------------------------------------
 
@@ -355,10 +397,14 @@ function place(p: PlaceRow): XmlNode {
 }
 
 /** The places export: one <listPlace>. */
-export function placesDocument(rows: readonly PlaceRow[], lastChange: string | null): string {
-  const places = rows.map((p) => prerendered(place(p), 3)); // TEI > standOff > listPlace > place
-  return teiDocument('Places', lastChange, rows.length, [], standOff([list('listPlace', places)]));
-}
+export const PLACES_TEI: TeiProjection = {
+  sections: [{ entry: (p) => serialize(place(p as PlaceRow), 3) }], // TEI > standOff > listPlace > place
+  frame: ([places], entries, lastChange) =>
+    teiDocument('Places', lastChange, entries, [], standOff([list('listPlace', places)])),
+};
+
+export const placesDocument = (rows: readonly PlaceRow[], lastChange: string | null): string =>
+  documentOf(PLACES_TEI, rows, lastChange);
 
 // --- keywords -------------------------------------------------------------------------------
 
@@ -379,15 +425,19 @@ function category(k: KeywordRow): XmlNode {
 }
 
 /** The keywords export: a <taxonomy> in the header's classDecl, one <category> per keyword. */
-export function keywordsDocument(rows: readonly KeywordRow[], lastChange: string | null): string {
-  const taxonomy = parent(
-    'taxonomy',
-    [['xml:id', 'keywords']],
-    [
-      el('desc', [], 'Keywords of the archive catalogue'),
-      ...rows.map((k) => prerendered(category(k), 5)), // TEI > teiHeader > encodingDesc > classDecl > taxonomy > category
-    ],
-  );
-  const encodingDesc = parent('encodingDesc', [], [parent('classDecl', [], [taxonomy])]);
-  return teiDocument('Keywords', lastChange, rows.length, [encodingDesc], null);
-}
+export const KEYWORDS_TEI: TeiProjection = {
+  // TEI > teiHeader > encodingDesc > classDecl > taxonomy > category
+  sections: [{ entry: (k) => serialize(category(k as KeywordRow), 5) }],
+  frame: ([categories], entries, lastChange) => {
+    const taxonomy = parent(
+      'taxonomy',
+      [['xml:id', 'keywords']],
+      [el('desc', [], 'Keywords of the archive catalogue'), ...(categories ? [serialized(categories)] : [])],
+    );
+    const encodingDesc = parent('encodingDesc', [], [parent('classDecl', [], [taxonomy])]);
+    return teiDocument('Keywords', lastChange, entries, [encodingDesc], null);
+  },
+};
+
+export const keywordsDocument = (rows: readonly KeywordRow[], lastChange: string | null): string =>
+  documentOf(KEYWORDS_TEI, rows, lastChange);

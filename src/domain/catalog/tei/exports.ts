@@ -1,21 +1,29 @@
 // Stored TEI exports (SPEC §4.4, issue 9), one for each resource whose description has a TEI
-// projection (resources/: actors, places, keywords). A document is generated from the rows, kept in
-// `tei_exports` and served from there — but never stale: every change to actors, places or
-// keywords gives the kind a new random version (`tei_sources`, set by triggers in the same
-// transaction as the change, whichever door wrote it; see migrations/*_tei_sources.js). A read
-// compares the stored export's version with the current one (two one-row reads) and rebuilds the
-// export first when they differ. GET /api/tei/refresh and `?ids=` rebuild unconditionally.
+// projection (resources/: actors, places, keywords). A document is built from the rows into a
+// file under `<dataDir>/exports` (export-file.ts: a slice of rows at a time, never whole in
+// memory, the event loop free between slices) and sent from there; `tei_exports` keeps what
+// describes it. Never stale: every change to actors, places or keywords gives the kind a new
+// random version (`tei_sources`, set by triggers in the same transaction as the change,
+// whichever door wrote it; see migrations/*_tei_sources.js). A read compares the stored export's
+// version with the current one (two one-row reads) and rebuilds the export first when they
+// differ, or when its file is missing (another daemon's dataDir, or removed). GET
+// /api/tei/refresh rebuilds unconditionally; `?ids=` checks the ids and answers the export as of
+// now (an entry is derived from its row alone: a fresh export is what a rebuild would write).
 //
 // Each stored export carries what conditional GET needs: `etag`, the SHA-256 of the document
 // (the document holds no generation time, so the same data always gives the same bytes and the
-// same ETag, refresh or not), and `modified_at`, when the content last changed.
-import { createHash } from 'node:crypto';
+// same ETag, refresh or not), and `modified_at`, when the content last changed. The `document`
+// column is left empty: a value of tens of megabytes read whole for each request is what the
+// files replace.
+import path from 'node:path';
+import type { FileHandle } from 'node:fs/promises';
 import type { Knex } from 'knex';
 import { MAX_ROW_ID } from '../../../db/row-id.js';
 import { invalid, notFound } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
+import { FileBuild, openBuilt, removeOthers, slicesOf, tableVersion, withBuild } from '../export-file.js';
 import { RESOURCES } from '../resources/index.js';
-import type { StoredRow as SourceRow, TeiProjection } from './document.js';
+import { sectionHolds, type StoredRow as SourceRow, type TeiProjection, type TeiSection } from './document.js';
 
 /** A resource with a TEI export: its table, which also names the export (/api/tei/<kind>). */
 export type TeiKind = string;
@@ -55,9 +63,18 @@ export interface TeiExportMeta {
   stored: boolean;
 }
 
+/** An export with its file (under the exports directory, named by its ETag). */
 export interface TeiExport extends TeiExportMeta {
-  document: string;
+  file: string;
 }
+
+/** Where the exports are kept, and the database they are built from. */
+export interface ExportCtx extends Ctx {
+  dir: string;
+}
+
+/** The file of an export's content: its kind and its ETag. */
+const fileOf = (dir: string, kind: TeiKind, etag: string): string => path.join(dir, `${kind}-${etag}.xml`);
 
 /** At most this many ids in one `?ids=` request. */
 export const MAX_IDS = 1000;
@@ -81,12 +98,6 @@ const META_COLUMNS = [
   'generated_at',
   'revision',
 ] as const;
-
-/** The current version of a kind's rows (changes with every write to the table). */
-async function sourceVersion(db: Knex, kind: TeiKind): Promise<string | null> {
-  const row = await db('tei_sources').where('kind', kind).first<{ version: string } | undefined>('version');
-  return row?.version ?? null;
-}
 
 function storedRow(db: Knex, kind: TeiKind): Promise<StoredRow | undefined> {
   return db('tei_exports')
@@ -113,26 +124,80 @@ const metaOf = (kind: TeiKind, row: StoredRow & { etag: string; modified_at: str
   stored: true,
 });
 
-export function contentHash(document: string): string {
-  return createHash('sha256').update(document, 'utf8').digest('base64url');
+/** A section's rows in SQL: the choice sectionHolds makes (a NULL column is in no list). */
+function narrowTo(section: TeiSection): (q: Knex.QueryBuilder) => Knex.QueryBuilder {
+  const rows = section.rows;
+  if (!rows) return (q) => q;
+  return rows.not
+    ? (q) =>
+        q.where((b) => {
+          void b.whereNotIn(rows.column, [...rows.values]).orWhereNull(rows.column);
+        })
+    : (q) => q.whereIn(rows.column, [...rows.values]);
 }
 
+/** Keeps a marker in a frame apart from any text: NUL cannot occur in an XML document. */
+const marker = (i: number) => `\u0000${i}\u0000`;
+// eslint-disable-next-line no-control-regex
+const MARKER = /\u0000(\d+)\u0000/;
+
 /**
- * The document of a kind from the current rows, and the newest `updated_at` among them. All
- * columns: the mapping (tei-document.ts) takes the fields it knows, including ones that later
- * migrations add (Anton's variants, abbreviations, SIKART and Wikipedia ids).
+ * Builds the export of a kind from the current rows into a file named by its hash, and answers
+ * it with the newest `updated_at` among the rows. All columns: the mapping (document.ts) takes
+ * the fields it knows, including ones that later migrations add. Each section is written to a
+ * file of its own a slice at a time (counting its entries); then the frame, which states the
+ * count, is written with the sections' files in their places.
  */
 async function build(
-  db: Knex,
+  ctx: ExportCtx,
   kind: TeiKind,
-): Promise<{ document: string; entries: number; lastChange: string | null }> {
-  const rows = await db(kind).select<({ id: number | string } & Record<string, unknown>)[]>('*').orderBy('id');
+): Promise<{ file: string; etag: string; entries: number; lastChange: string | null }> {
+  const projection = projectionOf(kind);
+  let entries = 0;
   let lastChange: string | null = null;
-  for (const { updated_at: at } of rows)
-    if (typeof at === 'string' && (lastChange === null || at > lastChange)) lastChange = at;
-  // PostgreSQL returns ids as numbers for integer columns, but normalise anyway: ids become xml:id values.
-  const normalised: SourceRow[] = rows.map((r) => ({ ...r, id: Number(r.id) }));
-  return { document: projectionOf(kind).document(normalised, lastChange), entries: rows.length, lastChange };
+  const parts: FileBuild[] = [];
+  const counts: number[] = [];
+  try {
+    for (const section of projection.sections) {
+      const part = await FileBuild.start(ctx.dir);
+      parts.push(part);
+      let count = 0;
+      type Row = { id: number | string } & Record<string, unknown>;
+      for await (const rows of slicesOf<Row>(ctx.db, kind, ['*'], narrowTo(section))) {
+        const out: string[] = [];
+        for (const row of rows) {
+          // PostgreSQL returns ids as numbers for integer columns; normalised anyway: ids become xml:id values.
+          const source: SourceRow = { ...row, id: Number(row.id) };
+          if (!sectionHolds(section, source)) continue;
+          const at = row.updated_at;
+          if (typeof at === 'string' && (lastChange === null || at > lastChange)) lastChange = at;
+          out.push(section.entry(source));
+        }
+        if (out.length === 0) continue;
+        await part.write(`${count > 0 ? '\n' : ''}${out.join('\n')}`);
+        count += out.length;
+      }
+      counts.push(count);
+      entries += count;
+    }
+    for (const part of parts) await part.close();
+    const frame = projection.frame(
+      counts.map((n, i) => (n > 0 ? marker(i) : null)),
+      entries,
+      lastChange,
+    );
+    const done = await withBuild(ctx.dir, async (whole) => {
+      for (const [i, piece] of frame.split(MARKER).entries()) {
+        // Odd pieces are the numbers of the sections that stand there.
+        if (i % 2 === 0) await whole.write(piece);
+        else await whole.append((parts[Number(piece)] as FileBuild).path);
+      }
+      return whole.finish(ctx.dir, (sha256) => path.basename(fileOf(ctx.dir, kind, sha256.toString('base64url'))));
+    });
+    return { file: done.file, etag: done.sha256.toString('base64url'), entries, lastChange };
+  } finally {
+    await Promise.all(parts.map((p) => p.abort()));
+  }
 }
 
 const SECOND = 1000;
@@ -157,39 +222,42 @@ export function nextModified(previous: string | null, dataChange: string | null,
  * Builds the export from the current rows and stores it unless another process stored one
  * since `old` was read (compare-and-set on `revision`): answers the export and whether it was
  * stored. `version` must have been read before the rows: the stored version is then never newer
- * than the data, at worst older (and rebuilt once more).
+ * than the data, at worst older (and rebuilt once more). Once stored, the files of older
+ * contents are removed (a reader sending one keeps it open to its end).
  */
 async function rebuild(
-  ctx: Ctx,
+  ctx: ExportCtx,
   kind: TeiKind,
   version: string | null,
   old: StoredRow | undefined,
 ): Promise<{ exp: TeiExport; stored: boolean }> {
-  const { document, entries, lastChange } = await build(ctx.db, kind);
+  const { file, etag, entries, lastChange } = await build(ctx, kind);
   const now = ctx.clock.now();
-  const etag = contentHash(document);
   const unchanged = old !== undefined && old.etag === etag && old.modified_at !== null;
   const modifiedAt = unchanged
     ? (old.modified_at as string)
     : nextModified(old ? (old.modified_at ?? old.generated_at) : null, lastChange, now);
-  const meta = { source_version: version, format: TEI_FORMAT, entries, generated_at: now.toISOString() };
-  const exp: TeiExport = { kind, entries, etag, modifiedAt, document, stored: true };
+  const meta = { source_version: version, format: TEI_FORMAT, entries, generated_at: now.toISOString(), document: '' };
+  const exp: TeiExport = { kind, entries, etag, modifiedAt, file, stored: true };
+  let stored: boolean;
   if (old === undefined) {
     const rows: unknown = await ctx
       .db('tei_exports')
-      .insert({ kind, document, etag, modified_at: modifiedAt, revision: 1, ...meta })
+      .insert({ kind, etag, modified_at: modifiedAt, revision: 1, ...meta })
       .onConflict('kind')
       .ignore()
       .returning('kind');
-    return { exp, stored: Array.isArray(rows) && rows.length > 0 };
+    stored = Array.isArray(rows) && rows.length > 0;
+  } else {
+    const changes = unchanged ? meta : { ...meta, etag, modified_at: modifiedAt };
+    const n = await ctx
+      .db('tei_exports')
+      .where({ kind, revision: old.revision })
+      .update({ ...changes, revision: Number(old.revision) + 1 });
+    stored = Number(n) === 1;
   }
-  // Unchanged content: only the bookkeeping is written, not the (possibly large) document again.
-  const changes = unchanged ? meta : { ...meta, document, etag, modified_at: modifiedAt };
-  const n = await ctx
-    .db('tei_exports')
-    .where({ kind, revision: old.revision })
-    .update({ ...changes, revision: Number(old.revision) + 1 });
-  return { exp, stored: Number(n) === 1 };
+  if (stored) await removeOthers(ctx.dir, `${kind}-`, file);
+  return { exp, stored };
 }
 
 /**
@@ -200,10 +268,10 @@ async function rebuild(
 type Rebuild = Promise<{ exp: TeiExport; stored: boolean }>;
 const inFlight = new WeakMap<Knex, Map<string, Rebuild>>();
 
-function sharedRebuild(ctx: Ctx, kind: TeiKind, version: string | null, old: StoredRow | undefined): Rebuild {
+function sharedRebuild(ctx: ExportCtx, kind: TeiKind, version: string | null, old: StoredRow | undefined): Rebuild {
   let byKey = inFlight.get(ctx.db);
   if (!byKey) inFlight.set(ctx.db, (byKey = new Map<string, Rebuild>()));
-  const key = `${kind}:${version}:${old?.revision ?? 'none'}`;
+  const key = `${ctx.dir}:${kind}:${version}:${old?.revision ?? 'none'}`;
   let p = byKey.get(key);
   if (!p) {
     const map = byKey;
@@ -218,18 +286,18 @@ const ATTEMPTS = 5;
 
 /**
  * The export of a kind as of now: the stored one when it was built from the current version of
- * the rows, else rebuilt (and stored) first; `force` rebuilds in any case. The document is
- * included only when it was rebuilt (a fresh stored one is read by readExport, and only when
- * the client does not have it already).
+ * the rows, else rebuilt (and stored) first; `force` rebuilds in any case. The file is named
+ * when it was rebuilt; a fresh stored export's file is opened by openExport, and only when the
+ * client does not have the content already.
  */
 export async function currentExport(
-  ctx: Ctx,
+  ctx: ExportCtx,
   kind: TeiKind,
   force = false,
-): Promise<TeiExportMeta & { document?: string }> {
+): Promise<TeiExportMeta & { file?: string }> {
   let last: TeiExport | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const version = await sourceVersion(ctx.db, kind); // first: see rebuild()
+    const version = await tableVersion(ctx.db, kind); // first: see rebuild()
     const old = await storedRow(ctx.db, kind);
     if (!force && isFresh(old, version)) return metaOf(kind, old);
     const { exp, stored } = await sharedRebuild(ctx, kind, version, old);
@@ -242,39 +310,38 @@ export async function currentExport(
   return { ...(last as TeiExport), stored: false };
 }
 
-/** The stored export with its document (after currentExport said it is fresh). */
-export async function readExport(ctx: Ctx, kind: TeiKind): Promise<TeiExport> {
-  const row = await ctx
-    .db('tei_exports')
-    .where('kind', kind)
-    .first<(StoredRow & { document: string }) | undefined>('document', ...META_COLUMNS);
-  if (row && row.etag !== null && row.modified_at !== null) {
-    return { ...metaOf(kind, row as StoredRow & { etag: string; modified_at: string }), document: row.document };
+/**
+ * The file of `meta` (an export currentExport answered), opened for sending. A file that is
+ * gone (built by another daemon with another dataDir, or replaced since) is built again: the
+ * answer is then the export as of now, which `meta` may no longer describe.
+ */
+export async function openExport(
+  ctx: ExportCtx,
+  meta: TeiExportMeta & { file?: string },
+): Promise<{ exp: TeiExport; handle: FileHandle }> {
+  let exp: TeiExport = { ...meta, file: meta.file ?? fileOf(ctx.dir, meta.kind, meta.etag) };
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const handle = await openBuilt(exp.file);
+    if (handle) return { exp, handle };
+    const again = await currentExport(ctx, meta.kind, true);
+    exp = { ...again, file: again.file ?? fileOf(ctx.dir, again.kind, again.etag) };
   }
-  const exp = await currentExport(ctx, kind, true);
-  return { ...exp, document: exp.document ?? '' };
-}
-
-/** Regenerates the export of one kind from the current rows and stores it. */
-export async function regenerateExport(ctx: Ctx, kind: TeiKind): Promise<TeiExport> {
-  const exp = await currentExport(ctx, kind, true);
-  return exp.document !== undefined ? { ...exp, document: exp.document } : readExport(ctx, kind);
+  throw new Error(`the TEI export of ${meta.kind} was removed as soon as it was built`);
 }
 
 /** Regenerates every export; answers the number of entries of each. */
-export async function refreshExports(ctx: Ctx): Promise<Record<TeiKind, number>> {
+export async function refreshExports(ctx: ExportCtx): Promise<Record<TeiKind, number>> {
   const counts: Record<TeiKind, number> = {};
   for (const kind of TEI_KINDS) counts[kind] = (await currentExport(ctx, kind, true)).entries;
   return counts;
 }
 
 /**
- * `?ids=` regenerates "those entries". An entry is derived from its row alone, so regenerating
- * the whole export from the current rows gives the same document as patching the listed
- * entries, without any risk of a stale neighbour. Every listed id must exist (else 404, and
- * nothing is stored).
+ * `?ids=` regenerates "those entries": every listed id must exist (else 404, and nothing is
+ * built or stored). An entry is derived from its row alone, so the export as of now (rebuilt
+ * when stale) holds each listed entry as a rebuild would write it.
  */
-export async function regenerateEntries(ctx: Ctx, kind: TeiKind, ids: readonly number[]): Promise<TeiExport> {
+export async function checkIds(ctx: Ctx, kind: TeiKind, ids: readonly number[]): Promise<void> {
   const possible = ids.filter((id) => id <= MAX_ROW_ID);
   const found = new Set<number>();
   // Chunked: SQLite limits the number of bound parameters per statement.
@@ -290,7 +357,6 @@ export async function regenerateEntries(ctx: Ctx, kind: TeiKind, ids: readonly n
     const shown = missing.slice(0, 20).join(', ') + (missing.length > 20 ? ', …' : '');
     throw notFound(`no ${projectionOf(kind).what} with id ${shown}`);
   }
-  return regenerateExport(ctx, kind);
 }
 
 /**

@@ -1,0 +1,171 @@
+// BEACON dumps as files (export-file.ts): a dump is built once per change of its table — a slice
+// of rows at a time, into a file under `<dataDir>/exports` — and every request until the next
+// change is sent that file. The table's version (`tei_sources`, changed by triggers with every
+// write) says when a dump is stale. A dump depends on its register, provider, narrowing and
+// target URL (which may come from the request's Host): each combination is a file of its own,
+// and at most MAX_CACHED are kept per daemon, the least recently used removed first.
+import { createHash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import type { Knex } from 'knex';
+import { openBuilt, slicesOf, tableVersion, withBuild } from '../export-file.js';
+import { beaconHeader, beaconLine, PROVIDERS, type BeaconProvider } from './beacon.js';
+
+/** What a dump needs of a resource's description. */
+export interface DumpSource {
+  table: string;
+  beacon?: { name: string };
+}
+
+/** Which dump: a register's links to one provider, some of its rows, linked under `baseUrl`. */
+export interface DumpRequest {
+  source: DumpSource;
+  provider: BeaconProvider;
+  baseUrl: string;
+  /** Some of the rows (an actor type): `key` names the choice, `apply` makes it in SQL. */
+  narrow?: { key: string; apply: (q: Knex.QueryBuilder) => Knex.QueryBuilder };
+}
+
+/** A built dump with its validators for conditional GET. */
+export interface BeaconDump {
+  /** A strong entity tag: a hash of the exact text, quoted. */
+  etag: string;
+  /** The register's last change (whole seconds count in HTTP), null when it is empty. */
+  lastModified: Date | null;
+  file: string;
+}
+
+/** Where the dumps are kept, and the database they are built from. */
+export interface DumpCtx {
+  db: Knex;
+  dir: string;
+}
+
+/** Dumps kept per daemon (each a file; the URL in a dump can vary with the request's Host). */
+const MAX_CACHED = 32;
+
+interface Cached {
+  version: string;
+  dump: BeaconDump;
+}
+/** Per database: the dumps built, least recently used first (a Map keeps insertion order). */
+const cached = new WeakMap<Knex, Map<string, Cached>>();
+/** Builds in flight, per database and (dump, version): concurrent requests share one. */
+const building = new WeakMap<Knex, Map<string, Promise<BeaconDump>>>();
+
+function mapOf<V>(maps: WeakMap<Knex, Map<string, V>>, db: Knex): Map<string, V> {
+  let map = maps.get(db);
+  if (!map) maps.set(db, (map = new Map<string, V>()));
+  return map;
+}
+
+const keyOf = (ctx: DumpCtx, req: DumpRequest): string =>
+  [ctx.dir, req.source.table, req.provider, req.narrow?.key ?? '', req.baseUrl].join('\u0000');
+
+/** The latest `updated_at` of a table (ISO strings of one width sort as text), or null. */
+async function lastChange(db: Knex, table: string): Promise<Date | null> {
+  const row = await db(table).max({ at: 'updated_at' }).first<{ at?: unknown } | undefined>();
+  if (typeof row?.at !== 'string') return null;
+  const at = new Date(row.at);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/**
+ * Builds the dump of `req`: the records that have an id of the provider, linked to
+ * `<baseUrl>/api/<table>/{ID}`. `#TIMESTAMP` (and Last-Modified) is the last change to any row
+ * of the table, not only to the rows in the dump: a change can also take a row out of it (an
+ * identifier cleared, a type changed), and that change must move the timestamp too. It is read
+ * before the rows: a write between the two reads then gives rows newer than the timestamp (a
+ * harvester fetches once more), never a timestamp newer than the rows (it would answer 304 to a
+ * harvester that has not seen the write).
+ */
+async function build(ctx: DumpCtx, req: DumpRequest, key: string): Promise<BeaconDump> {
+  const { table } = req.source;
+  const column = PROVIDERS[req.provider].column;
+  const lastModified = await lastChange(ctx.db, table);
+  const name = `beacon-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}-`;
+  return withBuild(ctx.dir, async (file) => {
+    await file.write(
+      beaconHeader({
+        provider: req.provider,
+        name: req.source.beacon?.name ?? table,
+        target: `${req.baseUrl}/api/${table}/{ID}`,
+        timestamp: lastModified,
+      }),
+    );
+    const rows = slicesOf<{ id: number | string; name: string; source: string }>(
+      ctx.db,
+      table,
+      ['id', 'name', `${column} as source`],
+      (q) => req.narrow?.apply(q.whereNotNull(column)) ?? q.whereNotNull(column),
+    );
+    for await (const slice of rows) {
+      await file.write(
+        slice
+          .map((r) => beaconLine({ source: String(r.source), id: Number(r.id), annotation: String(r.name) }))
+          .join(''),
+      );
+    }
+    const done = await file.finish(ctx.dir, (sha256) => `${name}${sha256.toString('base64url').slice(0, 32)}.txt`);
+    return { etag: `"${done.sha256.toString('base64url').slice(0, 32)}"`, lastModified, file: done.file };
+  });
+}
+
+/** Keeps a built dump, removing the file of the one it replaces and of the least recently used beyond MAX_CACHED. */
+function remember(db: Knex, key: string, version: string, dump: BeaconDump): void {
+  const map = mapOf(cached, db);
+  const old = map.get(key);
+  map.delete(key);
+  map.set(key, { version, dump });
+  const gone: string[] = old && old.dump.file !== dump.file ? [old.dump.file] : [];
+  for (const [k, entry] of map) {
+    if (map.size <= MAX_CACHED) break;
+    map.delete(k);
+    gone.push(entry.dump.file);
+  }
+  for (const file of gone) void rm(file, { force: true }).catch(() => undefined);
+}
+
+/** The dump of `req` as of now: the one built for the table's current version, else built first. */
+export async function beaconDump(ctx: DumpCtx, req: DumpRequest, rebuild = false): Promise<BeaconDump> {
+  const key = keyOf(ctx, req);
+  const version = await tableVersion(ctx.db, req.source.table); // before the rows: see tei/exports.ts
+  const map = mapOf(cached, ctx.db);
+  const hit = map.get(key);
+  if (!rebuild && hit && hit.version === version) {
+    map.delete(key); // most recently used: last
+    map.set(key, hit);
+    return hit.dump;
+  }
+  const flights = mapOf(building, ctx.db);
+  const flight = `${key}\u0000${version}`;
+  let p = flights.get(flight);
+  if (!p) {
+    p = build(ctx, req, key)
+      .then((dump) => {
+        if (version !== null) remember(ctx.db, key, version, dump);
+        return dump;
+      })
+      .finally(() => flights.delete(flight));
+    flights.set(flight, p);
+  }
+  return p;
+}
+
+/**
+ * The file of `dump` opened for sending; one that is gone (removed by another daemon sharing
+ * dataDir, or by hand) is built again, and the answer is then that dump.
+ */
+export async function openDump(
+  ctx: DumpCtx,
+  req: DumpRequest,
+  dump: BeaconDump,
+): Promise<{ dump: BeaconDump; handle: FileHandle }> {
+  let current = dump;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const handle = await openBuilt(current.file);
+    if (handle) return { dump: current, handle };
+    current = await beaconDump(ctx, req, true);
+  }
+  throw new Error(`the BEACON dump of ${req.source.table} was removed as soon as it was built`);
+}

@@ -1,0 +1,143 @@
+// Requests whose cost grows with the catalogue (an export, a BEACON dump, a large reconciliation
+// batch) take one of `limits.heavyRequests` places for as long as their answer is being built
+// and sent; a request that finds none free waits in one of `limits.heavyQueue` (at most
+// WAIT_MS), and beyond that is answered 503 with Retry-After. Everything else — lists, single
+// records, tokens, /healthz — never waits here: a crowd of anonymous harvesters, or clients
+// that do not read what they asked for, cannot take the daemon from a token holder.
+import type { Step } from './gate.js';
+import { httpError } from './errors.js';
+import { isPlainObject } from '../domain/catalog/json-values.js';
+import { RESOURCES } from '../domain/catalog/resources/index.js';
+import { RECONCILE_KINDS } from '../domain/catalog/reconcile/service.js';
+import { TEI_KINDS } from '../domain/catalog/tei/exports.js';
+import type { ApiContext } from './types.js';
+
+/** The longest a heavy request waits for a place. */
+const WAIT_MS = 10_000;
+/** Seconds a refused heavy request is told to wait. */
+const RETRY_AFTER_S = 2;
+/** Reconciliation batches larger than OpenRefine's default (10 queries) are heavy. */
+const LIGHT_BATCH = 10;
+/** A batch given as text longer than this is heavy without being read. */
+const BATCH_TEXT_BYTES = 64 * 1024;
+
+const TEI_PATHS = new Set(['/api/tei/refresh', ...TEI_KINDS.map((kind) => `/api/tei/${kind}`)]);
+const BEACON_PATHS = new Set(RESOURCES.filter((r) => r.beacon).map((r) => `/api/${r.table}`));
+const RECONCILE_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile`));
+
+/** How many queries (`queries`) or entities (`extend.ids`) a reconciliation parameter holds. */
+function batchSize(raw: unknown, field: 'queries' | 'extend'): number {
+  let value = raw;
+  if (typeof raw === 'string') {
+    if (raw.length > BATCH_TEXT_BYTES) return Infinity;
+    try {
+      value = JSON.parse(raw) as unknown;
+    } catch {
+      return 0; // refused by the service as it is
+    }
+  }
+  if (!isPlainObject(value)) return 0;
+  if (field === 'queries') return Object.keys(value).length;
+  return Array.isArray(value.ids) ? value.ids.length : 0;
+}
+
+/** A parameter of the request: from its body (JSON or form) first, else from its query. */
+function param(ctx: ApiContext, name: string): unknown {
+  const body = ctx.state.body;
+  const fromBody =
+    body.kind === 'json' && isPlainObject(body.data)
+      ? body.data[name]
+      : body.kind === 'form'
+        ? body.data[name]
+        : undefined;
+  return fromBody ?? ctx.query[name];
+}
+
+/** Whether a request (already allowed, its body read) is one whose cost grows with the catalogue. */
+export function isHeavy(ctx: ApiContext): boolean {
+  const path = ctx.state.route?.path;
+  if (path === undefined) return false;
+  if (TEI_PATHS.has(path)) return true;
+  if (BEACON_PATHS.has(path)) return ctx.query.format === 'beacon';
+  if (RECONCILE_PATHS.has(path))
+    return (
+      batchSize(param(ctx, 'queries'), 'queries') > LIGHT_BATCH ||
+      batchSize(param(ctx, 'extend'), 'extend') > LIGHT_BATCH
+    );
+  return false;
+}
+
+/** The places: `running` at once, `waiting` in a queue (first come, first served). */
+export class HeavyPlaces {
+  private running = 0;
+  private readonly queue: ((release: (() => void) | null) => void)[] = [];
+
+  constructor(
+    private readonly places: number,
+    private readonly waiting: number,
+  ) {}
+
+  /** The release of a place, at once or after a wait; null when none was free in time. */
+  take(gone: Promise<void>): Promise<(() => void) | null> | (() => void) | null {
+    if (this.running < this.places) {
+      this.running++;
+      return this.release();
+    }
+    if (this.queue.length >= this.waiting) return null;
+    return new Promise((resolve) => {
+      const turn = (release: (() => void) | null) => {
+        clearTimeout(timer);
+        resolve(release);
+      };
+      const leave = () => {
+        const at = this.queue.indexOf(turn);
+        if (at === -1) return;
+        this.queue.splice(at, 1);
+        turn(null);
+      };
+      const timer = setTimeout(leave, WAIT_MS);
+      void gone.then(leave); // its client went away while it waited
+      this.queue.push(turn);
+    });
+  }
+
+  /** A release function that gives the place once, to the next in the queue or back. */
+  private release(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.queue.shift();
+      if (next) next(this.release());
+      else this.running--;
+    };
+  }
+}
+
+/**
+ * The step before the handler: a heavy request takes a place, given back when its answer has
+ * been sent or its connection closed; without one, 503.
+ */
+export function limitHeavyRequests(places: HeavyPlaces): Step {
+  const refuse = () =>
+    httpError(503, 'too many exports and other heavy requests at once; retry later', {
+      'Retry-After': String(RETRY_AFTER_S),
+    });
+  return function heavy(ctx) {
+    if (!isHeavy(ctx)) return;
+    let isClosed = false;
+    const closed = new Promise<void>((resolve) =>
+      ctx.res.once('close', () => {
+        isClosed = true;
+        resolve();
+      }),
+    );
+    const taken = places.take(closed);
+    const hold = (release: (() => void) | null): void => {
+      if (release === null) throw refuse();
+      if (isClosed) return release();
+      ctx.res.once('close', release);
+    };
+    return taken instanceof Promise ? taken.then(hold) : hold(taken);
+  };
+}

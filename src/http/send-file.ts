@@ -1,0 +1,53 @@
+// Large answers (TEI exports, BEACON dumps) are files sent with backpressure: the daemon holds a
+// read-ahead buffer for each client, never the document. A client that stops reading would
+// still hold its connection and its place among the heavy requests for as long as it likes, so
+// an answer that has not moved SEND_PROGRESS_BYTES for `timeouts.sendMs` is cut.
+import type { FileHandle } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import type { ApiContext } from './types.js';
+
+/** What an answer must move within `sendMs` (a read-ahead buffer's worth). */
+const SEND_PROGRESS_BYTES = 64 * 1024;
+
+/**
+ * Cuts `res` once `sent()` has not grown by SEND_PROGRESS_BYTES for `sendMs` while its client
+ * holds it back (the socket's buffer full). While the daemon is the slow side, nothing counts.
+ */
+function cutWhenStalled(res: ServerResponse, sent: () => number, sendMs: number): void {
+  let mark = { at: performance.now(), bytes: sent() };
+  const timer = setInterval(
+    () => {
+      const now = performance.now();
+      const bytes = sent();
+      if (bytes - mark.bytes >= SEND_PROGRESS_BYTES || res.socket?.writableNeedDrain !== true) {
+        mark = { at: now, bytes };
+      } else if (now - mark.at >= sendMs) {
+        res.destroy();
+      }
+    },
+    Math.max(50, Math.min(1000, Math.floor(sendMs / 4))),
+  );
+  timer.unref();
+  res.once('close', () => clearInterval(timer));
+}
+
+/**
+ * Answers 200 with an open file as the body (closed when the answer ends, however it ends),
+ * its length and type; `sendMs`: see cutWhenStalled. A HEAD gets the same headers.
+ */
+export async function sendFile(ctx: ApiContext, handle: FileHandle, contentType: string): Promise<void> {
+  let size: number;
+  try {
+    ({ size } = await handle.stat());
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  const stream = handle.createReadStream();
+  ctx.status = 200;
+  ctx.body = stream;
+  // After the body: a stream body would otherwise be application/octet-stream.
+  ctx.set('Content-Type', contentType);
+  ctx.length = size;
+  if (ctx.method !== 'HEAD') cutWhenStalled(ctx.res, () => stream.bytesRead, ctx.state.deps.config.timeouts.sendMs);
+}
