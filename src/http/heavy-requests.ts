@@ -125,10 +125,14 @@ export function limitHeavyRequests(places: HeavyPlaces): Step {
     });
   return function heavy(ctx) {
     if (!isHeavy(ctx)) return;
+    // One 'close' listener for both uses: a streamed answer gathers many on its response
+    // (Koa's pipeline, on-finished, the send timeout), and node warns past ten.
     let isClosed = false;
+    let held: (() => void) | null = null;
     const closed = new Promise<void>((resolve) =>
       ctx.res.once('close', () => {
         isClosed = true;
+        held?.();
         resolve();
       }),
     );
@@ -136,7 +140,7 @@ export function limitHeavyRequests(places: HeavyPlaces): Step {
     const hold = (release: (() => void) | null): void => {
       if (release === null) throw refuse();
       if (isClosed) return release();
-      ctx.res.once('close', release);
+      held = release;
     };
     return taken instanceof Promise ? taken.then(hold) : hold(taken);
   };
