@@ -159,6 +159,22 @@ function timerSet() {
 
 let current = null; // { kind, stats, stop(): void, info }
 
+/** An attack of `kind` running on `sockets`: stopping it clears its timers and destroys them all. */
+function attack(kind, stats, sockets, clearTimers, stopping, more = {}) {
+  return {
+    kind,
+    stats,
+    info: {},
+    ...more,
+    stop() {
+      stopping();
+      clearTimers();
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // (a) One connection pipelining `count` requests, written as fast as the socket accepts them;
 // every `noTokenEvery`-th request carries no token, the others a well-formed forged value with
@@ -407,20 +423,11 @@ function startForged({ clients, selector, maxRequests, reconnectDelayMs }) {
     });
   };
   for (let i = 0; i < clients; i++) client(i);
-  current = {
-    kind: 'forged',
-    stats,
-    info: {},
+  current = attack('forged', stats, sockets, clearTimers, () => (stopped = true), {
     setSelector(s) {
       target = s;
     },
-    stop() {
-      stopped = true;
-      clearTimers();
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-    },
-  };
+  });
   return Promise.resolve({});
 }
 
@@ -467,17 +474,7 @@ function startSlowRead({ connections, addresses, path, reopenDelayMs }) {
     });
   };
   for (let i = 0; i < connections; i++) open(i);
-  current = {
-    kind: 'slowread',
-    stats,
-    info: {},
-    stop() {
-      stopped = true;
-      clearTimers();
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-    },
-  };
+  current = attack('slowread', stats, sockets, clearTimers, () => (stopped = true));
   return Promise.resolve({});
 }
 
@@ -591,17 +588,7 @@ function startHeavy({ clients, token, batch }) {
     });
   };
   for (let i = 0; i < clients; i++) client(i);
-  current = {
-    kind: 'heavy',
-    stats,
-    info: {},
-    stop() {
-      stopped = true;
-      clearTimers();
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-    },
-  };
+  current = attack('heavy', stats, sockets, clearTimers, () => (stopped = true));
   return Promise.resolve({});
 }
 
