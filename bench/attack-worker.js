@@ -159,6 +159,22 @@ function timerSet() {
 
 let current = null; // { kind, stats, stop(): void, info }
 
+/** An attack of `kind` running on `sockets`: stopping it clears its timers and destroys them all. */
+function attack(kind, stats, sockets, clearTimers, stopping, more = {}) {
+  return {
+    kind,
+    stats,
+    info: {},
+    ...more,
+    stop() {
+      stopping();
+      clearTimers();
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // (a) One connection pipelining `count` requests, written as fast as the socket accepts them;
 // every `noTokenEvery`-th request carries no token, the others a well-formed forged value with
@@ -407,27 +423,186 @@ function startForged({ clients, selector, maxRequests, reconnectDelayMs }) {
     });
   };
   for (let i = 0; i < clients; i++) client(i);
-  current = {
-    kind: 'forged',
-    stats,
-    info: {},
+  current = attack('forged', stats, sockets, clearTimers, () => (stopped = true), {
     setSelector(s) {
       target = s;
     },
+  });
+  return Promise.resolve({});
+}
+
+// ---------------------------------------------------------------------------------------------
+// (e) `connections` connections from `addresses` source addresses, each asking for `path` (the
+// TEI export, no token: public_access is on) and reading its status line and nothing more. A
+// refused one (503) is closed and asked again after `reopenDelayMs`; an answered one is held,
+// unread, until the phase ends (the daemon may cut it; a client that reads nothing cannot tell).
+function startSlowRead({ connections, addresses, path, reopenDelayMs }) {
+  const stats = { ...newStats(), held: 0, heldMax: 0 };
+  let stopped = false;
+  const sockets = new Set();
+  const { later, clearAll: clearTimers } = timerSet();
+  const open = (slot) => {
+    if (stopped) return;
+    const sock = net.connect({ host, port, localAddress: address(slot % addresses) });
+    sockets.add(sock);
+    let connected = false;
+    let held = false;
+    sock.on('error', (err) => countSocketError(stats, err, connected));
+    sock.on('connect', () => {
+      connected = true;
+      stats.connects++;
+      stats.sent++;
+      sock.write(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`);
+    });
+    sock.once('readable', () => {
+      const head = sock.read(12);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head?.toString('latin1') ?? '')?.[1] ?? 0);
+      countStatus(stats, status);
+      if (status === 200) {
+        held = true;
+        stats.heldMax = Math.max(stats.heldMax, ++stats.held);
+        return; // and never read again
+      }
+      sock.destroy();
+    });
+    sock.on('close', () => {
+      sockets.delete(sock);
+      if (held) stats.held--;
+      if (stopped) return;
+      if (held) stats.closedByDaemon++;
+      later(() => open(slot), reopenDelayMs);
+    });
+  };
+  for (let i = 0; i < connections; i++) open(i);
+  current = attack('slowread', stats, sockets, clearTimers, () => (stopped = true));
+  return Promise.resolve({});
+}
+
+// ---------------------------------------------------------------------------------------------
+// (f) `connections` connections from `addresses` source addresses, each sending the complete head
+// of a JSON POST to `path` (no token) with `Content-Length: contentLength`, then its body one byte
+// every `byteEveryMs`. Answers are read and counted; a connection the daemon closes is opened
+// again after `reopenDelayMs`.
+function startSlowBody({ connections, addresses, path, contentLength, byteEveryMs, reopenDelayMs }) {
+  const stats = newStats();
+  let stopped = false;
+  const trickling = new Map(); // socket → bytes of the body sent
+  const { later, clearAll: clearTimers } = timerSet();
+  const head = `POST ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n\r\n`;
+  const open = (slot) => {
+    if (stopped) return;
+    const sock = net.connect({ host, port, localAddress: address(slot % addresses) });
+    let connected = false;
+    watchSocket(sock, new ResponseReader((status) => countStatus(stats, status)), stats, () => connected);
+    sock.on('connect', () => {
+      connected = true;
+      stats.connects++;
+      stats.sent++;
+      sock.write(head);
+      trickling.set(sock, 0);
+    });
+    sock.on('close', () => {
+      trickling.delete(sock);
+      if (stopped) return;
+      if (connected) stats.closedByDaemon++;
+      later(() => open(slot), reopenDelayMs);
+    });
+  };
+  // One timer for all: a byte on each connection whose body is not complete.
+  const ticker = setInterval(() => {
+    for (const [sock, sent] of trickling) {
+      if (sent >= contentLength || sock.destroyed) continue;
+      sock.write(sent === 0 ? '[' : ' ');
+      trickling.set(sock, sent + 1);
+    }
+  }, byteEveryMs);
+  for (let i = 0; i < connections; i++) open(i);
+  current = {
+    kind: 'slowbody',
+    stats,
+    info: {},
     stop() {
       stopped = true;
+      clearInterval(ticker);
       clearTimers();
-      for (const s of sockets) s.destroy();
-      sockets.clear();
+      for (const s of trickling.keys()) s.destroy();
+      trickling.clear();
     },
   };
+  return Promise.resolve({});
+}
+
+// ---------------------------------------------------------------------------------------------
+// (g) `clients` clients, one per source address, each looping on a keep-alive connection on one
+// heavy request, by turns: the TEI export rebuilt for `?ids=1` (with `token`, any user's), the
+// BEACON dump of actors (no token), a reconciliation batch of `batch` queries (no token). Each
+// answer is read whole before the next request.
+function startHeavy({ clients, token, batch }) {
+  const stats = { ...newStats(), byKind: {} };
+  let stopped = false;
+  const sockets = new Set();
+  const { later, clearAll: clearTimers } = timerSet();
+  const queries = encodeURIComponent(
+    JSON.stringify(Object.fromEntries(Array.from({ length: batch }, (_, i) => [`q${i}`, { query: `Actor ${i}` }]))),
+  );
+  const requests = [
+    ['ids', `GET /api/tei/actors?ids=1 HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`],
+    ['beacon', `GET /api/actors?format=beacon HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`],
+    [
+      'batch',
+      `POST /api/actors/reconcile HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+        `Content-Length: ${Buffer.byteLength(`queries=${queries}`)}\r\n\r\nqueries=${queries}`,
+    ],
+  ];
+  const client = (i) => {
+    if (stopped) return;
+    const [kind, text] = requests[i % requests.length];
+    const sock = net.connect({ host, port, localAddress: address(i) });
+    sockets.add(sock);
+    let connected = false;
+    const send = () => {
+      if (stopped || sock.destroyed) return;
+      stats.sent++;
+      sock.write(text);
+    };
+    const reader = new ResponseReader((status, headers) => {
+      countStatus(stats, status);
+      const k = `${kind} ${status}`;
+      stats.byKind[k] = (stats.byKind[k] ?? 0) + 1;
+      if (/close/i.test(headers.connection ?? '')) return; // the close handler reconnects
+      // A refusal says when to come back.
+      if (status === 503) later(send, 1000 * Number(headers['retry-after'] ?? 1));
+      else send();
+    });
+    sock.on('connect', () => {
+      connected = true;
+      stats.connects++;
+      send();
+    });
+    watchSocket(sock, reader, stats, () => connected);
+    sock.on('close', () => {
+      sockets.delete(sock);
+      if (stopped) return;
+      if (connected) stats.closedByDaemon++;
+      later(() => client(i), 100);
+    });
+  };
+  for (let i = 0; i < clients; i++) client(i);
+  current = attack('heavy', stats, sockets, clearTimers, () => (stopped = true));
   return Promise.resolve({});
 }
 
 async function handle(msg) {
   if (msg.type === 'start') {
     ({ host, port } = msg.target);
-    const start = { pipeline: startPipeline, idle: startIdle, forged: startForged }[msg.kind];
+    const start = {
+      pipeline: startPipeline,
+      idle: startIdle,
+      forged: startForged,
+      slowread: startSlowRead,
+      slowbody: startSlowBody,
+      heavy: startHeavy,
+    }[msg.kind];
     const info = await start(msg.opts);
     parentPort.postMessage({ type: 'started', info });
   } else if (msg.type === 'selector') {

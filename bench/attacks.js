@@ -18,6 +18,18 @@
 //         created, the flood moves to its id, and BENCH_FLOOD_LEAD_MS later its owner uses it.
 //   During calm, (c) and (d): 10 × a new token's first use from 127.0.0.1, retried on 429/503
 //   per Retry-After until 2 s; success = 200 within 2 s.
+//   (e)-(g) run against a catalogue grown by BENCH_HEAVY_ACTORS (default 100,000) actors with
+//   GND ids and comments (loaded once, before the first of them; public_access is on):
+//   (e)   BENCH_ATTACK_SLOWREAD (96) connections from 8 addresses asking for GET /api/tei/actors
+//         without a token and reading nothing after the status line; a 503 is asked again
+//         after 1 s, an answered one held unread.
+//   (f)   BENCH_ATTACK_SLOWBODY (512) connections from 8 addresses, each a complete head of
+//         POST /api/nonexistent (JSON, Content-Length 1000) and then its body a byte every
+//         100 ms; a connection the daemon closes is opened again after 1 s.
+//   (g)   BENCH_ATTACK_HEAVY (8) clients looping on heavy requests by turns: ?ids=1 of the TEI
+//         export (the bench's token), the BEACON dump of actors and a 50-query reconciliation
+//         batch (both without a token); a 503 is retried after its Retry-After.
+//   During (e)-(g) /healthz is also asked in a loop (50 ms apart), and its p90 is reported.
 //
 // Every phase runs BENCH_ATTACK_SECONDS (default 10) of legitimate load while the attack runs,
 // every socket is destroyed at its end, and the whole section has a hard timeout. The attack
@@ -25,8 +37,9 @@
 // loop — where latencies are measured — is not the attacker's. Only the defaults of the daemon's
 // configuration are used.
 import { execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { memoryOf, processCpu, UNIT_ENV, UNIT_NODE_FLAGS } from './daemon.js';
@@ -39,7 +52,7 @@ const T_SECONDS = num('BENCH_ATTACK_SECONDS', 10);
 const COOLDOWN_MS = num('BENCH_ATTACK_COOLDOWN_MS', 2000);
 const SAME_DAEMON = process.env.BENCH_ATTACK_SAME_DAEMON === '1';
 const WARM_MS = num('BENCH_ATTACK_WARM_MS', 1000);
-const PHASES = (process.env.BENCH_ATTACK_PHASES || 'calm,a,b,c,d').split(',').map((p) => p.trim());
+const PHASES = (process.env.BENCH_ATTACK_PHASES || 'calm,a,b,c,d,e,f,g').split(',').map((p) => p.trim());
 const CALM_CLIENTS = num('BENCH_CALM_CLIENTS', 4);
 const THINK_MS = num('BENCH_CALM_THINK_MS', 0);
 const PIPELINE = num('BENCH_ATTACK_PIPELINE', 50_000);
@@ -49,11 +62,23 @@ const IDLE_REOPEN = process.env.BENCH_ATTACK_IDLE_REOPEN !== '0';
 const FLOOD_CLIENTS = 64;
 const NEW_TOKENS = 10;
 const LEAD_MS = num('BENCH_FLOOD_LEAD_MS', 300);
+const HEAVY_ACTORS = num('BENCH_HEAVY_ACTORS', 100_000);
+const SLOWREAD = num('BENCH_ATTACK_SLOWREAD', 96);
+const SLOWBODY = num('BENCH_ATTACK_SLOWBODY', 512);
+const HEAVY_CLIENTS = num('BENCH_ATTACK_HEAVY', 8);
+const HEAVY_ADDRESSES = 8;
+const HEALTHZ_EVERY_MS = 50;
 const LEGIT_TIMEOUT_MS = 5_000;
 const NEW_TOKEN_MS = 2_000;
 const RSS_LIMIT_MB = 200;
 const P99_FLOOR_MS = 50;
-const HARD_SECONDS = num('BENCH_ATTACK_TIMEOUT_SECONDS', Math.max(240, 5 * (T_SECONDS + 40) + 60));
+// Each phase's own time and its daemon's start and stop; loading the archive-size catalogue for
+// (e)-(g) takes a few minutes at most.
+const HEAVY_PHASES = PHASES.some((p) => ['e', 'f', 'g'].includes(p));
+const HARD_SECONDS = num(
+  'BENCH_ATTACK_TIMEOUT_SECONDS',
+  Math.max(240, PHASES.length * (T_SECONDS + 40) + 60 + (HEAVY_PHASES ? 300 : 0)),
+);
 const PHASE_HARD_MS = (T_SECONDS + 60) * 1000;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -131,6 +156,20 @@ function get(target, { token, agent, close = false, timeoutMs = LEGIT_TIMEOUT_MS
       finish({ error: 'timeout' });
       req.destroy();
     }, timeoutMs);
+  });
+}
+
+/** One GET /healthz on `agent`; resolves {status, ms} or {error, ms}. */
+function healthz(target, agent) {
+  return new Promise((resolve) => {
+    const t0 = now();
+    const req = http.get({ host: target.host, port: target.port, path: '/healthz', agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, ms: now() - t0 }));
+      res.on('error', (err) => resolve({ error: err.code ?? err.message, ms: now() - t0 }));
+    });
+    req.on('error', (err) => resolve({ error: err.code ?? err.message, ms: now() - t0 }));
+    req.setTimeout(LEGIT_TIMEOUT_MS, () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
   });
 }
 
@@ -428,6 +467,48 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
     }
   }
 
+  /**
+   * (e)-(g) need a catalogue of archive size: HEAVY_ACTORS more actors, each with a GND id (for
+   * the BEACON dump) and a comment, loaded once with the CLI before the first of them.
+   */
+  let heavyLoaded = false;
+  async function loadHeavyCatalogue() {
+    if (heavyLoaded) return;
+    heavyLoaded = true;
+    const comment = 'A comment of some length, as archivists write them. '.repeat(4);
+    const actors = Array.from({ length: HEAVY_ACTORS }, (_, i) => ({
+      name: `Heavy, Actor ${i}`,
+      gnd: `1${String(10_000_000 + i)}X`,
+      comment,
+      type: i % 3 ? 'person' : 'corporate_body',
+    }));
+    const file = path.join(path.dirname(config), 'heavy-catalogue.json');
+    writeFileSync(file, JSON.stringify({ actors }));
+    const t0 = now();
+    await new Promise((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [bin, '--config', config, 'catalog', 'load', file],
+        { env, timeout: 600_000 },
+        (err, _out, stderr) => (err ? reject(new Error(`catalog load: ${err.message} ${stderr}`)) : resolve()),
+      ),
+    );
+    rmSync(file, { force: true });
+    notes.push(`(e)-(g): ${HEAVY_ACTORS} actors loaded in ${f1((now() - t0) / 1000)} s before the first of them`);
+  }
+
+  /** /healthz asked in a loop, HEALTHZ_EVERY_MS apart, on a keep-alive connection of its own. */
+  async function healthzLoop(rec, stop) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    while (!stop.stop) {
+      const r = await healthz(daemon.target, agent);
+      if (r.status === 200) rec.healthz.push(r.ms);
+      else rec.healthzErrors[r.status ?? r.error] = (rec.healthzErrors[r.status ?? r.error] ?? 0) + 1;
+      await sleep(HEALTHZ_EVERY_MS);
+    }
+    agent.destroy();
+  }
+
   async function legitLoop(rec, stop) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     let n = 0;
@@ -493,10 +574,11 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
     }
   }
 
-  async function phase(key, label, attack, withProbes) {
+  async function phase(key, label, attack, withProbes, { heavy = false } = {}) {
     if (aborted || !PHASES.includes(key)) return;
     clock(label);
     try {
+      if (heavy) await loadHeavyCatalogue();
       await daemonFor(label);
     } catch (err) {
       notes.push(`${label}: skipped, no daemon (${err.message})`);
@@ -514,6 +596,8 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
       ok: 0,
       errors: {},
       newTokens: withProbes ? [] : null,
+      healthz: heavy ? [] : null,
+      healthzErrors: {},
       attack: null,
       daemonLog: { statuses: {}, errorLines: 0, errorSamples: [], exited: null },
     };
@@ -533,6 +617,7 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
       const stop = { stop: false };
       const phaseStart = now();
       const clients = Array.from({ length: CALM_CLIENTS }, () => legitLoop(rec, stop));
+      if (heavy) clients.push(healthzLoop(rec, stop));
       const work = Promise.all([
         sleep(T_SECONDS * 1000),
         withProbes ? probes(rec, phaseStart, attack?.flooding === true) : null,
@@ -635,6 +720,40 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
       },
       true,
     );
+    await phase(
+      'e',
+      `(e) ${SLOWREAD} TEI non-readers`,
+      {
+        kind: 'slowread',
+        opts: { connections: SLOWREAD, addresses: HEAVY_ADDRESSES, path: '/api/tei/actors', reopenDelayMs: 1_000 },
+      },
+      false,
+      { heavy: true },
+    );
+    await phase(
+      'f',
+      `(f) ${SLOWBODY} slow bodies`,
+      {
+        kind: 'slowbody',
+        opts: {
+          connections: SLOWBODY,
+          addresses: HEAVY_ADDRESSES,
+          path: '/api/nonexistent',
+          contentLength: 1000,
+          byteEveryMs: 100,
+          reopenDelayMs: 1_000,
+        },
+      },
+      false,
+      { heavy: true },
+    );
+    await phase(
+      'g',
+      `(g) ${HEAVY_CLIENTS} heavy clients`,
+      { kind: 'heavy', opts: { clients: HEAVY_CLIENTS, token, batch: 50 } },
+      false,
+      { heavy: true },
+    );
   } finally {
     clearInterval(rssTimer);
     clearInterval(fdTimer);
@@ -657,6 +776,7 @@ export async function runAttacks({ bin, config, env, token, formatModule, cleanu
 
 function phaseFigures(r) {
   const s = sorted(r.latencies);
+  const h = r.healthz ? sorted(r.healthz) : null;
   const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);
   const nt = r.newTokens;
   return {
@@ -667,6 +787,8 @@ function phaseFigures(r) {
     max: s.length ? s[s.length - 1] : NaN,
     errors,
     newOk: nt ? nt.filter((p) => p.ok).length : null,
+    healthzP90: h ? pct(h, 90) : NaN,
+    healthzN: h ? h.length : 0,
   };
 }
 
@@ -683,6 +805,11 @@ function printPhase(r) {
   lines.push(
     `  legitimate: ${f.n} requests in ${f1((r.measuredMs ?? 0) / 1000)} s, p50 ${f2(f.p50)} p99 ${f2(f.p99)} max ${f2(f.max)} ms, errors ${f.errors}${f.errors ? ` (${fmtCounts(r.errors)})` : ''}; bench loop delay p99 ${f1(r.loopP99)} max ${f1(r.loopMax)} ms`,
   );
+  if (r.healthz) {
+    lines.push(
+      `  /healthz: ${f.healthzN} answered 200, p90 ${f2(f.healthzP90)} ms${Object.keys(r.healthzErrors).length ? `, failed ${fmtCounts(r.healthzErrors)}` : ''}`,
+    );
+  }
   if (r.attack) {
     const a = r.attack;
     const extra = [];
@@ -692,6 +819,8 @@ function printPhase(r) {
     if (a.connectFailures) extra.push(`connect failures ${a.connectFailures}`);
     if (a.closedByDaemon) extra.push(`closed by daemon ${a.closedByDaemon}`);
     if (a.openMax !== undefined) extra.push(`open max ${a.openMax}, min after ramp ${a.openMinAfterRamp ?? '-'}`);
+    if (a.heldMax !== undefined) extra.push(`answers held unread at most ${a.heldMax}`);
+    if (a.byKind) extra.push(`by kind ${fmtCounts(a.byKind)}`);
     lines.push(
       `  attacker answers: ${fmtCounts(a.statuses)}; ${extra.join(', ')}${Object.keys(a.socketErrors).length ? `; socket errors ${fmtCounts(a.socketErrors)}` : ''}`,
     );
@@ -718,7 +847,7 @@ function printTable(results, notes, partial) {
   let allPass = results.length === PHASES.length;
   for (const r of results) {
     if (r.skipped) {
-      rows.push([r.label, '-', '-', '-', '-', '-', '-', '-', '-', 'FAIL (skipped)']);
+      rows.push([r.label, '-', '-', '-', '-', '-', '-', '-', '-', '-', 'FAIL (skipped)']);
       allPass = false;
       continue;
     }
@@ -728,6 +857,7 @@ function printTable(results, notes, partial) {
     if (f.errors > 0) why.push('errors');
     if (f.n === 0) why.push('no requests');
     if (r.key !== 'calm' && !(f.p99 <= p99Limit)) why.push('p99');
+    if (r.healthz && (f.healthzN === 0 || Object.keys(r.healthzErrors).length > 0)) why.push('healthz');
     if (f.newOk !== null && f.newOk < 9) why.push('new token');
     if (!r.alive || r.daemonLog.exited) why.push('daemon died');
     if (r.cut) why.push('cut');
@@ -741,6 +871,7 @@ function printTable(results, notes, partial) {
       f2(f.max),
       String(f.errors),
       f.newOk === null ? '' : `${f.newOk}/${NEW_TOKENS}`,
+      r.healthz ? f2(f.healthzP90) : '',
       r.cpu ? f1(r.cpu.other) : '-',
       why.length ? `FAIL (${why.join(', ')})` : 'PASS',
     ]);
@@ -754,6 +885,7 @@ function printTable(results, notes, partial) {
     'max ms',
     'errors',
     'new ≤2s',
+    'healthz p90',
     'other CPU % ≈',
     'verdict',
   ];
@@ -766,7 +898,7 @@ function printTable(results, notes, partial) {
   const out = [];
   out.push('');
   out.push(
-    `attacks${partial ? ' (PARTIAL: hard timeout)' : ''} — targets: daemon RSS ≤ ${RSS_LIMIT_MB} MB throughout; legitimate p99 ≤ max(${P99_FLOOR_MS}, 3 × calm p99 = ${f2(3 * calmP99)}) = ${f2(p99Limit)} ms with 0 errors; new token 200 within 2 s ≥ 9/10`,
+    `attacks${partial ? ' (PARTIAL: hard timeout)' : ''} — targets: daemon RSS ≤ ${RSS_LIMIT_MB} MB throughout; legitimate p99 ≤ max(${P99_FLOOR_MS}, 3 × calm p99 = ${f2(3 * calmP99)}) = ${f2(p99Limit)} ms with 0 errors; new token 200 within 2 s ≥ 9/10; /healthz answered 200 throughout (e)-(g)`,
   );
   out.push(fmt(head));
   for (const r of rows) out.push(fmt(r));

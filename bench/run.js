@@ -4,7 +4,7 @@
 // Then the attack section (bench/attacks.js): the attacks of the security review as measured
 // phases beside a calm one (a fresh daemon per phase), with a table of its own.
 // Bounded: every load phase has a fixed duration, the whole run a hard timeout
-// (BENCH_TIMEOUT_SECONDS, default 900), and everything talks to 127.0.0.0/8 only.
+// (BENCH_TIMEOUT_SECONDS, default 1500), and everything talks to 127.0.0.0/8 only.
 //
 //   BENCH_ONLY=attacks   only the attack section (setup included)
 //   BENCH_ONLY=core      only the figures before it
@@ -52,7 +52,7 @@ const RUN_FLOOD = RUN_ATTACKS || ONLY === 'flood';
 
 // Never hang, never leave a daemon behind: a hard timeout for the whole run, and every daemon
 // this process started is killed when it exits.
-const BENCH_TIMEOUT_SECONDS = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 900);
+const BENCH_TIMEOUT_SECONDS = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 1500);
 setTimeout(() => {
   console.error(`bench: hard timeout of ${BENCH_TIMEOUT_SECONDS} s reached; stopping`);
   rmSync(dir, { recursive: true, force: true });

@@ -6,8 +6,9 @@
 // - at most `total` open connections; at the cap, an idle connection of the address holding the
 //   most connections is closed to make room (its longest idle one; an idle keep-alive
 //   connection costs its client nothing to reopen), so a flood of connections from a few
-//   addresses evicts its own before a client's with few; only when none is idle is the
-//   newcomer refused. A connection whose request body trickles (less than BODY_PROGRESS_BYTES
+//   addresses evicts its own before a client's with few; when none is idle, or the only idle
+//   ones belong to an address holding fewer connections than the newcomer's, the newcomer is
+//   refused. A connection whose request body trickles (less than BODY_PROGRESS_BYTES
 //   in BODY_STALL_MS) counts as idle too: a request head followed by a body at a byte a second
 //   must not hold its place for `timeouts.requestMs`, while the server waits for nothing but it;
 // - at most `pipelined` requests waiting for their answers on one connection. HTTP/1.1 answers
@@ -151,14 +152,18 @@ export function guardConnections(
     if (mine >= limits.perAddress && !options.trusted(peer)) return refuse(socket, address, 'per-address limit');
     if (tracked.size >= limits.total) {
       const victim = evictionCandidate();
-      if (!victim) return refuse(socket, address, 'connection limit');
+      // Never for an address holding more than the victim's: a flood whose own connections are
+      // all busy is refused rather than make room at the cost of a client with fewer.
+      const theirs = victim ? (perAddress.get(tracked.get(victim)?.address ?? '') ?? 0) : 0;
+      if (!victim || theirs < mine) return refuse(socket, address, 'connection limit');
       stats.evicted++;
       release(victim); // counted out now: its 'close' comes later
       victim.destroy();
     }
     tracked.set(socket, { address, pending: 0, request: null, progress: { at: 0, bytes: 0 } });
     markIdle(socket, address);
-    perAddress.set(address, mine + 1);
+    // Read again: the connection closed to make room may have been this address's own.
+    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     socket.once('close', () => release(socket));
   };
   /** Forgets a connection (once, whether it was closed by its client or evicted). */

@@ -39,12 +39,15 @@ describe.skipIf(refusal !== null)('a SIP upload that fills the disk near its end
 
   const recorded = () =>
     withSandboxDb(box, async (db) => ({
-      submissions: await db('sip_submissions').select<{ id: number; size: number; sha256: string; file: string }[]>(
-        'id',
-        'size',
-        'sha256',
-        'file',
-      ),
+      // PostgreSQL answers a bigint as text.
+      submissions: (
+        await db('sip_submissions').select<{ id: number; size: number | string; sha256: string; file: string }[]>(
+          'id',
+          'size',
+          'sha256',
+          'file',
+        )
+      ).map((r) => ({ ...r, id: Number(r.id), size: Number(r.size) })),
       objects: Number((await db('objects').count({ n: '*' }))[0]?.n),
     }));
 

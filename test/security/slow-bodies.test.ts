@@ -172,11 +172,11 @@ describe('the per-address cap', () => {
     }
   }
 
-  function guarded(perAddress: number) {
+  function guarded(perAddress: number, total = 1000) {
     const server = new EventEmitter() as unknown as Server;
     guardConnections(
       server,
-      { total: 1000, perAddress, pipelined: 16 },
+      { total, perAddress, pipelined: 16 },
       { trusted: () => false, log: pino({ level: 'silent' }), secure: false },
     );
     return (address: string) => {
@@ -195,6 +195,16 @@ describe('the per-address cap', () => {
     expect(open('2001:db8:1:3::1').destroyed).toBe(false);
     expect(open('::ffff:192.0.2.7').destroyed).toBe(false);
     expect(open('192.0.2.8').destroyed).toBe(false);
+  });
+
+  it("keeps an address's count when its new connection takes the place of its own idle one", () => {
+    const open = guarded(3, 2);
+    const first = [open('192.0.2.9'), open('192.0.2.9')];
+    // At the cap of two, each newcomer closes the longest idle connection, its own.
+    const later = Array.from({ length: 10 }, () => open('192.0.2.9'));
+    expect(later.map((s) => s.destroyed)).toEqual([...Array<boolean>(8).fill(true), false, false]);
+    expect(first.every((s) => s.destroyed)).toBe(true);
+    expect(later.some((s) => s.answered !== '')).toBe(false); // none refused: evicted only
   });
 
   it('counts IPv4 addresses one by one, also when written as IPv4-mapped IPv6', () => {
