@@ -933,7 +933,7 @@ function printTable(results, notes, partial) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// (e) The never-verified id, flooded for a whole phase (BENCH_ONLY=flood, and after the attack
+// (h) The never-verified id, flooded for a whole phase (BENCH_ONLY=flood, and after the attack
 // section): FLOOD_CLIENTS clients from 127.0.0.2… loop forged values for the id of a token the
 // daemon has never verified, so verifications run (failure budgets, the KDF queue, refusals held
 // to their deadline and answered with Connection: close). Beside them CALM_CLIENTS clients loop
@@ -1082,7 +1082,7 @@ export async function runNeverVerifiedFlood({ bin, config, env, token, formatMod
       const run = { i, calm, flood, limitMs, pass, attack, tcp, loop, loopBefore, rssMax };
       runs.push(run);
       console.error(
-        `(e) run ${i}: calm p99 ${f2(calm.p99)} max ${f2(calm.max)} ms; flood p50 ${f2(flood.p50)} p99 ${f2(flood.p99)} max ${f2(flood.max)} ms (limit ${f2(limitMs)}), ` +
+        `(h) run ${i}: calm p99 ${f2(calm.p99)} max ${f2(calm.max)} ms; flood p50 ${f2(flood.p50)} p99 ${f2(flood.p99)} max ${f2(flood.max)} ms (limit ${f2(limitMs)}), ` +
           `${flood.n} requests, errors ${flood.errors}; forged answers ${fmtCounts(attack?.statuses)}; TCP ${tcp}; ` +
           `daemon loop max ${f1(loop?.max)} ms; RSS max ${f1(rssMax)} MB → ${pass ? 'PASS' : 'FAIL'}`,
       );
@@ -1095,7 +1095,7 @@ export async function runNeverVerifiedFlood({ bin, config, env, token, formatMod
   }
   const lines = [
     '',
-    `(e) ${FLOOD_CLIENTS} clients flooding a never-verified id for ${T_SECONDS} s, ${FLOOD_RUNS} runs (a fresh daemon each) — target: cached-token p99 ≤ max(${P99_FLOOR_MS} ms, 3 × calm p99) with 0 errors, every run`,
+    `(h) ${FLOOD_CLIENTS} clients flooding a never-verified id for ${T_SECONDS} s, ${FLOOD_RUNS} runs (a fresh daemon each) — target: cached-token p99 ≤ max(${P99_FLOOR_MS} ms, 3 × calm p99) with 0 errors, every run`,
     'run  calm p99 ms  flood p50 ms  flood p99 ms  flood max ms  limit ms  legit req  errors  daemon loop max ms  RSS max MB  TCP counters (machine-wide)  verdict',
   ];
   for (const r of runs)
@@ -1105,7 +1105,7 @@ export async function runNeverVerifiedFlood({ bin, config, env, token, formatMod
   lines.push(`  forged answers per run: ${runs.map((r) => fmtCounts(r.attack?.statuses)).join(' | ')}`);
   const allPass = runs.length === FLOOD_RUNS && runs.every((r) => r.pass);
   lines.push(
-    `(e) ${allPass ? 'PASS' : 'FAIL'}: ${runs.filter((r) => r.pass).length}/${FLOOD_RUNS} runs within the limit`,
+    `(h) ${allPass ? 'PASS' : 'FAIL'}: ${runs.filter((r) => r.pass).length}/${FLOOD_RUNS} runs within the limit`,
   );
   console.log(lines.join('\n'));
   return { allPass, lines };

@@ -8,7 +8,7 @@
 //
 //   BENCH_ONLY=attacks   only the attack section (setup included)
 //   BENCH_ONLY=core      only the figures before it
-//   BENCH_ONLY=flood     only phase (e) of the attack section: a never-verified id flooded, 5 runs
+//   BENCH_ONLY=flood     only phase (h) of the attack section: a never-verified id flooded, 5 runs
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
