@@ -37,6 +37,20 @@ const REQUIRED_LATE = ['proxy-addr', 'ipaddr.js'];
 // The knex dialects the product does not offer (config accepts sqlite3 and pg) stay out.
 const UNOFFERED_DIALECT = /^\.\/(better-sqlite3|cockroachdb|mssql|mysql2?|mariadb|oracle|oracledb|pgnative|redshift)$/;
 
+// cli-table3's string-width 4 gets node's own ANSI stripping instead of strip-ansi 6
+// (scripts/strip-ansi.cjs says why); every other package keeps its own. A build in which it
+// found nothing to replace fails, rather than quietly drawing tables at the old speed.
+const stripAnsiOfNode = {
+  name: 'strip-ansi-of-node',
+  replaced: false,
+  resolveId(id, importer) {
+    const underTable = importer?.includes(path.join('node_modules', 'cli-table3', 'node_modules', 'string-width'));
+    if (id !== 'strip-ansi' || !underTable) return null;
+    stripAnsiOfNode.replaced = true;
+    return path.join(root, 'scripts', 'strip-ansi.cjs');
+  },
+};
+
 function external(id, importer) {
   if ([...DRIVERS, ...REQUIRED_LATE].some((d) => id === d || id.startsWith(`${d}/`))) return true;
   return Boolean(importer?.endsWith(path.join('knex', 'lib', 'dialects', 'index.js')) && UNOFFERED_DIALECT.test(id));
@@ -47,6 +61,7 @@ async function generate(codeSplitting) {
     input: { archivectl: path.join(src, 'cli', 'main.ts') },
     platform: 'node',
     external,
+    plugins: [stripAnsiOfNode],
     // src/ imports its own modules as `./x.js`, as node resolves them once compiled.
     resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
     tsconfig: path.join(root, 'tsconfig.json'),
@@ -158,6 +173,8 @@ function checkDepths(output) {
 const groups = split(await generate(true));
 const output = await generate({ includeDependenciesRecursively: false, groups });
 checkDepths(output);
+if (!stripAnsiOfNode.replaced)
+  throw new Error("cli-table3's string-width no longer requires strip-ansi: see scripts/strip-ansi.cjs");
 // Leftovers of a build that was stopped half-way, then this one's, written beside the bundle.
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist))
