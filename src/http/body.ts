@@ -17,6 +17,7 @@ import Busboy from 'busboy';
 import coBody from 'co-body';
 import type { Next } from 'koa';
 import { isApiTokenKey, queryHasApiToken } from './api-token.js';
+import { markRefusedBody } from './connection-limits.js';
 import { errorCode, isNoSpace } from '../errors.js';
 import type { ApiContext, ParsedBody, UploadedFile } from './types.js';
 
@@ -385,6 +386,7 @@ export function readBody(limits: BodyLimits) {
     ctx.state.body = { kind: 'none' };
     if (hasBody(ctx)) {
       const refused = limits.refused(ctx);
+      if (refused) markRefusedBody(ctx.req);
       const read = (body: Promise<ParsedBody>) => (refused ? readWithin(ctx, body, limits.refusedBodyMs) : body);
       if (ctx.is('application/json', 'application/*+json'))
         ctx.state.body = await read(readJsonOrForm(ctx, 'json', limits.jsonBytes));

@@ -10,7 +10,9 @@
 //   ones belong to an address holding fewer connections than the newcomer's, the newcomer is
 //   refused. A connection whose request body trickles (less than BODY_PROGRESS_BYTES
 //   in BODY_STALL_MS) counts as idle too: a request head followed by a body at a byte a second
-//   must not hold its place for `timeouts.requestMs`, while the server waits for nothing but it;
+//   must not hold its place for `timeouts.requestMs`, while the server waits for nothing but it.
+//   A request already known to be refused (markRefusedBody), whose body is read only for an
+//   api_token in it, counts as idle from its first byte: its answer is a refusal either way;
 // - at most `pipelined` requests waiting for their answers on one connection. HTTP/1.1 answers
 //   in order, and Node parses every request a client has sent, so a connection that pipelines
 //   deeper than that is closed at once: its requests stop costing memory and CPU, and the
@@ -42,6 +44,18 @@ interface Tracked {
 const BODY_PROGRESS_BYTES = 16 * 1024;
 /** … within this long, or its connection counts as idle for eviction. */
 const BODY_STALL_MS = 1000;
+
+/** Requests already known to be refused whose body is still being read (body.ts). */
+const refusedBodies = new WeakSet<IncomingMessage>();
+
+/**
+ * Marks a request whose answer is a refusal (401/403/404) whatever its body holds, the body read
+ * only for an api_token in it: at the connection cap its connection may be closed at once, as an
+ * idle one is, without waiting for its body to stall.
+ */
+export function markRefusedBody(req: IncomingMessage): void {
+  refusedBodies.add(req);
+}
 
 /**
  * The unit a peer address is counted in: IPv4 (also written IPv4-mapped) one by one, IPv6 by
@@ -105,6 +119,7 @@ export function guardConnections(
       entry.progress = { at: now, bytes: socket.bytesRead };
       return false;
     }
+    if (refusedBodies.has(req)) return true;
     if (socket.bytesRead - entry.progress.bytes >= BODY_PROGRESS_BYTES) {
       entry.progress = { at: now, bytes: socket.bytesRead };
       return false;

@@ -117,9 +117,34 @@ describe('a refused request trickling its body', () => {
   });
 });
 
+/** A complete head of a JSON POST to `path` announcing `length` bytes, then `chunk` bytes of body every `everyMs`. */
+function stream(held: HeldSocket, path: string, length: number, chunk: number, everyMs: number): void {
+  held.socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n[`,
+  );
+  let sent = 1;
+  const timer = setInterval(() => {
+    if (held.isClosed() || sent + chunk >= length) return clearInterval(timer);
+    held.socket.write(' '.repeat(chunk));
+    sent += chunk;
+  }, everyMs);
+  timers.push(timer);
+}
+
+/** One GET /api/objects with the reader's token, retried as a 503 says (Retry-After) up to `retries` times. */
+async function legitimateRetried(d: Daemon, retries: number): Promise<number> {
+  let answer = await legitimate(d);
+  for (let i = 0; i < retries && answer.status === 503; i++) {
+    await new Promise((done) => setTimeout(done, 1000 * Math.max(1, answer.retryAfter)));
+    answer = await legitimate(d);
+  }
+  return answer.status;
+}
+
 describe('connections whose bodies trickle', () => {
   it('count as idle at the connection cap: a client with a token is served, not refused', async () => {
-    // Refused bodies get a minute here: only the eviction can make room.
+    // The trickling requests are allowed (a reader's reconciliation query), so their bodies are
+    // awaited: only the eviction can make room.
     const d = await daemonWith({
       limits: { connections: 32, connectionsPerAddress: 8 },
       timeouts: { headersMs: 60_000, requestMs: 120_000 },
@@ -128,7 +153,7 @@ describe('connections whose bodies trickle', () => {
     for (let a = 2; a < 6; a++) {
       for (let i = 0; i < 8; i++) {
         const held = await connect(d, `127.0.0.${a}`);
-        trickle(held, '/api/nonexistent', 200);
+        trickle(held, '/api/actors/reconcile', 200, token);
         attackers.push(held);
       }
     }
@@ -136,14 +161,47 @@ describe('connections whose bodies trickle', () => {
     const evictedBefore = d.connections.evicted;
     // Retried as a 503 says (Retry-After), a few times at most: a trickle counts as idle once
     // it has sent less than 16 KiB for a second.
-    let answer = await legitimate(d);
-    for (let i = 0; i < 4 && answer.status === 503; i++) {
-      await new Promise((done) => setTimeout(done, 1000 * Math.max(1, answer.retryAfter)));
-      answer = await legitimate(d);
-    }
-    expect(answer.status).toBe(200);
+    expect(await legitimateRetried(d, 4)).toBe(200);
     expect(d.connections.evicted).toBeGreaterThan(evictedBefore);
     expect(attackers.filter((h) => h.isClosed()).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('of requests refused anyway count as idle from the start, however fast their bodies come', async () => {
+    // 20 KiB every half second never stalls (16 KiB a second is progress): only a body known to
+    // be refused (an unknown path) makes its connection one to close for a newcomer.
+    const d = await daemonWith({
+      limits: { connections: 32, connectionsPerAddress: 8 },
+      timeouts: { headersMs: 60_000, requestMs: 120_000 },
+    });
+    for (let a = 2; a < 6; a++) {
+      for (let i = 0; i < 8; i++) stream(await connect(d, `127.0.0.${a}`), '/api/nonexistent', 900_000, 20_480, 500);
+    }
+    await until(() => d.connections.busy() === 32, 'the 32 streaming requests to be read');
+    const evictedBefore = d.connections.evicted;
+    expect(await legitimateRetried(d, 2)).toBe(200);
+    expect(d.connections.evicted).toBeGreaterThan(evictedBefore);
+  });
+
+  it('of allowed requests whose bodies progress keep their place: the newcomer is refused', async () => {
+    const d = await daemonWith({
+      limits: { connections: 32, connectionsPerAddress: 8 },
+      timeouts: { headersMs: 60_000, requestMs: 120_000 },
+    });
+    for (let a = 2; a < 6; a++) {
+      for (let i = 0; i < 8; i++) {
+        const held = await connect(d, `127.0.0.${a}`);
+        held.socket.write(
+          `POST /api/actors/reconcile HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 900000\r\n\r\n[',
+        );
+        const timer = setInterval(() => held.isClosed() || held.socket.write(' '.repeat(20_480)), 500);
+        timers.push(timer);
+      }
+    }
+    await until(() => d.connections.busy() === 32, 'the 32 streaming requests to be read');
+    const answer = await legitimate(d);
+    expect(answer.status).toBe(503);
+    expect(d.connections.refused).toBeGreaterThan(0);
   });
 });
 
