@@ -56,17 +56,26 @@ function connect(d: Daemon, localAddress: string): Promise<HeldSocket> {
 
 const BODY_LENGTH = 1000;
 
-/** A complete head of a JSON POST to `path`, then its body one byte every `everyMs` (the client's pace). */
-function trickle(held: HeldSocket, path: string, everyMs: number, auth?: string): { sent: () => number } {
+/**
+ * A complete head of a JSON POST to `path` announcing `length` bytes (with `auth` as its bearer
+ * token, if given), then its body `chunk` bytes every `everyMs` (the client's pace) while the
+ * connection is open.
+ */
+function sendBody(
+  held: HeldSocket,
+  path: string,
+  pace: { everyMs: number; length?: number; chunk?: number; auth?: string },
+): { sent: () => number } {
+  const { everyMs, length = BODY_LENGTH, chunk = 1, auth } = pace;
   held.socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${BODY_LENGTH}\r\n` +
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n` +
       `${auth ? `Authorization: Bearer ${auth}\r\n` : ''}\r\n`,
   );
   let sent = 0;
   const timer = setInterval(() => {
-    if (held.isClosed() || sent >= BODY_LENGTH) return clearInterval(timer);
-    held.socket.write(sent === 0 ? '[' : ' ');
-    sent++;
+    if (held.isClosed() || sent + chunk > length) return clearInterval(timer);
+    held.socket.write(sent === 0 ? `[${' '.repeat(chunk - 1)}` : ' '.repeat(chunk));
+    sent += chunk;
   }, everyMs);
   timers.push(timer);
   return { sent: () => sent };
@@ -94,7 +103,7 @@ describe('a refused request trickling its body', () => {
     ];
     for (const [path, auth, status] of cases) {
       const held = await connect(d, '127.0.0.2');
-      const body = trickle(held, path, 100, auth);
+      const body = sendBody(held, path, { everyMs: 100, auth });
       await held.closed; // by the daemon: the client is still sending
       const res = parseResponse(held.received(), { atEnd: true });
       expect(res?.status, `${path} ${auth ?? 'without a token'}`).toBe(status);
@@ -117,20 +126,6 @@ describe('a refused request trickling its body', () => {
   });
 });
 
-/** A complete head of a JSON POST to `path` announcing `length` bytes, then `chunk` bytes of body every `everyMs`. */
-function stream(held: HeldSocket, path: string, length: number, chunk: number, everyMs: number): void {
-  held.socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n[`,
-  );
-  let sent = 1;
-  const timer = setInterval(() => {
-    if (held.isClosed() || sent + chunk >= length) return clearInterval(timer);
-    held.socket.write(' '.repeat(chunk));
-    sent += chunk;
-  }, everyMs);
-  timers.push(timer);
-}
-
 /** One GET /api/objects with the reader's token, retried as a 503 says (Retry-After) up to `retries` times. */
 async function legitimateRetried(d: Daemon, retries: number): Promise<number> {
   let answer = await legitimate(d);
@@ -141,19 +136,24 @@ async function legitimateRetried(d: Daemon, retries: number): Promise<number> {
   return answer.status;
 }
 
+/** 20 KiB every half second of a 900,000-byte body: never a stall (16 KiB a second is progress). */
+const STREAMING = { everyMs: 500, length: 900_000, chunk: 20_480 };
+/** 32 places, 8 per address; refused bodies get a minute, so only eviction can make room. */
+const CAPPED = {
+  limits: { connections: 32, connectionsPerAddress: 8 },
+  timeouts: { headersMs: 60_000, requestMs: 120_000 },
+};
+
 describe('connections whose bodies trickle', () => {
   it('count as idle at the connection cap: a client with a token is served, not refused', async () => {
     // The trickling requests are allowed (a reader's reconciliation query), so their bodies are
     // awaited: only the eviction can make room.
-    const d = await daemonWith({
-      limits: { connections: 32, connectionsPerAddress: 8 },
-      timeouts: { headersMs: 60_000, requestMs: 120_000 },
-    });
+    const d = await daemonWith(CAPPED);
     const attackers: HeldSocket[] = [];
     for (let a = 2; a < 6; a++) {
       for (let i = 0; i < 8; i++) {
         const held = await connect(d, `127.0.0.${a}`);
-        trickle(held, '/api/actors/reconcile', 200, token);
+        sendBody(held, '/api/actors/reconcile', { everyMs: 200, auth: token });
         attackers.push(held);
       }
     }
@@ -169,12 +169,11 @@ describe('connections whose bodies trickle', () => {
   it('of requests refused anyway count as idle from the start, however fast their bodies come', async () => {
     // 20 KiB every half second never stalls (16 KiB a second is progress): only a body known to
     // be refused (an unknown path) makes its connection one to close for a newcomer.
-    const d = await daemonWith({
-      limits: { connections: 32, connectionsPerAddress: 8 },
-      timeouts: { headersMs: 60_000, requestMs: 120_000 },
-    });
+    const d = await daemonWith(CAPPED);
     for (let a = 2; a < 6; a++) {
-      for (let i = 0; i < 8; i++) stream(await connect(d, `127.0.0.${a}`), '/api/nonexistent', 900_000, 20_480, 500);
+      for (let i = 0; i < 8; i++) {
+        sendBody(await connect(d, `127.0.0.${a}`), '/api/nonexistent', STREAMING);
+      }
     }
     await until(() => d.connections.busy() === 32, 'the 32 streaming requests to be read');
     const evictedBefore = d.connections.evicted;
@@ -183,19 +182,10 @@ describe('connections whose bodies trickle', () => {
   });
 
   it('of allowed requests whose bodies progress keep their place: the newcomer is refused', async () => {
-    const d = await daemonWith({
-      limits: { connections: 32, connectionsPerAddress: 8 },
-      timeouts: { headersMs: 60_000, requestMs: 120_000 },
-    });
+    const d = await daemonWith(CAPPED);
     for (let a = 2; a < 6; a++) {
       for (let i = 0; i < 8; i++) {
-        const held = await connect(d, `127.0.0.${a}`);
-        held.socket.write(
-          `POST /api/actors/reconcile HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
-            'Content-Type: application/json\r\nContent-Length: 900000\r\n\r\n[',
-        );
-        const timer = setInterval(() => held.isClosed() || held.socket.write(' '.repeat(20_480)), 500);
-        timers.push(timer);
+        sendBody(await connect(d, `127.0.0.${a}`), '/api/actors/reconcile', { ...STREAMING, auth: token });
       }
     }
     await until(() => d.connections.busy() === 32, 'the 32 streaming requests to be read');
