@@ -24,6 +24,10 @@ const BATCH_TEXT_BYTES = 64 * 1024;
 const TEI_PATHS = new Set(['/api/tei/refresh', ...TEI_KINDS.map((kind) => `/api/tei/${kind}`)]);
 const BEACON_PATHS = new Set(RESOURCES.filter((r) => r.beacon).map((r) => `/api/${r.table}`));
 const RECONCILE_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile`));
+// Reconciliation 1.0-draft takes its batches as a JSON body: `{"queries": [...]}` to match,
+// `{"ids": [...], ...}` to extend (domain/catalog/reconcile/v1/).
+const DRAFT_MATCH_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile/1.0-draft/match`));
+const DRAFT_EXTEND_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile/1.0-draft/extend`));
 
 /** How many queries (`queries`) or entities (`extend.ids`) a reconciliation parameter holds. */
 function batchSize(raw: unknown, field: 'queries' | 'extend'): number {
@@ -39,6 +43,13 @@ function batchSize(raw: unknown, field: 'queries' | 'extend'): number {
   if (!isPlainObject(value)) return 0;
   if (field === 'queries') return Object.keys(value).length;
   return Array.isArray(value.ids) ? value.ids.length : 0;
+}
+
+/** How many entries the array `name` of a JSON body holds (0 when there is none). */
+function bodyArrayLength(ctx: ApiContext, name: string): number {
+  const body = ctx.state.body;
+  const value = body.kind === 'json' && isPlainObject(body.data) ? body.data[name] : undefined;
+  return Array.isArray(value) ? value.length : 0;
 }
 
 /** A parameter of the request: from its body (JSON or form) first, else from its query. */
@@ -64,6 +75,8 @@ export function isHeavy(ctx: ApiContext): boolean {
       batchSize(param(ctx, 'queries'), 'queries') > LIGHT_BATCH ||
       batchSize(param(ctx, 'extend'), 'extend') > LIGHT_BATCH
     );
+  if (DRAFT_MATCH_PATHS.has(path)) return bodyArrayLength(ctx, 'queries') > LIGHT_BATCH;
+  if (DRAFT_EXTEND_PATHS.has(path)) return bodyArrayLength(ctx, 'ids') > LIGHT_BATCH;
   return false;
 }
 

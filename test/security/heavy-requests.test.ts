@@ -64,6 +64,21 @@ const batch = (n: number) =>
     ),
   });
 
+/** A POST of a JSON body to the 1.0-draft service of actors (`/match` or `/extend`). */
+const draft = (service: 'match' | 'extend', body: unknown) => () =>
+  get(`/api/actors/reconcile/1.0-draft/${service}`, null, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+const draftQueries = (n: number) => ({
+  queries: Array.from({ length: n }, (_, i) => ({ conditions: [{ matchType: 'name', propertyValue: `Actor ${i}` }] })),
+});
+const draftExtend = (n: number) => ({
+  ids: Array.from({ length: n }, (_, i) => String(i + 1)),
+  properties: [{ id: 'gnd' }],
+});
+
 /** Holds the one heavy place: a GET of the export whose client reads nothing after its status line. */
 async function holdPlace(): Promise<net.Socket> {
   const socket = net.connect({ host: '127.0.0.1', port: Number(new URL(daemon.url).port) });
@@ -91,6 +106,8 @@ describe('while the one heavy place is taken', () => {
       ['BEACON, no token', () => get('/api/actors?format=beacon', null)],
       ['BEACON of places', () => get('/api/places?format=beacon')],
       ['50 reconciliation queries', () => get('/api/actors/reconcile', null, { method: 'POST', body: batch(50) })],
+      ['50 queries to the 1.0-draft match', draft('match', draftQueries(50))],
+      ['50 ids to the 1.0-draft extend', draft('extend', draftExtend(50))],
     ];
     for (const [what, send] of heavy) {
       const r = await send();
@@ -102,6 +119,8 @@ describe('while the one heavy place is taken', () => {
       ['/healthz', () => get('/healthz', null)],
       ['a list', () => get('/api/actors?perPage=5')],
       ['5 reconciliation queries', () => get('/api/actors/reconcile', null, { method: 'POST', body: batch(5) })],
+      ['5 queries to the 1.0-draft match', draft('match', draftQueries(5))],
+      ['5 ids to the 1.0-draft extend', draft('extend', draftExtend(5))],
       ['one actor', () => get('/api/actors/1')],
     ];
     for (const [what, send] of cheap) expect((await send()).status, what).toBe(200);
