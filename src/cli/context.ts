@@ -91,15 +91,13 @@ export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config:
   const config = readConfig(globals);
   const { clock } = io();
   const db = await openConfiguredDatabase(config);
-  let result: T;
   try {
     // An existing installation is brought up to date (an upgrade), as `serve` does.
     const { migrateLatest } = await import('../db/migrate.js');
     const applied = await migrateLatest(db);
     if (applied.length > 0) note(`applied ${applied.length} database migration(s)`);
-    result = await work({ db, clock }, config);
+    return await work({ db, clock }, config);
   } finally {
     await db.destroy();
   }
-  return result;
 }

@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
+import { shellWord } from '../config/file-trust.js';
 import { attachSignalFile, signalFileFor } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
 import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
@@ -33,7 +34,7 @@ export function databaseFileWarning(config: Pick<Config, 'database'>): string | 
   }
   if ((mode & 0o077) === 0) return null;
   const octal = mode.toString(8).padStart(4, '0');
-  const arg = /^[A-Za-z0-9_./@:+-]+$/.test(file) ? file : `'${file.replace(/'/g, `'\\''`)}'`;
+  const arg = shellWord(file);
   return (
     `the database file ${file} has mode ${octal}: other users may read or change token hashes ` +
     `and the audit log; fix it with: chmod 600 ${arg} (and its -wal and -shm files)`

@@ -50,7 +50,7 @@ export async function migrateLatest(db: Db): Promise<string[]> {
 // Any fixed number, the same in every process: the key of PostgreSQL's advisory lock.
 const MIGRATION_LOCK_KEY = 7_204_116_883;
 
-/** Released when the transaction ends. Waits as long as a statement may run (database.statementTimeoutMs). */
+/** Released when the transaction ends. Waits without a time limit on the migrations' own handle (withoutStatementLimit, or a CLI command's). */
 async function lockPg(trx: Knex.Transaction): Promise<() => Promise<void>> {
   await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
   return () => Promise.resolve();

@@ -176,11 +176,8 @@ export async function deleteAccount(ctx: Ctx, username: string, by: Acting): Pro
     const account = await accountIn(trx, username);
     if (account.role === 'superuser') assertSuperuserActs(actor, `delete the superuser ${account.username}`);
     assertNotLastSuperuser(superusers, account, 'deleted');
-    // Tokens, and the addresses they were used from, go with the account (explicitly, not only
-    // by ON DELETE CASCADE, so it holds even where foreign keys are not enforced).
-    await trx('token_addresses')
-      .whereIn('token_id', trx('tokens').select('id').where('account_id', account.id))
-      .delete();
+    // Tokens go with the account, and the addresses they were used from with them (token_addresses:
+    // ON DELETE CASCADE; every connection turns foreign keys on, db/connect.ts).
     await trx('tokens').where('account_id', account.id).delete();
     await trx('accounts').where('id', account.id).delete();
     await bumpAccessGeneration(trx);

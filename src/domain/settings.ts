@@ -1,5 +1,4 @@
 // public_api and public_access (SPEC §4.2): stored in the database, both off by default.
-// public_api and public_access (SPEC §4.2): stored in the database, both off by default.
 // token_max_days: the token lifetime policy (tokens/lifetime.ts), off by default.
 // Who changes them: with an acting account (--as), an admin or superuser, recorded by name;
 // without one, the audit log names the operating-system user who ran the command.

@@ -215,19 +215,6 @@ export async function rotateToken(
 }
 
 /**
- * The addresses recorded for the tokens `which` selects, deleted before those tokens are (not
- * only by ON DELETE CASCADE, so it holds even where foreign keys are not enforced).
- */
-export async function deleteAddressesOf(
-  trx: Knex.Transaction,
-  which: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
-): Promise<void> {
-  await trx('token_addresses')
-    .whereIn('token_id', which(trx('tokens').select('id')))
-    .delete();
-}
-
-/**
  * Deletes expired and revoked tokens. An acting account must be one that manages tokens;
  * without one (a cron job of the sysadmin) the audit log names the operating-system user.
  */
@@ -249,7 +236,7 @@ export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; by: Acting 
     return { pruned: Number(row.n) };
   }
   return writeTransaction(ctx.db, async (trx) => {
-    await deleteAddressesOf(trx, (q) => q.where(dead));
+    // The addresses the tokens were used from go with them (token_addresses: ON DELETE CASCADE).
     const pruned = await trx('tokens').where(dead).delete();
     if (pruned > 0) await record(trx, ctx.clock.now(), actor, 'token.prune', `${pruned} expired or revoked tokens`);
     return { pruned };
@@ -270,7 +257,6 @@ export async function handoffToken(ctx: Ctx, username: string, actorName: string
   const now = ctx.clock.now();
   return writeTransaction(ctx.db, async (trx) => {
     const expired = (q: Knex.QueryBuilder) => q.where('kind', 'handoff').where('expires_at', '<=', now.toISOString());
-    await deleteAddressesOf(trx, expired);
     const removed = await expired(trx('tokens')).delete();
     const created = await insertToken(ctx, trx, {
       account: owner,
