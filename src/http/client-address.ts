@@ -50,6 +50,14 @@ function normalise(address: string): string {
 }
 
 /**
+ * The unit a peer address is counted in (connection-limits.ts): IPv4, also written IPv4-mapped,
+ * one by one; IPv6 by its /64 (budgetKey). Anything unreadable stands for itself.
+ */
+export function clientKey(peer: string): string {
+  return budgetKey(normalise(peer));
+}
+
+/**
  * The unit a budget is kept for: an IPv4 address, or an IPv6 /64 — one subscriber's network,
  * where a single host can pick any of 2^64 addresses.
  */

@@ -19,9 +19,8 @@
 //   requests it already had in flight finish unanswered.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
-import { budgetKey } from './client-address.js';
+import { clientKey } from './client-address.js';
 
 interface ConnectionLimits {
   total: number;
@@ -55,15 +54,6 @@ const refusedBodies = new WeakSet<IncomingMessage>();
  */
 export function markRefusedBody(req: IncomingMessage): void {
   refusedBodies.add(req);
-}
-
-/**
- * The unit a peer address is counted in: IPv4 (also written IPv4-mapped) one by one, IPv6 by
- * its /64 (client-address.ts budgetKey). Anything unreadable stands for itself.
- */
-export function addressGroup(raw: string): string {
-  if (!ipaddr.isValid(raw)) return raw;
-  return budgetKey(ipaddr.process(raw).toString());
 }
 
 const BUSY = JSON.stringify({ error: 'too many connections; retry later' });
@@ -162,7 +152,7 @@ export function guardConnections(
 
   const onConnection = (socket: Socket) => {
     const peer = socket.remoteAddress ?? '';
-    const address = addressGroup(peer);
+    const address = clientKey(peer);
     const mine = perAddress.get(address) ?? 0;
     if (mine >= limits.perAddress && !options.trusted(peer)) return refuse(socket, address, 'per-address limit');
     if (tracked.size >= limits.total) {

@@ -9,6 +9,7 @@ import { addDays, parseDate } from '../dates.js';
 import type { Ctx } from '../context.js';
 import { readTokenMaxDays } from '../settings.js';
 import { LATEST_EXPIRY, parseExpiry, type Expiry } from './expiry.js';
+import { activeAt } from './queries.js';
 
 /**
  * What the command asked for: a date (`--expires D`), no end (`--no-expires`: null), or
@@ -85,10 +86,7 @@ export async function tokensBeyondPolicy(
     .db('tokens as t')
     .join('accounts as a', 'a.id', 't.account_id')
     .where('t.kind', 'regular')
-    .whereNull('t.revoked_at')
-    .where((q) => {
-      q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now.toISOString());
-    })
+    .where(activeAt(now.toISOString()))
     .where((q) => {
       q.whereNull('t.expires').orWhere('t.expires', '>', limit);
     })

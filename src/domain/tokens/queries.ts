@@ -1,4 +1,5 @@
 // Reading tokens, and the one place where a stored row becomes the TOKEN shape of SPEC §6.
+import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import { utcDate } from '../../clock.js';
 
@@ -104,6 +105,18 @@ function lastUsedFrom(ctx: Pick<Ctx, 'db'>) {
 }
 
 /** One query, whatever the filter: the rows come back in the order shown. */
+/**
+ * Tokens (aliased `t`) active at `now`, an ISO time: not revoked, and without an end or ending
+ * after it. A grouping callback for `.where()`, as tokenStatus judges one row.
+ */
+export function activeAt(now: string): (q: Knex.QueryBuilder) => void {
+  return (q) => {
+    void q.whereNull('t.revoked_at').where((b) => {
+      void b.whereNull('t.expires_at').orWhere('t.expires_at', '>', now);
+    });
+  };
+}
+
 export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<ListedToken[]> {
   // One instant for the filter and the statuses shown: a token filtered as active is shown active.
   const at = ctx.clock.now();
@@ -122,11 +135,7 @@ export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<ListedTok
   const status = opts.status ?? (opts.all && !opts.expiringBefore ? undefined : 'active');
   if (status === 'revoked') query.whereNotNull('t.revoked_at');
   if (status === 'expired') query.whereNull('t.revoked_at').where('t.expires_at', '<=', now);
-  if (status === 'active') {
-    query.whereNull('t.revoked_at').where((q) => {
-      q.whereNull('t.expires_at').orWhere('t.expires_at', '>', now);
-    });
-  }
+  if (status === 'active') query.where(activeAt(now));
   if (opts.expiringBefore) {
     query.whereNull('t.revoked_at').where('t.expires_at', '>', now);
     query.where('t.expires_at', '<=', opts.expiringBefore.toISOString());

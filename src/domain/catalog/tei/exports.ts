@@ -23,7 +23,7 @@ import { invalid, notFound } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { FileBuild, openBuilt, removeOthers, slicesOf, tableVersion, withBuild } from '../export-file.js';
 import { RESOURCES } from '../resources/index.js';
-import { sectionHolds, type StoredRow as SourceRow, type TeiProjection, type TeiSection } from './document.js';
+import { type StoredRow as SourceRow, type TeiProjection, type TeiSection } from './document.js';
 
 /** A resource with a TEI export: its table, which also names the export (/api/tei/<kind>). */
 export type TeiKind = string;
@@ -167,8 +167,8 @@ async function build(
         const out: string[] = [];
         for (const row of rows) {
           // PostgreSQL returns ids as numbers for integer columns; normalised anyway: ids become xml:id values.
+          // narrowTo(section) chose the rows in SQL: each one belongs to the section.
           const source: SourceRow = { ...row, id: Number(row.id) };
-          if (!sectionHolds(section, source)) continue;
           const at = row.updated_at;
           if (typeof at === 'string' && (lastChange === null || at > lastChange)) lastChange = at;
           out.push(section.entry(source));
