@@ -2,6 +2,8 @@
 // next plain GET of the export shows it, without GET /api/tei/refresh. The daemon compares the
 // stored export's source version with the one the database's triggers keep (one per kind,
 // changed in the same transaction as the rows), and rebuilds the export when they differ.
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { client, dataOf, importSip, loadCatalog } from '../helpers/api.js';
 import { withSandboxDb } from '../helpers/cli.js';
@@ -129,5 +131,24 @@ describe('several readers', () => {
     } finally {
       await other.stop();
     }
+  });
+});
+
+describe('built files removed from dataDir (by hand, or by another daemon sharing it)', () => {
+  it('are built again: the TEI export and the BEACON dump are answered whole, as before', async () => {
+    const exports = path.join(cli().dir, 'data', 'exports');
+    const tei1 = await api.get('/api/tei/actors', t.user);
+    const beacon1 = await api.get('/api/actors?format=beacon', t.user);
+    expect([tei1.status, beacon1.status]).toEqual([200, 200]);
+    const built = await readdir(exports);
+    expect(built.length).toBeGreaterThanOrEqual(2);
+    for (const name of built) await rm(path.join(exports, name), { force: true });
+    const tei2 = await api.get('/api/tei/actors', t.user);
+    const beacon2 = await api.get('/api/actors?format=beacon', t.user);
+    expect(tei2.status, tei2.text.slice(0, 300)).toBe(200);
+    expect(tei2.text).toBe(tei1.text);
+    expect(beacon2.status, beacon2.text.slice(0, 300)).toBe(200);
+    expect(beacon2.text).toBe(beacon1.text);
+    expect((await readdir(exports)).length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -163,6 +163,48 @@ export async function openBuilt(file: string): Promise<FileHandle | null> {
   }
 }
 
+/** Tries before giving up on a file that keeps vanishing as soon as it is built. */
+const OPEN_ATTEMPTS = 5;
+
+/**
+ * The file of `built` opened for reading. A file that is gone (replaced by a newer build, removed
+ * by another daemon sharing dataDir or by hand) is built again by `rebuild`, whose result is then
+ * the answer; `what` names the document in the error when even that keeps vanishing.
+ */
+export async function openOrRebuild<T extends { file: string }>(
+  built: T,
+  rebuild: () => Promise<T>,
+  what: string,
+): Promise<{ built: T; handle: FileHandle }> {
+  let current = built;
+  for (let attempt = 0; attempt < OPEN_ATTEMPTS; attempt++) {
+    const handle = await openBuilt(current.file);
+    if (handle) return { built: current, handle };
+    current = await rebuild();
+  }
+  throw new Error(`${what} was removed as soon as it was built`);
+}
+
+/**
+ * Builds in flight, per database and key: callers asking while one runs share its promise, which
+ * is forgotten once settled.
+ */
+export class SharedBuilds<T> {
+  private readonly flights = new WeakMap<Knex, Map<string, Promise<T>>>();
+
+  run(db: Knex, key: string, make: () => Promise<T>): Promise<T> {
+    let byKey = this.flights.get(db);
+    if (!byKey) this.flights.set(db, (byKey = new Map<string, Promise<T>>()));
+    const map = byKey;
+    let p = map.get(key);
+    if (!p) {
+      p = make().finally(() => map.delete(key));
+      map.set(key, p);
+    }
+    return p;
+  }
+}
+
 /** Removes the files in `dir` named by `prefix` except `keep` (older builds of the same document). */
 export async function removeOthers(dir: string, prefix: string, keep: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { rm } from 'node:fs/promises';
 import type { Knex } from 'knex';
-import { openBuilt, slicesOf, tableVersion, withBuild } from '../export-file.js';
+import { openOrRebuild, SharedBuilds, slicesOf, tableVersion, withBuild } from '../export-file.js';
 import { beaconHeader, beaconLine, PROVIDERS, type BeaconProvider } from './beacon.js';
 
 /** What a dump needs of a resource's description. */
@@ -51,7 +51,7 @@ interface Cached {
 /** Per database: the dumps built, least recently used first (a Map keeps insertion order). */
 const cached = new WeakMap<Knex, Map<string, Cached>>();
 /** Builds in flight, per database and (dump, version): concurrent requests share one. */
-const building = new WeakMap<Knex, Map<string, Promise<BeaconDump>>>();
+const building = new SharedBuilds<BeaconDump>();
 
 function mapOf<V>(maps: WeakMap<Knex, Map<string, V>>, db: Knex): Map<string, V> {
   let map = maps.get(db);
@@ -137,19 +137,11 @@ export async function beaconDump(ctx: DumpCtx, req: DumpRequest, rebuild = false
     map.set(key, hit);
     return hit.dump;
   }
-  const flights = mapOf(building, ctx.db);
-  const flight = `${key}\u0000${version}`;
-  let p = flights.get(flight);
-  if (!p) {
-    p = build(ctx, req, key)
-      .then((dump) => {
-        if (version !== null) remember(ctx.db, key, version, dump);
-        return dump;
-      })
-      .finally(() => flights.delete(flight));
-    flights.set(flight, p);
-  }
-  return p;
+  return building.run(ctx.db, `${key}\u0000${version}`, async () => {
+    const dump = await build(ctx, req, key);
+    if (version !== null) remember(ctx.db, key, version, dump);
+    return dump;
+  });
 }
 
 /**
@@ -161,11 +153,6 @@ export async function openDump(
   req: DumpRequest,
   dump: BeaconDump,
 ): Promise<{ dump: BeaconDump; handle: FileHandle }> {
-  let current = dump;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const handle = await openBuilt(current.file);
-    if (handle) return { dump: current, handle };
-    current = await beaconDump(ctx, req, true);
-  }
-  throw new Error(`the BEACON dump of ${req.source.table} was removed as soon as it was built`);
+  const opened = await openOrRebuild(dump, () => beaconDump(ctx, req, true), `the BEACON dump of ${req.source.table}`);
+  return { dump: opened.built, handle: opened.handle };
 }

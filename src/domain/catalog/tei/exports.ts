@@ -21,7 +21,15 @@ import type { Knex } from 'knex';
 import { MAX_ROW_ID } from '../../../db/row-id.js';
 import { invalid, notFound } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
-import { FileBuild, openBuilt, removeOthers, slicesOf, tableVersion, withBuild } from '../export-file.js';
+import {
+  FileBuild,
+  openOrRebuild,
+  removeOthers,
+  SharedBuilds,
+  slicesOf,
+  tableVersion,
+  withBuild,
+} from '../export-file.js';
 import { RESOURCES } from '../resources/index.js';
 import { type StoredRow as SourceRow, type TeiProjection, type TeiSection } from './document.js';
 
@@ -265,20 +273,11 @@ async function rebuild(
  * stale version share one rebuild. Only the same version: a read that saw a newer version must
  * not be answered with a rebuild that may have read the rows before that change.
  */
-type Rebuild = Promise<{ exp: TeiExport; stored: boolean }>;
-const inFlight = new WeakMap<Knex, Map<string, Rebuild>>();
+const rebuilding = new SharedBuilds<{ exp: TeiExport; stored: boolean }>();
 
-function sharedRebuild(ctx: ExportCtx, kind: TeiKind, version: string | null, old: StoredRow | undefined): Rebuild {
-  let byKey = inFlight.get(ctx.db);
-  if (!byKey) inFlight.set(ctx.db, (byKey = new Map<string, Rebuild>()));
+function sharedRebuild(ctx: ExportCtx, kind: TeiKind, version: string | null, old: StoredRow | undefined) {
   const key = `${ctx.dir}:${kind}:${version}:${old?.revision ?? 'none'}`;
-  let p = byKey.get(key);
-  if (!p) {
-    const map = byKey;
-    p = rebuild(ctx, kind, version, old).finally(() => map.delete(key));
-    byKey.set(key, p);
-  }
-  return p;
+  return rebuilding.run(ctx.db, key, () => rebuild(ctx, kind, version, old));
 }
 
 /** Attempts before giving up on storing under heavy concurrent rebuilding (the answer is fresh regardless). */
@@ -319,14 +318,16 @@ export async function openExport(
   ctx: ExportCtx,
   meta: TeiExportMeta & { file?: string },
 ): Promise<{ exp: TeiExport; handle: FileHandle }> {
-  let exp: TeiExport = { ...meta, file: meta.file ?? fileOf(ctx.dir, meta.kind, meta.etag) };
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const handle = await openBuilt(exp.file);
-    if (handle) return { exp, handle };
-    const again = await currentExport(ctx, meta.kind, true);
-    exp = { ...again, file: again.file ?? fileOf(ctx.dir, again.kind, again.etag) };
-  }
-  throw new Error(`the TEI export of ${meta.kind} was removed as soon as it was built`);
+  const withFile = (m: TeiExportMeta & { file?: string }): TeiExport => ({
+    ...m,
+    file: m.file ?? fileOf(ctx.dir, m.kind, m.etag),
+  });
+  const opened = await openOrRebuild(
+    withFile(meta),
+    async () => withFile(await currentExport(ctx, meta.kind, true)),
+    `the TEI export of ${meta.kind}`,
+  );
+  return { exp: opened.built, handle: opened.handle };
 }
 
 /** Regenerates every export; answers the number of entries of each. */
