@@ -9,6 +9,10 @@ process.env.UV_THREADPOOL_SIZE ??= '16';
 // test/global-setup.ts compiles first. Files run in separate processes so temporary databases
 // and ports never meet. Most of a file's time is spent waiting (sockets, SQLite, timers), so
 // more files run at once than there are cores (vitest's default is one less than the cores).
+// A worker process runs its files one after another and keeps the modules it has loaded
+// (isolate: false): every file builds its own daemons, databases and metrics registries, so
+// nothing it needs lives in module state, and loading src/ and its libraries once per worker
+// instead of once per file takes about a third off the suite's CPU time.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -17,5 +21,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 3,
+    isolate: false,
   },
 });
