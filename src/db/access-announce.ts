@@ -7,15 +7,12 @@ import { signalChange } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
 import { notifyInTransaction, waitForAcks } from './pg-lease.js';
 
-/** What is left to do once the transaction has committed. */
-type AfterCommit = () => Promise<void>;
-
 /**
  * Runs last inside a write transaction. When the transaction moved the access generation,
  * prepares the announcement (on PostgreSQL the NOTIFY, delivered at commit) and returns the
  * step to run after the commit; otherwise null.
  */
-export async function prepareAnnouncement(db: Db, trx: Knex.Transaction): Promise<AfterCommit | null> {
+export async function prepareAnnouncement(db: Db, trx: Knex.Transaction): Promise<(() => Promise<void>) | null> {
   if (!movedGeneration(trx)) return null;
   if (!isPg(db)) return () => signalChange(db);
   const generation = await readAccessGeneration(trx);

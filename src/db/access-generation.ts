@@ -13,7 +13,6 @@ export async function bumpAccessGeneration(trx: Knex.Transaction): Promise<void>
   movedIn.add(trx);
 }
 
-/** Whether `trx` moved the generation. */
 export function movedGeneration(trx: Knex.Transaction): boolean {
   return movedIn.has(trx);
 }

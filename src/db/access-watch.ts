@@ -34,11 +34,10 @@ function signalledGeneration(db: Db, file: string): GenerationSource {
   const signal = new SignalWatch(file);
   const reread = async (content: string, at: number) => {
     // Read the database after the file, so a change signalled before this request is seen.
-    const fresh = await readAccessGeneration(db);
+    generation = await readAccessGeneration(db);
     seen = content;
-    generation = fresh;
     checkedAt = at;
-    return fresh;
+    return generation;
   };
   return {
     read() {

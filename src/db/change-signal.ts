@@ -1,12 +1,10 @@
 // How a running daemon learns, without a database round trip per request, that the CLI changed
-// something that can withdraw access (SQLite only; read by ./access-watch.ts).
-//
-// After committing such a change, the CLI replaces a small file beside the database
-// (`<database>-authgen`) with new content (write to a temporary name, then rename, so readers
-// never see half a file). The daemon looks at that file on each request (one stat, against
-// ~120 µs for a query through the single SQLite connection) and goes to the database only when the
-// content moved, or when a second has passed, which bounds the delay if a CLI process died
-// between its commit and the file write.
+// something that can withdraw access (SQLite only; read by ./access-watch.ts). After committing
+// such a change, the CLI replaces a small file beside the database, `<database>-authgen` (written
+// under a temporary name, then renamed, so readers never see half a file). The daemon looks at it
+// on each request (one stat, against ~120 µs for a query through the single SQLite connection)
+// and reads the database only when it moved, or when a second has passed: that bounds the delay
+// if a CLI process died between its commit and the file write.
 import { randomUUID } from 'node:crypto';
 import {
   closeSync,
@@ -23,18 +21,15 @@ import { errorCode } from '../errors.js';
 
 const signalFiles = new WeakMap<Db, string>();
 
-export function signalFileFor(databaseFile: string): string {
+/** Gives `db`, a handle on the SQLite file `databaseFile`, its signal file. */
+export function attachSignalFile(db: Db, databaseFile: string): void {
   let real = databaseFile;
   try {
     real = realpathSync(databaseFile); // the CLI and the daemon may name the file differently
   } catch {
     // not created yet: use the name as given
   }
-  return `${real}-authgen`;
-}
-
-export function attachSignalFile(db: Db, file: string): void {
-  signalFiles.set(db, file);
+  signalFiles.set(db, `${real}-authgen`);
 }
 
 export function getSignalFile(db: Db): string | undefined {
@@ -58,7 +53,7 @@ export async function signalChange(db: Db): Promise<void> {
     writeFileSync(tmp, `${Date.now()} ${randomUUID()}\n`, { mode: 0o644 });
     renameSync(tmp, file);
   } catch (err) {
-    process.emitWarning(`could not signal running daemons (${errorCode(err)}); ` + 'waiting for their periodic check');
+    process.emitWarning(`could not signal running daemons (${errorCode(err)}); waiting for their periodic check`);
     await new Promise((resolve) => setTimeout(resolve, SIGNAL_RECHECK_MS + 100));
   }
 }
@@ -66,16 +61,15 @@ export async function signalChange(db: Db): Promise<void> {
 let unreadable = 0;
 
 /**
- * What a daemon sees of the signal file: its current content ('' when absent). When it exists
- * but cannot be read, a value that never repeats: the daemon then checks the database on every
- * request rather than trust a signal it cannot see.
+ * What a daemon sees of the signal file: its content ('' when absent); when it exists but cannot
+ * be read, a value that never repeats, so the daemon checks the database on every request rather
+ * than trust a signal it cannot see.
  *
- * Asked on every request, so it costs one stat: the CLI never writes the file in place, it
- * renames a new file over it, so a file with the inode last read still holds what was read.
- * The file last read is kept open, which keeps its inode allocated: no new file can be given
- * the same number while it is held, so "same inode" cannot be a recycled one. (Comparing sizes
- * and timestamps instead could miss two changes made within one tick of a coarse filesystem
- * clock.) Reading the whole file each time cost 3.6 % of a busy daemon's time.
+ * Asked on every request, so it costs one stat: the CLI never writes the file in place but renames
+ * a new one over it, so a file with the inode last read still holds what was read. That file is
+ * kept open, which keeps its inode allocated: "same inode" cannot be a recycled number. (Sizes
+ * and timestamps could miss two changes within one tick of a coarse filesystem clock.) Reading
+ * the whole file each time cost 3.6 % of a busy daemon's time.
  */
 export class SignalWatch {
   private held: { fd: number; dev: number; ino: number; content: string } | null = null;

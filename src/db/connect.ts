@@ -2,26 +2,22 @@
 import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import type { Database } from 'sqlite3';
 import type { Config } from '../config.js';
 import { shellWord } from '../config/file-trust.js';
-import { attachSignalFile, signalFileFor } from './change-signal.js';
-import { isPg, type Db } from './dialect.js';
+import { attachSignalFile } from './change-signal.js';
+import { configOf, isPg, type Db } from './dialect.js';
 import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
+import { LIVE_SINCE } from './pg-lease.js';
 
 export type { DatabaseUse } from './pg-config.js';
 
 type PgConnection = Knex.PgConnectionConfig & { statement_timeout?: number; query_timeout?: number };
 
-interface SqliteConnection {
-  configure(option: 'busyTimeout', ms: number): void;
-  exec(sql: string, done: (err: Error | null) => void): void;
-}
-
 /**
- * A warning when the SQLite file can be read or written by its group or by others (it holds
- * token hashes and the audit log), or null. New files are created with mode 0600; this catches
- * one copied, restored or created by hand. The CLI prints it on stderr and the daemon logs it,
- * each time they open the database.
+ * A warning when the SQLite file can be read or written by its group or others (it holds token
+ * hashes and the audit log), or null. New files get mode 0600; this catches one copied, restored
+ * or made by hand. The CLI prints it on stderr and the daemon logs it, at each opening.
  */
 export function databaseFileWarning(config: Pick<Config, 'database'>): string | null {
   if (config.database.client !== 'sqlite3') return null;
@@ -34,10 +30,9 @@ export function databaseFileWarning(config: Pick<Config, 'database'>): string | 
   }
   if ((mode & 0o077) === 0) return null;
   const octal = mode.toString(8).padStart(4, '0');
-  const arg = shellWord(file);
   return (
     `the database file ${file} has mode ${octal}: other users may read or change token hashes ` +
-    `and the audit log; fix it with: chmod 600 ${arg} (and its -wal and -shm files)`
+    `and the audit log; fix it with: chmod 600 ${shellWord(file)} (and its -wal and -shm files)`
   );
 }
 
@@ -69,30 +64,24 @@ export async function hasSchema(db: Db): Promise<boolean> {
 }
 
 /**
- * PostgreSQL: daemons whose heartbeat (src/db/pg-lease.ts) is under 3 s old by the database's
- * clock, and how many rows are older. SQLite daemons register nowhere: null.
+ * PostgreSQL: how many daemons are live by their heartbeat (./pg-lease.ts), and how many rows are
+ * stale. SQLite daemons register nowhere: null.
  */
 export async function daemonHeartbeats(db: Db): Promise<{ live: number; stale: number } | null> {
   if (!isPg(db) || !(await db.schema.hasTable('daemons'))) return null;
   const rows = await db('daemons').select<{ live: string | number; total: string | number }[]>(
-    db.raw('count(*) filter (where seen_ms > (extract(epoch from clock_timestamp()) * 1000)::bigint - 3000) as live'),
+    db.raw(`count(*) filter (where seen_ms > ${LIVE_SINCE}) as live`),
     db.raw('count(*) as total'),
   );
   const live = Number(rows[0]?.live ?? 0);
   return { live, stale: Number(rows[0]?.total ?? 0) - live };
 }
 
-/**
- * A handle on the configured database. `use` says whose statements it runs (pg-config.ts
- * DatabaseUse): the daemon's requests are bounded by `database.statementTimeoutMs`, a command's
- * statements are not.
- */
+/** A handle on the configured database; `use` says whose statements it runs (pg-config.ts). */
 export async function openDatabase(database: Config['database'], use: DatabaseUse = 'command'): Promise<Db> {
   // knex is loaded on demand: `archivectl --help` and pure commands never pay for it.
   const { default: knex } = await import('knex');
-  if (database.client === 'pg') {
-    return knex(pgKnexConfig(database, use));
-  }
+  if (database.client === 'pg') return knex(pgKnexConfig(database, use));
   const file = database.filename;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   // The file holds token hashes and the audit log: readable by its owner only. SQLite gives
@@ -109,13 +98,13 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+      afterCreate(conn: Database, done: (err: Error | null, conn: Database) => void) {
         conn.configure('busyTimeout', database.busyTimeoutMs);
         conn.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;', (err) => done(err, conn));
       },
     },
   });
-  attachSignalFile(db, signalFileFor(file));
+  attachSignalFile(db, file);
   return db;
 }
 
@@ -127,7 +116,7 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
 export async function withoutStatementLimit<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
   if (!isPg(db)) return work(db);
   const { default: knex } = await import('knex');
-  const config = (db.client as { config: Knex.Config }).config;
+  const config = configOf(db);
   const { statement_timeout: _s, query_timeout: _q, ...connection } = config.connection as PgConnection;
   const unlimited = knex({ ...config, connection, pool: { ...config.pool, min: 0, max: 1 } });
   try {

@@ -37,6 +37,7 @@ const ORDER: Partial<Record<(typeof TABLES)[number], string[]>> = {
 
 const CHUNK = 500;
 
+type Row = Record<string, unknown>;
 type CopyCounts = Record<(typeof TABLES)[number], number>;
 
 export async function copyDatabase(
@@ -59,10 +60,7 @@ export async function copyDatabase(
       const order = ORDER[table] ?? ['id'];
       let copied = 0;
       for (let offset = 0; ; offset += CHUNK) {
-        const rows = (await source(table).select('*').orderBy(order).limit(CHUNK).offset(offset)) as Record<
-          string,
-          unknown
-        >[];
+        const rows = (await source(table).select('*').orderBy(order).limit(CHUNK).offset(offset)) as Row[];
         if (rows.length === 0) break;
         await trx(table).insert(rows);
         copied += rows.length;

@@ -6,7 +6,7 @@ import type pg from 'pg';
 export type Db = Knex;
 
 /** The configuration the handle was made with (knex types its client loosely). */
-function configOf(db: Db): Knex.Config {
+export function configOf(db: Db): Knex.Config {
   return (db.client as { config: Knex.Config }).config;
 }
 
@@ -29,17 +29,17 @@ export function pgClientConfig(db: Db): pg.ClientConfig {
   return typeof conn === 'string' ? { connectionString: conn } : { ...conn };
 }
 
-/** A unique-index violation (SQLite or PostgreSQL): someone else wrote the same thing first. */
-export function isUniqueViolation(err: unknown): boolean {
+/** PostgreSQL's SQLSTATE `pgState`, or SQLite's constraint error naming `sqliteKind`. */
+function violates(err: unknown, pgState: string, sqliteKind: RegExp): boolean {
   const e = err as { code?: unknown; message?: unknown };
-  return e?.code === '23505' || (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(String(e.message)));
+  return e?.code === pgState || (e?.code === 'SQLITE_CONSTRAINT' && sqliteKind.test(String(e.message)));
 }
 
+/** A unique-index violation (SQLite or PostgreSQL): someone else wrote the same thing first. */
+export const isUniqueViolation = (err: unknown): boolean => violates(err, '23505', /UNIQUE/);
+
 /** A foreign-key violation (SQLite or PostgreSQL): the row referred to is gone. */
-export function isForeignKeyViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  return e?.code === '23503' || (e?.code === 'SQLITE_CONSTRAINT' && /FOREIGN KEY/.test(String(e.message)));
-}
+export const isForeignKeyViolation = (err: unknown): boolean => violates(err, '23503', /FOREIGN KEY/);
 
 // PostgreSQL error classes meaning "the server cannot serve this now": 08 connection exception,
 // 53 insufficient resources, 57P01-57P05 shutdown, crash and idle-session termination

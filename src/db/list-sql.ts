@@ -1,23 +1,20 @@
-// The SQL of a catalogue list, written out per dialect: one page in the order an index serves
-// (see the migration catalog_scale), and the filter's bounded count. Each statement has `?`
-// placeholders and the names of the values they take, in order: a list's SQL depends only on
-// its shape (table, sort, filters, search, paging), so on SQLite each shape runs as a statement
-// prepared once (prepared-reads.ts). Writing the SQL per request costs nothing measurable
+// The SQL of a catalogue list per dialect: one page in the order an index serves (migration
+// catalog_scale), and the filter's bounded count. The SQL depends only on the list's shape
+// (table, sort, filters, search, paging), its `?` values named in `params`, so on SQLite each
+// shape is prepared once (prepared-reads.ts); writing it per request costs nothing measurable
 // (bench/RESULTS.md, "The list SQL written out"), so it is not remembered.
 //
-// Order: by a column, NULLs last ascending and first descending, ties by id. PostgreSQL orders
-// NULLs that way by itself; SQLite puts them first, so a nullable column is ordered by
-// `(column IS NULL), column` there, the expression its index holds.
+// Order: NULLs last ascending and first descending, ties by id. SQLite puts NULLs first, so a
+// nullable column is ordered there by `(column IS NULL), column`, the expression its index holds.
 //
-// Search: the LIKE conditions state what matches (a lower-cased substring). On SQLite, where
-// the search is long enough for trigrams, the FTS5 table `<table>_text` finds the candidates
-// (text-index.ts): a page in id order joins its hits, which FTS5 yields in rowid order, so a
-// LIMIT stops after the page however many rows match; other orders take `id IN (hits)` and
-// walk their sort's index. On PostgreSQL the pg_trgm indexes serve the LIKE by themselves.
+// Search: LIKE states what matches (a lower-cased substring). On SQLite, for a search long
+// enough for trigrams, the FTS5 table `<table>_text` finds the candidates (text-index.ts): a page
+// in id order joins the hits, which FTS5 yields in rowid order, so a LIMIT stops after the page;
+// other orders take `id IN (hits)` and walk their sort's index. pg_trgm serves LIKE by itself.
 import type { Knex } from 'knex';
 import { isPg, type Db } from './dialect.js';
 import { preparedReads } from './prepared-reads.js';
-import { textTableOf } from './text-index.js';
+import { TEXT_HIT_ID, textTableOf } from './text-index.js';
 
 type Row = Record<string, unknown>;
 
@@ -72,12 +69,6 @@ export const TOTAL_ALONG = 'list_total';
 export const COUNTER: Statement = { sql: 'SELECT n FROM catalog_counts WHERE name = ?', params: ['table'] };
 
 const q = (name: string) => `"${name}"`;
-const HIT_ID = 'text_hits.text_id';
-
-/** The SQL of one page of a list. */
-export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
-  return writePage(isPg(db), f, s);
-}
 
 /**
  * The rows of a statement with `values` (by the names of its params): on SQLite on a prepared
@@ -91,10 +82,11 @@ export async function rowsOf(db: Db, s: Statement, values: Readonly<Record<strin
   return Array.isArray(result) ? result : result.rows;
 }
 
-function writePage(pg: boolean, f: ListFilter, s: PageShape): Statement {
+/** The SQL of one page of a list. */
+export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
   // The hits are joined when the order is the id's: FTS5 yields them in that order.
   const joined = f.indexed && s.key.column === 'id';
-  const idColumn = joined ? HIT_ID : q('id');
+  const idColumn = joined ? TEXT_HIT_ID : q('id');
   const params: string[] = [];
   const select = s.columns.map(q);
   if (s.total) {
@@ -105,20 +97,18 @@ function writePage(pg: boolean, f: ListFilter, s: PageShape): Statement {
   const where = conditions(f, joined, params);
   if (s.after !== null) {
     where.push(afterCondition(s.key, s.after, idColumn));
-    params.push(...(s.key.column === 'id' ? ['afterId'] : s.after === 'value' ? ['after', 'afterId'] : ['afterId']));
+    params.push(...(s.key.column !== 'id' && s.after === 'value' ? ['after', 'afterId'] : ['afterId']));
   }
   const dir = s.key.asc !== s.reverse ? 'ASC' : 'DESC';
   const c = q(s.key.column);
   const order =
     s.key.column === 'id'
       ? `${idColumn} ${dir}`
-      : `${s.key.nullable && !pg ? `(${c} IS NULL) ${dir}, ` : ''}${c} ${dir}, ${q('id')} ${dir}`;
+      : `${s.key.nullable && !isPg(db) ? `(${c} IS NULL) ${dir}, ` : ''}${c} ${dir}, ${q('id')} ${dir}`;
   params.push('limit');
   if (s.offset) params.push('offset');
-  const sql =
-    `SELECT ${select.join(', ')} FROM ${from}${whereClause(where)} ORDER BY ${order} LIMIT ?` +
-    (s.offset ? ' OFFSET ?' : '');
-  return { sql, params };
+  const sql = `SELECT ${select.join(', ')} FROM ${from}${whereClause(where)} ORDER BY ${order} LIMIT ?`;
+  return { sql: s.offset ? `${sql} OFFSET ?` : sql, params };
 }
 
 /**
@@ -130,48 +120,35 @@ function writePage(pg: boolean, f: ListFilter, s: PageShape): Statement {
  */
 export function countSql(f: ListFilter, rows: number): Statement {
   const params: string[] = [];
-  if (f.indexed && f.equal.length === 0) {
-    const fts = q(textTableOf(f.table));
-    params.push('match');
-    return {
-      sql: `SELECT count(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${rows}) AS bounded`,
-      params,
-    };
-  }
+  const bounded = (counted: string) => `SELECT count(*) AS n FROM (${counted} LIMIT ${rows}) AS bounded`;
+  if (f.indexed && f.equal.length === 0) return { sql: bounded(textHits(f.table, '1', params)), params };
   const from = fromClause(f, f.indexed, params);
-  const where = conditions(f, f.indexed, params);
-  return {
-    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from}${whereClause(where)} LIMIT ${rows}) AS bounded`,
-    params,
-  };
+  const where = whereClause(conditions(f, f.indexed, params));
+  return { sql: bounded(`SELECT 1 FROM ${from}${where}`), params };
+}
+
+/** `SELECT what` from the text index's rows matching the search (bound as `match`). */
+function textHits(table: string, what: string, params: string[]): string {
+  const fts = q(textTableOf(table));
+  params.push('match');
+  return `SELECT ${what} FROM ${fts} WHERE ${fts} MATCH ?`;
 }
 
 function fromClause(f: ListFilter, joined: boolean, params: string[]): string {
   if (!joined) return q(f.table);
-  const fts = q(textTableOf(f.table));
-  params.push('match');
-  return (
-    `${q(f.table)} JOIN (SELECT rowid AS text_id FROM ${fts} WHERE ${fts} MATCH ?) AS text_hits ` +
-    `ON ${q(f.table)}.${q('id')} = ${HIT_ID}`
-  );
+  const hits = textHits(f.table, 'rowid AS text_id', params);
+  return `${q(f.table)} JOIN (${hits}) AS text_hits ON ${q(f.table)}.${q('id')} = ${TEXT_HIT_ID}`;
 }
 
 /** The filter's conditions (their values pushed onto `params` in order). */
 function conditions(f: ListFilter, joined: boolean, params: string[]): string[] {
-  const where: string[] = [];
-  for (const column of f.equal) {
-    where.push(`${q(column)} = ?`);
-    params.push(`equal:${column}`);
-  }
+  const where = f.equal.map((column) => `${q(column)} = ?`);
+  params.push(...f.equal.map((column) => `equal:${column}`));
   if (f.like === null) return where;
-  if (f.indexed && !joined) {
-    const fts = q(textTableOf(f.table));
-    where.push(`${q(f.table)}.${q('id')} IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)`);
-    params.push('match');
-  }
+  if (f.indexed && !joined) where.push(`${q(f.table)}.${q('id')} IN (${textHits(f.table, 'rowid', params)})`);
   // Backslash escapes `%`, `_` and itself (query.ts likePattern): the search is a plain substring.
   where.push(`(${f.like.map((column) => `${q(column)} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-  for (let i = 0; i < f.like.length; i++) params.push('like');
+  params.push(...f.like.map(() => 'like'));
   return where;
 }
 

@@ -21,13 +21,12 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
 }
 
 /**
- * Applies pending migrations; returns their names. Safe when several daemons (and the CLI)
- * start at the same moment on a new database: each process first looks (a read) and, only when
- * something is pending, migrates in one transaction that begins by taking the database's own
- * lock, which the others wait for and which a process that dies releases with its connection.
- * knex's lock row (knex_migrations_lock) is set and cleared inside that transaction, so it is
- * never left set by a crash; one left set all the same (by a build that locked otherwise, or by
- * hand) is cleared, since whoever holds the database's lock is the only one migrating.
+ * Applies pending migrations; returns their names. Safe when several daemons (and the CLI) start
+ * at once on a new database: each first looks (a read) and, only when something is pending,
+ * migrates in one transaction that first takes the database's own lock, which the others wait for
+ * and which a process that dies releases with its connection. knex's lock row is set and cleared
+ * inside that transaction, so no crash leaves it set; one left set all the same (by an older build,
+ * or by hand) is cleared, since whoever holds the database's lock is the only one migrating.
  */
 export async function migrateLatest(db: Db): Promise<string[]> {
   if ((await pendingMigrations(db)).length === 0) return [];

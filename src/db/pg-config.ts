@@ -6,23 +6,16 @@ import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import { DEFAULTS } from '../config/sections.js';
 
-export interface DatabaseTimeouts {
-  statementTimeoutMs: number;
-  acquireTimeoutMs: number;
-  connectTimeoutMs: number;
-}
-
 /** The PostgreSQL database section; timeouts not given take their defaults. */
-export type PgDatabase = Extract<Config['database'], { client: 'pg' }> & Partial<DatabaseTimeouts>;
+type PgDatabase = Extract<Config['database'], { client: 'pg' }>;
 
 /**
- * Who a handle serves. `daemon`: requests, each statement bounded by
- * `database.statementTimeoutMs` (a stalled database answers 503 instead of holding the request).
- * `command`: the CLI's work (`catalog load`, `copy-database`, `migrate`, …) and the daemon's
- * start-up migrations, whose statements take as long as the data needs: a load of a million
- * rows commits for longer than any request may run. Connecting and waiting for a pooled
- * connection stay bounded for both; a `statement_timeout` set on the server or the role still
- * applies to both.
+ * Who a handle serves. `daemon`: requests, each statement bounded by `database.statementTimeoutMs`
+ * (a stalled database answers 503 instead of holding the request). `command`: the CLI's work
+ * (`catalog load`, `copy-database`, `migrate`, …) and the daemon's start-up migrations, whose
+ * statements take as long as the data needs: a load of a million rows commits for longer than any
+ * request may run. Connecting and waiting for a pooled connection stay bounded for both; so does
+ * a `statement_timeout` set on the server or the role.
  */
 export type DatabaseUse = 'daemon' | 'command';
 
@@ -31,15 +24,16 @@ const CLIENT_GRACE_MS = 1_000;
 
 /**
  * knex prints "Connection Error: …" for every pooled connection the server ended and "Acquire
- * connection error: …" (with a stack) for every connection it could not open: lines outside the
- * daemon's JSON log, once per request while the database is away. The request that met the
- * error is answered 503 and logged, and /readyz says the database is down. Its other warnings
- * stay warnings.
+ * connection error: …" (with a stack) for each one it could not open: lines outside the daemon's
+ * JSON log, once per request while the database is away, whose request is answered 503 and logged
+ * (and /readyz says the database is down). knex's other warnings stay warnings.
  */
 const CONNECTION_NOISE = /^(Connection Error|Acquire connection error):/;
 function quietConnectionErrors(message: unknown): void {
   if (!CONNECTION_NOISE.test(String(message))) process.emitWarning(String(message));
 }
+
+const CLIENT_TIMEOUT = /^Query read timeout$/;
 
 interface PooledConnection {
   query: (...args: unknown[]) => unknown;
@@ -68,22 +62,18 @@ function discardAfterClientTimeout(conn: PooledConnection, done: (err: Error | n
   done(null, conn);
 }
 
-const CLIENT_TIMEOUT = /^Query read timeout$/;
-
 export function pgKnexConfig(database: PgDatabase, use: DatabaseUse): Knex.Config {
   const statement = use === 'daemon' ? (database.statementTimeoutMs ?? DEFAULTS.database.statementTimeoutMs) : 0;
-  const acquire = database.acquireTimeoutMs ?? DEFAULTS.database.acquireTimeoutMs;
-  const connect = database.connectTimeoutMs ?? DEFAULTS.database.connectTimeoutMs;
   return {
     client: 'pg',
     connection: {
       connectionString: database.url,
-      connectionTimeoutMillis: connect,
+      connectionTimeoutMillis: database.connectTimeoutMs ?? DEFAULTS.database.connectTimeoutMs,
       // A connection whose server vanished without closing it is found out by the kernel.
       keepAlive: true,
       ...(statement > 0 ? { statement_timeout: statement, query_timeout: statement + CLIENT_GRACE_MS } : {}),
     },
-    acquireConnectionTimeout: acquire,
+    acquireConnectionTimeout: database.acquireTimeoutMs ?? DEFAULTS.database.acquireTimeoutMs,
     pool: { min: database.pool.min, max: database.pool.max, afterCreate: discardAfterClientTimeout },
     // Error messages without the SQL and its bound values (hashes among them).
     compileSqlOnError: false,

@@ -1,20 +1,18 @@
-// PostgreSQL: how several daemons learn about access changes without reading the database on
-// every request, and still refuse a revoked token from the very next request.
-//
-// - The CLI commits the change together with NOTIFY on a channel, then waits until every live
-//   daemon has acknowledged the new generation (waitForAcks).
+// PostgreSQL: how several daemons learn of access changes without reading the database on every
+// request, and still refuse a revoked token from the very next request.
+// - The CLI commits the change with a NOTIFY, then waits until every live daemon has acknowledged
+//   the new generation (waitForAcks).
 // - Each daemon LISTENs on a connection of its own, adopts a notified generation at once and
 //   acknowledges it in its row of `daemons`; a heartbeat every 500 ms re-reads the generation,
 //   acknowledges it and renews the daemon's lease.
-// - A daemon trusts what it knows only while its lease is valid: 2 s from the moment it sent
-//   its last successful heartbeat, with the LISTEN connection up and proven to hear: each
-//   heartbeat NOTIFYs a nonce through the pool and must hear it on the LISTEN connection.
-//   Otherwise it reads the generation per request, as without any of this. The proof catches
-//   what no connection error shows: a pooler in transaction mode (PgBouncer) accepts LISTEN
-//   but never delivers, and a stalled server or network delivers late.
-// - The CLI counts a daemon as live while its last heartbeat, by the database's clock, is under
-//   3 s old. A daemon the CLI stops waiting for has therefore lost its lease already (2 s < 3 s,
-//   measured from an earlier instant), so no daemon can go on trusting an old generation.
+// - A daemon trusts what it knows only while its lease is valid: 2 s from the sending of its last
+//   successful heartbeat, which NOTIFYs a nonce through the pool and must hear it on the LISTEN
+//   connection; otherwise it reads the generation per request. The probe catches what no
+//   connection error shows: a pooler in transaction mode (PgBouncer) accepts LISTEN but never
+//   delivers, and a stalled server or network delivers late.
+// - The CLI counts a daemon live while its last heartbeat is under 3 s old by the database's
+//   clock: one it stops waiting for has lost its lease already (2 s < 3 s, measured from an
+//   earlier instant), so no daemon goes on trusting an old generation.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type pg from 'pg';
@@ -30,6 +28,8 @@ const PROBE_WAIT_MS = 1_000;
 /** Connecting the LISTEN connection, when the configuration sets no connect timeout. */
 const LISTEN_CONNECT_MS = 5_000;
 const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+/** SQL: the `seen_ms` after which a daemon counts as live. */
+export const LIVE_SINCE = `${DB_NOW_MS} - ${LIVE_MS}`;
 
 /** The LISTEN connection: heard its last probe, connected but deaf (a pooler, a stall), or down. */
 export type NotificationState = 'up' | 'unverified' | 'down';
@@ -56,7 +56,6 @@ export async function startLease(
   const id = randomUUID();
   let generation = await readGeneration();
   let leaseUntil = 0;
-  let listening = false;
   let heard: boolean | null = null; // whether the last probe came back (null: none sent yet)
   let probe: { nonce: string; heard: () => void } | null = null;
   let closed = false;
@@ -97,7 +96,6 @@ export async function startLease(
     });
     const lost = () => {
       if (listener !== client && listener !== null) return; // an older connection, replaced already
-      listening = false;
       heard = false;
       leaseUntil = 0;
       listener = null;
@@ -119,7 +117,6 @@ export async function startLease(
       throw err;
     }
     listener = client;
-    listening = true;
   };
 
   /** NOTIFY a nonce through the pool; true once the LISTEN connection has heard it. */
@@ -148,7 +145,7 @@ export async function startLease(
     if (closed) return;
     const sentAt = performance.now();
     try {
-      if (!listening) await listen();
+      if (listener === null) await listen();
       const hears = await roundTrip();
       const fresh = await readGeneration();
       if (newer(fresh, generation)) generation = fresh;
@@ -177,12 +174,12 @@ export async function startLease(
 
   return {
     current() {
-      if (listening && heard === true && performance.now() < leaseUntil) return generation;
+      if (listener !== null && heard === true && performance.now() < leaseUntil) return generation;
       lapses++;
       return null;
     },
     notifications() {
-      if (!listening) return 'down';
+      if (listener === null) return 'down';
       return heard === true ? 'up' : 'unverified';
     },
     get lapses() {
@@ -217,7 +214,7 @@ export async function waitForAcks(db: Db, generation: string): Promise<number> {
   const deadline = Date.now() + ACK_TIMEOUT_MS;
   for (;;) {
     const row = (await db('daemons')
-      .where('seen_ms', '>', db.raw(`${DB_NOW_MS} - ${LIVE_MS}`))
+      .where('seen_ms', '>', db.raw(LIVE_SINCE))
       .where('acked_generation', '<', generation)
       .count({ n: '*' })
       .first()) as { n: string | number };

@@ -1,14 +1,14 @@
-// The hot read path of SQLite: the catalogue lists run their SQL as statements prepared once, on
-// connections of their own. knex keeps one connection per process (src/db/connect.ts), and a
-// query through it costs a pool acquire and a fresh prepare each time, in series with every
-// other query of the process; a profile of GET /api/actors under load put a quarter of the
-// daemon's time there. In WAL mode readers do not wait for the writer or for each other, and
-// each statement reads the last committed state when it starts, so these connections answer
-// what the knex connection would, writes of this and other processes included.
+// SQLite's hot read path: the catalogue lists run their SQL as statements prepared once, on
+// connections of their own. Through knex's one connection per process (./connect.ts) a query
+// costs a pool acquire and a fresh prepare, in series with every other query of the process: a
+// quarter of the daemon's time in a profile of GET /api/actors under load. In WAL mode readers
+// wait for neither the writer nor each other, and each statement reads the last committed state
+// when it starts, so these connections answer what the knex connection would.
 //
-// The connections are read-only (query_only), opened on first use, and closed when the knex
-// handle is destroyed. PostgreSQL, a SQLite handle on no file, and a transaction (whose own
-// writes other connections do not see before it commits) get null: they read through knex.
+// The connections are read-only (query_only), opened on first use, closed with the knex handle.
+// PostgreSQL, a SQLite handle on no file, and a transaction (whose own writes other connections
+// do not see before it commits) get null: they read through knex.
+import type { Database, Statement } from 'sqlite3';
 import { isSqlite, sqliteFile, type Db } from './dialect.js';
 
 /** Readers per database: two cores here; more would only queue on the same cores. */
@@ -23,27 +23,14 @@ const BUSY_TIMEOUT_MS = 5_000;
 
 type Row = Record<string, unknown>;
 
-interface Statement {
-  all(params: unknown[], done: (err: Error | null, rows: Row[]) => void): unknown;
-  all(done: (err: Error | null, rows: Row[]) => void): unknown;
-  finalize(done?: () => void): unknown;
-}
-
 /** A prepared statement and the values last bound to it (null: unknown, bind again). */
 interface Prepared {
   stmt: Statement;
   bound: readonly unknown[] | null;
 }
 
-interface Connection {
-  configure(option: 'busyTimeout', ms: number): void;
-  exec(sql: string, done: (err: Error | null) => void): unknown;
-  prepare(sql: string, done: (err: Error | null) => void): Statement;
-  close(done: (err: Error | null) => void): unknown;
-}
-
 interface Reader {
-  ready: Promise<Connection>;
+  ready: Promise<Database>;
   statements: Map<string, Prepared>;
   /** Queries handed to this connection and not yet answered. */
   busy: number;
@@ -70,12 +57,10 @@ export function preparedReads(db: Db): PreparedReads | null {
 
 function openReaders(db: Db, file: string): PreparedReads {
   const readers: Reader[] = [];
-  const open = async (): Promise<Connection> => {
+  const open = async (): Promise<Database> => {
     const { default: sqlite3 } = await import('sqlite3');
-    const conn = await new Promise<Connection>((resolve, reject) => {
-      const c: Connection = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) =>
-        err ? reject(err) : resolve(c),
-      );
+    const conn = await new Promise<Database>((resolve, reject) => {
+      const c: Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
     });
     conn.configure('busyTimeout', BUSY_TIMEOUT_MS);
     await new Promise<void>((resolve, reject) =>
@@ -99,8 +84,7 @@ function openReaders(db: Db, file: string): PreparedReads {
   };
   closeWithKnex(db, async () => {
     readersOf.delete(db);
-    const closing = readers.splice(0);
-    await Promise.all(closing.map((r) => r.ready.then(closeReader(r), () => undefined)));
+    await Promise.all(readers.splice(0).map((r) => r.ready.then(closeReader(r), () => undefined)));
   });
   return {
     async all(sql, bindings) {
@@ -118,19 +102,18 @@ function openReaders(db: Db, file: string): PreparedReads {
   };
 }
 
-function statementOf(conn: Connection, r: Reader, sql: string): Prepared {
-  let prepared = r.statements.get(sql);
-  if (prepared) {
-    // Kept in the order of last use: the oldest is the one dropped.
-    r.statements.delete(sql);
-    r.statements.set(sql, prepared);
-    return prepared;
+function statementOf(conn: Database, r: Reader, sql: string): Prepared {
+  const known = r.statements.get(sql);
+  if (known) {
+    r.statements.delete(sql); // kept in the order of last use: the oldest is the one dropped
+    r.statements.set(sql, known);
+    return known;
   }
   // A failed prepare is reported by the statement's first run; it is not kept.
   const stmt = conn.prepare(sql, (err) => {
     if (err) r.statements.delete(sql);
   });
-  prepared = { stmt, bound: null };
+  const prepared: Prepared = { stmt, bound: null };
   r.statements.set(sql, prepared);
   if (r.statements.size > STATEMENTS_PER_READER) {
     const [oldest, old] = r.statements.entries().next().value as [string, Prepared];
@@ -165,7 +148,8 @@ function run(prepared: Prepared, bindings: readonly unknown[]): Promise<Row[]> {
     }
   });
 }
-const closeReader = (r: Reader) => (conn: Connection) =>
+
+const closeReader = (r: Reader) => (conn: Database) =>
   new Promise<void>((resolve) => {
     for (const { stmt } of r.statements.values()) stmt.finalize();
     r.statements.clear();

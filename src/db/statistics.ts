@@ -1,13 +1,11 @@
-// The tables a bulk write filled, made ready to serve (PostgreSQL). The planner chooses between a
-// catalogue search's plans (the trigram index's bitmap, or a walk of the primary key that stops
-// after a page) from the table's statistics; right after a large load it has none, or ones from
-// when the table was small, and picks the bitmap over every hit: a common word cost 131 ms at
-// 1,000,000 actors before ANALYZE and 7 ms after it. The VACUUM beside it empties the trigram
-// indexes' pending lists (GIN's fast update: rows inserted since are kept in a list that every
-// search reads whole; after a million rows it held 229 pages, which cost a search about 8 ms of
-// CPU) and marks the pages all-visible. Autovacuum would get there, minutes later or, where it is
-// off, never; a load should leave the tables ready. SQLite's plans here are fixed by the query
-// shapes (an index per sort, the FTS join), so it keeps no statistics and is left alone.
+// The tables a bulk write filled, made ready to serve (PostgreSQL). The planner picks a search's
+// plan (the trigram index's bitmap, or a walk of the primary key that stops after a page) from
+// the table's statistics; right after a large load it has none, or stale ones, and picks the
+// bitmap over every hit: a common word cost 131 ms at 1,000,000 actors before ANALYZE, 7 ms after.
+// VACUUM empties the trigram indexes' pending lists (GIN's fast update keeps new rows in a list
+// every search reads whole: 229 pages after a million rows, about 8 ms of CPU a search) and marks
+// pages all-visible. Autovacuum gets there minutes later, or never where it is off. SQLite's plans
+// here are fixed by the query shapes (an index per sort, the FTS join): it is left alone.
 import { isPg, type Db } from './dialect.js';
 
 /**
