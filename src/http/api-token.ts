@@ -5,8 +5,7 @@
 
 /** `api_token`, and the array forms a PHP-style parser would read as it (`api_token[]`, `api_token[x]`). */
 export function isApiTokenKey(key: string): boolean {
-  // Callers pass parser output; a parser that gives a nameless part as undefined must not crash it.
-  return typeof key === 'string' && (key === 'api_token' || key.startsWith('api_token['));
+  return key === 'api_token' || key.startsWith('api_token[');
 }
 
 export const API_TOKEN_MESSAGE =
@@ -58,37 +57,23 @@ function keyNamesApiToken(raw: string, start: number, end: number): boolean {
   return matched === NAME.length;
 }
 
-/** Calls `visit(start, end)` for every `&`-separated pair of a raw query or form. */
-function eachPair(raw: string, visit: (start: number, end: number) => boolean | void): void {
-  let start = 0;
-  while (start <= raw.length) {
-    let end = raw.indexOf('&', start);
-    if (end === -1) end = raw.length;
-    if (visit(start, end) === true) return;
-    start = end + 1;
-  }
-}
-
 /** Whether a raw query string or urlencoded form names an api_token parameter. Linear, throw-free. */
 export function queryHasApiToken(raw: string): boolean {
-  if (!raw) return false;
-  let found = false;
-  eachPair(raw, (start, end) => (found = keyNamesApiToken(raw, start, end)));
-  return found;
+  let start = 0;
+  while (start < raw.length) {
+    let end = raw.indexOf('&', start);
+    if (end === -1) end = raw.length;
+    if (keyNamesApiToken(raw, start, end)) return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 /** The raw query string with the value of every api_token parameter replaced by [REDACTED]. */
 export function redactQuery(raw: string): string {
-  if (!raw || !queryHasApiToken(raw)) return raw;
-  const out: string[] = [];
-  eachPair(raw, (start, end) => {
-    if (!keyNamesApiToken(raw, start, end)) {
-      out.push(raw.slice(start, end));
-      return;
-    }
-    let keyEnd = start;
-    while (keyEnd < end && raw.charCodeAt(keyEnd) !== EQ) keyEnd++;
-    out.push(`${raw.slice(start, keyEnd)}=[REDACTED]`);
-  });
-  return out.join('&');
+  if (!queryHasApiToken(raw)) return raw;
+  return raw
+    .split('&')
+    .map((pair) => (keyNamesApiToken(pair, 0, pair.length) ? `${pair.replace(/=.*/s, '')}=[REDACTED]` : pair))
+    .join('&');
 }

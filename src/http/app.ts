@@ -1,7 +1,6 @@
 // The Koa application: the whole request pipeline, in order, in one place.
 import path from 'node:path';
-import Koa from 'koa';
-import type { Next } from 'koa';
+import Koa, { type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator } from '../domain/tokens/authenticate.js';
@@ -46,8 +45,8 @@ const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 const isProbe = (ctx: ApiContext) => PROBES.has(ctx.path) && (ctx.method === 'GET' || ctx.method === 'HEAD');
 
 /**
- * /healthz, /readyz and /metrics. Any other method on these paths, and /metrics for a client
- * the `metrics` key does not let in, get the 404 every unknown path gets.
+ * /healthz, /readyz and /metrics. Other methods on these paths, and /metrics for a client the
+ * `metrics` key does not let in, get the 404 of any unknown path.
  */
 function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: Deps['config']['metrics']): Step {
   const answer = async (ctx: ApiContext): Promise<typeof ANSWERED> => {
@@ -72,18 +71,14 @@ function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: 
   };
 }
 
-/**
- * Body problems (400/413/415, or an upload the server could not store) are answered only after
- * authentication and the access rule.
- */
+/** Body problems (400/413/415, or an upload not stored) are answered after the access rule. */
 function rejectUnreadableBody(log: Logger): Step {
   return function unreadableBody(ctx) {
     const body = ctx.state.body;
-    if (body.kind === 'invalid') {
-      if ('code' in body)
-        log.error({ request_id: ctx.state.requestId, code: body.code }, 'an upload could not be written to dataDir');
-      throw httpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
-    }
+    if (body.kind !== 'invalid') return;
+    if ('code' in body)
+      log.error({ request_id: ctx.state.requestId, code: body.code }, 'an upload could not be written to dataDir');
+    throw httpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
   };
 }
 
@@ -100,8 +95,7 @@ function beginApiRequest(deps: Deps): Step {
   };
 }
 
-export function createApp(parts: AppParts): Koa<ApiState> {
-  const { deps, log, access, authenticator, trust, readiness, metrics } = parts;
+export function createApp({ deps, log, access, authenticator, trust, readiness, metrics }: AppParts): Koa<ApiState> {
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   shareParsedQueries(app);
@@ -139,15 +133,14 @@ export function createApp(parts: AppParts): Koa<ApiState> {
         ctx.state.route?.path === '/api/sips/import' &&
         ctx.state.principal !== null &&
         atLeast(ctx.state.principal.role, 'editor'),
-      // A request already known to be refused (its header, its path or method, its route's
-      // rule) is answered at its first file part, the rest of the upload unread.
+      // A request already known to be refused is answered at its first file part, the rest unread.
       refused: willBeRefused,
       refusedBodyMs: deps.config.timeouts.headersMs,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
     gate([
       refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
-      answerAuthorization(deps.config.limits.failedAuthDelayMs), // 2. … and answered
+      answerAuthorization(limits.failedAuthDelayMs), // 2. … and answered
       requireRoute, // 404 / 405, only once the header has been judged
       enforceAccess, // 3. the route's rule
       rejectUnreadableBody(log), // 4. then validation

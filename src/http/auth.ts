@@ -1,6 +1,6 @@
-// Steps 1-3 of SPEC §4.1 as steps of the request pipeline (gate.ts), in that order: api_token anywhere → 401; the
-// Authorization header → 401/403; the route's access rule → 401/403. Validation and handlers
-// come after all three.
+// Steps 1-3 of SPEC §4.1 as steps of the request pipeline (gate.ts), in that order: api_token
+// anywhere → 401; the Authorization header → 401/403; the route's access rule → 401/403.
+// Validation and handlers come after all three.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { decide } from '../domain/access.js';
@@ -13,7 +13,7 @@ import { isPromise, type Step } from './gate.js';
 import type { ApiContext, ApiState } from './types.js';
 
 /** The first instant at which the request's token is refused (RFC 3339, UTC); see README. */
-export const TOKEN_EXPIRATION = 'Token-Expiration';
+const TOKEN_EXPIRATION = 'Token-Expiration';
 
 export function refuseApiTokenInQuery(log: Logger): Step {
   return function apiTokenInQuery(ctx) {
@@ -61,27 +61,21 @@ const REFUSAL_TEXT: Record<Refusal, string> = {
  * and requests it pipelined behind the refused one are dropped unread.
  */
 function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): HttpError {
+  const text = REFUSAL_TEXT[reason];
+  if (reason === 'blocked') return httpError(403, text);
   const close = { Connection: 'close' };
-  switch (reason) {
-    case 'blocked':
-      return httpError(403, REFUSAL_TEXT.blocked);
-    case 'throttled':
-      return httpError(429, REFUSAL_TEXT.throttled, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
-    case 'busy':
-      return httpError(503, REFUSAL_TEXT.busy, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
-    default: {
-      const error = unauthorized(REFUSAL_TEXT[reason], true);
-      return httpError(error.status, error.message, { ...error.headers, ...close });
-    }
+  if (reason === 'throttled' || reason === 'busy') {
+    const headers = { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) };
+    return httpError(reason === 'busy' ? 503 : 429, text, headers);
   }
+  return httpError(401, text, { ...unauthorized(text, true).headers, ...close });
 }
 
 /**
- * Step 2, judged before the body is read: the Authorization header. Present but unusable →
- * 401 (blocked account → 403; out of failure budget → 429; verification queue full → 503),
- * also on open endpoints. The verdict is kept, not answered, so that an api_token in the body
- * still gets its own 401 first (step 1), while the body reader already knows whether to keep
- * uploaded files: a refused request never writes to disk.
+ * Step 2, judged before the body is read: the Authorization header. Present but unusable → 401
+ * (blocked account → 403; out of failure budget → 429; verification queue full → 503), also on
+ * open endpoints. The verdict is kept, not answered, so an api_token in the body still gets its
+ * own 401 first (step 1), while the body reader knows not to write a refused request's uploads.
  */
 export function judgeAuthorization(access: AccessState, authenticator: Authenticator): Step {
   return function judgeHeader(ctx) {
@@ -101,27 +95,21 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     ctx.state.refusal = null;
     const header = ctx.req.headers.authorization;
     if (header === undefined) return;
-    if (repeatsAuthorization(ctx.req.rawHeaders)) {
-      ctx.state.authRefusal = 'header';
-      const error = httpError(400, 'more than one Authorization header', { Connection: 'close' });
-      ctx.state.refusal = { error, answerAt: 0 };
-      return;
-    }
+    if (repeatsAuthorization(ctx.req.rawHeaders))
+      return refuseHeader(ctx, httpError(400, 'more than one Authorization header', { Connection: 'close' }));
     // RFC 7235: the scheme is case-insensitive; RFC 6750: exactly one token after one space run.
     const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
     const value = match?.[2];
-    if (!match || match[1]?.toLowerCase() !== 'bearer') {
-      ctx.state.authRefusal = 'header';
-      ctx.state.refusal = {
-        error: unauthorized('only Authorization: Bearer <token> is accepted', false),
-        answerAt: 0,
-      };
-    } else if (!value) {
-      ctx.state.authRefusal = 'header';
-      ctx.state.refusal = { error: unauthorized('the Authorization header carries no token', false), answerAt: 0 };
-    } else {
-      return judgeToken(ctx, value, snapshot.generation, judgedAt);
-    }
+    if (!match || match[1]?.toLowerCase() !== 'bearer')
+      refuseHeader(ctx, unauthorized('only Authorization: Bearer <token> is accepted', false));
+    else if (!value) refuseHeader(ctx, unauthorized('the Authorization header carries no token', false));
+    else return judgeToken(ctx, value, snapshot.generation, judgedAt);
+  }
+
+  /** A header that is no usable Bearer header: refused at once, without a pause. */
+  function refuseHeader(ctx: ApiContext, error: HttpError): void {
+    ctx.state.authRefusal = 'header';
+    ctx.state.refusal = { error, answerAt: 0 };
   }
 
   function judgeToken(ctx: ApiContext, value: string, generation: string, judgedAt: number): void | Promise<void> {
@@ -169,9 +157,9 @@ export function answerAuthorization(failedAuthDelayMs: number): Step {
 }
 
 /**
- * A refused token is answered at a fixed deadline after it was judged, with a pause that costs
- * no CPU: a client guessing or flooding with forged values gets one answer per connection per
- * pause, and the event loop stays free for the requests of valid tokens.
+ * A refused token is answered at a fixed deadline after it was judged, with a pause that costs no
+ * CPU: a client flooding with forged values gets one answer per connection per pause, and the
+ * event loop stays free for valid tokens.
  */
 async function answerRefusal(refusal: NonNullable<ApiState['refusal']>, failedAuthDelayMs: number): Promise<never> {
   if (refusal.answerAt > 0 && failedAuthDelayMs > 0) {
@@ -187,9 +175,8 @@ function ruleOf(ctx: ApiContext, route: NonNullable<ApiContext['state']['route']
 }
 
 /**
- * True when the request will be refused whatever its body says (its header was refused, its
- * path or method does not exist, or its route's rule refuses it): the body reader then stops
- * at the first file part instead of reading an upload nobody will take.
+ * True when the request is refused whatever its body says (a refused header, no such path or
+ * method, or its route's rule): the body reader then stops at the first file part.
  */
 export function willBeRefused(ctx: ApiContext): boolean {
   const route = ctx.state.route;
@@ -200,23 +187,21 @@ export function willBeRefused(ctx: ApiContext): boolean {
 /** Step 3: the route's rule from the access matrix. Runs after 404/405 are settled. */
 export function enforceAccess(ctx: ApiContext): void {
   const route = ctx.state.route;
-  if (route) {
-    const rule = ruleOf(ctx, route);
-    const decision = decide(rule, ctx.method, ctx.state.settings, ctx.state.principal?.role ?? null);
-    if (decision === 'unauthenticated') {
-      ctx.state.authRefusal = 'missing';
-      throw unauthorized('authentication required: send Authorization: Bearer <token>', false);
-    }
-    if (decision === 'forbidden') {
-      // RFC 6750 §3.1: a valid token whose rights are too low is `insufficient_scope`. Not for a
-      // blocked account (answered in step 2, and here only as a safety net): its token is not
-      // short of a right, the account is barred, and a new token would not help.
-      const blocked = ctx.state.principal?.role === 'blocked';
-      throw httpError(
-        403,
-        rule === 'editor' ? 'this endpoint needs the role editor or higher' : 'access denied',
-        blocked ? {} : { 'WWW-Authenticate': `${REALM}, error="insufficient_scope"` },
-      );
-    }
+  if (!route) return;
+  const rule = ruleOf(ctx, route);
+  const decision = decide(rule, ctx.method, ctx.state.settings, ctx.state.principal?.role ?? null);
+  if (decision === 'unauthenticated') {
+    ctx.state.authRefusal = 'missing';
+    throw unauthorized('authentication required: send Authorization: Bearer <token>', false);
+  }
+  if (decision === 'forbidden') {
+    // RFC 6750 §3.1: a valid token whose rights are too low is `insufficient_scope`. Not for a
+    // blocked account (answered in step 2; here only as a safety net): a new token won't help.
+    const blocked = ctx.state.principal?.role === 'blocked';
+    throw httpError(
+      403,
+      rule === 'editor' ? 'this endpoint needs the role editor or higher' : 'access denied',
+      blocked ? {} : { 'WWW-Authenticate': `${REALM}, error="insufficient_scope"` },
+    );
   }
 }

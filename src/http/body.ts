@@ -3,12 +3,10 @@
 // refused before anything else (SPEC §4.1). A request already known to be refused has its body
 // read only as far as that rule needs, and only while it arrives promptly (refusedBodyMs).
 // Parsing problems are recorded, not answered: a request without a valid token gets its 401
-// before its 400.
-// JSON and urlencoded bodies go through co-body (size limits, qs without prototype keys);
-// multipart through busboy, with file parts streamed to disk, never held in memory.
+// before its 400. JSON and urlencoded bodies go through co-body (size limits, qs without
+// prototype keys); multipart through busboy, file parts streamed to disk, never held in memory.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -27,31 +25,19 @@ interface BodyLimits {
   uploadBytes: number;
   /** Routes whose file parts are kept (streamed to `tmpDir`); elsewhere files are discarded. */
   keepFiles: (ctx: ApiContext) => boolean;
-  /**
-   * Whether the request is already known to be refused (its Authorization header was refused,
-   * its path or method does not exist, or its route's rule refuses it). Its multipart body is then read only up to the
-   * start of the first file part: the 401/403 is answered and the connection closed, instead of
-   * reading (and discarding) an upload of any size first.
-   */
+  /** Whether the request is already known to be refused: its body is read only for an api_token. */
   refused: (ctx: ApiContext) => boolean;
-  /**
-   * How long the body of a request known to be refused may take to arrive (the time a client
-   * has for its request head): it is read only to find an `api_token` field. Past it the
-   * refusal is answered with the body unread, and the connection closed.
-   */
+  /** How long the body of a refused request may take to arrive (see readWithin, readMultipart). */
   refusedBodyMs: number;
   tmpDir: string;
 }
 
-function hasBody(ctx: ApiContext): boolean {
+export function hasBody(ctx: ApiContext): boolean {
   const h = ctx.req.headers;
   return h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
 }
 
-function statusOf(err: unknown): number | undefined {
-  const s = (err as { status?: unknown }).status;
-  return typeof s === 'number' ? s : undefined;
-}
+const invalidBody = (status: 400 | 413 | 415, message: string): ParsedBody => ({ kind: 'invalid', status, message });
 
 async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: number): Promise<ParsedBody> {
   try {
@@ -67,32 +53,25 @@ async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: num
     // The parser keeps the first 1000 parameters; the api_token rule looks at every one.
     return { kind: 'form', data: parsed, apiToken: queryHasApiToken(raw) };
   } catch (err) {
-    const status = statusOf(err);
-    if (status === 413) return { kind: 'invalid', status: 413, message: `the request body exceeds ${limit} bytes` };
-    if (status === 415) return { kind: 'invalid', status: 415, message: 'unsupported content encoding' };
+    const { status } = err as { status?: unknown };
+    if (status === 413) return invalidBody(413, `the request body exceeds ${limit} bytes`);
+    if (status === 415) return invalidBody(415, 'unsupported content encoding');
     // co-body's JSON parser (bourne) refuses prototype keys rather than letting them through.
-    if (err instanceof Error && /prototype/.test(err.message)) {
-      return {
-        kind: 'invalid',
-        status: 400,
-        message: 'the JSON body contains a forbidden key (__proto__ or constructor.prototype)',
-      };
-    }
-    return { kind: 'invalid', status: 400, message: kind === 'json' ? 'malformed JSON body' : 'malformed form body' };
+    if (err instanceof Error && /prototype/.test(err.message))
+      return invalidBody(400, 'the JSON body contains a forbidden key (__proto__ or constructor.prototype)');
+    return invalidBody(400, kind === 'json' ? 'malformed JSON body' : 'malformed form body');
   }
 }
 
 const NAMELESS_PART = 'malformed multipart body: a part without a name';
 
 /**
- * Streams one file part to its temporary file. The returned promise settles only once the file
- * is closed and nothing will touch its path any more: the file is created (exclusively) before
- * the copy starts and closed after it ends or fails, so a cleanup that awaits this promise and
- * then removes the path cannot be overtaken by a late open. `stopped` is asked once more after
- * the directory exists: a body stopped meanwhile creates no file at all. It resolves only once
- * every byte is written and flushed to the disk (fsync) and the file's size is what was counted:
- * only then are `size` and `sha256` the file's. A full disk shows as late as the last write or
- * the flush, after the parser has seen the end of the body.
+ * Streams one file part to its temporary file. The promise settles only once the file is closed
+ * and nothing will touch its path any more, so a cleanup that awaits it and then removes the path
+ * cannot be overtaken by a late open. `stopped` is asked once the directory exists: a body
+ * stopped meanwhile creates no file. It resolves once every byte is flushed to disk (fsync) and
+ * the file's size is what was counted: only then are `size` and `sha256` the file's. A full disk
+ * shows as late as the last write or the flush, after the parser has seen the end of the body.
  */
 async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, stopped: () => boolean): Promise<void> {
   await mkdir(tmpDir, { recursive: true });
@@ -120,18 +99,14 @@ async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, s
   }
 }
 
-/**
- * Removes a temporary upload file. A path that cannot even be looked at (its directory is gone or
- * is no directory) holds no file: that must not keep the request from being answered.
- */
+/** Removes a temporary upload file; a path that cannot be looked at holds none, and is no error. */
 const removeQuietly = (file: string): Promise<void> => rm(file, { force: true }).catch(() => undefined);
 
 /**
- * When reading stops before the end of a body, the rest is discarded only when the request says
- * it is this small (Content-Length): the answer then leaves on a connection the client can read
- * it from (a client still writing into a closed connection gets a reset and may never see the
- * answer: fetch reports "EPIPE"). A larger or chunked rest is never read: the answer carries
- * `Connection: close` and the connection is closed after it.
+ * When reading stops early, the rest is discarded only when Content-Length says it is this small,
+ * so the answer leaves on a connection the client can read it from (a client still writing into
+ * a closed connection gets a reset and may never see it: fetch reports "EPIPE"). A larger or
+ * chunked rest is never read: the answer carries `Connection: close`.
  */
 const DISCARD_REST_BYTES = 64 * 1024;
 
@@ -139,13 +114,14 @@ const DISCARD_REST_BYTES = 64 * 1024;
 const LINGER_MS = 2_000;
 
 /**
- * A lingering close: once the answer is out, Node closes such a connection at once, and what the
- * client is still sending then meets a closed socket, whose reset can throw away the answer
- * before the client has read it (seen under load: the client got no 413 at all). Instead, the
- * answer is followed by our FIN, and the connection keeps reading and discarding until the
- * client closes its side or LINGER_MS has passed; the connection limits count it meanwhile.
+ * Answers with `Connection: close`, then closes lingering. Closed at once, what the client still
+ * sends would meet a closed socket whose reset can throw away the answer unread (seen under load:
+ * no 413 at all). Instead our FIN follows the answer, and the connection reads and discards until
+ * the client closes its side or LINGER_MS has passed; the connection limits count it meanwhile.
  */
-function lingerAfterAnswer(req: IncomingMessage): void {
+function closeAfterAnswer(ctx: ApiContext): void {
+  const req = ctx.req;
+  ctx.set('Connection', 'close');
   req.socket.destroySoon = function lingeringClose(this: Socket) {
     this.end();
     const timer = setTimeout(() => this.destroy(), LINGER_MS);
@@ -158,9 +134,9 @@ function lingerAfterAnswer(req: IncomingMessage): void {
 }
 
 /**
- * The body of a request known to be refused, if it arrives within `ms`; else nothing (`none`):
- * the refusal is answered with the rest unread and the connection closed, so that a body sent
- * a byte at a time holds no connection for `timeouts.requestMs`.
+ * The body of a request known to be refused, if it arrives within `ms`; else `none`, the rest
+ * unread and the connection closed: a body sent byte by byte cannot hold a connection for
+ * `timeouts.requestMs`.
  */
 async function readWithin(ctx: ApiContext, read: Promise<ParsedBody>, ms: number): Promise<ParsedBody> {
   let timer: NodeJS.Timeout | undefined;
@@ -172,20 +148,18 @@ async function readWithin(ctx: ApiContext, read: Promise<ParsedBody>, ms: number
     clearTimeout(timer);
   }
   read.catch(() => undefined); // it ends with the connection
-  ctx.set('Connection', 'close');
-  lingerAfterAnswer(ctx.req);
+  closeAfterAnswer(ctx);
   return { kind: 'none' };
 }
 
 /**
- * Multipart bodies, parsed as they arrive. Reading stops early when the answer no longer
- * depends on the rest:
+ * Multipart bodies, parsed as they arrive. Reading stops early when the answer no longer depends
+ * on the rest (the unread rest is left as DISCARD_REST_BYTES says):
  * - an `api_token` part: the api_token 401 (step 1), whatever follows;
  * - the first file part of a request already known to be refused (`limits.refused`), or the
  *   moment `limits.refusedBodyMs` has passed without one: its 401/403/404;
  * - a file over `limits.uploadBytes`: 413; a malformed body: 400.
  * In the first two cases the result still names the parts seen, so the api_token rule sees them.
- * The unread rest is left as DISCARD_REST_BYTES says.
  *
  * Temporary files are removed in one place, `finish`, in a fixed order: (1) no part is accepted
  * any more (`decided`/`settled`, checked by every handler, so no write starts after the next step
@@ -205,15 +179,11 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     const writes: Promise<void>[] = [];
     let received = 0;
     let problem: ParsedBody | null = null;
-    /**
-     * The outcome of a body whose reading stops early, once decided: later parts are discarded
-     * unread, and no file is created any more (storeFile asks).
-     */
+    /** The outcome once reading stops early: later parts are discarded, no file is created. */
     let decided: ParsedBody | null = null;
     /**
-     * A file that could not be stored (507 or 500). Kept apart from `decided`: the write can fail
-     * after the parser has closed (the last write, the flush), when the outcome was already taken
-     * to be the parts; it then still decides the answer.
+     * A file that could not be stored (507 or 500). Apart from `decided`: the write can fail after
+     * the parser has closed (the last write, the flush), and it then still decides the answer.
      */
     let storeFailure: ParsedBody | null = null;
     let settled = false;
@@ -228,17 +198,16 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
       resolve(result);
     };
     const fail = (status: 400 | 413, message: string) => {
-      problem ??= { kind: 'invalid', status, message };
+      problem ??= invalidBody(status, message);
     };
     /** Set when a refused body ran out of time: its rest is never waited for. */
     let tooSlow = false;
-    /** The rest of the body, once parsing stopped: discarded when small and announced, else left unread. */
+    /** The rest of the body, once parsing stopped: see DISCARD_REST_BYTES. */
     const leaveRest = (): Promise<void> => {
       if (req.complete || req.destroyed) return Promise.resolve();
       const length = Number(req.headers['content-length']);
       if (tooSlow || !(Number.isSafeInteger(length) && length - received <= DISCARD_REST_BYTES)) {
-        ctx.set('Connection', 'close');
-        lingerAfterAnswer(req);
+        closeAfterAnswer(ctx);
         return Promise.resolve();
       }
       return new Promise((done) => {
@@ -249,7 +218,7 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     };
     let bb: Busboy.Busboy | null = null;
     // Stops parsing and ends the part streams, so that pending writes settle and partial
-    // temporary files are removed.
+    // temporary files are removed (also when the client goes away mid-upload).
     const stopReading = (result: ParsedBody) => {
       if (settled) return;
       decided ??= result;
@@ -292,7 +261,7 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
         },
       });
     } catch {
-      stopReading({ kind: 'invalid', status: 400, message: 'malformed multipart body (no boundary)' });
+      stopReading(invalidBody(400, 'malformed multipart body (no boundary)'));
       return;
     }
     bb.on('field', (name: string | undefined, value, info) => {
@@ -320,12 +289,8 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
       }
       // The name matters everywhere (the api_token rule); the content only on upload routes.
       names.push(name);
-      if (refused || isApiTokenKey(name)) {
-        stream.resume();
-        refuseNow();
-        return;
-      }
-      if (!keep) {
+      if (refused || isApiTokenKey(name)) refuseNow();
+      if (decided || !keep) {
         stream.resume();
         return;
       }
@@ -368,11 +333,8 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
       stopReading(decided ?? (problem as ParsedBody));
     });
     bb.on('close', () => void finish(decided ?? problem ?? { kind: 'multipart', fields, files, names }));
-    // A client that goes away mid-upload: stop parsing and end the file streams, so the
-    // pending writes settle and the partial temporary files are removed.
     const abandon = () => {
-      if (settled || req.complete) return;
-      stopReading({ kind: 'invalid', status: 400, message: 'the request was aborted' });
+      if (!settled && !req.complete) stopReading(invalidBody(400, 'the request was aborted'));
     };
     req.on('aborted', abandon);
     req.on('close', abandon);
@@ -393,13 +355,8 @@ export function readBody(limits: BodyLimits) {
       else if (ctx.is('application/x-www-form-urlencoded'))
         ctx.state.body = await read(readJsonOrForm(ctx, 'form', limits.formBytes));
       else if (ctx.is('multipart/form-data')) ctx.state.body = await readMultipart(ctx, limits);
-      else if (ctx.method === 'POST' || ctx.method === 'PUT') {
-        ctx.state.body = {
-          kind: 'invalid',
-          status: 415,
-          message: 'send application/json, a urlencoded form or multipart/form-data',
-        };
-      }
+      else if (ctx.method === 'POST' || ctx.method === 'PUT')
+        ctx.state.body = invalidBody(415, 'send application/json, a urlencoded form or multipart/form-data');
     }
     try {
       await next();

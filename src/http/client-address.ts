@@ -1,9 +1,8 @@
 // Who is calling, for the failure budgets, the KDF queue's turns, the connection limits and the
 // logs. Behind a reverse proxy the peer is the proxy; `trustProxy` names which peers may speak
-// for the client in X-Forwarded-For (a list of addresses, CIDR ranges or proxy-addr's presets
-// "loopback", "linklocal", "uniquelocal"; never a hop count, which would trust any peer). Anyone
-// else's forwarded headers are removed before anything reads them: a client cannot choose its
-// address.
+// for the client in X-Forwarded-For (addresses, CIDR ranges or proxy-addr's presets "loopback",
+// "linklocal", "uniquelocal"; never a hop count, which would trust any peer). Anyone else's
+// forwarded headers are removed before anything reads them: a client cannot choose its address.
 import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
@@ -40,19 +39,12 @@ export function clientAddress(req: IncomingMessage, trust: TrustFn): string {
 /** A connection's peer, read once: keep-alive requests on it need no parsing again. */
 const peers = new WeakMap<object, { address: string; trusted: boolean }>();
 
+/** An address as ipaddr.js writes it, IPv4-mapped IPv6 as IPv4; anything unreadable as it is. */
 function normalise(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    return (parsed as ipaddr.IPv6).toIPv4Address().toString();
-  }
-  return parsed.toString();
+  return ipaddr.isValid(address) ? ipaddr.process(address).toString() : address;
 }
 
-/**
- * The unit a peer address is counted in (connection-limits.ts): IPv4, also written IPv4-mapped,
- * one by one; IPv6 by its /64 (budgetKey). Anything unreadable stands for itself.
- */
+/** The unit the connection limits count a peer address in: its budgetKey, once normalised. */
 export function clientKey(peer: string): string {
   return budgetKey(normalise(peer));
 }

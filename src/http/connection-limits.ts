@@ -3,30 +3,21 @@
 //   carry many clients), beyond which a new one is answered 503 and closed at once. An IPv6
 //   client counts by its /64, as the failure budgets count it: one host can use any address of
 //   its /64, and would otherwise get `perAddress` connections for each;
-// - at most `total` open connections; at the cap, an idle connection of the address holding the
-//   most connections is closed to make room (its longest idle one; an idle keep-alive
-//   connection costs its client nothing to reopen), so a flood of connections from a few
-//   addresses evicts its own before a client's with few; when none is idle, or the only idle
-//   ones belong to an address holding fewer connections than the newcomer's, the newcomer is
-//   refused. A connection whose request body trickles (less than BODY_PROGRESS_BYTES
-//   in BODY_STALL_MS) counts as idle too: a request head followed by a body at a byte a second
-//   must not hold its place for `timeouts.requestMs`, while the server waits for nothing but it.
-//   A request already known to be refused (markRefusedBody), whose body is read only for an
-//   api_token in it, counts as idle from its first byte: its answer is a refusal either way;
+// - at most `total` open connections; at the cap, the longest idle connection of the address
+//   holding the most is closed to make room (a keep-alive connection costs its client nothing to
+//   reopen), so a flood from a few addresses evicts its own first; when none is idle, or only
+//   those of an address holding fewer than the newcomer's, the newcomer is refused. A connection
+//   whose body trickles (less than BODY_PROGRESS_BYTES in BODY_STALL_MS) counts as idle too: a
+//   body at a byte a second must not hold its place for `timeouts.requestMs`. So does, from its
+//   first byte, the body of a request already known to be refused (markRefusedBody);
 // - at most `pipelined` requests waiting for their answers on one connection. HTTP/1.1 answers
 //   in order, and Node parses every request a client has sent, so a connection that pipelines
-//   deeper than that is closed at once: its requests stop costing memory and CPU, and the
-//   requests it already had in flight finish unanswered.
+//   deeper is closed at once: its requests stop costing memory and CPU, and those already in
+//   flight finish unanswered.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { clientKey } from './client-address.js';
-
-interface ConnectionLimits {
-  total: number;
-  perAddress: number;
-  pipelined: number;
-}
 
 interface Tracked {
   /** The unit the per-address cap counts: an IPv4 address, or an IPv6 /64. */
@@ -47,11 +38,7 @@ const BODY_STALL_MS = 1000;
 /** Requests already known to be refused whose body is still being read (body.ts). */
 const refusedBodies = new WeakSet<IncomingMessage>();
 
-/**
- * Marks a request whose answer is a refusal (401/403/404) whatever its body holds, the body read
- * only for an api_token in it: at the connection cap its connection may be closed at once, as an
- * idle one is, without waiting for its body to stall.
- */
+/** Marks a request refused whatever its body holds: at the cap, its connection counts as idle. */
 export function markRefusedBody(req: IncomingMessage): void {
   refusedBodies.add(req);
 }
@@ -76,12 +63,12 @@ export interface ConnectionGuard {
 
 export function guardConnections(
   server: Server,
-  limits: ConnectionLimits,
+  limits: { total: number; perAddress: number; pipelined: number },
   options: { trusted: (address: string) => boolean; log: Logger; secure: boolean },
 ): ConnectionGuard {
   const tracked = new Map<Socket, Tracked>();
   /** Connections with a request in progress. */
-  const busy = new Set<Socket>();
+  const busy = new Map<Socket, Tracked>();
   /** Per address, its connections with nothing in progress, longest idle first (re-inserted when they go idle). */
   const idle = new Map<string, Set<Socket>>();
   const perAddress = new Map<string, number>();
@@ -99,27 +86,21 @@ export function guardConnections(
   };
   /**
    * Whether a connection with a request in progress waits only for a body its client sends
-   * slowly: the body is incomplete, the server is not holding it back (a request body the
-   * server has not started to read fills its buffer, and the socket is paused), and it has
-   * brought less than BODY_PROGRESS_BYTES since it last did, BODY_STALL_MS ago or longer.
+   * slowly: the body is incomplete, the server is not holding it back (a body it has not started
+   * to read fills its buffer), and it brought less than BODY_PROGRESS_BYTES in BODY_STALL_MS.
    */
   const bodyStalled = (socket: Socket, entry: Tracked, now: number): boolean => {
     const req = entry.request;
-    if (!req || req.complete || req.readableLength >= req.readableHighWaterMark) {
-      entry.progress = { at: now, bytes: socket.bytesRead };
-      return false;
-    }
-    if (refusedBodies.has(req)) return true;
-    if (socket.bytesRead - entry.progress.bytes >= BODY_PROGRESS_BYTES) {
-      entry.progress = { at: now, bytes: socket.bytesRead };
-      return false;
-    }
-    return now - entry.progress.at >= BODY_STALL_MS;
+    const awaitingClient = req !== null && !req.complete && req.readableLength < req.readableHighWaterMark;
+    if (awaitingClient && refusedBodies.has(req)) return true;
+    if (awaitingClient && socket.bytesRead - entry.progress.bytes < BODY_PROGRESS_BYTES)
+      return now - entry.progress.at >= BODY_STALL_MS;
+    entry.progress = { at: now, bytes: socket.bytesRead };
+    return false;
   };
   /**
-   * The connection to close at the cap: of the address with the most open connections that has
-   * an idle one (or one whose body trickles), its longest-idle connection — a truly idle one
-   * before a trickling one.
+   * The connection to close at the cap: of the address with the most open connections that has an
+   * idle (or trickling) one, its longest-idle connection, a truly idle one before a trickling one.
    */
   const evictionCandidate = (): Socket | undefined => {
     let best: Socket | undefined;
@@ -129,9 +110,7 @@ export function guardConnections(
       if (open > most) [best, most] = [set.values().next().value, open];
     }
     const now = performance.now();
-    for (const socket of busy) {
-      const entry = tracked.get(socket);
-      if (!entry) continue;
+    for (const [socket, entry] of busy) {
       const open = perAddress.get(entry.address) ?? 0;
       if (open > most && bodyStalled(socket, entry, now)) [best, most] = [socket, open];
     }
@@ -206,7 +185,7 @@ export function guardConnections(
       entry.request = req;
       entry.progress = { at: performance.now(), bytes: socket.bytesRead };
       markBusy(socket, entry.address);
-      busy.add(socket);
+      busy.set(socket, entry);
       res.once('close', () => {
         entry.pending--;
         if (entry.pending > 0) return;

@@ -1,23 +1,22 @@
 // Cross-origin access to the reconciliation services (the routes marked `crossOrigin` in the
-// access matrix). OpenRefine registers and uses such a service from its web page, on another
-// origin: Reconciliation 0.2 requires CORS on every endpoint, and JSONP is its older fallback.
+// access matrix). OpenRefine uses such a service from its web page, on another origin:
+// Reconciliation 0.2 requires CORS on every endpoint, and JSONP is its older fallback.
 //
-// - `Access-Control-Allow-Origin: *` on every answer of those paths, errors included, so the
-//   page can read a 401 or 422; and on every path under a service's root (`/api/actors/reconcile/…`)
-//   that is no route, so a client that asks for a route this service lacks (`…/reconcile/match`)
-//   reads the 404 instead of failing on CORS. No credentials: tokens travel in the Authorization header,
-//   which a page must set itself (it is allowed in preflights), never in cookies, so `*` gives
-//   a page nothing it could not fetch from anywhere else.
-// - A preflight (OPTIONS with Origin and Access-Control-Request-Method) is answered 204 before
-//   authentication: it carries no token. The request that follows meets the route's rule as
-//   usual. Under a service's root a path that is no route is preflighted too, allowing the
-//   protocol's methods, so the 404 that follows is readable. Any other OPTIONS is a method like
-//   any other (405 with Allow).
+// - `Access-Control-Allow-Origin: *` on every answer of those paths, errors included (a page
+//   can read a 401 or 422), and of every path under a service's root that is no route (a route
+//   the service lacks, `…/reconcile/match`, reads as 404 instead of failing on CORS). No
+//   credentials: tokens travel in the Authorization header a page sets itself, never in cookies,
+//   so `*` gives a page nothing it could not fetch from anywhere else.
+// - A preflight (OPTIONS with Origin and Access-Control-Request-Method) carries no token: it is
+//   answered 204 before authentication (the request that follows meets the route's rule), also
+//   for a path under a service's root that is no route, allowing the protocol's methods. Any
+//   other OPTIONS is a method like any other (405 with Allow).
 // - JSONP (`callback=`) on the GET answers that are JSON: the name is checked strictly and the
 //   answer is `application/javascript` with `nosniff`. A script tag sends no Authorization
 //   header, so JSONP only ever reaches what is open without a token.
 import { invalid } from '../errors.js';
 import { RECONCILE_KINDS } from '../domain/catalog/reconcile/entities.js';
+import { hasBody } from './body.js';
 import { ANSWERED } from './gate.js';
 import type { ApiContext } from './types.js';
 
@@ -42,10 +41,7 @@ function isCrossOrigin(ctx: ApiContext): boolean {
   return SERVICE_ROOTS.some((root) => p.startsWith(root) && (p.length === root.length || p[root.length] === '/'));
 }
 
-/**
- * Run before anything can refuse a request, after the route is resolved: the CORS headers on
- * every answer of a cross-origin path.
- */
+/** Run after the route is resolved, before anything can refuse the request. */
 export function corsHeaders(ctx: ApiContext): void {
   if (isCrossOrigin(ctx)) {
     ctx.set('Access-Control-Allow-Origin', '*');
@@ -66,9 +62,7 @@ export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
   ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
   ctx.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
   // A preflight has no body; one sent anyway is not read, so the connection is not reused.
-  const h = ctx.req.headers;
-  if (h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0'))
-    ctx.set('Connection', 'close');
+  if (hasBody(ctx)) ctx.set('Connection', 'close');
   return ANSWERED;
 }
 

@@ -20,9 +20,9 @@ export const REALM = 'Bearer realm="archive"';
 export type HttpError = createError.HttpError;
 
 /**
- * An HTTP answer decided by the pipeline (401, 403, 404, 405, 400, 413, 415, 429, 503): its
- * status, `{"error": message}` and headers. Exposed whatever the status: the 503 of a full
- * verification queue tells the client to come back, as the 4xx tell it what went wrong.
+ * An HTTP answer decided by the pipeline: its status, `{"error": message}` and headers. Exposed
+ * whatever the status: a 503 (full verification queue) tells the client to come back, as a 4xx
+ * tells it what went wrong.
  */
 export function httpError(status: number, message: string, headers: Record<string, string> = {}): HttpError {
   return createError(status, message, { headers, expose: true });
@@ -40,26 +40,25 @@ export function unauthorized(message: string, tokenRefused: boolean): HttpError 
  */
 export function scrub(err: unknown): { type: string; code?: string; message: string; stack?: string } {
   const e = err instanceof Error ? err : new Error(String(err));
-  const cut = redactSecrets;
   const code = (e as { code?: unknown }).code;
   return {
     type: e.name,
     ...(typeof code === 'string' ? { code } : {}),
-    message: cut(e.message),
-    ...(e.stack ? { stack: cut(e.stack) } : {}),
+    message: redactSecrets(e.message),
+    ...(e.stack ? { stack: redactSecrets(e.stack) } : {}),
   };
 }
 
 /** Seconds a client is asked to wait when the database cannot serve (away, stalled, full). */
-export const UNAVAILABLE_RETRY_AFTER_S = 2;
+const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 /**
  * The answer to a failure of the environment rather than of the request, or null: the database
- * away, stalled past its timeouts or unable to commit → 503 with Retry-After; no space left for
- * a file → 507. A 503 never acknowledges a write; only a statement already sent to a server that
- * then stalled may still be applied when it resumes.
+ * away, stalled or unable to commit → 503 with Retry-After; no space left for a file → 507. A 503
+ * never acknowledges a write; only a statement sent to a server that then stalled may still be
+ * applied when it resumes.
  */
-export function environmentFailure(err: unknown): HttpError | null {
+function environmentFailure(err: unknown): HttpError | null {
   if (isDatabaseUnavailable(err)) {
     return httpError(503, 'the database is unavailable; retry later', {
       'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S),

@@ -1,9 +1,8 @@
-// Steps of the request pipeline that act only before what follows them: each looks at the
-// request and lets it go on, answers it, or throws (the error handler answers). A gate (one
-// Koa middleware) runs them in order, instead of one middleware each: a middleware is an async
-// layer every request passes twice, and with thirteen of them the layers cost a catalogue list
-// about 3 % of its CPU (bench/RESULTS.md, "Request path, fifth pass"). A step that needs no
-// await costs a plain call.
+// Steps of the request pipeline that act only before what follows them: each lets the request go
+// on, answers it, or throws (the error handler answers). A gate (one Koa middleware) runs them in
+// order: a middleware is an async layer every request passes twice, and thirteen of them cost a
+// catalogue list about 3 % of its CPU (bench/RESULTS.md, "Request path, fifth pass"). A step
+// that needs no await costs a plain call.
 import type { Next } from 'koa';
 import type { ApiContext } from './types.js';
 

@@ -10,7 +10,7 @@ import { isPlainObject } from '../domain/catalog/json-values.js';
 import { RESOURCES } from '../domain/catalog/resources/index.js';
 import { RECONCILE_KINDS } from '../domain/catalog/reconcile/service.js';
 import { TEI_KINDS } from '../domain/catalog/tei/exports.js';
-import type { ApiContext } from './types.js';
+import type { ApiContext, ParsedBody } from './types.js';
 
 /** The longest a heavy request waits for a place. */
 const WAIT_MS = 10_000;
@@ -30,12 +30,12 @@ const DRAFT_MATCH_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/re
 const DRAFT_EXTEND_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile/1.0-draft/extend`));
 
 /** How many queries (`queries`) or entities (`extend.ids`) a reconciliation parameter holds. */
-function batchSize(raw: unknown, field: 'queries' | 'extend'): number {
-  let value = raw;
-  if (typeof raw === 'string') {
-    if (raw.length > BATCH_TEXT_BYTES) return Infinity;
+function batchSize(ctx: ApiContext, field: 'queries' | 'extend'): number {
+  let value = param(ctx, field);
+  if (typeof value === 'string') {
+    if (value.length > BATCH_TEXT_BYTES) return Infinity;
     try {
-      value = JSON.parse(raw) as unknown;
+      value = JSON.parse(value) as unknown;
     } catch {
       return 0; // refused by the service as it is
     }
@@ -45,36 +45,30 @@ function batchSize(raw: unknown, field: 'queries' | 'extend'): number {
   return Array.isArray(value.ids) ? value.ids.length : 0;
 }
 
+/** The top-level `name` of a JSON object body. */
+const jsonField = (body: ParsedBody, name: string): unknown =>
+  body.kind === 'json' && isPlainObject(body.data) ? body.data[name] : undefined;
+
 /** How many entries the array `name` of a JSON body holds (0 when there is none). */
 function bodyArrayLength(ctx: ApiContext, name: string): number {
-  const body = ctx.state.body;
-  const value = body.kind === 'json' && isPlainObject(body.data) ? body.data[name] : undefined;
+  const value = jsonField(ctx.state.body, name);
   return Array.isArray(value) ? value.length : 0;
 }
 
 /** A parameter of the request: from its body (JSON or form) first, else from its query. */
 function param(ctx: ApiContext, name: string): unknown {
   const body = ctx.state.body;
-  const fromBody =
-    body.kind === 'json' && isPlainObject(body.data)
-      ? body.data[name]
-      : body.kind === 'form'
-        ? body.data[name]
-        : undefined;
-  return fromBody ?? ctx.query[name];
+  return (body.kind === 'form' ? body.data[name] : jsonField(body, name)) ?? ctx.query[name];
 }
 
 /** Whether a request (already allowed, its body read) is one whose cost grows with the catalogue. */
-export function isHeavy(ctx: ApiContext): boolean {
+function isHeavy(ctx: ApiContext): boolean {
   const path = ctx.state.route?.path;
   if (path === undefined) return false;
   if (TEI_PATHS.has(path)) return true;
   if (BEACON_PATHS.has(path)) return ctx.query.format === 'beacon';
   if (RECONCILE_PATHS.has(path))
-    return (
-      batchSize(param(ctx, 'queries'), 'queries') > LIGHT_BATCH ||
-      batchSize(param(ctx, 'extend'), 'extend') > LIGHT_BATCH
-    );
+    return batchSize(ctx, 'queries') > LIGHT_BATCH || batchSize(ctx, 'extend') > LIGHT_BATCH;
   if (DRAFT_MATCH_PATHS.has(path)) return bodyArrayLength(ctx, 'queries') > LIGHT_BATCH;
   if (DRAFT_EXTEND_PATHS.has(path)) return bodyArrayLength(ctx, 'ids') > LIGHT_BATCH;
   return false;

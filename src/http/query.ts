@@ -1,9 +1,9 @@
 // `ctx.query`, parsed once per distinct query string rather than once per request. Koa parses
-// the query string of each request afresh (URLSearchParams, then one property at a time); timed
-// inside a busy daemon, that first `ctx.query` of GET /api/actors cost 7-9 us of a request's
-// ~350, and lists are asked the same few query strings over and over. The parse is Koa's own, so the values are
-// exactly what Koa gives; the parsed object is frozen, because requests share it, and what
-// derives from it alone may be remembered with it (the list parameters: parseListQuery).
+// each request's query string afresh (URLSearchParams, then one property at a time); timed in a
+// busy daemon, that first `ctx.query` of GET /api/actors cost 7-9 us of a request's ~350, and
+// lists are asked the same few query strings over and over. The parse is Koa's own (the values
+// are exactly Koa's); the parsed object is frozen, because requests share it, and what derives
+// from it alone may be remembered with it (the list parameters: parseListQuery).
 import type Koa from 'koa';
 import type { QueryInput } from '../domain/catalog/list/params.js';
 import { rememberIn } from '../remembered.js';

@@ -1,22 +1,20 @@
-// The routes of the access matrix, dispatched by @koa/router. Each row of ROUTES is a route
-// whose chain is: its matrix entry onto ctx.state, the request pipeline (CORS, the token, the
-// body, the route's rule: app.ts), its handler. So the route is known before anything of the
-// request is read, and the pipeline's steps see it.
+// The routes of the access matrix, dispatched by @koa/router. A route's chain is: its matrix
+// entry onto ctx.state, the request pipeline (CORS, the token, the body, the route's rule:
+// app.ts), its handler; so the pipeline's steps know the route before anything is read.
 //
 // Where patterns overlap, the most specific one (fewest parameters) owns the path, whatever the
 // method: /api/actors/reconcile is never an actor id. So the router runs only the most specific
-// matching route (`exclusive: 'specificity'`), and each pattern is registered a second time for
-// every method it does not serve, with no matrix entry: a PUT to /api/actors/reconcile goes
-// there instead of to PUT /api/actors/:id. Paths no pattern matches go on to the same pipeline
-// without a route. In both cases the pipeline answers 404, or 405 with the pattern's methods in
-// Allow, once the Authorization header has been judged (SPEC §4.1), as JSON. (The router's own
-// allowedMethods() would answer before that, without a body, list the methods of every pattern
-// matching the path, and answer OPTIONS with 200, where this API answers 405.)
+// match (`exclusive: 'specificity'`), and each pattern is registered again, without a matrix
+// entry, for every method it does not serve: a PUT to /api/actors/reconcile goes there, not to
+// PUT /api/actors/:id. Paths no pattern matches go on to the pipeline without a route. Either
+// way the pipeline answers 404, or 405 with the pattern's methods in Allow, as JSON, once the
+// Authorization header has been judged (SPEC §4.1). (The router's allowedMethods() would answer
+// before that, without a body, list every matching pattern's methods, and OPTIONS with 200.)
 import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
-import { ROUTES, displayPath, type RouteSpec } from '../domain/access.js';
+import { ROUTES, type RouteSpec } from '../domain/access.js';
 import { httpError } from './errors.js';
 import type { ApiContext, ApiState, HandlerMap } from './types.js';
 import { redactTokens } from '../errors.js';
@@ -68,12 +66,9 @@ export function routeRequests(handlers: HandlerMap, pipeline: ApiMiddleware[]): 
 
 /** 404 for unknown paths, 405 with Allow for a known path and a wrong method; after authentication. */
 export function requireRoute(ctx: ApiContext): void {
-  if (!ctx.state.route) {
-    if (ctx.state.allowed.length > 0) {
-      throw httpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
-    }
-    throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
+  if (ctx.state.route) return;
+  if (ctx.state.allowed.length > 0) {
+    throw httpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
   }
+  throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
 }
-
-export { displayPath };

@@ -32,17 +32,14 @@ function cutWhenStalled(res: ServerResponse, sent: () => number, sendMs: number)
 }
 
 /**
- * Answers 200 with an open file as the body (closed when the answer ends, however it ends),
- * its length and type; `sendMs`: see cutWhenStalled. A HEAD gets the same headers.
+ * Answers 200 with an open file as the body (closed when the answer ends, however it ends), its
+ * length and type; a stalled client is cut (cutWhenStalled). A HEAD gets the same headers.
  */
 export async function sendFile(ctx: ApiContext, handle: FileHandle, contentType: string): Promise<void> {
-  let size: number;
-  try {
-    ({ size } = await handle.stat());
-  } catch (err) {
+  const { size } = await handle.stat().catch(async (err: unknown) => {
     await handle.close();
     throw err;
-  }
+  });
   const stream = handle.createReadStream();
   ctx.status = 200;
   ctx.body = stream;

@@ -52,10 +52,7 @@ export interface Daemon {
   connections: ConnectionGuard['stats'];
   readiness: ReadinessProbe;
   metrics: DaemonMetrics;
-  /**
-   * SIGHUP: logged and otherwise ignored. Nothing is reopened (logs go to stdout, the journal's;
-   * the configuration is read at start): restart the service to apply a changed configuration.
-   */
+  /** SIGHUP: logged and ignored; nothing is reopened (logs go to stdout, config is read once). */
   hangup(): void;
   /** Graceful shutdown; resolves when everything is closed. Safe to call twice. */
   close(): Promise<void>;
@@ -102,25 +99,13 @@ async function startExpiryNotices(ctx: { db: Db; clock: Clock }, log: Logger): P
   return notices;
 }
 
-/** The database, ready to serve: opened, migrated (or checked), its changes watched. */
-interface ReadyDatabase {
-  db: Db;
-  source: Awaited<ReturnType<typeof watchAccessGeneration>>;
-}
-
 /**
- * Opens the database, brings its schema up to date (or, with `migrate` false, checks that it
- * is) and starts watching its access generation. Whatever of this fails because of the database
- * is the one start-up line naming it; `opened` gets what must be released again.
+ * Opens the database, migrates it (with `migrate` false: checks it is up to date) and watches its
+ * access generation. A database failure in this is the one start-up line naming it; `opened`
+ * gets what must be released again.
  */
-async function readyDatabase(
-  config: Config,
-  migrate: boolean,
-  log: Logger,
-  opened: (() => Promise<unknown>)[],
-): Promise<ReadyDatabase> {
+async function readyDatabase(config: Config, migrate: boolean, log: Logger, opened: (() => Promise<unknown>)[]) {
   let pending: string[] = [];
-  let ready: ReadyDatabase;
   try {
     const db = await openDatabase(config.database, 'daemon');
     opened.push(() => db.destroy());
@@ -133,16 +118,14 @@ async function readyDatabase(
     const source = await watchAccessGeneration(db, (err) =>
       log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'),
     );
-    ready = { db, source };
+    if (pending.length === 0) return { db, source };
   } catch (err) {
     throw databaseUnreachable(err, config.database.client);
   }
-  if (pending.length > 0)
-    throw usage(
-      `the database needs migrations (${pending.join(', ')}); ` +
-        'run "archivectl migrate" or start without --no-migrate',
-    );
-  return ready;
+  throw usage(
+    `the database needs migrations (${pending.join(', ')}); ` +
+      'run "archivectl migrate" or start without --no-migrate',
+  );
 }
 
 /** The HTTP(S) server with the configured limits and deadlines; requests are handled by the caller. */
@@ -165,8 +148,8 @@ function createServer(config: Config, tls: { cert: Buffer; key: Buffer } | null)
 
 /**
  * Hands the server's requests to the app, through the connection guard, and counts those in
- * flight: a request counts until its handler has finished, even when its client has gone away
- * meanwhile, since shutdown must not close the database under a running handler.
+ * flight until their handler has finished, even when the client has gone away: shutdown must not
+ * close the database under a running handler.
  */
 function serveRequests(server: http.Server, handle: ReturnType<Koa['callback']>, guard: ConnectionGuard) {
   let closing = false;
@@ -195,9 +178,8 @@ function serveRequests(server: http.Server, handle: ReturnType<Koa['callback']>,
 }
 
 /**
- * Starts the daemon: every part is built here, once, in the order they need each other. When
- * the start fails, what was opened is released, the reason is logged (the journal sees it)
- * and thrown (the CLI's one line on stderr).
+ * Starts the daemon: every part is built here, once, in the order they need each other. A failed
+ * start releases what was opened, logs the reason (for the journal) and throws it (for the CLI).
  */
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
@@ -206,9 +188,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') }
     : null;
   const log = await createLogger(config.log.level, options.logDestination);
-  // What is opened is released again, last first: on shutdown, and when the start fails, so
-  // that nothing keeps the process alive, or this daemon registered on PostgreSQL, once it
-  // has given up.
+  // What is opened is released, last first, on shutdown and on a failed start: nothing may keep
+  // the process alive, or this daemon registered on PostgreSQL, once it has given up.
   const opened: (() => Promise<unknown>)[] = [];
   const release = async (failed: boolean) => {
     for (const close of opened.splice(0).reverse()) {

@@ -10,10 +10,7 @@ import { errorCode } from '../errors.js';
 
 /** A reason the daemon cannot start, shown as `error: <message>`. */
 export class StartupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StartupError';
-  }
+  override name = 'StartupError';
 }
 
 /**

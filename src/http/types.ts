@@ -7,9 +7,6 @@ import type { RouteSpec } from '../domain/access.js';
 import type { Settings } from '../domain/settings.js';
 import type { Principal } from '../domain/tokens/authenticate.js';
 
-/** Who is calling: the verified token and its account as of this request. */
-export type { Principal };
-
 /** A multipart file part, already streamed to a temporary file under dataDir. */
 export interface UploadedFile {
   field: string;
