@@ -1,8 +1,7 @@
-// Configuration (SPEC §5): --config, then ARCHIVE_CONFIG, then ./config.json, then
-// /etc/archivectl/config.json, then defaults.
-// Every key is checked (config/sections.ts declares each once, with its default); a bad one
-// stops the program with one line naming the key and the file. So does a file that another
-// user could have written (config/file-trust.ts).
+// Configuration (SPEC §5), from the file configPath finds, else the defaults. Every key is checked
+// (config/sections.ts declares each once, with its default); a bad one stops the program with one
+// line naming the key and the file. So does a file that another user could have written
+// (config/file-trust.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { configError } from './errors.js';
@@ -17,7 +16,7 @@ export { DEFAULTS, LOG_LEVELS, type ConfigFile, type LogLevel } from './config/s
 /**
  * Which file to read: the flag, then ARCHIVE_CONFIG, then ./config.json when present, then the
  * system-wide file when present (so that `sudo -u archive archivectl …`, which drops
- * ARCHIVE_CONFIG, still finds the installation). `systemFile` is a parameter for tests only.
+ * ARCHIVE_CONFIG, still finds the installation), else none. `systemFile` is for tests only.
  */
 export function configPath(
   flag: string | undefined,

@@ -37,8 +37,7 @@ export function isAppError(err: unknown): err is AppError {
  * run of token or base64 characters (a value, a hash) is cut out.
  */
 export function redactSecrets(text: string): string {
-  // Base64 runs (a stored hash quoted in SQL) are cut too; a file path in a stack trace, which
-  // is made of the same characters but is not mixed-case with digits, is kept.
+  // Base64 runs are cut only when mixed-case with digits: a file path in a stack trace is kept.
   // Whole runs only, and not the one after `arc_`, whose id redactTokens keeps.
   const base64 = text.replace(/(?<![A-Za-z0-9+/=])(?<![Aa][Rr][Cc]_)[A-Za-z0-9+/=]{40,}/g, (run) =>
     /[0-9]/.test(run) && /[A-Z]/.test(run) && /[a-z]/.test(run) ? '[REDACTED]' : run,
@@ -47,16 +46,15 @@ export function redactSecrets(text: string): string {
 }
 
 // --- token values in free text (log lines, error texts) -----------------------------------------
-//
-// One rule, applied to every log line the daemon writes (src/http/log.ts) and to error texts:
+// One rule, applied to every log line the daemon writes (src/http/observe/log.ts) and error texts:
 // - `arc_` + the 8-character public id + anything more of [A-Za-z0-9] → `arc_<id>[REDACTED]`:
 //   the secret goes, the id stays so that operators can tell which token leaked;
 // - any other run of LONG_RUN or more [A-Za-z0-9] → `[REDACTED]`: legacy values (60), and values
 //   that lost their `arc_` (54) or are cut (a secret alone is 40);
 // - characters count also when percent-encoded (`%61rc_…`, every character escaped, escaped
 //   again by a proxy: `%2561`), as they appear in raw paths and queries.
-// Text is scanned once by a regular expression for candidate runs (13 or more such characters);
-// only those are looked at further, so ordinary text costs one pass.
+// One pass over the text finds candidate runs (token characters, `_` and `%`, CANDIDATE_LENGTH
+// or more); only those are looked at further (escapes are sorted out per run).
 
 /** Runs of this many token characters are replaced whole. A new-format secret is 40 characters. */
 const LONG_RUN = 40;
@@ -135,8 +133,6 @@ function redactRun(raw: string): string {
  * the line stays valid JSON.
  */
 export function redactTokens(text: string): string {
-  // Candidates: maximal runs of token characters, `_` and `%` (escapes are sorted out per run),
-  // found by one pass over the text.
   let out = '';
   let copied = 0;
   const n = text.length;

@@ -7,8 +7,8 @@
  * DEL, line and paragraph separators, and invisible or bidirectional format controls (a
  * U+202E in a name makes "evil\u202ecod.exe" read as "evilexe.doc"). Names and usernames may
  * not contain them; text from the database is shown with them escaped (escapeUnsafe).
+ * INVISIBLE_CLASS: all of them but the C0 controls, as regular-expression class ranges.
  */
-/** Characters that format text invisibly, as regular-expression class ranges (C1 controls included). */
 export const INVISIBLE_CLASS =
   '\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
 const UNSAFE = new RegExp(`[\\u0000-\\u001f${INVISIBLE_CLASS}]`);

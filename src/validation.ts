@@ -75,14 +75,11 @@ export function check<S extends v.GenericSchema>(schema: S, input: unknown): Par
   return r.success ? { ok: true, value: r.output } : { ok: false, errors: issueMap(r.issues) };
 }
 
-/**
- * Parses or throws: by default a 422 `invalid` error whose fields are the error map; `fail`
- * makes another error from it (a usage or configuration error of the CLI).
- */
+/** Parses or throws the error `fail` makes of the error map. */
 export function parseInput<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
-  fail: (errors: Record<string, string>) => AppError = (errors) => invalid(summary(errors), errors),
+  fail: (errors: Record<string, string>) => AppError,
 ): v.InferOutput<S> {
   const r = check(schema, input);
   if (r.ok) return r.value;

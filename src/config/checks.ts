@@ -9,10 +9,8 @@ import { v } from '../validation.js';
 // configurations without one (and every CLI run on them) do not pay for loading it.
 const proxyAddr = (): typeof ProxyAddr => createRequire(import.meta.url)('proxy-addr') as typeof ProxyAddr;
 
-export const text = (() => {
-  const message = 'must be a non-empty string';
-  return v.pipe(v.string(message), v.minLength(1, message));
-})();
+const NON_EMPTY = 'must be a non-empty string';
+export const text = v.pipe(v.string(NON_EMPTY), v.minLength(1, NON_EMPTY));
 
 export const textOrNull = v.nullable(text);
 
@@ -74,18 +72,14 @@ export const trustProxy = v.pipe(
   }),
 );
 
-export const publicUrl = (() => {
-  const message = 'must be null or an http(s) URL without query or trailing slash, e.g. "https://archive.example.org"';
-  return v.nullable(
-    v.pipe(
-      v.string(message),
-      v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, message),
-      v.check((url) => !url.endsWith('/'), message),
-    ),
-  );
-})();
-
-export const slug = v.pipe(
-  v.string('must be 1-32 lowercase letters, digits or _'),
-  v.regex(/^[a-z0-9][a-z0-9_]{0,31}$/, 'must be 1-32 lowercase letters, digits or _'),
+const HTTP_URL = 'must be null or an http(s) URL without query or trailing slash, e.g. "https://archive.example.org"';
+export const publicUrl = v.nullable(
+  v.pipe(
+    v.string(HTTP_URL),
+    v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, HTTP_URL),
+    v.check((url) => !url.endsWith('/'), HTTP_URL),
+  ),
 );
+
+const SLUG = 'must be 1-32 lowercase letters, digits or _';
+export const slug = v.pipe(v.string(SLUG), v.regex(/^[a-z0-9][a-z0-9_]{0,31}$/, SLUG));

@@ -1,8 +1,7 @@
 // The configuration file (SPEC §5): every key once, with its check and its default. The keys
 // `listen.*`, `database.*`, `dataDir` and `log.level` keep their names: deployment tools
 // template them. config.example.json and the README's table list the same keys and defaults.
-import { v } from '../validation.js';
-import { oneOf } from '../validation.js';
+import { oneOf, v } from '../validation.js';
 import { group, int, publicUrl, section, slug, text, textOrNull, trustProxy } from './checks.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -48,12 +47,6 @@ export const log = section({
   /** Whether /healthz, /readyz and /metrics get access-log lines (probes come every few seconds). */
   probes: v.optional(v.boolean('must be true or false'), false),
 });
-
-/**
- * Who may read /metrics: nobody ("off"), clients whose address (after `trustProxy`) is a
- * loopback address ("local"), or anyone ("on"). Others get the 404 of an unknown path.
- */
-export const METRICS_ACCESS = ['off', 'local', 'on'] as const;
 
 export const tls = v.optional(
   v.pipe(
@@ -104,7 +97,11 @@ export const CONFIG_FILE = v.strictObject(
     /** This installation's short name, the first part of Anton's `full_id` (`<slug>-actors-12`). */
     slug: v.optional(slug, 'archive'),
     log,
-    metrics: v.optional(oneOf(METRICS_ACCESS), 'local'),
+    /**
+     * Who may read /metrics: nobody ("off"), clients whose address (after `trustProxy`) is a
+     * loopback address ("local"), or anyone ("on"). Others get the 404 of an unknown path.
+     */
+    metrics: v.optional(oneOf(['off', 'local', 'on']), 'local'),
     tls,
     trustProxy: v.optional(trustProxy, false),
     limits,

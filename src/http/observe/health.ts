@@ -13,12 +13,11 @@ import type { GenerationSource } from '../../db/access-watch.js';
 import type { Db } from '../../db/dialect.js';
 import type { NotificationState } from '../../db/pg-lease.js';
 
-export const READY_TIMEOUT_MS = 2_000;
+const READY_TIMEOUT_MS = 2_000;
 const REUSE_MS = 500;
 
 export interface Readiness {
   ready: boolean;
-  /** `ok`, `timeout` or `unreachable`. */
   database: 'ok' | 'timeout' | 'unreachable';
   /** Seconds the probe query took (up to the timeout). */
   latency: number;
@@ -33,7 +32,6 @@ export class ReadinessProbe {
   constructor(
     private readonly db: Db,
     private readonly source: GenerationSource,
-    private readonly timeoutMs = READY_TIMEOUT_MS,
   ) {}
 
   /** The latest result, measured afresh when older than a moment. */
@@ -47,8 +45,7 @@ export class ReadinessProbe {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
-      timer.unref();
+      timer = setTimeout(() => resolve('timeout'), READY_TIMEOUT_MS).unref();
     });
     const query = this.db.raw('select 1').then(
       () => 'ok' as const,
@@ -56,12 +53,11 @@ export class ReadinessProbe {
     );
     const database = await Promise.race([query, timeout]);
     clearTimeout(timer);
-    const latency = (performance.now() - started) / 1000;
     const notifications = this.source.notifications?.();
     const result: Readiness = {
       ready: database === 'ok' && notifications !== 'down',
       database,
-      latency,
+      latency: (performance.now() - started) / 1000,
       ...(notifications ? { notifications } : {}),
     };
     this.last = { at: performance.now(), result };

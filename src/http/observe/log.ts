@@ -5,11 +5,9 @@
 // public id, the client's address and user agent. Never the Authorization header, never a body.
 //
 // Token values reach log lines anyway when clients put them where they do not belong: a query
-// parameter of another name (`?access_token=`, `?API_TOKEN=`), a path segment, a User-Agent, an
-// error text. So every line, once serialised and before it is written, goes through one rule
-// (redactTokens in src/errors.ts): token-shaped values keep `arc_` and their public id, other
-// long runs of token characters are replaced whole. It sees the finished line, so it covers every
-// field at any depth, the message, bindings of child loggers and serialised errors alike.
+// parameter of another name (`?access_token=`), a path segment, a User-Agent, an error text. So
+// every finished line goes through redactTokens (src/errors.ts) before it is written: it covers
+// every field at any depth, the message, child loggers' bindings and serialised errors alike.
 import { fstatSync } from 'node:fs';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
@@ -23,15 +21,15 @@ import type { ApiContext } from '../types.js';
 const PRIORITY: Record<string, number> = { trace: 7, debug: 7, info: 6, warn: 4, error: 3, fatal: 2 };
 
 /**
- * True when file descriptor `fd` is the stream systemd connected to the journal: JOURNAL_STREAM
- * holds its device and inode (systemd.exec(5)). A stdout redirected elsewhere (a pipe, a file)
- * keeps the variable but not the match, and gets plain JSON lines.
+ * True when stdout is the stream systemd connected to the journal: JOURNAL_STREAM holds its
+ * device and inode (systemd.exec(5)). A stdout redirected elsewhere (a pipe, a file) keeps the
+ * variable but not the match, and gets plain JSON lines.
  */
-export function isJournalStream(env: NodeJS.ProcessEnv, fd = 1): boolean {
-  const match = /^(\d+):(\d+)$/.exec(env.JOURNAL_STREAM ?? '');
+function isJournalStream(): boolean {
+  const match = /^(\d+):(\d+)$/.exec(process.env.JOURNAL_STREAM ?? '');
   if (!match) return false;
   try {
-    const stat = fstatSync(fd, { bigint: true });
+    const stat = fstatSync(1, { bigint: true });
     return stat.dev === BigInt(match[1] as string) && stat.ino === BigInt(match[2] as string);
   } catch {
     return false;
@@ -45,9 +43,8 @@ function withPriority(line: string): string {
 }
 
 /**
- * pino's `isoTime`, made once per millisecond: a busy daemon writes several lines within one.
- * Formatting the date showed as a third of a request line in a CPU profile of the catalogue
- * lists; timed inside the daemon, made once per millisecond it saves about 1 us a line.
+ * pino's `isoTime`, made once per millisecond (a busy daemon writes several lines within one):
+ * formatting the date was a third of a request line in a CPU profile; this saves about 1 us a line.
  */
 function isoTimeOncePerMs(): () => string {
   let at = Number.NaN;
@@ -73,16 +70,12 @@ const GATHER_BYTES = 8192;
 const FLUSH_EVERY_MS = 100;
 
 /**
- * `destination`: where lines go (default: stdout, gathered); `journal`: prefix lines with their
- * syslog priority (default: when stdout is the journal stream and the lines go there).
+ * `destination`: where lines go (default: stdout, gathered, each line prefixed with its syslog
+ * priority when stdout is the journal stream).
  */
-export async function createLogger(
-  level: string,
-  destination?: NodeJS.WritableStream,
-  options: { journal?: boolean | undefined } = {},
-): Promise<Logger> {
+export async function createLogger(level: string, destination?: NodeJS.WritableStream): Promise<Logger> {
   const { pino } = await import('pino');
-  const journal = options.journal ?? (destination === undefined && isJournalStream(process.env));
+  const journal = destination === undefined && isJournalStream();
   return pino(
     {
       level,
@@ -101,10 +94,9 @@ export async function createLogger(
 /** A user agent as logged: at most this many characters, control and bidi characters escaped. */
 const USER_AGENT_CHARS = 256;
 
-export function userAgentForLog(value: string | undefined): string | null {
+function userAgentForLog(value: string | undefined): string | null {
   if (!value) return null;
-  const cut = value.length > USER_AGENT_CHARS ? `${value.slice(0, USER_AGENT_CHARS)}…` : value;
-  return escapeUnsafe(cut);
+  return escapeUnsafe(value.length > USER_AGENT_CHARS ? `${value.slice(0, USER_AGENT_CHARS)}…` : value);
 }
 
 /** `skip`: requests that get no line (the probes, unless `log.probes`). */

@@ -23,7 +23,6 @@ export interface MetricsSources {
   lastUsed: LastUsedRecorder;
   readiness: ReadinessProbe;
   connections: ConnectionGuard['stats'];
-  /** What requests are timed with. */
   stopwatch?: Stopwatch;
   /** Active tokens (handoff tokens aside) ending within each number of days, read at scrape time. */
   expiringTokens?: (days: readonly number[]) => Promise<Map<number, number>>;
@@ -35,27 +34,12 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 /** The horizons of archivectl_tokens_expiring, in days. */
 const EXPIRING_WITHIN_DAYS = [7, 14] as const;
 
-/** A counter that mirrors a running total kept elsewhere (it only ever grows). */
-function mirroredCounter(registry: Registry, name: string, help: string, read: () => number): void {
-  let seen = 0;
-  new Counter({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      const now = read();
-      if (now > seen) this.inc(now - seen);
-      seen = Math.max(seen, now);
-    },
-  });
-}
-
 export class DaemonMetrics {
   readonly registry = new Registry();
   readonly stopwatch: Stopwatch;
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly durations: Histogram<'method' | 'route'>;
-  private readonly refusals: Counter<'reason'>;
+  readonly requests: Counter<'method' | 'route' | 'status'>;
+  readonly durations: Histogram<'method' | 'route'>;
+  readonly refusals: Counter<'reason'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -80,93 +64,51 @@ export class DaemonMetrics {
       labelNames: ['reason'],
       registers,
     });
-    const { authenticator, lastUsed, readiness, connections } = sources;
-    mirroredCounter(
-      this.registry,
-      'archivectl_kdf_runs_total',
-      'Token verifications that ran the KDF (scrypt)',
-      () => authenticator.stats.kdfRuns,
-    );
-    new Gauge({
-      name: 'archivectl_kdf_running',
-      help: 'KDF runs in progress',
-      registers,
-      collect() {
-        this.set(authenticator.kdf.running);
-      },
-    });
-    new Gauge({
-      name: 'archivectl_kdf_waiting',
-      help: 'Token verifications waiting for a KDF run',
-      registers,
-      collect() {
-        this.set(authenticator.kdf.queued);
-      },
-    });
-    mirroredCounter(
-      this.registry,
-      'archivectl_kdf_busy_total',
-      'Verifications refused because the KDF queue was full',
-      () => authenticator.stats.busy,
-    );
-    new Gauge({
-      name: 'archivectl_token_cache_entries',
-      help: 'Verified token values held in memory',
-      registers,
-      collect() {
-        this.set(authenticator.cacheSize);
-      },
-    });
-    mirroredCounter(
-      this.registry,
-      'archivectl_token_cache_hits_total',
-      'Requests whose token was verified already',
-      () => authenticator.stats.cacheHits,
-    );
-    mirroredCounter(
-      this.registry,
-      'archivectl_token_lookups_total',
-      'Token rows read from the database',
-      () => authenticator.stats.lookups,
-    );
-    mirroredCounter(
-      this.registry,
-      'archivectl_last_used_writes_total',
-      'UPDATEs of tokens.last_used_at flushed',
-      () => lastUsed.writes,
-    );
-    new Gauge({
-      name: 'archivectl_connections_open',
-      help: 'Open client connections',
-      registers,
-      collect() {
-        this.set(connections.open());
-      },
-    });
-    mirroredCounter(
-      this.registry,
-      'archivectl_connections_refused_total',
-      'Connections refused at the limits',
-      () => connections.refused,
-    );
+    /** A counter that mirrors a running total kept elsewhere (it only ever grows). */
+    const mirrored = (name: string, help: string, read: () => number) => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read();
+          if (now > seen) this.inc(now - seen);
+          seen = Math.max(seen, now);
+        },
+      });
+    };
+    /** A gauge set at scrape time. */
+    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          this.set(await read());
+        },
+      });
+    const { authenticator, lastUsed, readiness, connections, expiringTokens } = sources;
+    const { stats, kdf } = authenticator;
+    mirrored('archivectl_kdf_runs_total', 'Token verifications that ran the KDF (scrypt)', () => stats.kdfRuns);
+    gauge('archivectl_kdf_running', 'KDF runs in progress', () => kdf.running);
+    gauge('archivectl_kdf_waiting', 'Token verifications waiting for a KDF run', () => kdf.queued);
+    mirrored('archivectl_kdf_busy_total', 'Verifications refused because the KDF queue was full', () => stats.busy);
+    gauge('archivectl_token_cache_entries', 'Verified token values held in memory', () => authenticator.cacheSize);
+    mirrored('archivectl_token_cache_hits_total', 'Requests whose token was verified already', () => stats.cacheHits);
+    mirrored('archivectl_token_lookups_total', 'Token rows read from the database', () => stats.lookups);
+    mirrored('archivectl_last_used_writes_total', 'UPDATEs of tokens.last_used_at flushed', () => lastUsed.writes);
+    gauge('archivectl_connections_open', 'Open client connections', () => connections.open());
+    mirrored('archivectl_connections_refused_total', 'Connections refused at the limits', () => connections.refused);
     // The readiness probe's own measurement: a scrape sees what a load balancer would.
-    new Gauge({
-      name: 'archivectl_database_up',
-      help: '1 when the database answered the readiness probe in time',
-      registers,
-      async collect() {
-        this.set((await readiness.check()).database === 'ok' ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'archivectl_database_latency_seconds',
-      help: 'Time the readiness probe query took (up to its timeout)',
-      registers,
-      async collect() {
-        this.set((await readiness.check()).latency);
-      },
-    });
-    const { expiringTokens } = sources;
+    gauge('archivectl_database_up', '1 when the database answered the readiness probe in time', async () =>
+      (await readiness.check()).database === 'ok' ? 1 : 0,
+    );
+    gauge(
+      'archivectl_database_latency_seconds',
+      'Time the readiness probe query took (up to its timeout)',
+      async () => (await readiness.check()).latency,
+    );
     if (expiringTokens) {
       new Gauge({
         name: 'archivectl_tokens_expiring',
@@ -180,24 +122,7 @@ export class DaemonMetrics {
         },
       });
     }
-    new Gauge({
-      name: 'archivectl_ready',
-      help: '1 when /readyz answers 200',
-      registers,
-      async collect() {
-        this.set((await readiness.check()).ready ? 1 : 0);
-      },
-    });
-  }
-
-  /** One answered request. `route`: the template, or a fixed word for paths outside the matrix. */
-  observe(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status });
-    this.durations.observe({ method, route }, seconds);
-  }
-
-  refused(reason: string): void {
-    this.refusals.inc({ reason });
+    gauge('archivectl_ready', '1 when /readyz answers 200', async () => ((await readiness.check()).ready ? 1 : 0));
   }
 
   async text(): Promise<{ contentType: string; body: string }> {
@@ -212,9 +137,11 @@ export function countRequests(metrics: DaemonMetrics) {
     try {
       await next();
     } finally {
+      const { method } = ctx;
       const route = ctx.state.route?.path ?? (ctx.state.probe ? ctx.path : 'unmatched');
-      metrics.observe(ctx.method, route, ctx.status, (metrics.stopwatch() - started) / 1000);
-      if (ctx.state.authRefusal) metrics.refused(ctx.state.authRefusal);
+      metrics.durations.observe({ method, route }, (metrics.stopwatch() - started) / 1000);
+      metrics.requests.inc({ method, route, status: ctx.status });
+      if (ctx.state.authRefusal) metrics.refusals.inc({ reason: ctx.state.authRefusal });
     }
   };
 }
@@ -223,6 +150,5 @@ export function countRequests(metrics: DaemonMetrics) {
 export function mayReadMetrics(access: MetricsAccess, clientIp: string): boolean {
   if (access === 'on') return true;
   if (access === 'off' || !ipaddr.isValid(clientIp)) return false;
-  const parsed = ipaddr.process(clientIp);
-  return parsed.range() === 'loopback';
+  return ipaddr.process(clientIp).range() === 'loopback';
 }

@@ -8,11 +8,9 @@ import { bodyObject } from './input.js';
 
 export const handlers: HandlerMap = {
   'POST /api/ai-cataloging/usage': async (ctx) => {
-    const { db, clock } = ctx.state.deps;
-    const input = bodyObject(ctx);
     // Forms carry only strings; the domain coerces them (digits, decimals, true/false/1/0) there only.
     const from = ctx.state.body.kind === 'json' ? 'json' : 'form';
-    const id = await recordUsage({ db, clock }, input, from);
+    const id = await recordUsage(ctx.state.deps, bodyObject(ctx), from);
     ctx.status = 201;
     ctx.body = { id };
   },

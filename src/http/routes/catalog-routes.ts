@@ -9,7 +9,7 @@ import { toSelect2 } from '../../domain/catalog/list/formats.js';
 import { parseListQuery, type ListQuery, type ListResult, type QueryInput } from '../../domain/catalog/list/query.js';
 import type { Resource } from '../../domain/catalog/resources/index.js';
 import type { FieldSpecs } from '../../domain/catalog/record-schema.js';
-import type { ApiContext, Handler, HandlerMap } from '../types.js';
+import type { ApiContext, HandlerMap } from '../types.js';
 import { sendFile } from '../send-file.js';
 import { baseUrl, bodyObject, idParam, setLocation, validate } from './input.js';
 
@@ -34,7 +34,7 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
   const { resource } = api;
   const path = `/api/${resource.table}`;
   const show = (ctx: ApiContext, record: R) => (api.show ? api.show(record, ctx.state.deps.config.slug) : record);
-  const handlers: Record<string, Handler> = {
+  const handlers: HandlerMap = {
     [`GET ${path}`]: async (ctx) => {
       const { deps } = ctx.state;
       const q = parseListQuery(ctx.query, resource.listOptions);
@@ -64,24 +64,21 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
     },
   };
   const { get, create, update } = api;
-  if (get) {
+  if (get)
     handlers[`GET ${path}/:id`] = async (ctx) => {
       ctx.body = { data: show(ctx, await get(ctx.state.deps, idParam(ctx, resource.what))) };
     };
-  }
-  if (create) {
+  if (create)
     handlers[`POST ${path}`] = async (ctx) => {
       const record = await create(ctx.state.deps, bodyObject(ctx));
       ctx.status = 201;
       setLocation(ctx, `${path}/${record.id}`);
       ctx.body = { data: show(ctx, record) };
     };
-  }
-  if (update) {
+  if (update)
     handlers[`${update.method} ${path}/:id`] = async (ctx) => {
       const id = idParam(ctx, resource.what);
       ctx.body = { data: show(ctx, await update.change(ctx.state.deps, id, bodyObject(ctx))) };
     };
-  }
   return handlers;
 }

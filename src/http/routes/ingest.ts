@@ -5,17 +5,13 @@ import { bodyObject, idParam } from './input.js';
 
 export const handlers: HandlerMap = {
   'POST /api/ingest/confirm/:id': async (ctx) => {
-    const { db, clock } = ctx.state.deps;
     const id = idParam(ctx, 'SIP submission');
     parseCallbackBody(bodyObject(ctx), false);
-    ctx.status = 200;
-    ctx.body = { data: await confirmSubmission({ db, clock }, id) };
+    ctx.body = { data: await confirmSubmission(ctx.state.deps, id) };
   },
   'POST /api/ingest/failed/:id': async (ctx) => {
-    const { db, clock } = ctx.state.deps;
     const id = idParam(ctx, 'SIP submission');
     const reason = parseCallbackBody(bodyObject(ctx), true);
-    ctx.status = 200;
-    ctx.body = { data: await failSubmission({ db, clock }, id, reason) };
+    ctx.body = { data: await failSubmission(ctx.state.deps, id, reason) };
   },
 };

@@ -18,8 +18,7 @@ export function idParam(ctx: ApiContext, what = 'resource'): number {
 /**
  * The request body as an object of fields: `{}` without a body, a JSON body only when it is an
  * object (an array, string or number is a 422), form fields as parsed, multipart's text fields.
- * Handlers pick the keys they know from it, so `__proto__` or `constructor` keys never reach a
- * prototype.
+ * Handlers pick the keys they know from it: `__proto__` or `constructor` never reach a prototype.
  */
 export function bodyObject(ctx: ApiContext): Record<string, unknown> {
   const body = ctx.state.body;
@@ -40,22 +39,19 @@ export function bodyObject(ctx: ApiContext): Record<string, unknown> {
   }
 }
 
+const PLAIN_HOST = /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/;
+
 /**
  * The base of the absolute URLs the API writes (BEACON `#TARGET`, `Location`, reconciliation
- * manifests): the configured `publicUrl` when set (e.g. `https://archive.example.org`, or with a
- * path prefix; `/api/…` follows it), else the origin the client used. Behind a proxy
- * (`trustProxy`) the forwarded protocol and host count. A Host header that is not a plain host
- * name or address falls back to the configured listen address, so a crafted header cannot put
- * arbitrary text into those documents.
+ * manifests): the configured `publicUrl` when set (an origin, perhaps with a path prefix), else
+ * the origin the client used (behind `trustProxy`, the forwarded protocol and host). A Host header
+ * that is not a plain host name or address gives way to the listen address, so a crafted header
+ * cannot put arbitrary text into those documents.
  */
 export function baseUrl(ctx: ApiContext): string {
-  const configured = ctx.state.deps.config.publicUrl;
-  if (configured) return configured;
-  const host = ctx.host;
-  if (host && /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/.test(host)) {
-    return `${ctx.protocol}://${host}`;
-  }
-  const { listen } = ctx.state.deps.config;
+  const { publicUrl, listen } = ctx.state.deps.config;
+  if (publicUrl) return publicUrl;
+  if (PLAIN_HOST.test(ctx.host)) return `${ctx.protocol}://${ctx.host}`;
   const address = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   return `${ctx.protocol}://${address}:${listen.port}`;
 }
@@ -73,29 +69,22 @@ export interface Validators {
 }
 
 /**
- * Sets a document's validators (ETag, Last-Modified, `Cache-Control: no-cache`: reuse only
- * after revalidation) and says whether the client's copy is current (then answer 304 without a
- * body). Last-Modified is sent only once its second has passed: HTTP dates have whole seconds,
- * and a second change within the same second would otherwise carry the same date, so a client
- * revalidating with If-Modified-Since alone (wget -N, curl -z) would be told "not modified"
- * and miss it (RFC 9110 §8.8.2.2). The ETag is exact at any time.
+ * Sets a document's validators (ETag, Last-Modified, `Cache-Control: no-cache`: reuse only after
+ * revalidation) and says whether the client's copy is current (then answer 304 without a body).
+ * Last-Modified is sent only once its second has passed: HTTP dates have whole seconds, so a second
+ * change within the same second would carry the same date, and a client revalidating with
+ * If-Modified-Since alone (wget -N, curl -z) would be told "not modified" (RFC 9110 §8.8.2.2).
  */
-export function validate(ctx: ApiContext, v: Validators): boolean {
+export function validate(ctx: ApiContext, { etag, lastModified: changed }: Validators): boolean {
   const now = ctx.state.deps.clock.now();
-  const settled: Validators = {
-    etag: v.etag,
-    lastModified:
-      v.lastModified !== null && floorSecond(v.lastModified.getTime()) < floorSecond(now.getTime())
-        ? v.lastModified
-        : null,
-  };
-  ctx.set('ETag', settled.etag);
+  const lastModified = changed && floorSecond(changed.getTime()) < floorSecond(now.getTime()) ? changed : null;
+  ctx.set('ETag', etag);
   // Date from the same instant the rule above read: Node's own Date header is a string it
   // refreshes on a timer, which lags behind the clock when the event loop is busy, and could then
   // show the very second of Last-Modified (seen in CI under load).
   ctx.set('Date', now.toUTCString());
-  if (settled.lastModified !== null) ctx.set('Last-Modified', settled.lastModified.toUTCString());
+  if (lastModified) ctx.set('Last-Modified', lastModified.toUTCString());
   else ctx.remove('Last-Modified');
   ctx.set('Cache-Control', 'no-cache');
-  return notModified(ctx, settled.etag, settled.lastModified);
+  return notModified(ctx, etag, lastModified);
 }

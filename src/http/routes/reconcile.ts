@@ -1,12 +1,11 @@
-// /api/<kind>/reconcile (actors, places, keywords): the W3C Reconciliation API 0.2 as OpenRefine uses it.
-// The endpoint answers the manifest (GET without parameters), reconciliation queries
+// /api/<kind>/reconcile (actors, places, keywords): the W3C Reconciliation API 0.2 as OpenRefine
+// uses it. The endpoint answers the manifest (GET without parameters), reconciliation queries
 // (`queries`) and data extension queries (`extend`), by GET or POST; beside it the suggest,
 // property proposal and preview services the manifest points to. CORS and JSONP: ../cors.ts.
 //
-// /api/<kind>/reconcile/1.0-draft: the same services as Reconciliation API 1.0-draft names them,
-// under that root: GET / (manifest), POST /match, GET /suggest/{entity,property,type},
-// GET /preview?id=, POST /extend, GET /extend/propose. JSON bodies only, and no JSONP (the
-// draft drops it).
+// /api/<kind>/reconcile/1.0-draft: the same services as the 1.0-draft names them, under that
+// root: GET / (manifest), POST /match, GET /suggest/{entity,property,type}, GET /preview?id=,
+// POST /extend, GET /extend/propose. JSON bodies only, and no JSONP (the draft drops it).
 import { invalid } from '../../errors.js';
 import { extend, proposeProperties } from '../../domain/catalog/reconcile/extend.js';
 import { BatchTooLarge } from '../../domain/catalog/reconcile/input.js';
@@ -41,9 +40,8 @@ async function sized<T>(work: Promise<T>): Promise<T> {
 async function endpoint(
   ctx: ApiContext,
   kind: ReconcileKind,
-  params: { queries: unknown; extend: unknown },
+  { queries, extend: extension }: { queries: unknown; extend: unknown },
 ): Promise<void> {
-  const { queries, extend: extension } = params;
   if (queries !== undefined && extension !== undefined) {
     throw invalid('invalid reconciliation request', { queries: 'give either queries or extend, not both' });
   }
@@ -65,40 +63,30 @@ function reconciliation(kind: ReconcileKind): HandlerMap {
         extend: body.extend ?? ctx.query.extend,
       });
     },
-    [`GET ${path}/suggest/entity`]: async (ctx) => {
-      answerJson(ctx, await suggestEntities(ctx.state.deps, kind, parseSuggestParams(kind, ctx.query)));
-    },
-    [`GET ${path}/suggest/property`]: async (ctx) => {
-      answerJson(ctx, suggestProperties(kind, parseSuggestParams(kind, ctx.query)));
-    },
-    [`GET ${path}/suggest/type`]: async (ctx) => {
-      answerJson(ctx, suggestTypes(kind, parseSuggestParams(kind, ctx.query)));
-    },
-    [`GET ${path}/properties`]: async (ctx) => {
-      answerJson(ctx, proposeProperties(kind, ctx.query));
-    },
-    [`GET ${path}/preview/:id`]: async (ctx) => {
-      answerPreview(ctx, await previewHtml(ctx.state.deps, kind, ctx.params.id ?? ''));
-    },
+    [`GET ${path}/suggest/entity`]: async (ctx) =>
+      answerJson(ctx, await suggestEntities(ctx.state.deps, kind, parseSuggestParams(kind, ctx.query))),
+    [`GET ${path}/suggest/property`]: async (ctx) =>
+      answerJson(ctx, suggestProperties(kind, parseSuggestParams(kind, ctx.query))),
+    [`GET ${path}/suggest/type`]: async (ctx) =>
+      answerJson(ctx, suggestTypes(kind, parseSuggestParams(kind, ctx.query))),
+    [`GET ${path}/properties`]: async (ctx) => answerJson(ctx, proposeProperties(kind, ctx.query)),
+    [`GET ${path}/preview/:id`]: async (ctx) =>
+      answerPreview(ctx, await previewHtml(ctx.state.deps, kind, ctx.params.id ?? '')),
   };
 }
 
 function answerPreview(ctx: ApiContext, html: string): void {
   // Shown in an iframe of another origin: no script, no plugins, no sniffing.
-  ctx.set(
-    'Content-Security-Policy',
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
-  );
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set({
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  });
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = html;
 }
 
-/**
- * The JSON body of a 1.0-draft POST (the draft sends batches as application/json only), or
- * undefined without a body; a form or multipart body is a 415.
- */
+/** A 1.0-draft POST's JSON body (the draft sends only JSON), or undefined without one; else 415. */
 function jsonBody(ctx: ApiContext): unknown {
   const body = ctx.state.body;
   if (body.kind === 'json') return body.data;
@@ -133,9 +121,7 @@ function draft(kind: ReconcileKind): HandlerMap {
     [`GET ${root}/suggest/type`]: async (ctx) => {
       ctx.body = suggestTypes(kind, parseDraftSuggestParams(kind, ctx.query));
     },
-    [`GET ${root}/preview`]: async (ctx) => {
-      answerPreview(ctx, await previewHtml(ctx.state.deps, kind, idQuery(ctx)));
-    },
+    [`GET ${root}/preview`]: async (ctx) => answerPreview(ctx, await previewHtml(ctx.state.deps, kind, idQuery(ctx))),
     [`POST ${root}/extend`]: async (ctx) => {
       ctx.body = await sized(extendDraft(ctx.state.deps, kind, jsonBody(ctx)));
     },

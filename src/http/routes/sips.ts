@@ -8,17 +8,16 @@ import { setLocation } from './input.js';
 
 export const handlers: HandlerMap = {
   'POST /api/sips/import': async (ctx) => {
-    const { db, clock, config } = ctx.state.deps;
-    const body = ctx.state.body;
+    const { deps, body } = ctx.state;
     if (body.kind !== 'multipart') {
       throw invalid('a multipart upload is required', { file: 'a multipart upload with a file field is required' });
     }
-    const receipt = await importSip({ db, clock }, config.dataDir, body, ctx.state.principal?.tokenId ?? null);
+    const receipt = await importSip(deps, deps.config.dataDir, body, ctx.state.principal?.tokenId ?? null);
     ctx.status = 202;
     // A submission has no URL of its own; the object it created does: the objects list narrowed
     // to its identifier, where its status moves from `ingesting` to `ingested` or `failed`. That
     // is where a client follows the accepted work (RFC 9110 §15.3.3).
-    const identifier = await objectIdentifier({ db }, receipt.object_id);
+    const identifier = await objectIdentifier(deps, receipt.object_id);
     if (identifier !== undefined) setLocation(ctx, `/api/objects?identifier=${encodeURIComponent(identifier)}`);
     ctx.body = { data: receipt };
   },

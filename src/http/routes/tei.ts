@@ -20,29 +20,25 @@ import { floorSecond, notModified } from '../conditional.js';
 import { sendFile } from '../send-file.js';
 import type { ApiContext, Handler, HandlerMap } from '../types.js';
 
-export const TEI_CONTENT_TYPE = 'application/tei+xml; charset=utf-8';
+const TEI_CONTENT_TYPE = 'application/tei+xml; charset=utf-8';
 
 const entityTag = (meta: TeiExportMeta): string => `"${meta.etag}"`;
-
-/**
- * Last-Modified: when the content last changed, but never later than the answer's own time
- * (RFC 9110 §8.8.2.1); none for an export whose time is not reliable (see TeiExportMeta.stored).
- */
-function lastModified(meta: TeiExportMeta, now: Date): string | null {
-  const at = Date.parse(meta.modifiedAt);
-  if (!meta.stored || Number.isNaN(at)) return null;
-  return new Date(Math.min(floorSecond(at), floorSecond(now.getTime()))).toUTCString();
-}
 
 /** The content's last change, when it can be relied on (see TeiExportMeta.stored). */
 function modifiedAt(meta: TeiExportMeta): Date | null {
   return meta.stored ? new Date(meta.modifiedAt) : null;
 }
 
+/**
+ * ETag, and Last-Modified: when the content last changed, but never later than the answer's own
+ * time (RFC 9110 §8.8.2.1); none for an export whose time is not reliable (TeiExportMeta.stored).
+ */
 function setValidators(ctx: ApiContext, meta: TeiExportMeta): void {
   ctx.set('ETag', entityTag(meta));
-  const lm = lastModified(meta, ctx.state.deps.clock.now());
-  if (lm) ctx.set('Last-Modified', lm);
+  const at = Date.parse(meta.modifiedAt);
+  const now = ctx.state.deps.clock.now().getTime();
+  if (meta.stored && !Number.isNaN(at))
+    ctx.set('Last-Modified', new Date(Math.min(floorSecond(at), floorSecond(now))).toUTCString());
   // Any cache must ask again each time (a 304 costs two one-row reads): the export changes
   // with the catalogue, and access to it with the settings.
   ctx.set('Cache-Control', 'no-cache');
@@ -73,7 +69,6 @@ function exportHandler(kind: TeiKind): Handler {
 
 export const handlers: HandlerMap = {
   'GET /api/tei/refresh': async (ctx) => {
-    ctx.status = 200;
     ctx.body = { data: await refreshExports(exportCtx(ctx)) };
   },
   // An export for each resource with a TEI projection (domain/catalog/resources/).
