@@ -22,19 +22,16 @@ export class AccessState {
   /** The snapshot itself when the generation is known at once and has not moved, else a promise of it. */
   current(): AccessSnapshot | Promise<AccessSnapshot> {
     const generation = this.source.read();
-    const known = this.snapshot;
-    if (typeof generation === 'string' && known && known.generation === generation) return known;
+    if (typeof generation === 'string' && this.snapshot?.generation === generation) return this.snapshot;
     return this.refresh(generation);
   }
 
   private async refresh(reading: string | Promise<string>): Promise<AccessSnapshot> {
     const generation = await reading;
-    const known = this.snapshot;
-    if (known && known.generation === generation) return known;
+    if (this.snapshot?.generation === generation) return this.snapshot;
     const settings = await readSettings({ db: this.db });
-    const fresh = { generation, settings };
-    this.snapshot = fresh;
-    return fresh;
+    this.snapshot = { generation, settings };
+    return this.snapshot;
   }
 
   async close(): Promise<void> {

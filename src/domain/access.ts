@@ -3,15 +3,8 @@
 import { atLeast, type Role } from './roles.js';
 import type { Settings } from './settings.js';
 
-export type Rule =
-  /** GET /api/objects: token of any role; open (GET/HEAD) while public_api is on. */
-  | 'token_or_public_api'
-  /** Authority endpoints: open while public_access is on, or (GET/HEAD) while public_api is on. */
-  | 'authority'
-  /** Writes: a token of an editor or higher, whatever the settings. */
-  | 'editor'
-  /** A token of any role, whatever the settings. */
-  | 'token';
+/** Who may call a route; RULE_TEXT says it in words. */
+export type Rule = 'token_or_public_api' | 'authority' | 'editor' | 'token';
 
 export type Method = 'GET' | 'POST' | 'PUT';
 
@@ -32,18 +25,11 @@ export interface RouteSpec {
 
 const authority = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'authority' });
 const editor = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'editor' });
-const reconciliation = (method: Method, path: string): RouteSpec => ({
-  method,
-  path,
-  rule: 'authority',
-  crossOrigin: true,
-});
+const reconciliation = (method: Method, path: string): RouteSpec => ({ ...authority(method, path), crossOrigin: true });
 
 /**
- * A register's reconciliation service (W3C Reconciliation API 0.2): the endpoint (manifest,
- * queries, data extension), the suggest services, the data-extension property proposals and
- * the HTML preview; and the same services as Reconciliation API 1.0-draft names them, under
- * their own root. All follow the authority rule, like the register itself: a POST of queries
+ * A register's reconciliation service, as W3C Reconciliation API 0.2 and (under its own root)
+ * 1.0-draft name it. All follow the authority rule, like the register itself: a POST of queries
  * or of a data extension query reads, and is open while public_access is on.
  */
 const reconciliationService = (kind: 'actors' | 'places' | 'keywords'): RouteSpec[] => [
@@ -127,27 +113,14 @@ export function displayPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
 }
 
-interface RouteRow {
-  method: Method;
-  path: string;
-  /** The rule's name (a key of RULE_TEXT): stable for scripts. */
-  rule: Rule;
-  open: boolean;
-}
+/** A row of `archivectl routes`; `rule` is the rule's name (a key of RULE_TEXT), stable for scripts. */
+type RouteRow = Pick<RouteSpec, 'method' | 'path' | 'rule'> & { open: boolean };
 
 /** The matrix under the given settings, as `archivectl routes` prints it. */
 export function routeRows(settings: Settings): RouteRow[] {
-  const rows: RouteRow[] = [];
-  for (const r of ROUTES) {
-    rows.push({ method: r.method, path: displayPath(r.path), rule: r.rule, open: isOpen(r.rule, r.method, settings) });
-    if (r.ruleWithIds) {
-      rows.push({
-        method: r.method,
-        path: `${displayPath(r.path)}?ids=…`,
-        rule: r.ruleWithIds,
-        open: isOpen(r.ruleWithIds, r.method, settings),
-      });
-    }
-  }
-  return rows;
+  return ROUTES.flatMap((r) => {
+    const variants = [{ path: displayPath(r.path), rule: r.rule }];
+    if (r.ruleWithIds) variants.push({ path: `${displayPath(r.path)}?ids=…`, rule: r.ruleWithIds });
+    return variants.map((v) => ({ method: r.method, ...v, open: isOpen(v.rule, r.method, settings) }));
+  });
 }

@@ -42,34 +42,22 @@ const USERNAME = v.pipe(
   v.check((name) => name.toLowerCase() !== SYSTEM, `"${SYSTEM}" is reserved`),
 );
 
-export function checkUsername(username: string): string {
-  return parseInput(USERNAME, username, (errors) => invalid(summary(errors)));
-}
-
-export async function findAccount(ctx: Pick<Ctx, 'db'>, username: string): Promise<Account | undefined> {
-  return ctx.db('accounts').where('username', username).first<Account | undefined>('id', 'username', 'role');
-}
-
 export async function getAccount(ctx: Pick<Ctx, 'db'>, username: string): Promise<Account> {
-  const account = await findAccount(ctx, username);
+  return accountIn(ctx.db, username);
+}
+
+async function accountIn(db: Knex, username: string): Promise<Account> {
+  const account = await db('accounts').where('username', username).first<Account | undefined>('id', 'username', 'role');
   if (!account) throw notFound(`no account named "${username}"`);
   return account;
 }
 
-async function accountIn(trx: Knex.Transaction, username: string): Promise<Account> {
-  const account = await trx('accounts')
-    .where('username', username)
-    .first<Account | undefined>('id', 'username', 'role');
-  if (!account) throw notFound(`no account named "${username}"`);
-  return account;
-}
-
-/** The acting account, read in the transaction that acts: it must be an admin or superuser. */
-async function actingAccount(trx: Knex.Transaction, by: Acting): Promise<Account | null> {
+/** The acting account, read in the transaction that acts: null without one, else an admin or superuser. */
+export async function actingAdmin(trx: Knex.Transaction, by: Acting, what: string): Promise<Account | null> {
   if (by.account === undefined) return null;
   const actor = await accountIn(trx, by.account);
   if (!atLeast(actor.role, 'admin')) {
-    throw forbidden(`${actor.username} (${actor.role}) may not change accounts: only an admin or superuser may`);
+    throw forbidden(`${actor.username} (${actor.role}) may not ${what}: only an admin or superuser may`);
   }
   return actor;
 }
@@ -99,15 +87,11 @@ function assertNotLastSuperuser(superusers: number[], account: Account, what: st
   }
 }
 
-function actorName(actor: Account | null, by: Acting): string {
-  return actor ? actor.username : by.otherwise;
-}
-
 export async function createAccount(ctx: Ctx, username: string, role: Role, by: Acting): Promise<Account> {
-  checkUsername(username);
+  parseInput(USERNAME, username, (errors) => invalid(summary(errors)));
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
-    const actor = await actingAccount(trx, by);
+    const actor = await actingAdmin(trx, by, 'change accounts');
     if (role === 'superuser') assertSuperuserActs(actor, 'create a superuser');
     if (await trx('accounts').where('username', username).first('id')) {
       throw conflict(`an account named "${username}" already exists`);
@@ -115,16 +99,12 @@ export async function createAccount(ctx: Ctx, username: string, role: Role, by: 
     const rows: unknown = await trx('accounts')
       .insert({ username, role, created_at: now, updated_at: now })
       .returning('id');
-    await record(trx, ctx.clock.now(), actorName(actor, by), 'account.create', `${username} (${role})`);
+    await record(trx, ctx.clock.now(), actor?.username ?? by.otherwise, 'account.create', `${username} (${role})`);
     return { id: insertedId(rows), username, role };
   });
 }
 
-export interface AccountSummary {
-  username: string;
-  role: Role;
-  tokens: number;
-}
+export type AccountSummary = Pick<Account, 'username' | 'role'> & { tokens: number };
 
 /** Accounts with their number of active tokens (not revoked, not expired). */
 export async function listAccounts(ctx: Ctx): Promise<AccountSummary[]> {
@@ -149,7 +129,7 @@ export async function listAccounts(ctx: Ctx): Promise<AccountSummary[]> {
 export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting): Promise<Account> {
   return writeTransaction(ctx.db, async (trx) => {
     const superusers = await lockSuperusers(trx);
-    const actor = await actingAccount(trx, by);
+    const actor = await actingAdmin(trx, by, 'change accounts');
     const account = await accountIn(trx, username);
     if (account.role === role) return account;
     if (account.role === 'superuser')
@@ -161,7 +141,7 @@ export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting
     await record(
       trx,
       ctx.clock.now(),
-      actorName(actor, by),
+      actor?.username ?? by.otherwise,
       'account.set-role',
       `${username} (${account.role} -> ${role})`,
     );
@@ -172,7 +152,7 @@ export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting
 export async function deleteAccount(ctx: Ctx, username: string, by: Acting): Promise<{ username: string }> {
   return writeTransaction(ctx.db, async (trx) => {
     const superusers = await lockSuperusers(trx);
-    const actor = await actingAccount(trx, by);
+    const actor = await actingAdmin(trx, by, 'change accounts');
     const account = await accountIn(trx, username);
     if (account.role === 'superuser') assertSuperuserActs(actor, `delete the superuser ${account.username}`);
     assertNotLastSuperuser(superusers, account, 'deleted');
@@ -181,7 +161,7 @@ export async function deleteAccount(ctx: Ctx, username: string, by: Acting): Pro
     await trx('tokens').where('account_id', account.id).delete();
     await trx('accounts').where('id', account.id).delete();
     await bumpAccessGeneration(trx);
-    await record(trx, ctx.clock.now(), actorName(actor, by), 'account.delete', username);
+    await record(trx, ctx.clock.now(), actor?.username ?? by.otherwise, 'account.delete', username);
     return { username };
   });
 }

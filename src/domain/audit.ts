@@ -25,13 +25,7 @@ export interface AuditEntry {
   target: string;
 }
 
-export async function record(
-  trx: Knex | Knex.Transaction,
-  at: Date,
-  actor: string,
-  action: string,
-  target: string,
-): Promise<void> {
+export async function record(trx: Knex, at: Date, actor: string, action: string, target: string): Promise<void> {
   await trx('audit_log').insert({ at: at.toISOString(), actor, action, target });
 }
 

@@ -9,7 +9,6 @@ export const TOKEN_MAX_DAYS = 'token_max_days';
 
 /** Every name `settings set` takes. */
 export const ALL_SETTING_NAMES = [...SETTING_NAMES, TOKEN_MAX_DAYS] as const;
-export type AnySettingName = (typeof ALL_SETTING_NAMES)[number];
 
 /** The largest token_max_days: beyond it the latest expiry date (2038-01-18) is the limit anyway. */
 export const TOKEN_MAX_DAYS_LIMIT = 36_500;

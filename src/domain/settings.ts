@@ -2,13 +2,11 @@
 // token_max_days: the token lifetime policy (tokens/lifetime.ts), off by default.
 // Who changes them: with an acting account (--as), an admin or superuser, recorded by name;
 // without one, the audit log names the operating-system user who ran the command.
-import type { Knex } from 'knex';
 import { bumpAccessGeneration } from '../db/access-generation.js';
-import { forbidden, notFound } from '../errors.js';
 import { record, type Acting } from './audit.js';
 import type { Ctx } from './context.js';
 import { writeTransaction } from '../db/write-transaction.js';
-import { atLeast, type Role } from './roles.js';
+import { actingAdmin } from './accounts.js';
 import { SETTING_NAMES, TOKEN_MAX_DAYS, type SettingName } from './setting-names.js';
 
 export type Settings = Record<SettingName, boolean>;
@@ -34,43 +32,27 @@ export async function readSettingsView(ctx: Pick<Ctx, 'db'>): Promise<SettingsVi
   return { ...(await readSettings(ctx)), token_max_days: await readTokenMaxDays(ctx) };
 }
 
-/** Who the audit log names: the acting account, read in the transaction that acts, or `by.otherwise`. */
-async function actorName(trx: Knex.Transaction, by: Acting): Promise<string> {
-  if (by.account === undefined) return by.otherwise;
-  const account = await trx('accounts')
-    .where('username', by.account)
-    .first<{ username: string; role: Role } | undefined>('username', 'role');
-  if (!account) throw notFound(`no account named "${by.account}"`);
-  if (!atLeast(account.role, 'admin')) {
-    throw forbidden(`${account.username} (${account.role}) may not change settings: only an admin or superuser may`);
-  }
-  return account.username;
-}
-
 export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, by: Acting): Promise<SettingsView> {
-  await writeTransaction(ctx.db, async (trx) => {
-    const actor = await actorName(trx, by);
-    const value = on ? 'on' : 'off';
-    // One statement: an update-then-insert let two processes setting the same absent key both
-    // find nothing to update, and the second insert failed on the key (seen on PostgreSQL).
-    await trx('settings').insert({ key: name, value }).onConflict('key').merge(['value']);
-    await bumpAccessGeneration(trx);
-    await record(trx, ctx.clock.now(), actor, 'settings.set', `${name}=${value}`);
-  });
-  return readSettingsView(ctx);
+  return writeSetting(ctx, name, on ? 'on' : 'off', by, true);
 }
 
 /**
- * token_max_days: `days` (a whole number, checked by the caller) or null for off. Nothing a
- * daemon judges requests by changes (existing tokens keep their ends), so the access
- * generation stays where it is.
+ * token_max_days: `days` (a whole number, checked by the caller) or null for off. No request is
+ * judged by it (existing tokens keep their ends), so the access generation stays where it is.
  */
 export async function setTokenMaxDays(ctx: Ctx, days: number | null, by: Acting): Promise<SettingsView> {
-  const value = days === null ? 'off' : String(days);
+  return writeSetting(ctx, TOKEN_MAX_DAYS, days === null ? 'off' : String(days), by, false);
+}
+
+/** Stores `key=value` and audits it; `bump`: the change decides access, so daemons re-read settings. */
+async function writeSetting(ctx: Ctx, key: string, value: string, by: Acting, bump: boolean): Promise<SettingsView> {
   await writeTransaction(ctx.db, async (trx) => {
-    const actor = await actorName(trx, by);
-    await trx('settings').insert({ key: TOKEN_MAX_DAYS, value }).onConflict('key').merge(['value']);
-    await record(trx, ctx.clock.now(), actor, 'settings.set', `${TOKEN_MAX_DAYS}=${value}`);
+    const actor = await actingAdmin(trx, by, 'change settings');
+    // One statement: an update-then-insert let two processes setting the same absent key both
+    // find nothing to update, and the second insert failed on the key (seen on PostgreSQL).
+    await trx('settings').insert({ key, value }).onConflict('key').merge(['value']);
+    if (bump) await bumpAccessGeneration(trx);
+    await record(trx, ctx.clock.now(), actor?.username ?? by.otherwise, 'settings.set', `${key}=${value}`);
   });
   return readSettingsView(ctx);
 }

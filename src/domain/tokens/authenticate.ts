@@ -17,11 +17,11 @@ import type { Db } from '../../db/dialect.js';
 import type { Role } from '../roles.js';
 import { tokenExpiration } from './expiry.js';
 import { FailureBudget } from './failure-budget.js';
-import { LEGACY_LENGTH, parse, TOKEN_LENGTH } from './format.js';
+import { LEGACY_LENGTH, parse, TOKEN_LENGTH, type ParsedToken } from './format.js';
 import { hashSecret, needsRehash, verifySecret } from './hash.js';
 import { KdfBusy, KdfQueue, type KdfQueueOptions } from './kdf-queue.js';
-import type { LastUsedRecorder } from './last-used.js';
-import { tokenStatus } from './queries.js';
+import { storedLastUsed, type LastUsedRecorder } from './last-used.js';
+import { tokenStatus, type TokenRow } from './queries.js';
 
 export interface Principal {
   tokenId: number;
@@ -41,19 +41,14 @@ export type Refusal = 'malformed' | 'unknown' | 'mismatch' | 'revoked' | 'expire
 export type AuthResult =
   { ok: true; principal: Principal } | { ok: false; reason: Refusal; selector?: string; retryAfterSeconds?: number };
 
-interface AuthRow {
-  id: number;
-  selector: string;
-  account_id: number;
-  username: string;
+type AuthRow = Pick<
+  TokenRow,
+  'id' | 'selector' | 'account_id' | 'username' | 'secret_hash' | 'expires_at' | 'revoked_at' | 'last_used_at'
+> & {
   role: Role;
-  secret_hash: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
   /** tokenExpiration(expires_at), worked out on the row's first admission (undefined until then). */
   expiration?: string | null;
-}
+};
 
 /** A verification's outcome: the row whose secret matched (admitted per request), or a refusal. */
 type Verified = { ok: true; verified: AuthRow } | Extract<AuthResult, { ok: false }>;
@@ -85,17 +80,6 @@ export const DEFAULT_AUTH_OPTIONS: AuthenticatorOptions = {
   budgetKeys: 100_000,
 };
 
-/** Counts of the expensive steps, for tests and the benchmark. */
-interface AuthStats {
-  kdfRuns: number;
-  lookups: number;
-  cacheHits: number;
-  /** Values refused because this daemon knows the token's true value (no KDF). */
-  knownMismatches: number;
-  throttled: number;
-  busy: number;
-}
-
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   /** Token id → cache key of the value verified for it: the token's true value. */
@@ -105,7 +89,11 @@ export class Authenticator {
   private readonly perClient: FailureBudget;
   private readonly probation: FailureBudget;
   readonly kdf: KdfQueue;
-  readonly stats: AuthStats = { kdfRuns: 0, lookups: 0, cacheHits: 0, knownMismatches: 0, throttled: 0, busy: 0 };
+  /**
+   * Counts of the expensive steps, for tests and the benchmark. knownMismatches: values refused
+   * without the KDF because this daemon knows the token's true value.
+   */
+  readonly stats = { kdfRuns: 0, lookups: 0, cacheHits: 0, knownMismatches: 0, throttled: 0, busy: 0 };
 
   constructor(
     private readonly db: Db,
@@ -129,9 +117,9 @@ export class Authenticator {
   /**
    * `generation` must have been read before this call (the row is then at least as fresh);
    * `client` names the caller for the failure budgets and the KDF queue's turns; `address` is
-   * the client's address, recorded with the use (last-used.ts). Answers the
-   * verdict itself when it is known at once (a malformed value, or a value verified under this
-   * generation: the common case, which then takes no await), else a promise of it.
+   * the client's address, recorded with the use (last-used.ts). Answers the verdict itself when
+   * it is known at once (a malformed value, or a value verified under this generation: the
+   * common case, which then takes no await), else a promise of it.
    */
   authenticate(value: string, generation: string, client = '', address = ''): AuthResult | Promise<AuthResult> {
     // Only a value of a token's length can be one: anything else is refused before it is hashed.
@@ -155,7 +143,7 @@ export class Authenticator {
   }
 
   private async authenticateAfresh(
-    parsed: NonNullable<ReturnType<typeof parse>>,
+    parsed: ParsedToken,
     key: string,
     generation: string,
     client: string,
@@ -190,9 +178,8 @@ export class Authenticator {
     // revocation must not reuse a verification that read the row before it.
     const flight = `${key} ${generation}`;
     const inFlight = this.verifying.get(flight);
-    // A request sharing another's verification is a use of its own (its own address).
     if (inFlight) return this.admitted(await inFlight, address);
-    const verification = this.verify(key, parsed.selector, parsed.secret, generation, client);
+    const verification = this.verify(key, parsed, generation, client);
     this.verifying.set(flight, verification);
     try {
       return this.admitted(await verification, address);
@@ -220,13 +207,8 @@ export class Authenticator {
     return false;
   }
 
-  private async verify(
-    key: string,
-    selector: string,
-    secret: string,
-    generation: string,
-    client: string,
-  ): Promise<Verified> {
+  private async verify(key: string, parsed: ParsedToken, generation: string, client: string): Promise<Verified> {
+    const { selector, secret } = parsed;
     // Every attempt spends a credit before any await, so values arriving together cannot all
     // slip under the budget; unknown ids spend too, so that budgets say nothing about which
     // ids exist. Out of credit, a shared trickle of probation runs is all that is left.
@@ -289,9 +271,7 @@ export class Authenticator {
         expiration: row.expiration,
         lastUsed: this.lastUsed
           ? this.lastUsed.touch(row.id, row.last_used_at, address, at.getTime())
-          : row.last_used_at
-            ? Date.parse(row.last_used_at)
-            : Number.NEGATIVE_INFINITY,
+          : storedLastUsed(row.last_used_at),
       },
     };
   }

@@ -11,10 +11,10 @@ import { utcDate } from '../../clock.js';
 import { addDays, parseDate } from '../dates.js';
 import type { Ctx } from '../context.js';
 import { tokenExpiration } from './expiry.js';
+import type { TokenRow } from './queries.js';
 
-const DAY_MS = 86_400_000;
 /** A token ending within this many days is noticed… */
-export const NOTICE_WITHIN_DAYS = 14;
+const NOTICE_WITHIN_DAYS = 14;
 /** …when it was used within this many days (an unused token is nobody's emergency). */
 const NOTICE_USED_WITHIN_DAYS = 30;
 /** How often a daemon looks whether today's notice is written (it is written once a day). */
@@ -22,7 +22,6 @@ const CHECK_EVERY_MS = 10 * 60_000;
 /** Claims of past days kept, for whoever wonders which daemon wrote a notice. */
 const CLAIMS_KEPT_DAYS = 60;
 
-/** Active tokens that are not handoff tokens. */
 function activeRegularOrLegacy(ctx: Pick<Ctx, 'db'>, now: string) {
   return ctx.db('tokens as t').whereNull('t.revoked_at').whereNot('t.kind', 'handoff').where('t.expires_at', '>', now);
 }
@@ -30,7 +29,7 @@ function activeRegularOrLegacy(ctx: Pick<Ctx, 'db'>, now: string) {
 /** How many active tokens (handoff tokens aside) end within each of `days` days from now. */
 export async function expiringCounts(ctx: Ctx, days: readonly number[]): Promise<Map<number, number>> {
   const at = ctx.clock.now();
-  const ends = days.map((d) => new Date(at.getTime() + d * DAY_MS).toISOString());
+  const ends = days.map((d) => addDays(at, d).toISOString());
   const farthest = ends.reduce((a, b) => (a > b ? a : b), at.toISOString());
   const row = await activeRegularOrLegacy(ctx, at.toISOString())
     .where('t.expires_at', '<=', farthest)
@@ -52,23 +51,17 @@ export interface ExpiryNotice {
   expires_at: string | null;
 }
 
+type NoticeRow = Pick<TokenRow, 'username' | 'selector' | 'name' | 'expires' | 'expires_at'>;
+
 /** Active tokens (handoff tokens aside) ending within 14 days and used within the last 30. */
 export async function tokensToNotice(ctx: Ctx): Promise<ExpiryNotice[]> {
   const at = ctx.clock.now();
   const rows = await activeRegularOrLegacy(ctx, at.toISOString())
     .join('accounts as a', 'a.id', 't.account_id')
-    .where('t.expires_at', '<=', new Date(at.getTime() + NOTICE_WITHIN_DAYS * DAY_MS).toISOString())
-    .where('t.last_used_at', '>=', new Date(at.getTime() - NOTICE_USED_WITHIN_DAYS * DAY_MS).toISOString())
+    .where('t.expires_at', '<=', addDays(at, NOTICE_WITHIN_DAYS).toISOString())
+    .where('t.last_used_at', '>=', addDays(at, -NOTICE_USED_WITHIN_DAYS).toISOString())
     .orderBy([{ column: 't.expires_at' }, { column: 'a.username' }, { column: 't.id' }])
-    .select<
-      {
-        username: string;
-        selector: string;
-        name: string;
-        expires: string | null;
-        expires_at: string;
-      }[]
-    >('a.username', 't.selector', 't.name', 't.expires', 't.expires_at');
+    .select<NoticeRow[]>('a.username', 't.selector', 't.name', 't.expires', 't.expires_at');
   return rows.map((r) => ({
     account: r.username,
     token_id: r.selector,

@@ -25,10 +25,6 @@ export class FailureBudget {
     private readonly now: () => number,
   ) {}
 
-  get size(): number {
-    return this.buckets.size;
-  }
-
   private current(key: string, at: number): Bucket | undefined {
     const bucket = this.buckets.get(key);
     if (!bucket) return undefined;
@@ -56,8 +52,7 @@ export class FailureBudget {
 
   /** Gives back a credit spent by `take` (the attempt turned out not to be a failure). */
   refund(key: string): void {
-    const at = this.now();
-    const bucket = this.current(key, at);
+    const bucket = this.current(key, this.now());
     if (!bucket) return;
     bucket.credits = Math.min(this.options.burst, bucket.credits + 1);
     // A full bucket is the same as no entry.

@@ -40,20 +40,21 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-interface MintedToken {
-  value: string;
-  selector: string;
-  secret: string;
-}
-
-export function mint(): MintedToken {
+export function mint(): { value: string; selector: string; secret: string } {
   const selector = randomBase62(SELECTOR_LENGTH);
   const secret = randomBase62(SECRET_LENGTH);
   return { value: PREFIX + selector + secret + checksum(selector + secret), selector, secret };
 }
 
-type ParsedToken =
-  { kind: 'regular'; selector: string; secret: string } | { kind: 'legacy'; selector: string; secret: string };
+export interface ParsedToken {
+  kind: 'regular' | 'legacy';
+  selector: string;
+  secret: string;
+}
+
+function split(kind: ParsedToken['kind'], body: string): ParsedToken {
+  return { kind, selector: body.slice(0, SELECTOR_LENGTH), secret: body.slice(SELECTOR_LENGTH) };
+}
 
 /**
  * Splits a presented value into selector and secret, or returns null when it cannot be a
@@ -64,21 +65,9 @@ export function parse(value: string): ParsedToken | null {
   if (value.length === TOKEN_LENGTH) {
     if (!NEW_RE.test(value)) return null;
     const body = value.slice(PREFIX.length, PREFIX.length + SELECTOR_LENGTH + SECRET_LENGTH);
-    if (checksum(body) !== value.slice(-CHECKSUM_LENGTH)) return null;
-    return {
-      kind: 'regular',
-      selector: body.slice(0, SELECTOR_LENGTH),
-      secret: body.slice(SELECTOR_LENGTH),
-    };
+    return checksum(body) === value.slice(-CHECKSUM_LENGTH) ? split('regular', body) : null;
   }
-  if (value.length === LEGACY_LENGTH && LEGACY_RE.test(value)) {
-    return {
-      kind: 'legacy',
-      selector: value.slice(0, SELECTOR_LENGTH),
-      secret: value.slice(SELECTOR_LENGTH),
-    };
-  }
-  return null;
+  return value.length === LEGACY_LENGTH && LEGACY_RE.test(value) ? split('legacy', value) : null;
 }
 
 export function isLegacyValue(value: string): boolean {

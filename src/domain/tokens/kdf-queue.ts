@@ -1,14 +1,12 @@
-// Where scrypt runs are scheduled. A KDF run is the one expensive step a client without a valid
-// token can make the daemon take, so this queue is what stands between a flood of forged values
-// and everyone else:
+// Where scrypt runs are scheduled: the one expensive step a client without a valid token can make
+// the daemon take, so this queue stands between a flood of forged values and everyone else:
 // - bounded concurrency (the runs share libuv's pool with SQLite, and each takes a core);
 // - fair: waiting runs are grouped by client (its address), and a freed slot goes to the next
 //   client in turn, so a client with one new valid token waits one round, not behind a flood;
 // - bounded: each client may have a few runs waiting and the queue a fixed total; when it is
 //   full, a newcomer from a client with nothing waiting takes the place of the newest run of the
 //   client with the most waiting. What cannot wait is refused at once (`KdfBusy`), never piled up.
-// A finished run hands its slot straight to the next one, so no newcomer can slip in between and
-// exceed the limit.
+// A finished run hands its slot straight to the next one: no newcomer slips in to exceed the limit.
 
 export class KdfBusy extends Error {
   constructor() {
@@ -68,11 +66,8 @@ export class KdfQueue {
 
   private enqueue(client: string, job: Job): void {
     const mine = this.waiting.get(client);
-    if (mine && mine.length >= this.options.perClient) {
-      job.refuse();
-      return;
-    }
-    if (this.waitingCount >= this.options.total && !this.makeRoomFor(client)) {
+    const tooMany = mine !== undefined && mine.length >= this.options.perClient;
+    if (tooMany || (this.waitingCount >= this.options.total && !this.makeRoomFor(client))) {
       job.refuse();
       return;
     }

@@ -46,8 +46,6 @@ export class LastUsedRecorder {
   private timer: NodeJS.Timeout | undefined;
   /** UPDATE statements of last_used_at issued (for tests and the benchmark). */
   writes = 0;
-  /** Insert-or-update statements of token_addresses issued. */
-  addressWrites = 0;
 
   constructor(
     private readonly db: Db,
@@ -75,7 +73,7 @@ export class LastUsedRecorder {
         this.known.clear();
         this.addressCount = 0;
       }
-      seen = { lastUsed: stored ? Date.parse(stored) : Number.NEGATIVE_INFINITY, addresses: new Map() };
+      seen = { lastUsed: storedLastUsed(stored), addresses: new Map() };
       this.known.set(tokenId, seen);
     }
     if (now - seen.lastUsed > LAST_USED_RESOLUTION_MS) {
@@ -119,32 +117,27 @@ export class LastUsedRecorder {
   }
 
   private async writePending(): Promise<void> {
-    if (this.pending.size > 0) {
-      const batch = [...this.pending];
-      this.pending.clear();
-      for (const [tokenId, at] of batch) {
-        const threshold = new Date(Date.parse(at) - LAST_USED_RESOLUTION_MS).toISOString();
-        this.writes++;
-        await this.db('tokens')
-          .where('id', tokenId)
-          .where((q) => {
-            q.whereNull('last_used_at').orWhere('last_used_at', '<', threshold);
-          })
-          .update({ last_used_at: at });
-      }
+    const uses = [...this.pending];
+    this.pending.clear();
+    for (const [tokenId, at] of uses) {
+      const threshold = new Date(Date.parse(at) - LAST_USED_RESOLUTION_MS).toISOString();
+      this.writes++;
+      await this.db('tokens')
+        .where('id', tokenId)
+        .where((q) => {
+          q.whereNull('last_used_at').orWhere('last_used_at', '<', threshold);
+        })
+        .update({ last_used_at: at });
     }
-    if (this.pendingAddresses.size > 0) {
-      const batch = [...this.pendingAddresses];
-      this.pendingAddresses.clear();
-      for (const [tokenId, addresses] of batch) await this.writeAddresses(tokenId, addresses);
-    }
+    const addressUses = [...this.pendingAddresses];
+    this.pendingAddresses.clear();
+    for (const [tokenId, addresses] of addressUses) await this.writeAddresses(tokenId, addresses);
   }
 
   private async writeAddresses(tokenId: number, addresses: Map<string, PendingAddress>): Promise<void> {
     let fresh = false;
     for (const [address, use] of addresses) {
       const at = new Date(use.at).toISOString();
-      this.addressWrites++;
       try {
         await this.db('token_addresses')
           .insert({ token_id: tokenId, address: address.slice(0, ADDRESS_LENGTH), first_seen_at: at, last_seen_at: at })
@@ -166,6 +159,11 @@ export class LastUsedRecorder {
     this.timer = undefined;
     await this.flush();
   }
+}
+
+/** A last_used_at as stored, in ms (-Infinity: never used). */
+export function storedLastUsed(stored: string | null): number {
+  return stored ? Date.parse(stored) : Number.NEGATIVE_INFINITY;
 }
 
 /** Keeps a token's KEPT_ADDRESSES most recently seen addresses, deletes the rest. */

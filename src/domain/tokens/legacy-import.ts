@@ -5,6 +5,7 @@
 // line's account: an admin or superuser, only a superuser for a superuser's tokens, never for
 // its own (an importer choosing the value of root's token would hold root's rights).
 import { parse } from 'csv-parse/sync';
+import type { Knex } from 'knex';
 import pLimit from 'p-limit';
 import { v } from '../../validation.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
@@ -27,6 +28,7 @@ export interface LegacyLine {
 
 const COLUMNS = ['username', 'token', 'name'];
 const CHUNK = 500; // rows per IN (...) list and per INSERT: well under every dialect's limits
+const KDF_LANES = 4; // scrypt runs in flight (on libuv's pool)
 
 /** One line of the file; messages never quote the token. */
 const LEGACY_ROW = v.object({
@@ -115,15 +117,17 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-/** Runs `work` over `items` with at most `limit` in flight (scrypt runs on libuv's pool). */
-function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const lane = pLimit(limit);
-  return Promise.all(items.map((item) => lane(() => work(item))));
+/** The accounts of these names, by name. */
+async function accountsNamed(db: Knex, usernames: string[]): Promise<Map<string, Account>> {
+  const found = new Map<string, Account>();
+  for (const part of chunks(usernames, CHUNK)) {
+    for (const a of await db('accounts').whereIn('username', part).select<Account[]>('id', 'username', 'role'))
+      found.set(a.username, a);
+  }
+  return found;
 }
 
-export interface ImportProgress {
-  (phase: 'checking' | 'hashing', done: number, total: number): void;
-}
+export type ImportProgress = (phase: 'checking' | 'hashing', done: number, total: number) => void;
 
 export async function importLegacy(
   ctx: Ctx,
@@ -137,28 +141,21 @@ export async function importLegacy(
 
   // Accounts must exist, and be ones whose tokens the actor may make.
   const usernames = [...new Set(lines.map((l) => l.username).filter(Boolean))];
-  const accounts = new Map<string, number>();
-  const refusals = new Map<string, string | null>();
-  for (const part of chunks(usernames, CHUNK)) {
-    for (const a of await ctx.db('accounts').whereIn('username', part).select<Account[]>('id', 'username', 'role')) {
-      accounts.set(a.username, a.id);
-      refusals.set(a.username, refusalFor(acting, a, 'import'));
-    }
-  }
+  const accounts = await accountsNamed(ctx.db, usernames);
   for (const l of lines) {
     if (!l.username) continue;
-    if (!accounts.has(l.username)) errors.push(`line ${l.line}: no account named "${l.username}"`);
-    else if (refusals.get(l.username)) errors.push(`line ${l.line}: ${refusals.get(l.username)}`);
+    const owner = accounts.get(l.username);
+    const refusal = owner && refusalFor(acting, owner, 'import');
+    if (!owner) errors.push(`line ${l.line}: no account named "${l.username}"`);
+    else if (refusal) errors.push(`line ${l.line}: ${refusal}`);
   }
 
   // Already imported (re-run): skipped when the stored hash matches; any other token holding
   // the same id is a collision that cannot be imported.
+  const selectors = lines.map((l) => l.selector);
   const imported = new Map<string, string>();
   const taken = new Set<string>();
-  for (const part of chunks(
-    lines.map((l) => l.selector),
-    CHUNK,
-  )) {
+  for (const part of chunks(selectors, CHUNK)) {
     for (const r of await ctx
       .db('legacy_imports')
       .whereIn('selector', part)
@@ -172,7 +169,7 @@ export async function importLegacy(
   let skipped = 0;
   let checked = 0;
   const previously = lines.filter((l) => imported.has(l.selector));
-  await mapLimit(previously, 4, async (l) => {
+  await pLimit(KDF_LANES).map(previously, async (l) => {
     if (await verifySecret(imported.get(l.selector) as string, l.secret)) skipped++;
     else errors.push(`line ${l.line}: another token with the same id ${l.selector} was imported before`);
     opts.progress?.('checking', ++checked, previously.length);
@@ -185,7 +182,7 @@ export async function importLegacy(
 
   // Names are unique among an account's non-revoked tokens, in the file and in the database.
   const names = new Map<string, number>();
-  const freshAccounts = [...new Set(fresh.map((l) => accounts.get(l.username)).filter((id) => id !== undefined))];
+  const freshAccounts = [...new Set(fresh.map((l) => accounts.get(l.username)?.id).filter((id) => id !== undefined))];
   for (const part of chunks(freshAccounts, CHUNK)) {
     for (const r of await ctx
       .db('tokens')
@@ -196,7 +193,7 @@ export async function importLegacy(
     }
   }
   for (const l of fresh) {
-    const key = `${accounts.get(l.username)}\u0000${l.name}`;
+    const key = `${accounts.get(l.username)?.id}\u0000${l.name}`;
     const clash = names.get(key);
     if (clash === 0) errors.push(`line ${l.line}: ${l.username} already has a token named "${l.name}"`);
     else if (clash !== undefined)
@@ -210,7 +207,7 @@ export async function importLegacy(
   }
 
   let hashed = 0;
-  const hashes = await mapLimit(fresh, 4, async (l) => {
+  const hashes = await pLimit(KDF_LANES).map(fresh, async (l) => {
     const h = await hashSecret(l.secret);
     opts.progress?.('hashing', ++hashed, fresh.length);
     return h;
@@ -221,17 +218,13 @@ export async function importLegacy(
     // Hashing a large file takes a while: the roles are checked again where they count, in
     // the transaction that writes (an owner promoted to superuser meanwhile is refused).
     const owners = [...new Set(fresh.map((l) => l.username))];
-    const current = new Map<string, Account>();
-    for (const part of chunks([actor, ...owners], CHUNK)) {
-      for (const a of await trx('accounts').whereIn('username', part).select<Account[]>('id', 'username', 'role'))
-        current.set(a.username, a);
-    }
+    const current = await accountsNamed(trx, [actor, ...owners]);
     const nowActing = current.get(actor);
     if (!nowActing) throw notFound(`no account named "${actor}"; nothing was imported`);
     assertMayManageTokens(nowActing, 'import');
     for (const username of owners) {
       const owner = current.get(username);
-      if (!owner || owner.id !== accounts.get(username))
+      if (!owner || owner.id !== accounts.get(username)?.id)
         throw conflict(`the account ${username} changed during the import; nothing was imported, try again`);
       const refusal = refusalFor(nowActing, owner, 'import');
       if (refusal) throw forbidden(`${refusal}; nothing was imported`);
@@ -241,7 +234,7 @@ export async function importLegacy(
       await trx('tokens').insert(
         part.map(({ l, hash }) => ({
           selector: l.selector,
-          account_id: accounts.get(l.username),
+          account_id: accounts.get(l.username)?.id,
           name: l.name,
           kind: 'legacy',
           secret_hash: hash,

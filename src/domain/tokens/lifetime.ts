@@ -32,16 +32,17 @@ export function policyLimit(maxDays: number, now: Date): string {
 }
 
 /**
- * The end of a new regular token: `requested` checked against the policy `maxDays` (null: off).
+ * The end of a new regular token: `requested` checked against the policy (token_max_days).
  * `otherwise` is the end without --expires when the policy is off (none for create; the old
  * token's for rotate).
  */
-export function decideExpiry(
+export async function expiryUnderPolicy(
+  ctx: Ctx,
   requested: RequestedExpiry,
-  maxDays: number | null,
-  now: Date,
   otherwise: Expiry | null = null,
-): LifetimeDecision {
+): Promise<LifetimeDecision> {
+  const maxDays = await readTokenMaxDays(ctx);
+  const now = ctx.clock.now();
   const given = typeof requested === 'string' ? parseExpiry(requested, now) : null;
   if (maxDays === null) return { expiry: requested === undefined ? otherwise : given, policyDays: null };
   const limit = policyLimit(maxDays, now);
@@ -52,15 +53,6 @@ export function decideExpiry(
     return { expiry: given, policyDays: null };
   }
   return { expiry: parseExpiry(limit, now), policyDays: maxDays };
-}
-
-/** decideExpiry with the policy read from the database. */
-export async function expiryUnderPolicy(
-  ctx: Ctx,
-  requested: RequestedExpiry,
-  otherwise: Expiry | null = null,
-): Promise<LifetimeDecision> {
-  return decideExpiry(requested, await readTokenMaxDays(ctx), ctx.clock.now(), otherwise);
 }
 
 export interface BeyondPolicy {

@@ -1,11 +1,13 @@
 // `token list` and `token lookup`: an account sees its own tokens; admins and superusers (and the sysadmin, with
 // no acting account) see everyone's.
 import { forbidden } from '../../errors.js';
-import { getAccount } from '../accounts.js';
+import { getAccount, type Account } from '../accounts.js';
 import type { Role } from '../roles.js';
 import type { Ctx } from '../context.js';
 import { mayListAllTokens } from './policy.js';
 import { listTokens, toView, type ListedToken, type TokenFilter, type TokenView } from './queries.js';
+
+const seesOnlyItsOwn = (actor: Account) => forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
 
 export async function listTokensAs(
   ctx: Ctx,
@@ -15,9 +17,7 @@ export async function listTokensAs(
   if (opts.actor !== undefined) {
     const actor = await getAccount(ctx, opts.actor);
     if (!mayListAllTokens(actor)) {
-      if (username !== undefined && username !== actor.username) {
-        throw forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
-      }
+      if (username !== undefined && username !== actor.username) throw seesOnlyItsOwn(actor);
       username = actor.username;
     }
   }
@@ -42,9 +42,7 @@ const SHOWN_ADDRESSES = 5;
 async function assertMaySee(ctx: Ctx, actorName: string | undefined, owner: string): Promise<void> {
   if (actorName === undefined) return;
   const actor = await getAccount(ctx, actorName);
-  if (!mayListAllTokens(actor) && actor.username !== owner) {
-    throw forbidden(`${actor.username} (${actor.role}) sees only its own tokens`);
-  }
+  if (!mayListAllTokens(actor) && actor.username !== owner) throw seesOnlyItsOwn(actor);
 }
 
 /** `token show <id>`: seen with the same rights as token list (an account sees its own). */

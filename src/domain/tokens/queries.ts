@@ -104,7 +104,6 @@ function lastUsedFrom(ctx: Pick<Ctx, 'db'>) {
     .as('last_used_from');
 }
 
-/** One query, whatever the filter: the rows come back in the order shown. */
 /**
  * Tokens (aliased `t`) active at `now`, an ISO time: not revoked, and without an end or ending
  * after it. A grouping callback for `.where()`, as tokenStatus judges one row.
@@ -117,6 +116,7 @@ export function activeAt(now: string): (q: Knex.QueryBuilder) => void {
   };
 }
 
+/** One query, whatever the filter: the rows come back in the order shown. */
 export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<ListedToken[]> {
   // One instant for the filter and the statuses shown: a token filtered as active is shown active.
   const at = ctx.clock.now();

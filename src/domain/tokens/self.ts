@@ -4,19 +4,11 @@
 import { notFound } from '../../errors.js';
 import type { Role } from '../roles.js';
 import type { Ctx } from '../context.js';
-import { findTokenBySelector, toView, type TokenKind } from './queries.js';
+import { storedLastUsed } from './last-used.js';
+import { findTokenBySelector, toView, type TokenView } from './queries.js';
 
 /** The fields of the source document's API token, with the account's role as of this request. */
-export interface SelfView {
-  id: string;
-  name: string;
-  kind: TokenKind;
-  account: string;
-  role: Role;
-  created: string;
-  expires: string | null;
-  last_used: string | null;
-}
+export type SelfView = Omit<TokenView, 'status'> & { role: Role };
 
 /**
  * `who` is the request's verified token: its id, its account's role as judged for this request,
@@ -29,17 +21,8 @@ export async function describeSelf(
   const row = await findTokenBySelector(ctx, who.selector);
   // Deleted (pruned, its account deleted) between its admission and this read.
   if (!row) throw notFound('the token no longer exists');
-  const view = toView(row, ctx.clock.now());
-  const stored = row.last_used_at ? Date.parse(row.last_used_at) : Number.NEGATIVE_INFINITY;
-  const lastUsed = Math.max(stored, who.lastUsed);
-  return {
-    id: view.id,
-    name: view.name,
-    kind: view.kind,
-    account: view.account,
-    role: who.role,
-    created: view.created,
-    expires: view.expires,
-    last_used: Number.isFinite(lastUsed) ? new Date(lastUsed).toISOString() : null,
-  };
+  const { id, name, kind, account, created, expires } = toView(row, ctx.clock.now());
+  const lastUsed = Math.max(storedLastUsed(row.last_used_at), who.lastUsed);
+  const lastUsedAt = Number.isFinite(lastUsed) ? new Date(lastUsed).toISOString() : null;
+  return { id, name, kind, account, role: who.role, created, expires, last_used: lastUsedAt };
 }

@@ -28,8 +28,8 @@ interface NewToken {
   /** A name, or a function of the new token's id for names that must be unique by themselves. */
   name: string | ((selector: string) => string);
   kind: TokenKind;
-  expires: string | null;
-  expiresAt: string | null;
+  /** The end: a date (expiry.ts), a handoff token's instant alone, or null for none. */
+  expiry: { expires: string | null; expiresAt: string } | null;
 }
 
 async function assertNameFree(trx: Knex.Transaction, account: Account, name: string): Promise<void> {
@@ -57,8 +57,8 @@ async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Pro
     name,
     kind: spec.kind,
     secret_hash: await hashSecret(minted.secret),
-    expires: spec.expires,
-    expires_at: spec.expiresAt,
+    expires: spec.expiry?.expires ?? null,
+    expires_at: spec.expiry?.expiresAt ?? null,
     created_at: now,
     last_used_at: null,
     revoked_at: null,
@@ -93,8 +93,7 @@ export async function createToken(ctx: Ctx, input: CreateInput): Promise<Created
       account: owner,
       name,
       kind: 'regular',
-      expires: expiry?.expires ?? null,
-      expiresAt: expiry?.expiresAt ?? null,
+      expiry,
     });
     await record(
       trx,
@@ -124,9 +123,8 @@ export async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
 }
 
 /**
- * The token a value belongs to (the way to answer a leak: the id is inside the value). The
- * secret must match too, so a made-up value with a real id finds nothing. Errors never quote
- * the value.
+ * The token a value belongs to (the way to answer a leak: the id is inside the value). The secret
+ * must match too, so a made-up value with a real id finds nothing. Errors never quote the value.
  */
 export async function findTokenByValue(ctx: Ctx, value: string): Promise<TokenRow> {
   const parsed = parse(value);
@@ -139,10 +137,6 @@ export async function findTokenByValue(ctx: Ctx, value: string): Promise<TokenRo
   return row;
 }
 
-async function ownerOf(ctx: Ctx, row: TokenRow): Promise<Account> {
-  return getAccount(ctx, row.username);
-}
-
 interface RevokeResult {
   token: TokenView;
   alreadyRevoked: boolean;
@@ -151,7 +145,7 @@ interface RevokeResult {
 export async function revokeToken(ctx: Ctx, id: string, actorName: string): Promise<RevokeResult> {
   const actor = await getAccount(ctx, actorName);
   const row = await getToken(ctx, id);
-  assertMayManageTokensOf(actor, await ownerOf(ctx, row), 'revoke');
+  assertMayManageTokensOf(actor, await getAccount(ctx, row.username), 'revoke');
   if (row.revoked_at) return { token: toView(row, ctx.clock.now()), alreadyRevoked: true };
   const now = ctx.clock.now().toISOString();
   await writeTransaction(ctx.db, async (trx) => {
@@ -180,7 +174,7 @@ export async function rotateToken(
 ): Promise<CreatedToken> {
   const actor = await getAccount(ctx, actorName);
   const row = await getToken(ctx, id);
-  const owner = await ownerOf(ctx, row);
+  const owner = await getAccount(ctx, row.username);
   assertMayManageTokensOf(actor, owner, 'rotate');
   assertMayReceiveToken(owner);
   const status = tokenStatus(row, ctx.clock.now());
@@ -200,8 +194,7 @@ export async function rotateToken(
       account: owner,
       name: row.name,
       kind: 'regular',
-      expires: expiry?.expires ?? null,
-      expiresAt: expiry?.expiresAt ?? null,
+      expiry,
     });
     await record(
       trx,
@@ -250,23 +243,20 @@ export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; by: Acting 
  */
 export async function handoffToken(ctx: Ctx, username: string, actorName: string): Promise<CreatedToken> {
   const owner = await getAccount(ctx, username);
-  const acting = await getAccount(ctx, actorName);
-  assertMayHandOff(acting, owner);
+  const actor = await getAccount(ctx, actorName);
+  assertMayHandOff(actor, owner);
   assertMayReceiveToken(owner);
-  const actor = acting.username;
   const now = ctx.clock.now();
   return writeTransaction(ctx.db, async (trx) => {
-    const expired = (q: Knex.QueryBuilder) => q.where('kind', 'handoff').where('expires_at', '<=', now.toISOString());
-    const removed = await expired(trx('tokens')).delete();
+    const removed = await trx('tokens').where('kind', 'handoff').where('expires_at', '<=', now.toISOString()).delete();
     const created = await insertToken(ctx, trx, {
       account: owner,
       name: (selector) => `External viewer handoff ${selector}`,
       kind: 'handoff',
-      expires: null,
-      expiresAt: handoffExpiry(now),
+      expiry: { expires: null, expiresAt: handoffExpiry(now) },
     });
     const note = removed > 0 ? ` (removed ${removed} expired handoff tokens)` : '';
-    await record(trx, now, actor, 'token.handoff', `${created.token.id} of ${owner.username}${note}`);
+    await record(trx, now, actor.username, 'token.handoff', `${created.token.id} of ${owner.username}${note}`);
     return created;
   });
 }
