@@ -34,15 +34,12 @@ function required<S extends v.GenericSchema>(from: ValueSource, schema: S) {
 
 /** An optional field: absent, null or "" all mean "not given", which is `fallback`. */
 function optional<S extends v.GenericSchema, F extends v.InferOutput<S> | null>(schema: S, fallback: F) {
-  const given = v.pipe(
-    v.unknown(),
-    single,
-    v.transform((value) => (value === null || value === '' ? undefined : value)),
-    v.optional(schema),
-  );
   return v.optional(
     v.pipe(
-      given,
+      v.unknown(),
+      single,
+      v.transform((value) => (value === null || value === '' ? undefined : value)),
+      v.optional(schema),
       v.transform((value) => value ?? fallback),
     ),
     fallback,

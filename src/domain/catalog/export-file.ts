@@ -1,11 +1,10 @@
-// Documents of a whole register (TEI exports, BEACON dumps) are built in pieces into files under
+// Documents of a whole register (TEI exports, BEACON dumps) are built into files under
 // `<dataDir>/exports` and sent from there, never held whole in memory: a build reads its rows a
-// slice at a time (keyset pages by id), writes each slice with backpressure, hashes what it
-// writes, and lets the event loop turn between slices, so a build of 100,000 rows delays
-// /healthz and other clients' requests by one slice, not by the whole build. The file is
-// flushed and renamed into place under a name that holds its hash: a reader never sees a half
-// written file, and two builds of the same content (two daemons sharing dataDir) write the
-// same file.
+// slice at a time (keyset pages by id), writes each with backpressure, hashes what it writes and
+// lets the event loop turn between slices, so a build of 100,000 rows delays /healthz and other
+// requests by one slice, not by the whole build. The file is flushed and renamed into place under
+// a name holding its hash: a reader never sees a half written file, and two builds of the same
+// content (two daemons sharing dataDir) write the same file.
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -27,11 +26,10 @@ export const SLICE_ROWS = 500;
 /** Lets pending I/O (other requests, /healthz) run before the next slice. */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Builds left behind by a stopped process are removed once they are this old. */
 const STALE_BUILD_MS = 60 * 60 * 1000;
 const swept = new Set<string>();
 
-/** Removes files of builds that a stopped process left behind (once per directory and process). */
+/** Removes builds a stopped process left behind, once this old (once per directory and process). */
 async function sweepStaleBuilds(dir: string): Promise<void> {
   if (swept.has(dir)) return;
   swept.add(dir);
@@ -46,15 +44,13 @@ async function sweepStaleBuilds(dir: string): Promise<void> {
 
 /** A file being written, in order, with backpressure; its SHA-256 and size counted on the way. */
 export class FileBuild {
-  readonly path: string;
   private readonly out: WriteStream;
   private readonly hash: Hash = createHash('sha256');
   size = 0;
 
-  private constructor(file: string) {
-    this.path = file;
+  private constructor(readonly path: string) {
     // `flush`: fsync before the file is closed, so a renamed file is a whole one after a crash too.
-    this.out = createWriteStream(file, { flags: 'wx', mode: 0o600, flush: true });
+    this.out = createWriteStream(path, { flags: 'wx', mode: 0o600, flush: true });
     this.out.on('error', () => undefined); // reported by write() and finish()
   }
 
@@ -193,9 +189,8 @@ export class SharedBuilds<T> {
   private readonly flights = new WeakMap<Knex, Map<string, Promise<T>>>();
 
   run(db: Knex, key: string, make: () => Promise<T>): Promise<T> {
-    let byKey = this.flights.get(db);
-    if (!byKey) this.flights.set(db, (byKey = new Map<string, Promise<T>>()));
-    const map = byKey;
+    const map = this.flights.get(db) ?? new Map<string, Promise<T>>();
+    this.flights.set(db, map);
     let p = map.get(key);
     if (!p) {
       p = make().finally(() => map.delete(key));

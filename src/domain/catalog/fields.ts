@@ -11,23 +11,20 @@ export { isPlainObject, isStringArray, isStringRecord } from './json-values.js';
 // The record schemas built from these (record-schema.ts), for callers that read a table of fields.
 export { field, readFields } from './record-schema.js';
 
-// C0 controls other than tab, LF and CR have no business in catalogue text and break the
-// line-oriented formats we emit (BEACON, TEI).
+// C0 controls other than tab, LF and CR have no business in catalogue text, break the
+// line-oriented formats we emit (BEACON, TEI), and PostgreSQL refuses NUL in text.
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
-/** True when a string holds a C0 control other than tab, LF or CR (PostgreSQL refuses NUL in text). */
 export function hasControlChars(s: string): boolean {
   return CONTROL_RE.test(s);
 }
 
-// What catalogue text (names, titles, comments, addresses) may not hold, beyond the C0 controls:
-// C1 controls (U+009B is a one-character CSI to a terminal, U+0085 a line break to some
-// readers), U+2028/U+2029 (line ends to JavaScript and to line-splitting tools, though not to
-// BEACON or JSON), unpaired surrogates (no UTF-8 can carry them: every export would have to
-// drop or replace them) and noncharacters (U+FDD0-U+FDEF and the last two code points of every
-// plane), which Unicode keeps out of interchanged text. The `u` flag makes a lone surrogate one
-// code point of its own, and an astral character one code point, not two halves.
+// What catalogue text may not hold beyond the C0 controls: C1 controls (U+009B is a CSI to a
+// terminal, U+0085 a line break to some readers), U+2028/U+2029 (line ends to JavaScript and to
+// line-splitting tools), unpaired surrogates (no UTF-8 can carry them) and noncharacters
+// (U+FDD0-U+FDEF, the last two code points of every plane), which Unicode keeps out of
+// interchanged text. With the `u` flag a lone surrogate is one code point, and so is an astral one.
 const NOT_TEXT_RE =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029\uD800-\uDFFF\uFDD0-\uFDEF\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/u;
@@ -46,9 +43,7 @@ export function textProblem(s: string): string | null {
 
 /** Prefixes every key of an error map, e.g. `name` → `actors[3].name`. */
 export function prefixErrors(prefix: string, errors: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, m] of Object.entries(errors)) out[`${prefix}.${k}`] = m;
-  return out;
+  return Object.fromEntries(Object.entries(errors).map(([k, m]) => [`${prefix}.${k}`, m]));
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -103,11 +98,7 @@ export function name(max = 255): ValueSchema<string> {
 const NAME = name(255);
 
 /** A string matching a pattern, after an optional normalisation (e.g. stripping a URI prefix). */
-export function pattern(
-  re: RegExp,
-  description: string,
-  normalise: (s: string) => string = (s) => s,
-): ValueSchema<string> {
+export function pattern(re: RegExp, description: string, normalise = (s: string) => s): ValueSchema<string> {
   return v.pipe(
     v.string('must be a string'),
     v.trim(),
@@ -155,27 +146,16 @@ export const LABEL_MAP: ValueSchema<Record<string, string> | null> = v.pipe(
   }),
 );
 
-/** The locales a name is taken from when a body gives only a `label`, in this order. */
-export const LABEL_LOCALES = ['de', 'en', 'fr', 'it'] as const;
-
 /**
- * The name a label stands for: its `de` value, else `en`, `fr`, `it`, else the first locale
- * given; undefined when no locale has a non-blank string. Works on unchecked input too (the
- * name is then checked like any other).
+ * The name a label stands for (a body that gives only a `label`): its `de` value, else `en`,
+ * `fr`, `it`, else the first locale given; undefined when no locale has a non-blank string.
+ * Works on unchecked input too (the name is then checked like any other).
  */
 export function labelName(label: unknown): string | undefined {
   if (!isPlainObject(label)) return undefined;
-  const usable = (k: string) => {
-    const value = Object.prototype.hasOwnProperty.call(label, k) ? label[k] : undefined;
-    return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-  };
-  for (const locale of LABEL_LOCALES) {
-    const value = usable(locale);
-    if (value !== undefined) return value;
-  }
-  for (const key of Object.keys(label)) {
-    const value = usable(key);
-    if (value !== undefined) return value;
+  for (const key of ['de', 'en', 'fr', 'it', ...Object.keys(label)]) {
+    const value = Object.hasOwn(label, key) ? label[key] : undefined;
+    if (typeof value === 'string' && value.trim() !== '') return value;
   }
   return undefined;
 }
@@ -262,7 +242,7 @@ const LOCATION_MESSAGE =
 
 /**
  * `location`: `"<lat> <lon>"` in decimal degrees, latitude -90..90, longitude -180..180; or Swiss
- * coordinates (LV95/LV03, anton-location.ts), stored converted.
+ * coordinates (LV95/LV03, anton/location.ts), stored converted.
  */
 export const LOCATION: ValueSchema<string> = v.pipe(
   v.string(LOCATION_MESSAGE),
@@ -314,14 +294,13 @@ export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.maxLength(2048, WIKIPEDIA_MESSAGE),
   converted((raw: string, refuse) => {
     const m = WIKIPEDIA_RE.exec(raw.trim());
-    const title = m
-      ? decoded(m[2] as string)
-          ?.replace(/[\s_]+/g, '_')
-          .replace(/^_+|_+$/g, '')
-      : undefined;
+    if (!m) return refuse(WIKIPEDIA_MESSAGE);
+    const title = decoded(m[2] as string)
+      ?.replace(/[\s_]+/g, '_')
+      .replace(/^_+|_+$/g, '');
     // MediaWiki titles never hold these; control characters have no business in a link.
     // eslint-disable-next-line no-control-regex
-    if (!m || !title || codePoints(title) > 255 || /[|<>[\]{}#\u0000-\u001f\u007f-\u009f\ufffe\uffff]/u.test(title)) {
+    if (!title || codePoints(title) > 255 || /[|<>[\]{}#\u0000-\u001f\u007f-\u009f\ufffe\uffff]/u.test(title)) {
       return refuse(WIKIPEDIA_MESSAGE);
     }
     const iri = title.replace(/[%?"\\^`]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);

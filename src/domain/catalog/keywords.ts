@@ -7,7 +7,7 @@ import type { Ctx } from '../context.js';
 import type { ListQuery, ListResult } from './list/query.js';
 import { listRecords } from './list/records.js';
 import { readRecord, type FieldValues, type Read } from './record-schema.js';
-import { toColumns } from './records.js';
+import { newRow } from './records.js';
 import { KEYWORD, type Keyword } from './resources/index.js';
 
 export type { Keyword } from './resources/index.js';
@@ -37,19 +37,18 @@ export async function ensureKeyword(
   input: KeywordInput,
   at: Date,
 ): Promise<{ id: number; created: boolean }> {
-  const keywordName = input.name;
-  if (typeof keywordName !== 'string') throw invalid('validation failed', { name: 'required' });
-  const lower = keywordName.toLowerCase();
+  const { name } = input;
+  if (typeof name !== 'string') throw invalid('validation failed', { name: 'required' });
+  const lower = name.toLowerCase();
   const existing = await idOf(trx, lower);
   if (existing) return { id: Number(existing.id), created: false };
-  const now = at.toISOString();
   const rows: unknown = await trx(KEYWORD.table)
-    .insert({ ...toColumns(KEYWORD, input), created_at: now, updated_at: now })
+    .insert(newRow(KEYWORD, input, at.toISOString()))
     .onConflict('name_lower')
     .ignore()
     .returning('id');
   if (Array.isArray(rows) && rows.length > 0) return { id: insertedId(rows), created: true };
   const raced = await idOf(trx, lower);
-  if (!raced) throw new Error(`keyword "${keywordName}" neither inserted nor found`);
+  if (!raced) throw new Error(`keyword "${name}" neither inserted nor found`);
   return { id: Number(raced.id), created: false };
 }

@@ -7,12 +7,13 @@ import { refreshStatistics } from '../../db/statistics.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { conflict, invalid } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { check, v } from '../../validation.js';
+import { check, shownFieldName, v } from '../../validation.js';
 import { checkActorCreate, type ActorInput } from './actors.js';
 import { isPlainObject, prefixErrors } from './fields.js';
 import { checkKeywordCreate, ensureKeyword, type KeywordInput } from './keywords.js';
 import { checkObjectCreate, createObject, type NewObject } from './objects.js';
 import { checkPlaceCreate, type PlaceInput } from './places.js';
+import type { Read } from './record-schema.js';
 import { insertRecords } from './records.js';
 import { ACTOR, KEYWORD, OBJECT, PLACE } from './resources/index.js';
 
@@ -54,8 +55,7 @@ export function checkCatalog(data: unknown): Checked {
   // Null prototype: a section named "__proto__" is reported like any other unknown key.
   const errors = Object.create(null) as Record<string, string>;
   for (const key of Object.keys(data)) {
-    if (!(SECTIONS as readonly string[]).includes(key))
-      errors[key.length > 64 ? `${key.slice(0, 64)}…` : key] = 'unknown section';
+    if (!(SECTIONS as readonly string[]).includes(key)) errors[shownFieldName(key)] = 'unknown section';
   }
   const out: Checked = { actors: [], places: [], keywords: [], objects: [] };
   const section = (name: Section): unknown[] => {
@@ -64,16 +64,15 @@ export function checkCatalog(data: unknown): Checked {
     errors[name] = 'must be an array';
     return [];
   };
-  section('actors').forEach((entry, i) => {
-    const r = checkActorCreate(entry);
-    if (r.ok) out.actors.push(r.values);
-    else Object.assign(errors, prefixErrors(`actors[${i}]`, r.errors));
-  });
-  section('places').forEach((entry, i) => {
-    const r = checkPlaceCreate(entry);
-    if (r.ok) out.places.push(r.values);
-    else Object.assign(errors, prefixErrors(`places[${i}]`, r.errors));
-  });
+  /** Each entry through `read`: its values to `use`, its problems named by its place. */
+  const each = <T>(name: Section, read: (entry: unknown) => Read<T>, use: (values: T, i: number) => void) =>
+    section(name).forEach((entry, i) => {
+      const r = read(entry);
+      if (r.ok) use(r.values, i);
+      else Object.assign(errors, prefixErrors(`${name}[${i}]`, r.errors));
+    });
+  each('actors', checkActorCreate, (a) => out.actors.push(a));
+  each('places', checkPlaceCreate, (p) => out.places.push(p));
   section('keywords').forEach((entry, i) => {
     if (typeof entry !== 'string' && !isPlainObject(entry)) {
       errors[`keywords[${i}]`] = 'must be a name or an object with name, label, gnd';
@@ -84,16 +83,11 @@ export function checkCatalog(data: unknown): Checked {
     else Object.assign(errors, prefixErrors(`keywords[${i}]`, r.errors));
   });
   const identifiers = new Map<string, number>();
-  section('objects').forEach((entry, i) => {
-    const r = checkObjectCreate(entry);
-    if (!r.ok) {
-      Object.assign(errors, prefixErrors(`objects[${i}]`, r.errors));
-      return;
-    }
-    const first = identifiers.get(r.values.identifier);
-    if (first !== undefined) errors[`objects[${i}].identifier`] = `"${r.values.identifier}" is also objects[${first}]`;
-    else identifiers.set(r.values.identifier, i);
-    out.objects.push(r.values);
+  each('objects', checkObjectCreate, (o, i) => {
+    const first = identifiers.get(o.identifier);
+    if (first !== undefined) errors[`objects[${i}].identifier`] = `"${o.identifier}" is also objects[${first}]`;
+    else identifiers.set(o.identifier, i);
+    out.objects.push(o);
   });
   if (Object.keys(errors).length > 0) fail(errors);
   return out;
@@ -113,16 +107,11 @@ export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> 
         .select<{ identifier: string }[]>('identifier');
       for (const r of rows) taken.add(r.identifier);
     }
-    if (taken.size > 0) {
-      const errors: Record<string, string> = {};
-      checked.objects.forEach((o, i) => {
-        if (taken.has(o.identifier)) errors[`objects[${i}].identifier`] = `"${o.identifier}" already exists`;
-      });
-      const first = Object.entries(errors)[0];
-      throw conflict(
-        `${first ? `${first[0]}: ${first[1]}` : 'object identifiers already exist'}` +
-          `${taken.size > 1 ? ` (and ${taken.size - 1} more)` : ''}; nothing was loaded`,
-      );
+    const i = checked.objects.findIndex((o) => taken.has(o.identifier));
+    const clash = checked.objects[i];
+    if (clash) {
+      const more = taken.size > 1 ? ` (and ${taken.size - 1} more)` : '';
+      throw conflict(`objects[${i}].identifier: "${clash.identifier}" already exists${more}; nothing was loaded`);
     }
 
     const counts: LoadCounts = { actors: 0, places: 0, keywords: 0, objects: 0 };
@@ -134,10 +123,8 @@ export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> 
     };
     for (const k of checked.keywords) await keywordsCreated(k);
     for (const o of checked.objects) for (const name of o.keywords ?? []) await keywordsCreated({ name });
-    for (const o of checked.objects) {
-      await createObject(trx, o, at);
-      counts.objects++;
-    }
+    for (const o of checked.objects) await createObject(trx, o, at);
+    counts.objects = checked.objects.length;
     return counts;
   });
   // The loaded tables, described to the planner as they now are (db/statistics.ts).

@@ -11,7 +11,7 @@ import { optionalParam, type QueryInput } from './list/params.js';
 import { check, v } from '../../validation.js';
 import { listRecords } from './list/records.js';
 import { readRecord, type Read } from './record-schema.js';
-import { toColumns } from './records.js';
+import { newRow } from './records.js';
 import { OBJECT, type ObjectRecord, type ObjectStatus } from './resources/index.js';
 
 export { OBJECT_STATUSES, type ObjectStatus } from './resources/index.js';
@@ -45,8 +45,6 @@ export function checkObjectCreate(input: unknown): Read<NewObject> {
   };
 }
 
-export const OBJECT_LIST = OBJECT.listOptions;
-
 const taken = (identifier: string) => conflict(`an object with identifier "${identifier}" already exists`);
 
 /**
@@ -62,7 +60,7 @@ export async function createObject(trx: Knex, input: NewObject, at: Date = new D
   const now = at.toISOString();
   if (await trx(OBJECT.table).where('identifier', v.identifier).first('id')) throw taken(v.identifier);
   const rows: unknown = await trx(OBJECT.table)
-    .insert({ ...toColumns(OBJECT, v), created_at: now, updated_at: now })
+    .insert(newRow(OBJECT, v, now))
     .onConflict('identifier')
     .ignore()
     .returning('id');
@@ -75,10 +73,8 @@ export async function createObject(trx: Knex, input: NewObject, at: Date = new D
     seen.add(keywordId);
     await trx('object_keywords').insert({ object_id: id, keyword_id: keywordId });
   }
-  return withKeywords(
-    { id, identifier: v.identifier, title: v.title ?? null, status: v.status, created_at: now },
-    await keywordsOf(trx, id),
-  );
+  const record = { id, identifier: v.identifier, title: v.title ?? null, status: v.status, created_at: now };
+  return withKeywords(record, (await keywordMap(trx, [id])).get(id) ?? []);
 }
 
 /** The object as the API answers it: its keywords before `created_at`. */
@@ -90,10 +86,6 @@ function withKeywords(o: ObjectRecord, keywords: string[]): ArchiveObject {
 export async function objectIdentifier(ctx: Pick<Ctx, 'db'>, id: number): Promise<string | undefined> {
   const row = await ctx.db(OBJECT.table).where('id', id).first<{ identifier: string } | undefined>('identifier');
   return row?.identifier;
-}
-
-async function keywordsOf(db: Knex, objectId: number): Promise<string[]> {
-  return (await keywordMap(db, [objectId])).get(objectId) ?? [];
 }
 
 /** Keyword names per object, for a page of objects (one query, not one per object). */
@@ -125,15 +117,14 @@ export interface ObjectFilter {
 const STRUCTURED_FILTERS = ['fields', 'operators', 'values'];
 const IDENTIFIER = name(255);
 
-/** Built once: every GET /api/objects reads it (a schema built per request costs, see list.ts). */
+/** Built once: every GET /api/objects reads it (a schema per request costs; bench/RESULTS.md). */
 const IDENTIFIER_PARAM = v.object({ identifier: optionalParam(v.string()) });
 
 /** `?identifier=` (exact), and a 422 for Anton's structured filters. */
 export function parseObjectFilter(query: QueryInput): ObjectFilter {
   const errors: Record<string, string> = {};
   for (const key of Object.keys(query)) {
-    const base = key.replace(/\[[^\]]*\]$/, '');
-    if (STRUCTURED_FILTERS.includes(base)) {
+    if (STRUCTURED_FILTERS.includes(key.replace(/\[[^\]]*\]$/, ''))) {
       errors[key.length > 64 ? key.slice(0, 64) : key] =
         'structured field filters (fields[], operators[], values[]) are not supported; use search or identifier';
     }
@@ -150,20 +141,14 @@ export function parseObjectFilter(query: QueryInput): ObjectFilter {
   return { identifier };
 }
 
-/**
- * GET /api/objects. `search` is a case-insensitive substring of the title or the identifier;
- * each object with its keywords.
- */
+/** GET /api/objects: `search` is a case-insensitive substring of the title or the identifier. */
 export async function listObjects(
   ctx: Ctx,
   q: ListQuery,
-  filter: ObjectFilter = { identifier: null },
+  { identifier }: ObjectFilter = { identifier: null },
 ): Promise<ListResult<ArchiveObject>> {
-  const { identifier } = filter;
   const list = await listRecords(ctx, OBJECT, q, identifier === null ? undefined : { identifier });
-  const keywords = await keywordMap(
-    ctx.db,
-    list.data.map((o) => o.id),
-  );
+  const ids = list.data.map((o) => o.id);
+  const keywords = await keywordMap(ctx.db, ids);
   return { ...list, data: list.data.map((o) => withKeywords(o, keywords.get(o.id) ?? [])) };
 }

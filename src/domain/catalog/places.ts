@@ -1,22 +1,18 @@
-// Places (SPEC §4.4; described in resources/place.ts). POST /api/places creates; POST
-// /api/places/{id} changes the fields given. Anton's PlaceInput is accepted beside our shape
-// (anton-input.ts).
-import type { Knex } from 'knex';
-import { invalid } from '../../errors.js';
+// Places (SPEC §4.4; described in resources/place.ts). POST /api/places creates, POST
+// /api/places/{id} changes the fields given; Anton's PlaceInput is accepted too (anton/input.ts).
 import type { Ctx } from '../context.js';
 import { followingLabel, mapAntonPlace, withAntonFields } from './anton/input.js';
 import type { DumpRequest } from './list/beacon-dump.js';
 import type { ListQuery, ListResult } from './list/query.js';
 import { listRecords } from './list/records.js';
 import { readRecord, type FieldValues, type Read } from './record-schema.js';
-import { createRecord, getRecord, insertRecord, updateRecord } from './records.js';
+import { createRecord, getRecord, updateRecord } from './records.js';
 import { PLACE_BEACON_PROVIDERS } from './resources/place.js';
 import { PLACE, type Place } from './resources/index.js';
 
 export { PLACE_BEACON_PROVIDERS, type Place } from './resources/place.js';
 
 export type PlaceInput = FieldValues<typeof PLACE.fields>;
-export const PLACE_LIST = PLACE.listOptions;
 export type PlaceBeaconProvider = (typeof PLACE_BEACON_PROVIDERS)[number];
 
 /** Our checks after Anton's fields are mapped; the problems of both in one answer. */
@@ -28,11 +24,6 @@ export function checkPlaceCreate(input: unknown): Read<PlaceInput> {
   return readPlace(input, 'create');
 }
 
-/** Inserts a checked place; used by createPlace and by `catalog load` inside its transaction. */
-export function insertPlace(trx: Knex, v: PlaceInput, at: Date): Promise<number> {
-  return insertRecord(trx, PLACE, v, at);
-}
-
 export function getPlace(ctx: Ctx, id: number): Promise<Place> {
   return getRecord(ctx, PLACE, id);
 }
@@ -42,11 +33,8 @@ export function createPlace(ctx: Ctx, input: unknown): Promise<Place> {
 }
 
 /** POST /api/places/{id}: changes the fields given, leaves the others; null clears an optional field. */
-export async function updatePlace(ctx: Ctx, id: number, input: unknown): Promise<Place> {
-  const r = readPlace(input, 'update');
-  if (!r.ok) throw invalid('validation failed', r.errors);
-  const v = r.values;
-  return updateRecord(ctx, PLACE, id, (current) => followingLabel(current, v));
+export function updatePlace(ctx: Ctx, id: number, input: unknown): Promise<Place> {
+  return updateRecord(ctx, PLACE, id, readPlace(input, 'update'), followingLabel);
 }
 
 /** GET /api/places: `search` is a case-insensitive substring of the name. */

@@ -34,15 +34,10 @@ export type Mode = 'create' | 'update';
 /** Server-set fields a client may send back unchanged (a GET result PUT back as is): ignored, not refused. */
 export const READ_ONLY: readonly string[] = ['id', 'created_at', 'updated_at'];
 
-/**
- * Anton's derived fields (anton-fields.ts), which records of actors and places carry: a body may
- * send them back unchanged, and they are ignored like `id`.
- */
+/** Anton's derived fields (anton/fields.ts) on actors and places: sent back, ignored like `id`. */
 export const DERIVED_FIELDS: readonly string[] = ['full_id', 'fullname', 'authority_type', 'country'];
 
 export type Read<T> = { ok: true; values: T } | { ok: false; errors: Record<string, string> };
-
-const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 /** One entry: null is a value only where the field is nullable; elsewhere it counts as missing (required) or wrong. */
 function entrySchema(spec: FieldSpec, mode: Mode): v.GenericSchema {
@@ -60,7 +55,7 @@ function unknownKeys(specs: FieldSpecs, readOnly: readonly string[]) {
   return v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const input = dataset.value;
-    const unknown = Object.keys(input).filter((key) => !hasOwn(specs, key) && !readOnly.includes(key));
+    const unknown = Object.keys(input).filter((key) => !Object.hasOwn(specs, key) && !readOnly.includes(key));
     for (const key of unknown.slice(0, MAX_UNKNOWN)) {
       addIssue({
         message: 'unknown field',
@@ -74,7 +69,8 @@ function unknownKeys(specs: FieldSpecs, readOnly: readonly string[]) {
 function knownKeys(specs: FieldSpecs) {
   return v.transform((input: Record<string, unknown>) => {
     const out = Object.create(null) as Record<string, unknown>;
-    for (const key of Object.keys(specs)) if (hasOwn(input, key) && input[key] !== undefined) out[key] = input[key];
+    for (const key of Object.keys(specs))
+      if (Object.hasOwn(input, key) && input[key] !== undefined) out[key] = input[key];
     return out;
   });
 }
@@ -108,8 +104,7 @@ export function recordSchema<S extends FieldSpecs>(
 /** A body through a record schema: its values, or the error map (a body that is no object is `body`). */
 export function readRecord<T>(schema: v.GenericSchema<unknown, T>, input: unknown): Read<T> {
   const r = v.safeParse(schema, input);
-  if (r.success) return { ok: true, values: r.output };
-  return { ok: false, errors: issueMap(r.issues, 'body') };
+  return r.success ? { ok: true, values: r.output } : { ok: false, errors: issueMap(r.issues, 'body') };
 }
 
 /** A field table applied to one body (builds the schema each time: for tables used once). */

@@ -26,12 +26,11 @@ const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
 const readers = new WeakMap<object, (row: Row) => unknown>();
 
 /**
- * The function that reads a row into a record of `t`, made once per description and written
- * out for its own columns: `(row) => ({ id: read[0](row.id), type: read[1](row.type), … })`.
- * A loop over the names made every property read and write of every row megamorphic and grew
- * each record one property at a time; the written-out literal has one shape from the start
- * (bench/RESULTS.md, "Request path, fifth pass"). The names come from the description, never from
- * input, and are checked to be plain identifiers before they become code.
+ * Reads a row into a record of `t`: made once per description, written out for its columns as
+ * `(row) => ({ id: read[0](row.id), type: read[1](row.type), … })`. A loop over the names made
+ * every property access megamorphic and grew each record a property at a time; the literal has
+ * one shape from the start (bench/RESULTS.md, "Request path, fifth pass"). The names come from
+ * the description, never from input, and are checked plain identifiers before they become code.
  */
 export function recordReader<R>(t: Stored<R>): (row: Row) => R {
   let reader = readers.get(t);
@@ -69,41 +68,28 @@ export function toColumns<R>(t: Stored<R>, values: Record<string, unknown>): Rec
   return out;
 }
 
-/** Inserts checked values (with the description's defaults and both timestamps); answers the new id. */
-export async function insertRecord<R>(
-  trx: Knex,
-  t: Stored<R>,
-  values: Record<string, unknown>,
-  at: Date,
-): Promise<number> {
-  const now = at.toISOString();
-  const rows: unknown = await trx(t.table)
-    .insert({ ...t.insertDefaults, ...toColumns(t, values), created_at: now, updated_at: now })
-    .returning('id');
-  return insertedId(rows);
-}
+/** A new row of checked values: the description's defaults, the columns and both timestamps. */
+export const newRow = <R>(t: Stored<R>, values: Record<string, unknown>, now: string) => ({
+  ...t.insertDefaults,
+  ...toColumns(t, values),
+  created_at: now,
+  updated_at: now,
+});
 
 /** Rows per multi-row INSERT: about 20 columns each stays far below either dialect's bind limit. */
 export const INSERT_BATCH = 500;
 
-/**
- * Inserts many checked values, INSERT_BATCH rows a statement (a bulk load's speed: one statement
- * per row is the cost of a million round trips); `progress` hears the running count.
- */
+/** Inserts many checked values, INSERT_BATCH rows a statement: a bulk load's speed (load.ts). */
 export async function insertRecords<R>(
   trx: Knex,
   t: Stored<R>,
   all: readonly Record<string, unknown>[],
   at: Date,
-  progress?: (done: number) => void,
 ): Promise<number> {
   const now = at.toISOString();
   for (let i = 0; i < all.length; i += INSERT_BATCH) {
-    const rows = all
-      .slice(i, i + INSERT_BATCH)
-      .map((values) => ({ ...t.insertDefaults, ...toColumns(t, values), created_at: now, updated_at: now }));
+    const rows = all.slice(i, i + INSERT_BATCH).map((values) => newRow(t, values, now));
     await trx(t.table).insert(rows);
-    progress?.(i + rows.length);
   }
   return all.length;
 }
@@ -122,37 +108,37 @@ export async function getRecord<R>(ctx: Pick<Ctx, 'db'>, t: Stored<R>, id: numbe
 }
 
 /** Inserts checked values (422 with `fields` when the check failed) and answers the stored record. */
-export async function createRecord<R, V extends Record<string, unknown>>(
-  ctx: Ctx,
-  t: Stored<R>,
-  checked: Read<V>,
-  insert: (trx: Knex, values: V, at: Date) => Promise<number> = (trx, values, at) => insertRecord(trx, t, values, at),
-): Promise<R> {
+export async function createRecord<R>(ctx: Ctx, t: Stored<R>, checked: Read<Record<string, unknown>>): Promise<R> {
   if (!checked.ok) throw invalid('validation failed', checked.errors);
   return writeTransaction(ctx.db, async (trx) => {
-    const id = await insert(trx, checked.values, ctx.clock.now());
-    return (await findRecord(trx, t, id)) as R;
+    const rows: unknown = await trx(t.table)
+      .insert(newRow(t, checked.values, ctx.clock.now().toISOString()))
+      .returning('id');
+    return (await findRecord(trx, t, insertedId(rows))) as R;
   });
 }
 
 /**
- * Changes the given values of one record (404 when missing). `changes` may depend on the stored
- * record (a name that follows its label). `checkMerged` sees the stored record first, for rules
- * about the record as a whole (a date range, say).
+ * Changes the checked values of one record (422 when the check failed, 404 when it is missing).
+ * `changes` may depend on the stored record (a name that follows its label); so may
+ * `checkMerged`, for rules about the record as a whole (a date range, say).
  */
-export async function updateRecord<R>(
+export async function updateRecord<R, V extends Record<string, unknown>>(
   ctx: Ctx,
   t: Stored<R>,
   id: number,
-  changes: (current: R) => Record<string, unknown>,
-  checkMerged?: (current: R) => Read<unknown>,
+  checked: Read<V>,
+  changes: (current: R, values: V) => Record<string, unknown>,
+  checkMerged?: (current: R, values: V) => Read<unknown>,
 ): Promise<R> {
+  if (!checked.ok) throw invalid('validation failed', checked.errors);
+  const { values } = checked;
   return writeTransaction(ctx.db, async (trx) => {
     const current = await findRecord(trx, t, id);
     if (!current) throw notFound(`no ${t.what} with id ${id}`);
-    const columns = toColumns(t, changes(current));
+    const columns = toColumns(t, changes(current, values));
     if (Object.keys(columns).length === 0) return current;
-    const merged = checkMerged?.(current);
+    const merged = checkMerged?.(current, values);
     if (merged && !merged.ok) throw invalid('validation failed', merged.errors);
     await trx(t.table)
       .where('id', id)

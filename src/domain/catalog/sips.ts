@@ -14,8 +14,9 @@ import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { check, refusal, unknownFields, v } from '../../validation.js';
+import { errorCode } from '../../errors.js';
 import type { Ctx } from '../context.js';
-
+import { isStringArray } from './json-values.js';
 import { checkObjectCreate, createObject } from './objects.js';
 import { insertedId } from '../../db/row-id.js';
 
@@ -88,16 +89,14 @@ function jsonOrNull(text: string): unknown {
  */
 const SIP_FIELDS = {
   // "" (an empty form field) asks for a generated identifier, as an absent one does.
-  identifier: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => raw || undefined),
-      v.optional(
-        v.pipe(
-          v.string(),
-          v.regex(IDENTIFIER_RE, '1-255 letters, digits, ".", "_", "-", ":" or "/", starting with a letter or digit'),
-          v.check((id) => !hasUnsafeSegment(id), 'no empty, "." or ".." segment between "/" and no trailing "/"'),
-        ),
+  identifier: v.pipe(
+    v.optional(v.string()),
+    v.transform((raw) => raw || undefined),
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(IDENTIFIER_RE, '1-255 letters, digits, ".", "_", "-", ":" or "/", starting with a letter or digit'),
+        v.check((id) => !hasUnsafeSegment(id), 'no empty, "." or ".." segment between "/" and no trailing "/"'),
       ),
     ),
   ),
@@ -109,7 +108,7 @@ const SIP_FIELDS = {
   keywords: v.pipe(
     v.optional(v.string(), ''),
     v.transform((raw): unknown => (raw.trimStart().startsWith('[') ? jsonOrNull(raw) : raw.split(','))),
-    v.custom<string[]>((names) => Array.isArray(names) && names.every((n) => typeof n === 'string'), KEYWORDS_MESSAGE),
+    v.custom<string[]>(isStringArray, KEYWORDS_MESSAGE),
     v.transform((names) => names.map((n) => n.trim()).filter((n) => n !== '')),
   ),
 };
@@ -126,18 +125,8 @@ function readField<K extends keyof typeof SIP_FIELDS>(
   return undefined;
 }
 
-export interface SipRequest {
-  file: StagedFile;
-  identifier: string;
-  title: string | null;
-  keywords: string[];
-}
-
 /** Checks the multipart fields and the file; throws `invalid` (422) naming every bad field. */
-export async function parseSipUpload(
-  upload: SipUpload,
-  newIdentifier: () => string = () => `sip-${randomUUID()}`,
-): Promise<SipRequest> {
+export async function parseSipUpload(upload: SipUpload, newIdentifier = () => `sip-${randomUUID()}`) {
   const problems = new Map<string, string>();
   const names = upload.names ?? [...Object.keys(upload.fields), ...upload.files.map((f) => f.field)];
   // As every body's refusal (the parts are few: body.ts bounds them).
@@ -172,9 +161,7 @@ export async function parseSipUpload(
   if (file && files.length === 1 && !problems.has('file') && !(await hasZipSignature(file.path))) {
     problems.set('file', 'not a ZIP archive');
   }
-  if (problems.size > 0 || !file) {
-    throw refusal('SIP submission', Object.fromEntries(problems));
-  }
+  if (problems.size > 0 || !file) throw refusal('SIP submission', Object.fromEntries(problems));
   return { file, identifier, title, keywords };
 }
 
@@ -197,7 +184,7 @@ async function moveFile(from: string, to: string): Promise<void> {
   try {
     await rename(from, to);
   } catch (err) {
-    if ((err as { code?: unknown }).code !== 'EXDEV') throw err;
+    if (errorCode(err) !== 'EXDEV') throw err;
     try {
       await copyFile(from, to);
       await flush(to);
@@ -223,28 +210,23 @@ export async function importSip(
   upload: SipUpload,
   tokenId: number | null,
 ): Promise<SipReceipt> {
-  const req = await parseSipUpload(upload);
+  const { file, identifier, title, keywords } = await parseSipUpload(upload);
   // A file without its hash was not stored completely: never recorded as received.
-  if (!SHA256_HEX.test(req.file.sha256)) throw new Error('the uploaded file was not stored completely');
+  if (!SHA256_HEX.test(file.sha256)) throw new Error('the uploaded file was not stored completely');
   const at = ctx.clock.now();
   const now = at.toISOString();
   // Written inside the transaction callback, read after it fails.
   const state: { moved: string | null } = { moved: null };
   try {
     return await writeTransaction(ctx.db, async (trx) => {
-      // createObject answers 409 for an identifier in use, also when a concurrent import took it.
-      const object = await createObject(
-        trx,
-        { identifier: req.identifier, title: req.title, status: 'ingesting', keywords: req.keywords },
-        at,
-      );
+      const object = await createObject(trx, { identifier, title, status: 'ingesting', keywords }, at);
       const rows: unknown = await trx('sip_submissions')
         .insert({
           object_id: object.id,
           status: 'received',
           file: 'sips/pending', // the id is known only after the insert
-          size: req.file.size,
-          sha256: req.file.sha256,
+          size: file.size,
+          sha256: file.sha256,
           reason: null,
           token_id: tokenId,
           created_at: now,
@@ -254,15 +236,13 @@ export async function importSip(
       const id = insertedId(rows);
       const relative = `sips/${id}.zip`;
       await trx('sip_submissions').where('id', id).update({ file: relative });
-      // Last step inside the transaction: if the move fails, the rows are rolled back.
       const target = path.join(dataDir, relative);
       await mkdir(path.dirname(target), { recursive: true });
-      await moveFile(req.file.path, target);
+      await moveFile(file.path, target);
       state.moved = target;
       return { id, status: 'received' as const, object_id: object.id };
     });
   } catch (err) {
-    // The commit failed after the move: the file must not outlive its rows.
     if (state.moved !== null) await rm(state.moved, { force: true });
     throw err;
   }

@@ -64,11 +64,9 @@ export interface XmlNode {
 /** An element with text content; names are trusted constants, attribute values and text are escaped. */
 export const el = (name: string, attrs: Attrs, text?: string | null): XmlNode => ({ name, attrs, text });
 /** An element with child elements. */
-export const parent = (name: string, attrs: Attrs, children: readonly XmlNode[]): XmlNode => ({
-  name,
-  attrs,
-  children,
-});
+export function parent(name: string, attrs: Attrs, children: readonly XmlNode[]): XmlNode {
+  return { name, attrs, children };
+}
 
 function attrText(attrs: Attrs): string {
   let out = '';
@@ -85,11 +83,7 @@ export function serialize(node: XmlNode, depth = 0): string {
   return lines.join('\n');
 }
 
-/**
- * Text serialised already (entries written one by one, at the depth where they will stand),
- * written as it is: a list of tens of thousands of entries is one string per entry, not a tree
- * of objects per entry.
- */
+/** Text serialised already, at its final depth: a list's entries as strings, not trees of objects. */
 export const serialized = (text: string): XmlNode => ({ name: '', attrs: [], raw: text });
 
 function write(node: XmlNode, depth: number, lines: string[]): void {

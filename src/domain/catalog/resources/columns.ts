@@ -23,11 +23,6 @@ export function parseJsonColumn<T>(raw: unknown, guard: (v: unknown) => v is T):
   }
 }
 
-/** Value → JSON text column (null stays null). */
-export function jsonColumn(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
-}
-
 export const idColumn: Column<number> = { read: (raw) => Number(raw) };
 
 /** A column that always holds text (names, timestamps, enums). */
@@ -39,10 +34,10 @@ export const optionalText: Column<string | null> = {
   nullable: true,
 };
 
-/** A JSON column holding what `guard` accepts. */
+/** A JSON column holding what `guard` accepts (null stays null). */
 export const jsonOf = <T>(guard: (v: unknown) => v is T): Column<T | null> => ({
   read: (raw) => parseJsonColumn(raw, guard),
-  write: jsonColumn,
+  write: (value) => (value === null ? null : JSON.stringify(value)),
 });
 
 /** The same column with a lower-cased copy in `lower`. */

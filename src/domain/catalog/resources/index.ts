@@ -1,15 +1,12 @@
 // The catalogue's resources, one description each (actor.ts, place.ts, keyword.ts, object.ts).
 //
-// Adding a field to a resource touches its description, a migration and its tests. In the
-// description: its type in the record interface, its column (how the row value is read and
-// written: text, JSON, a lower-cased copy), its entry in `fields` (the valibot schema of the
-// input, required or nullable) and, when it should be listed, searched or sorted by, its place
-// in `list`. Storage (records.ts), the list (list.ts), the HTTP routes
-// (http/routes/catalog-routes.ts), select2 and BEACON follow from the description; TEI and
-// reconciliation show a field once it is named in their projection of the resource (`tei`:
-// its builder in tei-document.ts; `reconcile`: its columns and properties, built with
-// reconcile-properties.ts), and the TEI exports and reconciliation services exist for each
-// resource that has the projection.
+// A new field touches the description, a migration and the tests. In the description: its type
+// in the record interface, its column (text, JSON, a lower-cased copy), its entry in `fields`
+// (the input's valibot schema, required or nullable) and, to be listed, searched or sorted by,
+// `list`. Storage (records.ts), lists (list/), the routes (http/routes/catalog-routes.ts),
+// select2 and BEACON follow from the description; TEI and reconciliation show a field once their
+// projection names it (`tei`: tei/document.ts; `reconcile`: its columns, and properties built
+// with reconcile/properties.ts), and each resource with a projection has the export or service.
 import { ACTOR } from './actor.js';
 import { KEYWORD } from './keyword.js';
 import { OBJECT } from './object.js';

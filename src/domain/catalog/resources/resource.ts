@@ -1,7 +1,6 @@
 // What a catalogue resource is, once: its table and columns, the schema of its input, how it is
-// listed (searched columns, sort fields, formats) and how it is shown elsewhere (select2,
-// BEACON, TEI, reconciliation). records.ts, list.ts, the route builder, the BEACON dumps, the
-// TEI exports and the reconciliation services derive their work from it.
+// listed and how it is shown elsewhere (select2, BEACON, TEI, reconciliation). Storage, lists,
+// routes, BEACON dumps, TEI exports and reconciliation services derive their work from it.
 import type { v } from '../../../validation.js';
 import type { ListFormat, ListOptions } from '../list/query.js';
 import { recordSchema, type FieldSpecs, type FieldValues } from '../record-schema.js';
