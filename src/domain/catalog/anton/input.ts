@@ -3,9 +3,8 @@
 // cannot be honoured is refused with a 422 naming the field, never dropped silently:
 //
 // - `label` is the translations of the name, in both shapes. A body without `name` (Anton does
-//   not require it) takes the name from the label: `de`, else `en`, `fr`, `it`, else the first
-//   locale given (labelName). On a change, the name follows a new label only while it was the
-//   old label's name (see nameFollowsLabel).
+//   not require it) takes the name from the label (labelName); on a change, the name follows a
+//   new label only while it was the old label's name (nameFollowsLabel).
 // - actors: `type_id` 1-6 is a type (AUTHORITY_TYPES); `anton_date_start`/`anton_date_end` are
 //   `date_start`/`date_end`, also written D.M.YYYY or M.YYYY; `variants`, `abbreviations` are
 //   kept as they are; `private: true` is refused (every record is visible to whoever may read
@@ -48,12 +47,9 @@ export function withAntonFields<T>(mapped: Mapped | null, input: unknown, read: 
 export function antonDate(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
   const s = v.trim();
-  const pad = (n: string) => n.padStart(2, '0');
-  const dayMonthYear = /^(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4})$/.exec(s);
-  const monthYear = /^(\d{1,2})\.\s?(\d{4})$/.exec(s);
-  let iso = s;
-  if (dayMonthYear) iso = `${dayMonthYear[3]}-${pad(dayMonthYear[2] as string)}-${pad(dayMonthYear[1] as string)}`;
-  else if (monthYear) iso = `${monthYear[2]}-${pad(monthYear[1] as string)}`;
+  // D.M.YYYY or M.YYYY (a space allowed after each dot) as YYYY-MM-DD or YYYY-MM.
+  const dmy = /^(?:(\d{1,2})\.\s?)?(\d{1,2})\.\s?(\d{4})$/.exec(s);
+  const iso = dmy ? [dmy[3], dmy[2], dmy[1]].flatMap((n) => n?.padStart(2, '0') ?? []).join('-') : s;
   const r = partialDate(iso);
   return r.ok ? r.value : undefined;
 }
@@ -74,15 +70,9 @@ function mapField(
   if (!has(body, antonKey)) return;
   const raw = body[antonKey];
   const value = raw === null ? null : convert(raw);
-  if (value === undefined) {
-    out.errors[antonKey] = message;
-    return;
-  }
-  if (has(body, ourKey)) {
-    if (!same(value, body[ourKey])) out.errors[antonKey] = `disagrees with ${ourKey}; give one of them`;
-    return;
-  }
-  out.input[ourKey] = value;
+  if (value === undefined) out.errors[antonKey] = message;
+  else if (!has(body, ourKey)) out.input[ourKey] = value;
+  else if (!same(value, body[ourKey])) out.errors[antonKey] = `disagrees with ${ourKey}; give one of them`;
 }
 
 /** `name` from `label` when the body has none (create; a change applies nameFollowsLabel). */
@@ -122,18 +112,12 @@ const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
 
 const countryCodeOf = (v: unknown) =>
   typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : undefined;
+const COUNTRY_CODE_TEXT = 'must be an ISO 3166-1 alpha-2 country code such as CH';
 
 export function mapAntonPlace(body: unknown, mode: 'create' | 'update'): Mapped | null {
   if (!isPlainObject(body)) return null;
   const out: Mapped = { input: without(body, PLACE_ANTON_KEYS), errors: Object.create(null) as Record<string, string> };
-  mapField(
-    body,
-    out,
-    'country_code_id',
-    'country_code',
-    countryCodeOf,
-    'must be an ISO 3166-1 alpha-2 country code such as CH',
-  );
+  mapField(body, out, 'country_code_id', 'country_code', countryCodeOf, COUNTRY_CODE_TEXT);
   if (has(body, 'type_id') && body.type_id !== null) {
     out.errors.type_id =
       "place types are not kept by this API (Anton's type ids are terms of each installation's own valuelist); send null or leave it out";
@@ -155,7 +139,7 @@ export function nameFollowsLabel(
   const was = labelName(current.label);
   if (was === undefined || was.trim() !== current.name) return undefined;
   const next = labelName(newLabel);
-  return next === undefined || next === current.name ? undefined : next;
+  return next === current.name ? undefined : next;
 }
 
 /** A change's values with the name that follows a new label (nameFollowsLabel) when it gives no name. */

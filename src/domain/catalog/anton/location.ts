@@ -2,10 +2,9 @@
 // (decimal) or Swiss coordinates"): converted to the WGS84 degrees the API stores.
 
 /**
- * Swiss national coordinates (easting and northing in metres), which Anton's PlaceInput takes
- * for `location`: LV95 (E 2'480'000-2'840'000, N 1'070'000-1'300'000) or LV03 (y 480'000-840'000,
- * x 70'000-300'000), either order, digits optionally grouped with apostrophes. Converted to WGS84
- * with swisstopo's approximate formulas (accurate to about a metre), 6 decimals.
+ * Easting and northing in metres, LV95 (E 2'480'000-2'840'000, N 1'070'000-1'300'000) or LV03
+ * (y 480'000-840'000, x 70'000-300'000), in either order, digits optionally grouped with
+ * apostrophes; converted with swisstopo's approximate formulas (to about a metre), 6 decimals.
  */
 export function swissToWgs84(raw: string): string | null {
   const parts = raw

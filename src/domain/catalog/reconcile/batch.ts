@@ -5,7 +5,6 @@
 import { isPlainObject, isStringArray } from '../json-values.js';
 import { BatchTooLarge, cleanText, jsonObjectParam, MAX_LIMIT, MAX_QUERIES, shortKey } from './input.js';
 
-export { MAX_LIMIT };
 export const DEFAULT_LIMIT = 5;
 export const MAX_QUERY_LENGTH = 1000;
 const MAX_TYPES = 20;
@@ -42,20 +41,14 @@ export type BatchEntry = { key: string; query: ReconcileQuery } | { key: string;
  * these or there are more than MAX_VALUES.
  */
 function valueStrings(v: unknown): string[] | null {
-  const one = (x: unknown): string | null | undefined => {
-    if (typeof x === 'string') return x;
-    if (typeof x === 'number') return Number.isFinite(x) ? String(x) : null;
-    if (typeof x === 'boolean') return undefined; // no property here is boolean: matches nothing
-    if (isPlainObject(x) && typeof x.id === 'string') return x.id;
-    return null;
-  };
   const list = Array.isArray(v) ? v : [v];
   if (list.length > MAX_VALUES) return null;
   const out: string[] = [];
   for (const x of list) {
-    const s = one(x);
-    if (s === null) return null;
-    if (s !== undefined) out.push(s);
+    if (typeof x === 'string') out.push(x);
+    else if (typeof x === 'number' && Number.isFinite(x)) out.push(String(x));
+    else if (isPlainObject(x) && typeof x.id === 'string') out.push(x.id);
+    else if (typeof x !== 'boolean') return null;
   }
   return out;
 }
@@ -67,9 +60,8 @@ function parseProperties(raw: unknown): PropertyFilter[] | string {
   if (entries.length > MAX_PROPERTIES) return `"properties" may hold at most ${MAX_PROPERTIES} entries`;
   const out: PropertyFilter[] = [];
   for (const entry of entries) {
-    if (!isPlainObject(entry) || typeof entry.pid !== 'string' || entry.pid === '' || !('v' in entry)) {
+    if (!isPlainObject(entry) || typeof entry.pid !== 'string' || entry.pid === '' || !('v' in entry))
       return '"properties" must be an array of {"pid", "v"}';
-    }
     const values = propertyValues(entry.pid, entry.v);
     if (typeof values === 'string') return values;
     out.push({ pid: entry.pid, values });
@@ -113,22 +105,16 @@ function parseQuery(key: string, q: unknown): ReconcileQuery | string {
     else if (isStringArray(q.type) && q.type.length <= MAX_TYPES) types = q.type.length > 0 ? q.type : null;
     else return '"type" must be a type id or an array of type ids';
   }
-  let properties: PropertyFilter[] = [];
-  if (q.properties !== undefined && q.properties !== null) {
-    const parsed = parseProperties(q.properties);
-    if (typeof parsed === 'string') return parsed;
-    properties = parsed;
-  }
+  const properties = q.properties === undefined || q.properties === null ? [] : parseProperties(q.properties);
+  if (typeof properties === 'string') return properties;
   // 0.2: at least one of `query` or `properties`.
   if ((q.query === undefined || q.query === null) && properties.length === 0) return 'needs "query" or "properties"';
   return { key, query, limit, types, properties };
 }
 
 /**
- * `queries` as the client sent it: JSON text (a query-string or form value) or an already
- * parsed JSON value (a JSON body). A batch that is not a JSON object is a 422 on "queries"; one
- * of more than MAX_QUERIES queries a BatchTooLarge; a query that cannot be used is an entry with
- * its error, and the other queries are answered as usual.
+ * `queries` as JSON text (a query-string or form value) or parsed (a JSON body). Not a JSON
+ * object: a 422 on "queries"; more than MAX_QUERIES queries: a BatchTooLarge.
  */
 export function parseBatch(raw: unknown): BatchEntry[] {
   const batch = jsonObjectParam(raw, 'queries', MAX_DEPTH);

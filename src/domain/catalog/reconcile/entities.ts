@@ -10,16 +10,11 @@ import { namesIn } from './properties.js';
 import { typeIdIn, type PropertyDef, type ReconcileProjection, type Row, type TypeRef } from './projection.js';
 import { RESOURCES } from '../resources/index.js';
 
-export type { Row, TypeRef } from './projection.js';
-
 /** A register with a reconciliation service: its table, which also names it in the paths. */
 export type ReconcileKind = string;
 
 /** A register's service: its resource's projection, with the resource's table and word. */
-interface Service extends ReconcileProjection {
-  table: string;
-  what: string;
-}
+type Service = ReconcileProjection & { table: string; what: string };
 
 const SERVICES = new Map<ReconcileKind, Service>(
   RESOURCES.flatMap((r) => (r.reconcile ? [[r.table, { ...r.reconcile, table: r.table, what: r.what }] as const] : [])),
@@ -104,24 +99,17 @@ export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly num
 
 /**
  * The rows (of `selectRows`) whose name or alternative names hold any of `words`, in id order:
- * through the text index, with the LIKE conditions of orNameLike deciding. A LIMIT stops the
- * walk of the index's hits early (withinTextIndexById).
+ * through the text index (its columns, migration catalog_scale: `name`, and `alt` for the
+ * alternative names), with LIKE conditions deciding; a LIMIT stops the walk of the index's hits
+ * early (withinTextIndexById). The alternative names are matched on their JSON text, lower-cased:
+ * a substring without quotes or backslashes of that text is a substring of a name.
  */
 export function withNameWords(ctx: Ctx, b: Knex.QueryBuilder, kind: ReconcileKind, words: readonly string[]) {
   const { table, alternativeNames } = serviceOf(kind);
-  // The text index's columns (migration catalog_scale): `name`, and `alt` for the alternative names.
   return withinTextIndexById(ctx.db, b, table, alternativeNames ? ['name', 'alt'] : ['name'], words).where((w) => {
-    for (const word of words) orNameLike(w, kind, likePattern(word));
+    for (const pattern of words.map(likePattern)) {
+      void orWhereLikePattern(w, 'name_lower', pattern);
+      if (alternativeNames) void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, [alternativeNames, pattern]);
+    }
   });
-}
-
-/**
- * Adds, as OR alternatives, `name_lower LIKE pattern` and, where the register has them, the same
- * on the alternative names' JSON text (lower-cased: a substring without quotes or backslashes
- * of that text is a substring of a name).
- */
-export function orNameLike(w: Knex.QueryBuilder, kind: ReconcileKind, pattern: string): void {
-  void orWhereLikePattern(w, 'name_lower', pattern);
-  const column = serviceOf(kind).alternativeNames;
-  if (column) void w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '\\'`, [column, pattern]);
 }

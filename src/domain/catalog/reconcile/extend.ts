@@ -6,7 +6,7 @@ import { invalid } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { isPlainObject } from '../json-values.js';
 import { optionalParam, wholeNumber, type QueryInput } from '../list/params.js';
-import { check, v } from '../../../validation.js';
+import { parseInput, v } from '../../../validation.js';
 import { BatchTooLarge, jsonObjectParam, shortKey } from './input.js';
 import { propertiesOf, propertyOf, rowIdOf, rowsByIds, typeIdOf, type ReconcileKind } from './entities.js';
 import type { PropertyDef, PropertyValue, Row } from './projection.js';
@@ -23,11 +23,6 @@ export interface PropertyProposal {
   properties: { id: string; name: string; description: string }[];
 }
 
-/**
- * The properties worth fetching for entities of `type` (every property of the register: all
- * its records have the same ones). Without `type`, the register's properties; with a type the
- * register does not have, none. `limit` (optional) cuts the list.
- */
 const PROPOSE_PARAMS = v.object({
   type: optionalParam(
     v.pipe(
@@ -38,10 +33,12 @@ const PROPOSE_PARAMS = v.object({
   limit: optionalParam(wholeNumber(1, 1000)),
 });
 
+/**
+ * The properties worth fetching for entities of `type`: all the register's (its records all have
+ * the same ones), none for a type the register does not have.
+ */
 export function proposeProperties(kind: ReconcileKind, query: QueryInput): PropertyProposal {
-  const read = check(PROPOSE_PARAMS, query);
-  if (!read.ok) throw invalid('invalid property proposal request', read.errors);
-  const { type, limit } = read.value;
+  const { type, limit } = parseInput(PROPOSE_PARAMS, query, (e) => invalid('invalid property proposal request', e));
   const known = type === undefined || typeIdOf(kind, type) !== null;
   const properties = known ? propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description })) : [];
   return {
@@ -64,10 +61,9 @@ export interface ExtendRequest {
 }
 
 /**
- * A data extension query, `{"ids": ["12", …], "properties": [{"id": "gnd"}, …]}`, read from its
- * object; `at` names the object in error fields (0.2: `extend.`). Unknown property ids are a 422
- * naming them (the proposals list the known ones). Property settings are accepted and ignored:
- * none are offered.
+ * A data extension query read from its object; `at` names the object in error fields (0.2:
+ * `extend.`). Unknown property ids are a 422 naming them (the proposals list the known ones).
+ * Property settings are accepted and ignored: none are offered.
  */
 export function readExtendRequest(kind: ReconcileKind, q: Record<string, unknown>, at = ''): ExtendRequest {
   const errors: Record<string, string> = {};
@@ -76,7 +72,7 @@ export function readExtendRequest(kind: ReconcileKind, q: Record<string, unknown
   } else if (q.ids.length > MAX_EXTEND_IDS) {
     throw new BatchTooLarge('entity ids', q.ids.length, MAX_EXTEND_IDS);
   }
-  const wanted: string[] = [];
+  const wanted = new Set<string>();
   if (!Array.isArray(q.properties)) {
     errors[`${at}properties`] = 'required, an array of {"id"}';
   } else {
@@ -88,18 +84,15 @@ export function readExtendRequest(kind: ReconcileKind, q: Record<string, unknown
         errors[`${at}properties.${i}.id`] = `unknown property "${shortKey(p.id)}" (known: ${propertiesOf(kind)
           .map((d) => d.id)
           .join(', ')})`;
-      else if (!wanted.includes(p.id)) wanted.push(p.id);
+      else wanted.add(p.id);
       if (Object.keys(errors).length >= 20) break;
     }
   }
   if (Object.keys(errors).length > 0) throw invalid('invalid data extension request', errors);
-  return { ids: [...new Set(q.ids as string[])], properties: wanted.flatMap((id) => propertyOf(kind, id) ?? []) };
+  return { ids: [...new Set(q.ids as string[])], properties: [...wanted].flatMap((id) => propertyOf(kind, id) ?? []) };
 }
 
-/**
- * Each id's values of each property asked for, in the request's order; ids that name no record
- * get empty values, like records that lack the property.
- */
+/** Each id's values of each property asked for, in order; none for an id that names no record. */
 export async function extendValues(
   ctx: Ctx,
   kind: ReconcileKind,

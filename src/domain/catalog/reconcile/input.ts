@@ -28,9 +28,8 @@ export class BatchTooLarge extends Error {
 }
 
 /**
- * Whether a JSON value nests deeper than `max` containers. No valid document of the protocol
- * nests deeper than 6 (batch → query → properties → property → values → value); a deeper one is
- * refused as a whole before anything walks it. Iterative, so 100,000 levels cost no stack.
+ * Whether a JSON value nests deeper than `max` containers, so that such a document is refused as
+ * a whole before anything walks it. Iterative, so 100,000 levels cost no stack.
  */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
@@ -44,34 +43,25 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/**
- * The JSON object a client sent in `field`: JSON text (query string, form) or a parsed value
- * (JSON body). Anything that is not one JSON object is a 422 naming the field.
- */
+/** The JSON object a client sent in `field`, as text or parsed; anything else is a 422 naming it. */
 export function jsonObjectParam(raw: unknown, field: string, maxDepth: number): Record<string, unknown> {
-  if (raw === undefined || raw === null || raw === '')
-    throw invalid(`invalid ${field} request`, { [field]: 'required' });
-  if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) {
-    throw invalid(`invalid ${field} request`, { [field]: 'must be given once' });
-  }
+  const refused = (message: string) => invalid(`invalid ${field} request`, { [field]: message });
+  if (raw === undefined || raw === null || raw === '') throw refused('required');
+  if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) throw refused('must be given once');
   let value: unknown = raw;
   if (typeof raw === 'string') {
     try {
       value = JSON.parse(raw) as unknown;
     } catch {
-      throw invalid(`invalid ${field} request`, { [field]: 'must be a JSON object' });
+      throw refused('must be a JSON object');
     }
   }
-  if (!isPlainObject(value)) throw invalid(`invalid ${field} request`, { [field]: 'must be a JSON object' });
-  if (nestsDeeperThan(value, maxDepth))
-    throw invalid(`invalid ${field} request`, { [field]: `must not nest deeper than ${maxDepth} levels` });
+  if (!isPlainObject(value)) throw refused('must be a JSON object');
+  if (nestsDeeperThan(value, maxDepth)) throw refused(`must not nest deeper than ${maxDepth} levels`);
   return value;
 }
 
-/**
- * A short piece of text from a client, NFKC-normalised with whitespace collapsed, or a message
- * saying why it cannot be used.
- */
+/** A short text from a client, NFKC-normalised with whitespace collapsed, or why it is unusable. */
 export function cleanText(
   value: string,
   maxLength: number,

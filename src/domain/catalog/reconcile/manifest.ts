@@ -2,32 +2,9 @@
 // what OpenRefine reads when a user adds the service, and from then on the only source of the
 // URLs of its suggest, preview and data extension services.
 import { serviceOf, type ReconcileKind } from './entities.js';
-import type { TypeRef } from './projection.js';
 import { MAX_QUERIES } from './input.js';
 
 export const PREVIEW_SIZE = { width: 400, height: 200 } as const;
-
-interface ServicePath {
-  service_url: string;
-  service_path: string;
-}
-
-export interface Manifest {
-  /** 0.2; and 0.1, whose one extra demand (JSONP on every endpoint) the GET endpoints meet. */
-  versions: string[];
-  name: string;
-  identifierSpace: string;
-  schemaSpace: string;
-  defaultTypes: TypeRef[];
-  /** Where a person can look at an entity; keywords have no page of their own. */
-  view?: { url: string };
-  preview: { url: string; width: number; height: number };
-  suggest: { entity: ServicePath; property: ServicePath; type: ServicePath };
-  extend: { propose_properties: ServicePath; property_settings: never[] };
-  batchSize: number;
-  /** Present when queries need a token (public_access off): how to send it. */
-  authentication?: typeof AUTHENTICATION;
-}
 
 /** How to send a token, as an OpenAPI security scheme (0.2 and 1.0-draft name the same one). */
 export const AUTHENTICATION = {
@@ -46,21 +23,24 @@ export interface ManifestOptions {
  * The service manifest. `baseUrl`: the origin (and path prefix) clients reach the API at — the
  * configured `publicUrl`, else the origin of the request — without a trailing slash.
  */
-export function manifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}): Manifest {
+export function manifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}) {
   const { types, view } = serviceOf(kind);
   const service = `${baseUrl}/api/${kind}/reconcile`;
-  const at = (service_path: string): ServicePath => ({ service_url: service, service_path });
+  const at = (service_path: string) => ({ service_url: service, service_path });
   return {
+    // 0.1 too: its one extra demand (JSONP on every endpoint) the GET endpoints meet.
     versions: ['0.1', '0.2'],
     name: `archivectl ${kind}`,
     identifierSpace: `${baseUrl}/api/${kind}/`,
     schemaSpace: `${baseUrl}/api/${kind}/types/`,
     defaultTypes: [...types],
+    // Where a person can look at an entity; keywords have no page of their own.
     ...(view ? { view: { url: `${baseUrl}/api/${kind}/{{id}}` } } : {}),
     preview: { url: `${service}/preview/{{id}}`, ...PREVIEW_SIZE },
     suggest: { entity: at('/suggest/entity'), property: at('/suggest/property'), type: at('/suggest/type') },
     extend: { propose_properties: at('/properties'), property_settings: [] },
     batchSize: MAX_QUERIES,
+    // When queries need a token (public_access off): how to send it.
     ...(options.authentication ? { authentication: AUTHENTICATION } : {}),
   };
 }

@@ -24,19 +24,12 @@ import {
   type ReconcileKind,
 } from './entities.js';
 import type { PropertyMatch, Row, TypeRef } from './projection.js';
+import { POOL } from './input.js';
 
 export { RECONCILE_KINDS, type Entity, type ReconcileKind } from './entities.js';
-export { manifest, type Manifest } from './manifest.js';
+export { manifest } from './manifest.js';
 export { BatchTooLarge, MAX_QUERIES } from './input.js';
-import { POOL } from './input.js';
-export {
-  DEFAULT_LIMIT,
-  MAX_LIMIT,
-  parseBatch,
-  type BatchEntry,
-  type PropertyFilter,
-  type ReconcileQuery,
-} from './batch.js';
+export { parseBatch, type ReconcileQuery } from './batch.js';
 
 /** The score of a candidate found by non-identifying properties alone (no name to compare). */
 const PROPERTIES_ONLY_SCORE = 50;
@@ -89,58 +82,35 @@ export function rank(query: string, pool: Entity[], limit: number, fixedScore?: 
  * typo ("Schiler") or an accent ("Zurich") in one half of a word still finds it.
  */
 export function searchWords(query: string): string[] {
-  const words = [
-    ...new Set(
-      query
-        .toLowerCase()
-        .split(/[^\p{L}\p{N}]+/u)
-        .filter(Boolean),
-    ),
-  ];
+  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
   const long = words.filter((w) => [...w].length >= 2);
   const chosen = (long.length > 0 ? long : words).sort((a, b) => b.length - a.length).slice(0, 4);
-  const out = new Set<string>();
-  for (const word of chosen) {
-    out.add(word);
+  const withHalves = chosen.flatMap((word) => {
     const chars = [...word];
-    if (chars.length >= 6) {
-      out.add(chars.slice(0, 4).join(''));
-      out.add(chars.slice(-4).join(''));
-    }
-  }
-  return [...out];
+    return chars.length >= 6 ? [word, chars.slice(0, 4).join(''), chars.slice(-4).join('')] : [word];
+  });
+  return [...new Set(withHalves)];
 }
 
 /** A query's property that this register can compare, with the values as stored. */
-interface Comparison {
-  match: PropertyMatch;
-  values: string[];
-}
+type Comparison = { match: PropertyMatch; values: string[] };
 
 /** Entity ids as a property: each names its record, so it identifies like an authority id. */
 const ID_MATCH: PropertyMatch = {
   column: 'id',
-  normalise: (v) => {
-    const id = rowIdOf(v.trim());
-    return id === null ? null : String(id);
-  },
+  normalise: (v) => rowIdOf(v.trim())?.toString() ?? null,
   identifies: true,
 };
 
 /** The query's comparable properties; properties this register cannot compare are ignored. */
 function comparisons(kind: ReconcileKind, q: ReconcileQuery): Comparison[] {
-  const out: Comparison[] = [];
-  if (q.ids) out.push({ match: ID_MATCH, values: [...new Set(q.ids.flatMap((v) => ID_MATCH.normalise(v) ?? []))] });
-  for (const p of q.properties) {
-    const match = propertyOf(kind, p.pid)?.match;
-    if (!match) continue;
-    const values = p.values.flatMap((v) => {
-      const n = match.normalise(v);
-      return n === null ? [] : [match.caseInsensitive ? n.toLowerCase() : n];
-    });
-    out.push({ match, values: [...new Set(values)] });
-  }
-  return out;
+  const given = q.properties.map((p) => ({ match: propertyOf(kind, p.pid)?.match, values: p.values }));
+  if (q.ids) given.unshift({ match: ID_MATCH, values: q.ids });
+  return given.flatMap(({ match, values }) => {
+    if (!match) return [];
+    const stored = values.flatMap((v) => match.normalise(v) ?? []);
+    return [{ match, values: [...new Set(match.caseInsensitive ? stored.map((n) => n.toLowerCase()) : stored)] }];
+  });
 }
 
 function satisfies(row: Row, all: Comparison[]): boolean {
@@ -148,8 +118,7 @@ function satisfies(row: Row, all: Comparison[]): boolean {
     // Text columns, and the numeric id (as its digits).
     const cell = row[match.column];
     const raw = typeof cell === 'number' ? String(cell) : cell;
-    if (typeof raw !== 'string') return false;
-    return values.includes(match.caseInsensitive ? raw.toLowerCase() : raw);
+    return typeof raw === 'string' && values.includes(match.caseInsensitive ? raw.toLowerCase() : raw);
   });
 }
 
@@ -159,13 +128,9 @@ async function pool(
   kind: ReconcileKind,
   q: ReconcileQuery,
 ): Promise<{ entities: Entity[]; fixedScore?: number }> {
-  let typeFilter: string[] | null = null;
-  if (q.types) {
-    const known = [...new Set(q.types.flatMap((t) => typeIdOf(kind, t) ?? []))];
-    // A type this service does not have: no entity can be of it.
-    if (known.length === 0) return { entities: [] };
-    typeFilter = known;
-  }
+  const typeFilter = q.types && [...new Set(q.types.flatMap((t) => typeIdOf(kind, t) ?? []))];
+  // A type this service does not have: no entity can be of it.
+  if (typeFilter?.length === 0) return { entities: [] };
   const compare = comparisons(kind, q);
   // A comparable property none of whose values can be stored (a malformed GND id): no match.
   if (compare.some((c) => c.values.length === 0)) return { entities: [] };
@@ -185,15 +150,10 @@ async function pool(
   if (q.query === '') {
     lookups.push(byProperties(compare));
   } else {
-    const lower = q.query.toLowerCase();
     const words = searchWords(q.query);
-    lookups.push(base().where('name_lower', lower).orderBy('id').limit(POOL) as Promise<Row[]>);
-    if (words.length > 0) {
-      lookups.push(
-        // The words hold no quote or backslash (see orNameLike).
-        withNameWords(ctx, base(), kind, words).limit(POOL) as Promise<Row[]>,
-      );
-    }
+    lookups.push(base().where('name_lower', q.query.toLowerCase()).orderBy('id').limit(POOL) as Promise<Row[]>);
+    // The words hold no quote or backslash (see withNameWords).
+    if (words.length > 0) lookups.push(withNameWords(ctx, base(), kind, words).limit(POOL) as Promise<Row[]>);
     // The entity an identifier names is a candidate whatever its name is spelled like.
     if (identifying.length > 0) lookups.push(byProperties(identifying));
   }
@@ -217,9 +177,8 @@ export async function candidatesFor(ctx: Ctx, kind: ReconcileKind, q: ReconcileQ
 
 /** Answers a batch of queries: `{"q0": {"result": [candidate, …]}, …}`. */
 export async function reconcile(ctx: Ctx, kind: ReconcileKind, queries: unknown): Promise<ReconcileAnswer> {
-  const entries = parseBatch(queries);
   const answer = Object.create(null) as ReconcileAnswer;
-  for (const entry of entries) {
+  for (const entry of parseBatch(queries)) {
     answer[entry.key] =
       'error' in entry ? { result: [], error: entry.error } : { result: await candidatesFor(ctx, kind, entry.query) };
   }

@@ -34,13 +34,10 @@ function bigrams(s: string): Map<string, number> {
 export function dice(a: string, b: string): number {
   const A = bigrams(a);
   const B = bigrams(b);
-  let sizeA = 0;
-  let sizeB = 0;
   let common = 0;
-  for (const n of A.values()) sizeA += n;
-  for (const n of B.values()) sizeB += n;
   for (const [g, n] of A) common += Math.min(n, B.get(g) ?? 0);
-  return sizeA + sizeB === 0 ? 0 : (2 * common) / (sizeA + sizeB);
+  // A string of n characters, padded with a space at each end, has n + 1 bigrams.
+  return (2 * common) / ([...a].length + [...b].length + 2);
 }
 
 /** Jaccard index of the word sets (0..1): "Hans Müller" and "Müller, Hans" score 1. */
@@ -48,8 +45,7 @@ export function wordJaccard(a: string, b: string): number {
   const A = new Set(a.split(' ').filter(Boolean));
   const B = new Set(b.split(' ').filter(Boolean));
   if (A.size === 0 || B.size === 0) return 0;
-  let common = 0;
-  for (const w of A) if (B.has(w)) common++;
+  const common = [...A].filter((w) => B.has(w)).length;
   return common / (A.size + B.size - common);
 }
 

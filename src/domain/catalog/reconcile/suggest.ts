@@ -6,7 +6,7 @@ import { invalid } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { likePrefix, orWhereLikePattern } from '../list/query.js';
 import { optionalParam, param, wholeNumber, type QueryInput } from '../list/params.js';
-import { check, v } from '../../../validation.js';
+import { parseInput, v } from '../../../validation.js';
 import { cleanText, MAX_LIMIT, POOL } from './input.js';
 import {
   alternativeNamesOf,
@@ -47,9 +47,8 @@ export interface SuggestEntity extends SuggestItem {
 }
 
 /**
- * The parameters of a suggest request. `prefix` as 0.2 names it; `query` too, which the
- * suggest widget of OpenRefine sends unless told otherwise. Unknown parameters (`spell`,
- * `exact`, `_` …) are ignored. Bad values are a 422 naming the parameter.
+ * `prefix` as 0.2 names it, and `query`, which OpenRefine's suggest widget sends unless told
+ * otherwise. Unknown parameters (`spell`, `exact`, `_` …) are ignored.
  */
 const SUGGEST_PARAMS = v.object({
   prefix: optionalParam(v.string()),
@@ -59,7 +58,6 @@ const SUGGEST_PARAMS = v.object({
   type: optionalParam(v.string()),
 });
 
-/** 1.0-draft: `prefix`, `offset` (0.2's `cursor`) and `limit`; `type` as in 0.2. */
 const DRAFT_SUGGEST_PARAMS = v.object({
   prefix: optionalParam(v.string()),
   offset: param(wholeNumber(0, MAX_CURSOR), 0),
@@ -67,18 +65,15 @@ const DRAFT_SUGGEST_PARAMS = v.object({
   type: optionalParam(v.string()),
 });
 
+const refused = (errors: Record<string, string>) => invalid('invalid suggest request', errors);
+
 export function parseSuggestParams(kind: ReconcileKind, query: QueryInput): SuggestParams {
-  const read = check(SUGGEST_PARAMS, query);
-  if (!read.ok) throw invalid('invalid suggest request', read.errors);
-  const { prefix: given, query: typed, cursor, limit, type } = read.value;
-  const field = given !== undefined ? 'prefix' : 'query';
-  return suggestParams(kind, field, given ?? typed ?? '', { cursor, limit, type });
+  const { prefix: given, query: typed, cursor, limit, type } = parseInput(SUGGEST_PARAMS, query, refused);
+  return suggestParams(kind, given !== undefined ? 'prefix' : 'query', given ?? typed ?? '', { cursor, limit, type });
 }
 
 export function parseDraftSuggestParams(kind: ReconcileKind, query: QueryInput): SuggestParams {
-  const read = check(DRAFT_SUGGEST_PARAMS, query);
-  if (!read.ok) throw invalid('invalid suggest request', read.errors);
-  const { prefix, offset, limit, type } = read.value;
+  const { prefix, offset, limit, type } = parseInput(DRAFT_SUGGEST_PARAMS, query, refused);
   return suggestParams(kind, 'prefix', prefix ?? '', { cursor: offset, limit, type });
 }
 
@@ -89,7 +84,7 @@ function suggestParams(
   { cursor, limit, type }: { cursor: number; limit: number; type: string | undefined },
 ): SuggestParams {
   const c = cleanText(typed, MAX_PREFIX_LENGTH);
-  if (!c.ok) throw invalid('invalid suggest request', { [field]: c.message });
+  if (!c.ok) throw refused({ [field]: c.message });
   return { prefix: c.text, cursor, limit, types: type === undefined ? null : [typeIdOf(kind, type) ?? type] };
 }
 
@@ -122,7 +117,6 @@ export async function suggestEntities(
   if (p.types && !typeColumn && !p.types.some((t) => types.some((k) => k.id === t))) return { result: [] };
   const base = () => selectRows(ctx, kind, p.types);
   const lower = p.prefix.toLowerCase();
-  const wanted = p.cursor + p.limit;
   const id = rowIdOf(p.prefix);
   const lookups: Promise<Row[]>[] = [
     // Names that begin with the text, in name order: the first pages are always complete.
@@ -130,21 +124,20 @@ export async function suggestEntities(
       .where((w) => void orWhereLikePattern(w, 'name_lower', likePrefix(lower)))
       .orderBy('name_lower')
       .orderBy('id')
-      .limit(wanted) as Promise<Row[]>,
+      .limit(p.cursor + p.limit) as Promise<Row[]>,
     withNameWords(ctx, base(), kind, [lower]).limit(POOL) as Promise<Row[]>,
   ];
   if (id !== null) lookups.push(base().where('id', id) as Promise<Row[]>);
+  // An alternative name that answers ranks after every name that does.
+  const altRank = (row: Row) => {
+    const best = Math.min(...alternativeNamesOf(kind, row).map((a) => rankOf(p.prefix, a) ?? Infinity));
+    return Number.isFinite(best) ? 5 + best : null;
+  };
   const seen = new Map<number, { row: Row; rank: number }>();
   for (const row of (await Promise.all(lookups)).flat()) {
     const rowId = Number(row.id);
     if (seen.has(rowId)) continue;
-    let rank = rankOf(p.prefix, row.name);
-    if (rank === null) {
-      // An alternative name that answers ranks after every name that does.
-      const best = Math.min(...alternativeNamesOf(kind, row).map((a) => rankOf(p.prefix, a) ?? Infinity));
-      if (Number.isFinite(best)) rank = 5 + best;
-    }
-    if (rank === null && rowId === id) rank = 0.5;
+    const rank = rankOf(p.prefix, row.name) ?? altRank(row) ?? (rowId === id ? 0.5 : null);
     if (rank !== null) seen.set(rowId, { row, rank });
   }
   const ranked = [...seen.values()].sort(
@@ -170,9 +163,8 @@ export async function suggestEntities(
 function suggestFrom<T extends SuggestItem>(items: readonly T[], p: SuggestParams): { result: T[] } {
   const typed = normalise(p.prefix);
   const ranked = items.flatMap((item, i) => {
-    const byName = rankOf(p.prefix, item.name);
-    const byId = item.id.toLowerCase().startsWith(typed) ? 1 : item.id.toLowerCase().includes(typed) ? 3 : null;
-    const rank = Math.min(byName ?? Infinity, byId ?? Infinity);
+    const byId = item.id.toLowerCase().startsWith(typed) ? 1 : item.id.toLowerCase().includes(typed) ? 3 : Infinity;
+    const rank = Math.min(rankOf(p.prefix, item.name) ?? Infinity, byId);
     return typed === '' || Number.isFinite(rank) ? [{ item, rank: typed === '' ? 0 : rank, i }] : [];
   });
   ranked.sort((a, b) => a.rank - b.rank || a.i - b.i);

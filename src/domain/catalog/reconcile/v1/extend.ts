@@ -6,32 +6,19 @@ import { invalid } from '../../../../errors.js';
 import type { Ctx } from '../../../context.js';
 import { isPlainObject } from '../../json-values.js';
 import type { QueryInput } from '../../list/params.js';
-import {
-  extendValues,
-  MAX_EXTEND_DEPTH,
-  metaOf,
-  proposeProperties,
-  readExtendRequest,
-  type PropertyProposal,
-} from '../extend.js';
+import { extendValues, MAX_EXTEND_DEPTH, metaOf, proposeProperties, readExtendRequest } from '../extend.js';
 import type { ReconcileKind } from '../entities.js';
 import { nestsDeeperThan } from '../input.js';
-import type { PropertyValue } from '../projection.js';
-
-export interface DraftExtendAnswer {
-  meta: { id: string; name: string }[];
-  rows: { id: string; properties: { id: string; values: PropertyValue[] }[] }[];
-}
 
 /** The draft requires `type` (the proposals are for entities of that type); the rest is 0.2's. */
-export function proposeDraftProperties(kind: ReconcileKind, query: QueryInput): PropertyProposal {
+export function proposeDraftProperties(kind: ReconcileKind, query: QueryInput) {
   if (query.type === undefined || query.type === '')
     throw invalid('invalid property proposal request', { type: 'required: the type to propose properties for' });
   return proposeProperties(kind, query);
 }
 
 /** A data extension query (`{"ids": […], "properties": [{"id"}, …]}`, the parsed JSON body). */
-export async function extendDraft(ctx: Ctx, kind: ReconcileKind, body: unknown): Promise<DraftExtendAnswer> {
+export async function extendDraft(ctx: Ctx, kind: ReconcileKind, body: unknown) {
   if (!isPlainObject(body))
     throw invalid('invalid data extension request', { body: 'required: a JSON body {"ids", "properties"}' });
   if (nestsDeeperThan(body, MAX_EXTEND_DEPTH))

@@ -5,33 +5,18 @@
 import { serviceOf, type ReconcileKind } from '../entities.js';
 import { MAX_QUERIES } from '../input.js';
 import { AUTHENTICATION, PREVIEW_SIZE, type ManifestOptions } from '../manifest.js';
-import type { TypeRef } from '../projection.js';
 
-export const DRAFT_VERSION = '1.0-draft';
-
-export interface DraftManifest {
-  versions: string[];
-  name: string;
-  /** Required in 1.0-draft: an RFC 6570 template with `id`. */
-  view: { url: string };
-  defaultTypes: TypeRef[];
-  preview: { width: number; height: number };
-  suggest: { entity: boolean; property: boolean; type: boolean };
-  extend: { proposeProperties: boolean; propertySettings: never[] };
-  batchSize: number;
-  /** Scores are 0..100 (service.ts). */
-  standardizedScore: boolean;
-  authentication?: typeof AUTHENTICATION;
-}
+const DRAFT_VERSION = '1.0-draft';
 
 /** The path of a register's 1.0-draft service root, below the API's base URL. */
 export const draftRoot = (kind: ReconcileKind) => `/api/${kind}/reconcile/${DRAFT_VERSION}`;
 
 /**
  * The manifest. `baseUrl` as for 0.2's (the configured `publicUrl`, else the request's origin).
- * Keywords have no page of their own, and the draft requires a view: theirs is the preview page.
+ * Keywords have no page of their own, and the draft requires a view (an RFC 6570 template with
+ * `id`): theirs is the preview page.
  */
-export function draftManifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}): DraftManifest {
+export function draftManifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}) {
   const { types, view } = serviceOf(kind);
   return {
     versions: [DRAFT_VERSION],
@@ -42,6 +27,7 @@ export function draftManifest(kind: ReconcileKind, baseUrl: string, options: Man
     suggest: { entity: true, property: true, type: true },
     extend: { proposeProperties: true, propertySettings: [] },
     batchSize: MAX_QUERIES,
+    // Scores are 0..100 (service.ts).
     standardizedScore: true,
     ...(options.authentication ? { authentication: AUTHENTICATION } : {}),
   };

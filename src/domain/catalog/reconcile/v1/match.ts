@@ -5,9 +5,8 @@
 // `{"results": [{"candidates": […]}, …]}` in the batch's order, with 0.2's candidates and scores.
 //
 // A batch that does not follow the draft's schema, or asks for what this service does not do,
-// is refused as a whole: 422 naming every problem (the first 20). 0.2's batches answer such a
-// query beside the others, because OpenRefine would mark every row of the batch as failed; a
-// 1.0 client is told at once what it sent wrong.
+// is refused as a whole, a 422 naming its problems: a 1.0 client is told at once what it sent
+// wrong (0.2 answers such a query beside the others, or OpenRefine would fail the whole batch).
 //
 // Every condition narrows the candidates, as 0.2's properties do, whatever its `required`
 // says (the draft would have optional ones only rank); `matchQuantifier` may only be `any`;
@@ -30,10 +29,6 @@ const MAX_PROBLEMS = 20;
 const QUERY_FIELDS = new Set(['conditions', 'type', 'limit', 'lang', 'dir']);
 const DIRECTIONS = ['ltr', 'rtl', 'auto'];
 
-export interface MatchAnswer {
-  results: { candidates: Candidate[] }[];
-}
-
 type Problems = Record<string, string>;
 
 /** `lang` and `dir`, where an object may have them: the draft's types, else a problem each. */
@@ -45,11 +40,7 @@ function checkText(o: Record<string, unknown>, at: string, problems: Problems): 
 }
 
 /** What the conditions of one query come to. */
-interface Conditions {
-  name?: string;
-  ids?: string[];
-  properties: { pid: string; values: string[] }[];
-}
+type Conditions = Pick<ReconcileQuery, 'ids' | 'properties'> & { name?: string };
 
 /** One condition, added to `into`; its problems, if any, to `problems`. */
 function readCondition(kind: ReconcileKind, c: unknown, at: string, into: Conditions, problems: Problems): void {
@@ -91,7 +82,6 @@ function readCondition(kind: ReconcileKind, c: unknown, at: string, into: Condit
       }
       const values = propertyValues(pid, c.propertyValue);
       if (typeof values === 'string') problems[`${at}.propertyValue`] = values;
-      // What this register cannot compare is ignored, as 0.2 ignores such properties.
       else if (propertyOf(kind, pid)?.match) into.properties.push({ pid, values });
       return;
     }
@@ -100,10 +90,9 @@ function readCondition(kind: ReconcileKind, c: unknown, at: string, into: Condit
   }
 }
 
-/** One query of the batch (its key: its position), or nothing when it has problems. */
+/** One query of the batch (its key: its position); its problems go to `problems`. */
 function readQuery(kind: ReconcileKind, q: unknown, i: number, problems: Problems): ReconcileQuery | null {
   const at = `queries.${i}`;
-  const before = Object.keys(problems).length;
   if (!isPlainObject(q)) {
     problems[at] = 'must be an object with "conditions"';
     return null;
@@ -131,15 +120,8 @@ function readQuery(kind: ReconcileKind, q: unknown, i: number, problems: Problem
   } else {
     for (const [j, c] of q.conditions.entries()) readCondition(kind, c, `${at}.conditions.${j}`, conditions, problems);
   }
-  if (Object.keys(problems).length > before) return null;
-  return {
-    key: String(i),
-    query: conditions.name ?? '',
-    limit,
-    types,
-    properties: conditions.properties,
-    ...(conditions.ids ? { ids: conditions.ids } : {}),
-  };
+  const { name = '', ...idsAndProperties } = conditions;
+  return { key: String(i), query: name, limit, types, ...idsAndProperties };
 }
 
 /**
@@ -167,8 +149,8 @@ export function readDraftBatch(kind: ReconcileKind, body: unknown): ReconcileQue
 }
 
 /** Answers a batch: each query's candidates, in the batch's order. */
-export async function matchDraft(ctx: Ctx, kind: ReconcileKind, body: unknown): Promise<MatchAnswer> {
-  const results: MatchAnswer['results'] = [];
+export async function matchDraft(ctx: Ctx, kind: ReconcileKind, body: unknown) {
+  const results: { candidates: Candidate[] }[] = [];
   for (const q of readDraftBatch(kind, body)) results.push({ candidates: await candidatesFor(ctx, kind, q) });
   return { results };
 }
