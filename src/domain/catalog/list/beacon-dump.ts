@@ -1,15 +1,14 @@
 // BEACON dumps as files (export-file.ts): a dump is built once per change of its table — a slice
 // of rows at a time, into a file under `<dataDir>/exports` — and every request until the next
 // change is sent that file. The table's version (`tei_sources`, changed by triggers with every
-// write) says when a dump is stale. A dump depends on its register, provider, narrowing and
-// target URL (which may come from the request's Host): each combination is a file of its own,
-// and at most MAX_CACHED are kept per daemon, the least recently used removed first.
+// write) says when a dump is stale. Each register, provider, narrowing and target URL (which may
+// come from the request's Host) has a dump file of its own: MAX_CACHED are kept per daemon.
 import { createHash } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
 import { rm } from 'node:fs/promises';
 import type { Knex } from 'knex';
+import type { Ctx } from '../../context.js';
 import { openOrRebuild, SharedBuilds, slicesOf, tableVersion, withBuild } from '../export-file.js';
-import { beaconHeader, beaconLine, PROVIDERS, type BeaconProvider } from './beacon.js';
+import { beaconHeader, beaconLine, type BeaconProvider } from './beacon.js';
 
 /** What a dump needs of a resource's description. */
 export interface DumpSource {
@@ -36,31 +35,22 @@ export interface BeaconDump {
 }
 
 /** Where the dumps are kept, and the database they are built from. */
-export interface DumpCtx {
-  db: Knex;
-  dir: string;
-}
+export type DumpCtx = Pick<Ctx, 'db'> & { dir: string };
 
-/** Dumps kept per daemon (each a file; the URL in a dump can vary with the request's Host). */
+/** Dumps kept per daemon, the least recently used removed first. */
 const MAX_CACHED = 32;
 
-interface Cached {
-  version: string;
-  dump: BeaconDump;
-}
+type Cached = { version: string; dump: BeaconDump };
 /** Per database: the dumps built, least recently used first (a Map keeps insertion order). */
 const cached = new WeakMap<Knex, Map<string, Cached>>();
 /** Builds in flight, per database and (dump, version): concurrent requests share one. */
 const building = new SharedBuilds<BeaconDump>();
 
-function mapOf<V>(maps: WeakMap<Knex, Map<string, V>>, db: Knex): Map<string, V> {
-  let map = maps.get(db);
-  if (!map) maps.set(db, (map = new Map<string, V>()));
+function cacheOf(db: Knex): Map<string, Cached> {
+  let map = cached.get(db);
+  if (!map) cached.set(db, (map = new Map<string, Cached>()));
   return map;
 }
-
-const keyOf = (ctx: DumpCtx, req: DumpRequest): string =>
-  [ctx.dir, req.source.table, req.provider, req.narrow?.key ?? '', req.baseUrl].join('\u0000');
 
 /** The latest `updated_at` of a table (ISO strings of one width sort as text), or null. */
 async function lastChange(db: Knex, table: string): Promise<Date | null> {
@@ -73,15 +63,14 @@ async function lastChange(db: Knex, table: string): Promise<Date | null> {
 /**
  * Builds the dump of `req`: the records that have an id of the provider, linked to
  * `<baseUrl>/api/<table>/{ID}`. `#TIMESTAMP` (and Last-Modified) is the last change to any row
- * of the table, not only to the rows in the dump: a change can also take a row out of it (an
- * identifier cleared, a type changed), and that change must move the timestamp too. It is read
- * before the rows: a write between the two reads then gives rows newer than the timestamp (a
- * harvester fetches once more), never a timestamp newer than the rows (it would answer 304 to a
- * harvester that has not seen the write).
+ * of the table, not only of the dump's: a change can also take a row out of it (an identifier
+ * cleared, a type changed). It is read before the rows: a write between the two reads then gives
+ * rows newer than the timestamp (a harvester fetches once more), never a timestamp newer than the
+ * rows (it would answer 304 to a harvester that has not seen the write).
  */
 async function build(ctx: DumpCtx, req: DumpRequest, key: string): Promise<BeaconDump> {
   const { table } = req.source;
-  const column = PROVIDERS[req.provider].column;
+  const column = req.provider; // the provider's identifiers are in the column of its name
   const lastModified = await lastChange(ctx.db, table);
   const name = `beacon-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}-`;
   return withBuild(ctx.dir, async (file) => {
@@ -100,11 +89,8 @@ async function build(ctx: DumpCtx, req: DumpRequest, key: string): Promise<Beaco
       (q) => req.narrow?.apply(q.whereNotNull(column)) ?? q.whereNotNull(column),
     );
     for await (const slice of rows) {
-      await file.write(
-        slice
-          .map((r) => beaconLine({ source: String(r.source), id: Number(r.id), annotation: String(r.name) }))
-          .join(''),
-      );
+      const links = slice.map((r) => ({ source: String(r.source), id: Number(r.id), annotation: String(r.name) }));
+      await file.write(links.map(beaconLine).join(''));
     }
     const done = await file.finish(ctx.dir, (sha256) => `${name}${sha256.toString('base64url').slice(0, 32)}.txt`);
     return { etag: `"${done.sha256.toString('base64url').slice(0, 32)}"`, lastModified, file: done.file };
@@ -113,7 +99,7 @@ async function build(ctx: DumpCtx, req: DumpRequest, key: string): Promise<Beaco
 
 /** Keeps a built dump, removing the file of the one it replaces and of the least recently used beyond MAX_CACHED. */
 function remember(db: Knex, key: string, version: string, dump: BeaconDump): void {
-  const map = mapOf(cached, db);
+  const map = cacheOf(db);
   const old = map.get(key);
   map.delete(key);
   map.set(key, { version, dump });
@@ -128,9 +114,9 @@ function remember(db: Knex, key: string, version: string, dump: BeaconDump): voi
 
 /** The dump of `req` as of now: the one built for the table's current version, else built first. */
 export async function beaconDump(ctx: DumpCtx, req: DumpRequest, rebuild = false): Promise<BeaconDump> {
-  const key = keyOf(ctx, req);
+  const key = [ctx.dir, req.source.table, req.provider, req.narrow?.key ?? '', req.baseUrl].join('\u0000');
   const version = await tableVersion(ctx.db, req.source.table); // before the rows: see tei/exports.ts
-  const map = mapOf(cached, ctx.db);
+  const map = cacheOf(ctx.db);
   const hit = map.get(key);
   if (!rebuild && hit && hit.version === version) {
     map.delete(key); // most recently used: last
@@ -148,11 +134,7 @@ export async function beaconDump(ctx: DumpCtx, req: DumpRequest, rebuild = false
  * The file of `dump` opened for sending; one that is gone (removed by another daemon sharing
  * dataDir, or by hand) is built again, and the answer is then that dump.
  */
-export async function openDump(
-  ctx: DumpCtx,
-  req: DumpRequest,
-  dump: BeaconDump,
-): Promise<{ dump: BeaconDump; handle: FileHandle }> {
+export async function openDump(ctx: DumpCtx, req: DumpRequest, dump: BeaconDump) {
   const opened = await openOrRebuild(dump, () => beaconDump(ctx, req, true), `the BEACON dump of ${req.source.table}`);
   return { dump: opened.built, handle: opened.handle };
 }

@@ -3,31 +3,24 @@
 // entity's URL in this API, annotated with its name. A dump is the whole set, unpaged; it is
 // built into a file and sent from there (beacon-dump.ts). This module is the format.
 import { invalid } from '../../../errors.js';
-import { oneOf } from '../../../validation.js';
+import { check, oneOf, v } from '../../../validation.js';
 import { optionalParam, type QueryInput } from './params.js';
-import { check, v } from '../../../validation.js';
 
 export type BeaconProvider = 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
 
-interface ProviderSpec {
-  /**
-   * The authority file's URI pattern (BEACON `#PREFIX`; `{ID}` stands for the identifier, and a
-   * pattern without it has `{ID}` appended). null: the identifiers are full URLs, and the dump
-   * leaves `#PREFIX` at its default `{+ID}`.
-   */
-  prefix: string | null;
-  /** The column holding that authority's identifier. */
-  column: 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
-}
-
-export const PROVIDERS: Record<BeaconProvider, ProviderSpec> = {
-  gnd: { prefix: 'https://d-nb.info/gnd/', column: 'gnd' },
+/**
+ * Each provider's URI pattern (BEACON `#PREFIX`; `{ID}` stands for the identifier, and a pattern
+ * without it has `{ID}` appended). null: the identifiers are full URLs, and the dump leaves
+ * `#PREFIX` at its default `{+ID}`. A provider's identifiers are in the column of its name.
+ */
+export const PROVIDERS: Record<BeaconProvider, { prefix: string | null }> = {
+  gnd: { prefix: 'https://d-nb.info/gnd/' },
   // GeoNames' concept URIs end with a slash.
-  geonames: { prefix: 'https://sws.geonames.org/{ID}/', column: 'geonames' },
+  geonames: { prefix: 'https://sws.geonames.org/{ID}/' },
   // SIKART's persistent person URIs (the form Wikidata's property P781 links to).
-  sikart: { prefix: 'https://recherche.sik-isea.ch/sik:person-{ID}/in/sikart', column: 'sikart' },
+  sikart: { prefix: 'https://recherche.sik-isea.ch/sik:person-{ID}/in/sikart' },
   // Articles of any language edition: the stored value is the article's URL.
-  wikipedia: { prefix: null, column: 'wikipedia' },
+  wikipedia: { prefix: null },
 };
 
 const providerSchema = <P extends BeaconProvider>(allowed: readonly P[]) =>
@@ -41,19 +34,16 @@ export function parseBeaconProvider<P extends BeaconProvider>(query: QueryInput,
   if (!schema) providerSchemas.set(allowed, (schema = providerSchema(allowed)));
   const read = check(schema, query);
   if (!read.ok) throw invalid('invalid list parameters', read.errors);
-  const provider =
-    (read.value.provider as P | undefined) ??
-    ((allowed as readonly string[]).includes('gnd') ? ('gnd' as P) : undefined);
+  const provider = read.value.provider ?? (allowed.includes('gnd' as P) ? 'gnd' : undefined);
   if (provider === undefined)
     throw invalid('invalid list parameters', { provider: `must be one of ${allowed.join(', ')}` });
-  return provider;
+  return provider as P;
 }
 
 // Characters a BEACON file may not hold (beacon.md §2.2: CHAR is XML 1.0's set minus most
-// controls): C0 controls other than tab/LF/CR, DEL, C1 controls, lone surrogates, and
-// noncharacters (U+FDD0-FDEF and the last two code points of every plane, U+FFFE/U+FFFF among
-// them). The grammar allows U+FDD0-FDEF, but they are not text either. U+FEFF (a byte order mark
-// inside a line) is invisible and dropped with them.
+// controls): C0 controls but tab/LF/CR, DEL, C1 controls, lone surrogates, noncharacters (the
+// last two code points of every plane, and U+FDD0-FDEF: the grammar allows them, but they are
+// not text either), and U+FEFF (a byte order mark inside a line: invisible).
 const NOT_BEACON_CHAR =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF\uFDD0-\uFDEF\uFEFF]|[\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/gu;
@@ -96,34 +86,26 @@ export interface BeaconHeader {
   timestamp: Date | null;
 }
 
-/** RFC 3339 `date-time` with an uppercase T and Z, whole seconds (beacon.md §3.2.6). */
-export function beaconTimestamp(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/**
- * The head of a BEACON text file: meta lines and the empty line after them. The links follow,
- * one beaconLine each.
- */
+/** The head of a BEACON text file: meta lines and the empty line after them (the links follow). */
 export function beaconHeader(header: BeaconHeader): string {
   const prefix = PROVIDERS[header.provider].prefix;
+  // RFC 3339 `date-time` with an uppercase T and Z, whole seconds (beacon.md §3.2.6).
+  const timestamp = header.timestamp?.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const lines = [
     '#FORMAT: BEACON',
     ...(prefix === null ? [] : [`#PREFIX: ${beaconToken(prefix)}`]),
     `#TARGET: ${beaconToken(header.target)}`,
     '#RELATION: http://www.w3.org/2000/01/rdf-schema#seeAlso',
     `#NAME: ${beaconToken(header.name)}`,
-    ...(header.timestamp === null ? [] : [`#TIMESTAMP: ${beaconTimestamp(header.timestamp)}`]),
+    ...(timestamp === undefined ? [] : [`#TIMESTAMP: ${timestamp}`]),
     '',
   ];
   return `${lines.join('\n')}\n`;
 }
 
 /**
- * One `source|annotation|target` line (with its line break). The target field is our numeric
- * id, expanded by the `#TARGET` pattern into the resource's URL; the annotation is the entity's
- * name. A link whose source token would be empty is left out (beacon.md: a source must not be
- * whitespace only): ''.
+ * One `source|annotation|target` line (with its line break), or '' for a link whose source token
+ * would be empty (beacon.md: a source must not be whitespace only).
  */
 export function beaconLine(link: BeaconLink): string {
   const source = beaconToken(link.source);

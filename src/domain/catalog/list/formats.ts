@@ -1,14 +1,11 @@
 // Alternative list formats (SPEC §4.4): select2 for selection widgets; BEACON link dumps for
-// authority-file aggregators are in beacon.ts.
+// authority-file aggregators are in beacon.ts (its parser and renderer stay importable from here).
 import type { ListResult } from './query.js';
 
-export interface Select2Answer {
-  results: { id: number; text: string }[];
-  /** select2's own paging hint: whether a further page exists. */
-  pagination: { more: boolean };
-}
+export { parseBeaconProvider, renderBeacon } from './beacon.js';
 
-export function toSelect2<T extends { id: number }>(list: ListResult<T>, textOf: (item: T) => string): Select2Answer {
+/** `pagination.more` is select2's own paging hint: whether a further page exists. */
+export function toSelect2<T extends { id: number }>(list: ListResult<T>, textOf: (item: T) => string) {
   const { page, perPage, total, total_exact: exact } = list.meta;
   // An inexact total is a lower bound: a full page then says there may be more.
   const more = page * perPage < total || (exact === false && list.data.length === perPage);
@@ -17,6 +14,3 @@ export function toSelect2<T extends { id: number }>(list: ListResult<T>, textOf:
     pagination: { more },
   };
 }
-
-// BEACON lives in beacon.ts; these names stay importable from here.
-export { parseBeaconProvider, PROVIDERS, renderBeacon, type BeaconLink, type BeaconProvider } from './beacon.js';

@@ -6,11 +6,10 @@ import { invalid } from '../../../errors.js';
 import type { Knex } from 'knex';
 import type { KeyPosition } from '../../../db/list-sql.js';
 import { decodeCursor } from './cursor.js';
-import { oneOf } from '../../../validation.js';
+import { check, oneOf, v } from '../../../validation.js';
 import { optionalParam, param, wholeNumber, type QueryInput } from './params.js';
 
 export type { QueryInput } from './params.js';
-import { check, v } from '../../../validation.js';
 
 export type ListFormat = 'json' | 'select2' | 'beacon';
 
@@ -99,14 +98,9 @@ interface ResourceLists {
 
 const perResource = new WeakMap<ListOptions<string>, ResourceLists>();
 
-function listsOf(options: ListOptions<string>): ResourceLists {
+export function parseListQuery<F extends string>(query: QueryInput, options: ListOptions<F>): ListQuery<F> {
   let lists = perResource.get(options);
   if (!lists) perResource.set(options, (lists = { schema: listParams(options), byQuery: new WeakMap() }));
-  return lists;
-}
-
-export function parseListQuery<F extends string>(query: QueryInput, options: ListOptions<F>): ListQuery<F> {
-  const lists = listsOf(options);
   const known = lists.byQuery.get(query);
   if (known) return known as ListQuery<F>;
   const parsed = readListQuery(query, lists.schema as unknown as ReturnType<typeof listParams<F>>);
@@ -129,7 +123,6 @@ function readListQuery<F extends string>(query: QueryInput, schema: ReturnType<t
   }
   if (!read.ok || Object.keys(errors).length > 0) throw invalid('invalid list parameters', errors);
   const { search, page, perPage, sortField, sortAsc, format } = read.value;
-  // Frozen: a remembered result is shared by every request that asks the same.
   if (typeof cursor === 'object') Object.freeze(cursor);
   return Object.freeze({ search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) });
 }
@@ -147,25 +140,10 @@ export function likePrefix(search: string): string {
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * Adds `OR column LIKE '%search%'` with backslash as the escape character. The column holds
- * lower-cased text and the search is lower-cased, so this is case-insensitive on both SQLite
+ * Adds `OR column LIKE pattern` (likePattern, likePrefix), backslash the escape character. The
+ * column holds lower-cased text and the search is lower-cased: case-insensitive on both SQLite
  * (whose LIKE folds ASCII only) and PostgreSQL (whose LIKE is case-sensitive), without ILIKE.
  */
-export function orWhereLike(builder: Knex.QueryBuilder, column: string, search: string): Knex.QueryBuilder {
-  return orWhereLikePattern(builder, column, likePattern(search));
-}
-
-/** orWhereLike with the pattern made already (likePattern). */
 export function orWhereLikePattern(builder: Knex.QueryBuilder, column: string, pattern: string): Knex.QueryBuilder {
   return builder.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, [column, pattern]);
-}
-
-export function offsetOf(q: Pick<ListQuery, 'page' | 'perPage'>): number {
-  return (q.page - 1) * q.perPage;
-}
-
-/** `count({n: '*'})` answers a string on PostgreSQL and a number on SQLite. */
-export function countOf(row: unknown): number {
-  if (typeof row === 'object' && row !== null && 'n' in row) return Number(row.n);
-  return 0;
 }

@@ -14,15 +14,7 @@ import {
 } from '../../../db/list-sql.js';
 import { textMatchOf } from '../../../db/text-index.js';
 import type { Ctx } from '../../context.js';
-import {
-  countOf,
-  EXACT_TOTAL_LIMIT,
-  likePattern,
-  offsetOf,
-  type ListMeta,
-  type ListQuery,
-  type ListResult,
-} from './query.js';
+import { EXACT_TOTAL_LIMIT, likePattern, type ListMeta, type ListQuery, type ListResult } from './query.js';
 import { encodeCursor } from './cursor.js';
 import { recordReader, type Stored } from '../records.js';
 import type { Column } from '../resources/columns.js';
@@ -37,10 +29,7 @@ export interface Listed<R> extends Stored<R> {
   list: { search: readonly string[]; sortColumns?: Partial<Record<string, string>> };
 }
 
-interface ListTotal {
-  total: number;
-  exact: boolean;
-}
+type ListTotal = { total: number; exact: boolean };
 
 /** The sort of a list: its column (a whitelisted name), whether it holds NULLs, the direction. */
 function sortKeyOf<R>(t: Listed<R>, q: ListQuery): SortKey {
@@ -54,6 +43,9 @@ function textColumnsOf<R>(t: Listed<R>): string[] {
   return t.list.search.map((column) => column.replace(/_lower$/, ''));
 }
 
+/** `count({n: '*'})` answers a string on PostgreSQL and a number on SQLite. */
+const countOf = (rows: Row[]): number => Number(rows[0]?.n ?? 0);
+
 /**
  * One page of a resource's records: `search` is a case-insensitive substring of any of its
  * searched columns (their lower-cased copies); `narrow`, when given, adds the resource's own
@@ -66,10 +58,9 @@ export async function listRecords<R>(
   narrow?: Narrowing,
 ): Promise<ListResult<R>> {
   const { db } = ctx;
-  const search = q.search;
+  const { search, cursor } = q;
   const match = search === null ? null : textMatchOf(db, textColumnsOf(t), [search]);
   const key = sortKeyOf(t, q);
-  const cursor = q.cursor;
   const at = cursor === undefined || cursor === 'start' ? null : cursor;
   const equal = narrow ? Object.keys(narrow) : [];
   const filter: ListFilter = {
@@ -96,19 +87,20 @@ export async function listRecords<R>(
     pageSql(db, filter, { columns, key, after, reverse, offset, total });
   const unfiltered = equal.length === 0 && search === null;
   const readTotal = () => totalOf(db, unfiltered ? null : filter, values);
+  const offset = (q.page - 1) * q.perPage;
+  const fromStart = cursor !== undefined || offset === 0;
   let rows: Row[];
   let counted: ListTotal;
-  if (unfiltered && (cursor !== undefined || offsetOf(q) === 0)) {
+  if (unfiltered && fromStart) {
     // The maintained total comes along with the page's rows: one statement, where two (rows and
     // total) were two hand-offs to the thread pool and back, a seventh of a busy daemon's time
     // in a profile of GET /api/actors. A page without rows reads the total on its own.
     rows = await rowsOf(db, page(false, false, true), values);
     const first = rows[0];
-    counted = first ? { total: countOf({ n: first[TOTAL_ALONG] }), exact: true } : await readTotal();
-  } else if (cursor !== undefined || offsetOf(q) === 0) {
+    counted = first ? { total: Number(first[TOTAL_ALONG]), exact: true } : await readTotal();
+  } else if (fromStart) {
     [counted, rows] = await Promise.all([readTotal(), rowsOf(db, page(false, false, false), values)]);
   } else {
-    const offset = offsetOf(q);
     counted = await readTotal();
     const { total, exact } = counted;
     if (exact && offset >= total) rows = [];
@@ -143,7 +135,7 @@ async function totalOf(
   filter: ListFilter | null,
   values: Readonly<Record<string, unknown>>,
 ): Promise<ListTotal> {
-  if (filter === null) return { total: countOf((await rowsOf(db, COUNTER, values))[0]), exact: true };
-  const n = countOf((await rowsOf(db, countSql(filter, EXACT_TOTAL_LIMIT + 1), values))[0]);
+  if (filter === null) return { total: countOf(await rowsOf(db, COUNTER, values)), exact: true };
+  const n = countOf(await rowsOf(db, countSql(filter, EXACT_TOTAL_LIMIT + 1), values));
   return n > EXACT_TOTAL_LIMIT ? { total: EXACT_TOTAL_LIMIT, exact: false } : { total: n, exact: true };
 }

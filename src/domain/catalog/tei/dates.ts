@@ -33,8 +33,7 @@ export function isIsoYearZeroDate(s: string): boolean {
   return m !== null && isCalendarDate(0, m[1], m[2]);
 }
 
-type DateKind = 'w3c' | 'iso' | 'text';
-const dateKind = (v: string): DateKind => (isW3cDate(v) ? 'w3c' : isIsoYearZeroDate(v) ? 'iso' : 'text');
+const dateKind = (v: string) => (isW3cDate(v) ? 'w3c' : isIsoYearZeroDate(v) ? 'iso' : 'text');
 
 /** A trimmed value, or null when there is nothing. */
 export const clean = (s: string | null | undefined): string | null => (s && s.trim() !== '' ? s.trim() : null);
@@ -44,10 +43,7 @@ export const clean = (s: string | null | undefined): string | null => (s && s.tr
  * free text of the values that fit no attribute. When one value needs the ISO form (year 0000),
  * every value of the element uses it, so an element never mixes the two systems.
  */
-export function dateAttributes(values: readonly (readonly [name: string, value: string | null])[]): {
-  attrs: [string, string | null][];
-  free: string[];
-} {
+export function dateAttributes(values: readonly (readonly [name: string, value: string | null])[]) {
   const present = values
     .map(([name, v]) => [name, clean(v)] as const)
     .filter((p): p is readonly [string, string] => p[1] !== null);

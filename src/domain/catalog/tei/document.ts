@@ -5,12 +5,15 @@
 //   standOff; see TEIC/TEI#2530), so that document carries its data in the header;
 // - lists must not be empty, so an empty catalogue yields a document with an empty <text> instead;
 // - <org> takes no dates (it is not att.datable): an organisation's existence is an <event>;
-// - dates go into @when/@from/@to, or @when-iso/@from-iso/@to-iso in year 0000 (tei-dates.ts).
+// - dates go into @when/@from/@to, or @when-iso/@from-iso/@to-iso in year 0000 (dates.ts).
 // Every document is validated against tei_all.rng with jing (test/clients/tei-p5.test.ts,
-// test/domain/tei-schema.test.ts). Change TEI_FORMAT (tei.ts) with the mapping: stored exports
+// test/domain/tei-schema.test.ts). Change TEI_FORMAT (exports.ts) with the mapping: stored exports
 // of the old format are then rebuilt on their next read.
 import { clean, dateAttributes } from './dates.js';
 import { el, parent, serialize, serialized, stripInvalidXmlChars, type XmlNode } from '../xml.js';
+
+/** An element with child elements and no attributes. */
+const wrap = (name: string, children: readonly XmlNode[]): XmlNode => parent(name, [], children);
 
 export { dateAttributes, isIsoYearZeroDate, isW3cDate } from './dates.js';
 
@@ -66,38 +69,35 @@ export function documentOf(projection: TeiProjection, rows: readonly StoredRow[]
   return projection.frame(parts, rows.length, lastChange);
 }
 
-// Type aliases, not interfaces: a row of the mapping is then a StoredRow as well.
-export type ActorRow = {
+// Type aliases, not interfaces: a row of the mapping is then a StoredRow as well. Optional
+// columns are Anton's (name variants, abbreviations, SIKART id, Wikipedia): absent before their
+// migration.
+/** The columns actors and places have alike. */
+type NamedRow = {
   id: number;
-  type: string;
   name: string;
   label: string | null;
   alternative_names: string | null;
-  date_start: string | null;
-  date_end: string | null;
   comment: string | null;
   gnd: string | null;
-  // Anton's fields (name variants, abbreviations, SIKART id): absent before their migration.
   variants?: string | null;
   abbreviations?: string | null;
+};
+
+export type ActorRow = NamedRow & {
+  type: string;
+  date_start: string | null;
+  date_end: string | null;
   sikart?: string | null;
 };
 
-export type PlaceRow = {
-  id: number;
-  name: string;
-  label: string | null;
+export type PlaceRow = NamedRow & {
   city: string | null;
   state: string | null;
   address: string | null;
   country_code: string | null;
   location: string | null;
-  alternative_names: string | null;
-  comment: string | null;
-  gnd: string | null;
   geonames: string | null;
-  variants?: string | null;
-  abbreviations?: string | null;
   wikipedia?: string | null;
 };
 
@@ -109,7 +109,7 @@ export type KeywordRow = {
 };
 
 /** Actor types exported as <person>; every other type is an <org>. */
-const PERSON_TYPES = new Set(['person', 'family']);
+const PERSON_TYPES = ['person', 'family'];
 
 // --- values stored as JSON text -------------------------------------------------------------
 
@@ -129,11 +129,9 @@ function parseJson(text: string | null): unknown {
 export function labels(text: string | null): [string, string][] {
   const value = parseJson(text);
   if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
-  const out: [string, string][] = [];
-  for (const [lang, label] of Object.entries(value)) {
-    if (LANG_TAG.test(lang) && typeof label === 'string' && label.trim() !== '') out.push([lang, label]);
-  }
-  return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.entries(value as Record<string, unknown>)
+    .filter((e): e is [string, string] => LANG_TAG.test(e[0]) && typeof e[1] === 'string' && e[1].trim() !== '')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** `alternative_names` (JSON array of strings), non-empty strings only. */
@@ -142,7 +140,7 @@ export function alternativeNames(text: string | null): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : [];
 }
 
-// --- dates (rules in tei-dates.ts) ----------------------------------------------------------
+// --- dates (rules in dates.ts) --------------------------------------------------------------
 
 /** <birth when="1901"/>, <birth when-iso="0000"/>, or <birth>c. 1900</birth>: free-text dates are kept, not lost. */
 function pointDate(name: string, value: string | null): XmlNode[] {
@@ -153,26 +151,24 @@ function pointDate(name: string, value: string | null): XmlNode[] {
 }
 
 /**
- * A period: from/to attributes for the ends that have a date, and readable text "start–end"
- * when an end is free text.
+ * A period, null without either end: from/to attributes for the ends that have a date, its
+ * readable text "start–end", and whether an end is free text (fits no attribute).
  */
-function rangeDate(
-  start: string | null,
-  end: string | null,
-): { attrs: [string, string | null][]; text: string | null; any: boolean } {
+function rangeDate(start: string | null, end: string | null) {
   const s = clean(start);
   const e = clean(end);
+  if (s === null && e === null) return null;
   const { attrs, free } = dateAttributes([
     ['from', s],
     ['to', e],
   ]);
-  return { attrs, text: free.length > 0 ? `${s ?? ''}–${e ?? ''}` : null, any: s !== null || e !== null };
+  return { attrs, text: `${s ?? ''}–${e ?? ''}`, free: free.length > 0 };
 }
 
 // --- shared pieces --------------------------------------------------------------------------
 
 /** The name, then its other forms, each typed: alternative names, variants, abbreviations, labels by language. */
-function names(element: string, row: NameColumns): XmlNode[] {
+function names(element: string, row: NamedRow): XmlNode[] {
   const typed = (type: string, text: string | null | undefined) =>
     alternativeNames(text ?? null).map((n) => el(element, [['type', type]], n));
   return [
@@ -193,21 +189,12 @@ function names(element: string, row: NameColumns): XmlNode[] {
   ];
 }
 
-interface NameColumns {
-  name: string;
-  label: string | null;
-  alternative_names: string | null;
-  variants?: string | null;
-  abbreviations?: string | null;
-}
-
 const idno = (type: string, value: string | null | undefined): XmlNode[] => {
   const v = clean(value);
   return v ? [el('idno', [['type', type]], v)] : [];
 };
 
-const note = (text: string | null, type?: string): XmlNode[] =>
-  clean(text) ? [el('note', [['type', type]], text)] : [];
+const note = (text: string | null): XmlNode[] => (clean(text) ? [el('note', [], text)] : []);
 
 /**
  * `lastChange` is when the data last changed (the newest `updated_at`), not when the document
@@ -222,55 +209,31 @@ function teiDocument(
   body: XmlNode | null,
 ): string {
   const count = `${entries} ${entries === 1 ? 'entry' : 'entries'}`;
-  const teiHeader = parent(
-    'teiHeader',
-    [],
-    [
-      parent(
-        'fileDesc',
-        [],
-        [
-          parent('titleStmt', [], [el('title', [], title)]),
-          parent(
-            'publicationStmt',
-            [],
-            [
-              el(
-                'p',
-                [],
-                `Exported by archivectl from the archive catalogue: ${count}${lastChange ? `, last changed at ${lastChange}` : ''}.`,
-              ),
-            ],
-          ),
-          parent(
-            'sourceDesc',
-            [],
-            [el('p', [], 'Born digital: exported from the authority files of the archive catalogue.')],
-          ),
-        ],
-      ),
-      ...header,
-    ],
-  );
+  const changed = lastChange ? `, last changed at ${lastChange}` : '';
+  const teiHeader = wrap('teiHeader', [
+    wrap('fileDesc', [
+      wrap('titleStmt', [el('title', [], title)]),
+      wrap('publicationStmt', [el('p', [], `Exported by archivectl from the archive catalogue: ${count}${changed}.`)]),
+      wrap('sourceDesc', [el('p', [], 'Born digital: exported from the authority files of the archive catalogue.')]),
+    ]),
+    ...header,
+  ]);
   // TEI needs a resource after the header; with nothing to list, an empty text body is the valid one.
-  const resource = body ?? parent('text', [], [parent('body', [], [el('p', [])])]);
+  const resource = body ?? wrap('text', [wrap('body', [el('p', [])])]);
   const root = parent('TEI', [['xmlns', TEI_NS]], [teiHeader, resource]);
   return `<?xml version="1.0" encoding="UTF-8"?>\n${serialize(root)}\n`;
 }
 
 function standOff(lists: (XmlNode | null)[]): XmlNode | null {
   const present = lists.filter((l): l is XmlNode => l !== null);
-  return present.length > 0 ? parent('standOff', [], present) : null;
+  return present.length > 0 ? wrap('standOff', present) : null;
 }
 
 /** A list element around a section's entries; none for a section without any (TEI forbids empty lists). */
 const list = (name: string, part: string | null | undefined): XmlNode | null =>
-  part ? parent(name, [], [serialized(part)]) : null;
+  part ? wrap(name, [serialized(part)]) : null;
 
-/**
- * A value for @type (teidata.enumerated: no spaces, no controls): the API's constants pass
- * unchanged, damaged ones are made to fit.
- */
+/** A value for @type (teidata.enumerated: no spaces, no controls); damaged values are made to fit. */
 function word(value: string | null): string | null {
   const w = stripInvalidXmlChars(value ?? '').replace(/[\p{C}\p{Z}]+/gu, '_');
   return w === '' || w === '_' ? null : w;
@@ -283,7 +246,7 @@ function person(a: ActorRow): XmlNode {
   let dates: XmlNode[];
   if (a.type === 'family') {
     const range = rangeDate(a.date_start, a.date_end);
-    dates = range.any ? [el('floruit', range.attrs, range.text)] : [];
+    dates = range ? [el('floruit', range.attrs, range.free ? range.text : null)] : [];
   } else {
     dates = [...pointDate('birth', a.date_start), ...pointDate('death', a.date_end)];
   }
@@ -298,18 +261,11 @@ function person(a: ActorRow): XmlNode {
 }
 
 function org(a: ActorRow): XmlNode {
-  // <org> itself takes no dates (it is not att.datable), and floruit/birth belong to persons;
-  // an organisation's existence is an <event> (model.orgPart), dated with from/to and labelled
-  // with the period as stored.
+  // No floruit/birth (they belong to persons): the existence <event> (model.orgPart) is dated
+  // with from/to and labelled with the period as stored.
   const range = rangeDate(a.date_start, a.date_end);
-  const existence = range.any
-    ? [
-        parent(
-          'event',
-          [['type', 'existence'], ...range.attrs],
-          [el('label', [], `${clean(a.date_start) ?? ''}–${clean(a.date_end) ?? ''}`)],
-        ),
-      ]
+  const existence = range
+    ? [parent('event', [['type', 'existence'], ...range.attrs], [el('label', [], range.text)])]
     : [];
   return parent(
     'org',
@@ -325,8 +281,8 @@ function org(a: ActorRow): XmlNode {
 export const ACTORS_TEI: TeiProjection = {
   // Depth 3: TEI > standOff > listPerson/listOrg > entry.
   sections: [
-    { rows: { column: 'type', values: [...PERSON_TYPES] }, entry: (a) => serialize(person(a as ActorRow), 3) },
-    { rows: { column: 'type', values: [...PERSON_TYPES], not: true }, entry: (a) => serialize(org(a as ActorRow), 3) },
+    { rows: { column: 'type', values: PERSON_TYPES }, entry: (a) => serialize(person(a as ActorRow), 3) },
+    { rows: { column: 'type', values: PERSON_TYPES, not: true }, entry: (a) => serialize(org(a as ActorRow), 3) },
   ],
   frame: ([persons, orgs], entries, lastChange) =>
     teiDocument('Actors', lastChange, entries, [], standOff([list('listPerson', persons), list('listOrg', orgs)])),
@@ -348,8 +304,7 @@ const LAT_LON = /^\s*([-+]?\d{1,3}(?:\.\d+)?)[\s,]+([-+]?\d{1,3}(?:\.\d+)?)\s*$/
 function geo(location: string | null): XmlNode[] {
   const v = clean(location);
   if (!v) return [];
-  const m = LAT_LON.exec(v);
-  const [lat, lon] = m ? [(m[1] as string).replace(/^\+/, ''), (m[2] as string).replace(/^\+/, '')] : [];
+  const [lat, lon] = (LAT_LON.exec(v)?.slice(1) ?? []).map((n) => n.replace(/^\+/, ''));
   if (lat !== undefined && lon !== undefined && Math.abs(Number(lat)) <= 90 && Math.abs(Number(lon)) <= 180) {
     return [el('geo', [], `${lat} ${lon}`)];
   }
@@ -361,16 +316,9 @@ function address(text: string | null): XmlNode[] {
   const lines = (clean(text) ?? '')
     .split(/\r\n|\r|\n/)
     .map((l) => l.trim())
-    .filter((l) => l !== '');
-  return lines.length > 0
-    ? [
-        parent(
-          'address',
-          [],
-          lines.map((l) => el('addrLine', [], l)),
-        ),
-      ]
-    : [];
+    .filter((l) => l !== '')
+    .map((l) => el('addrLine', [], l));
+  return lines.length > 0 ? [wrap('address', lines)] : [];
 }
 
 function place(p: PlaceRow): XmlNode {
@@ -387,7 +335,7 @@ function place(p: PlaceRow): XmlNode {
     [['xml:id', `place-${p.id}`]],
     [
       ...names('placeName', p),
-      ...(where.length > 0 ? [parent('location', [], where)] : []),
+      ...(where.length > 0 ? [wrap('location', where)] : []),
       ...idno('GND', p.gnd),
       ...idno('GeoNames', p.geonames),
       ...idno('Wikipedia', p.wikipedia),
@@ -434,7 +382,7 @@ export const KEYWORDS_TEI: TeiProjection = {
       [['xml:id', 'keywords']],
       [el('desc', [], 'Keywords of the archive catalogue'), ...(categories ? [serialized(categories)] : [])],
     );
-    const encodingDesc = parent('encodingDesc', [], [parent('classDecl', [], [taxonomy])]);
+    const encodingDesc = wrap('encodingDesc', [wrap('classDecl', [taxonomy])]);
     return teiDocument('Keywords', lastChange, entries, [encodingDesc], null);
   },
 };

@@ -1,22 +1,18 @@
-// Stored TEI exports (SPEC §4.4, issue 9), one for each resource whose description has a TEI
-// projection (resources/: actors, places, keywords). A document is built from the rows into a
-// file under `<dataDir>/exports` (export-file.ts: a slice of rows at a time, never whole in
-// memory, the event loop free between slices) and sent from there; `tei_exports` keeps what
-// describes it. Never stale: every change to actors, places or keywords gives the kind a new
-// random version (`tei_sources`, set by triggers in the same transaction as the change,
-// whichever door wrote it; see migrations/*_tei_sources.js). A read compares the stored export's
-// version with the current one (two one-row reads) and rebuilds the export first when they
-// differ, or when its file is missing (another daemon's dataDir, or removed). GET
-// /api/tei/refresh rebuilds unconditionally; `?ids=` checks the ids and answers the export as of
-// now (an entry is derived from its row alone: a fresh export is what a rebuild would write).
+// Stored TEI exports (SPEC §4.4, issue 9), one per resource with a TEI projection (resources/).
+// A document is built from the rows into a file under `<dataDir>/exports` (export-file.ts: a
+// slice of rows at a time, never whole in memory, the event loop free between slices) and sent
+// from there; `tei_exports` describes it. Never stale: every change to actors, places or keywords
+// gives the kind a new random version (`tei_sources`, set by triggers in the change's
+// transaction, whichever door wrote it; migrations/*_tei_sources.js). A read compares the stored
+// export's version with the current one (two one-row reads) and rebuilds first when they differ
+// or its file is missing (another daemon's dataDir, or removed). GET /api/tei/refresh rebuilds in
+// any case; `?ids=` checks the ids and answers the export as of now (see checkIds).
 //
 // Each stored export carries what conditional GET needs: `etag`, the SHA-256 of the document
-// (the document holds no generation time, so the same data always gives the same bytes and the
-// same ETag, refresh or not), and `modified_at`, when the content last changed. The `document`
-// column is left empty: a value of tens of megabytes read whole for each request is what the
-// files replace.
+// (which holds no generation time: the same data gives the same bytes and ETag, refresh or not),
+// and `modified_at`, when the content last changed. The `document` column is left empty: the
+// files replace a value of tens of megabytes read whole for each request.
 import path from 'node:path';
-import type { FileHandle } from 'node:fs/promises';
 import type { Knex } from 'knex';
 import { MAX_ROW_ID } from '../../../db/row-id.js';
 import { invalid, notFound } from '../../../errors.js';
@@ -31,7 +27,7 @@ import {
   withBuild,
 } from '../export-file.js';
 import { RESOURCES } from '../resources/index.js';
-import { type StoredRow as SourceRow, type TeiProjection, type TeiSection } from './document.js';
+import type { TeiProjection, TeiSection } from './document.js';
 
 /** A resource with a TEI export: its table, which also names the export (/api/tei/<kind>). */
 export type TeiKind = string;
@@ -50,10 +46,8 @@ function projectionOf(kind: TeiKind): TeiProjection & { what: string } {
   return projection;
 }
 
-/**
- * The generator's output format. A stored export of another format (written by an older
- * version of the mapping) is rebuilt on its next read; change this whenever the mapping changes.
- */
+// The mapping's output format: a stored export of another (an older mapping's) is rebuilt on its
+// next read. Change it whenever the mapping changes.
 export const TEI_FORMAT = 'tei-p5.2';
 
 /** What a conditional GET needs to know about an export, without the document. */
@@ -75,6 +69,9 @@ export interface TeiExportMeta {
 export interface TeiExport extends TeiExportMeta {
   file: string;
 }
+
+/** An export as currentExport answers it: with its file when it was just built. */
+type CurrentExport = TeiExportMeta & { file?: string };
 
 /** Where the exports are kept, and the database they are built from. */
 export interface ExportCtx extends Ctx {
@@ -107,30 +104,17 @@ const META_COLUMNS = [
   'revision',
 ] as const;
 
-function storedRow(db: Knex, kind: TeiKind): Promise<StoredRow | undefined> {
-  return db('tei_exports')
+const storedRow = (db: Knex, kind: TeiKind) =>
+  db('tei_exports')
     .where('kind', kind)
     .first<StoredRow | undefined>(...META_COLUMNS);
+
+/** The stored export, when it was built from `version` of the rows by this mapping; else null. */
+function freshMeta(kind: TeiKind, row: StoredRow | undefined, version: string | null): TeiExportMeta | null {
+  if (!row || version === null || row.source_version !== version || row.format !== TEI_FORMAT) return null;
+  if (row.etag === null || row.modified_at === null) return null;
+  return { kind, entries: Number(row.entries), etag: row.etag, modifiedAt: row.modified_at, stored: true };
 }
-
-const isFresh = (
-  row: StoredRow | undefined,
-  version: string | null,
-): row is StoredRow & { etag: string; modified_at: string } =>
-  row !== undefined &&
-  version !== null &&
-  row.source_version === version &&
-  row.format === TEI_FORMAT &&
-  row.etag !== null &&
-  row.modified_at !== null;
-
-const metaOf = (kind: TeiKind, row: StoredRow & { etag: string; modified_at: string }): TeiExportMeta => ({
-  kind,
-  entries: Number(row.entries),
-  etag: row.etag,
-  modifiedAt: row.modified_at,
-  stored: true,
-});
 
 /** A section's rows in SQL: the choice sectionHolds makes (a NULL column is in no list). */
 function narrowTo(section: TeiSection): (q: Knex.QueryBuilder) => Knex.QueryBuilder {
@@ -156,12 +140,8 @@ const MARKER = /\u0000(\d+)\u0000/;
  * file of its own a slice at a time (counting its entries); then the frame, which states the
  * count, is written with the sections' files in their places.
  */
-async function build(
-  ctx: ExportCtx,
-  kind: TeiKind,
-): Promise<{ file: string; etag: string; entries: number; lastChange: string | null }> {
+async function build(ctx: ExportCtx, kind: TeiKind) {
   const projection = projectionOf(kind);
-  let entries = 0;
   let lastChange: string | null = null;
   const parts: FileBuild[] = [];
   const counts: number[] = [];
@@ -176,24 +156,20 @@ async function build(
         for (const row of rows) {
           // PostgreSQL returns ids as numbers for integer columns; normalised anyway: ids become xml:id values.
           // narrowTo(section) chose the rows in SQL: each one belongs to the section.
-          const source: SourceRow = { ...row, id: Number(row.id) };
+          out.push(section.entry({ ...row, id: Number(row.id) }));
           const at = row.updated_at;
           if (typeof at === 'string' && (lastChange === null || at > lastChange)) lastChange = at;
-          out.push(section.entry(source));
         }
         if (out.length === 0) continue;
         await part.write(`${count > 0 ? '\n' : ''}${out.join('\n')}`);
         count += out.length;
       }
       counts.push(count);
-      entries += count;
     }
     for (const part of parts) await part.close();
-    const frame = projection.frame(
-      counts.map((n, i) => (n > 0 ? marker(i) : null)),
-      entries,
-      lastChange,
-    );
+    const entries = counts.reduce((a, b) => a + b, 0);
+    const placed = counts.map((n, i) => (n > 0 ? marker(i) : null));
+    const frame = projection.frame(placed, entries, lastChange);
     const done = await withBuild(ctx.dir, async (whole) => {
       for (const [i, piece] of frame.split(MARKER).entries()) {
         // Odd pieces are the numbers of the sections that stand there.
@@ -233,12 +209,7 @@ export function nextModified(previous: string | null, dataChange: string | null,
  * than the data, at worst older (and rebuilt once more). Once stored, the files of older
  * contents are removed (a reader sending one keeps it open to its end).
  */
-async function rebuild(
-  ctx: ExportCtx,
-  kind: TeiKind,
-  version: string | null,
-  old: StoredRow | undefined,
-): Promise<{ exp: TeiExport; stored: boolean }> {
+async function rebuild(ctx: ExportCtx, kind: TeiKind, version: string | null, old: StoredRow | undefined) {
   const { file, etag, entries, lastChange } = await build(ctx, kind);
   const now = ctx.clock.now();
   const unchanged = old !== undefined && old.etag === etag && old.modified_at !== null;
@@ -275,31 +246,23 @@ async function rebuild(
  */
 const rebuilding = new SharedBuilds<{ exp: TeiExport; stored: boolean }>();
 
-function sharedRebuild(ctx: ExportCtx, kind: TeiKind, version: string | null, old: StoredRow | undefined) {
-  const key = `${ctx.dir}:${kind}:${version}:${old?.revision ?? 'none'}`;
-  return rebuilding.run(ctx.db, key, () => rebuild(ctx, kind, version, old));
-}
-
 /** Attempts before giving up on storing under heavy concurrent rebuilding (the answer is fresh regardless). */
 const ATTEMPTS = 5;
 
 /**
  * The export of a kind as of now: the stored one when it was built from the current version of
- * the rows, else rebuilt (and stored) first; `force` rebuilds in any case. The file is named
- * when it was rebuilt; a fresh stored export's file is opened by openExport, and only when the
- * client does not have the content already.
+ * the rows, else rebuilt (and stored) first; `force` rebuilds in any case. A stored export's file
+ * is opened by openExport, only when the client does not have the content already.
  */
-export async function currentExport(
-  ctx: ExportCtx,
-  kind: TeiKind,
-  force = false,
-): Promise<TeiExportMeta & { file?: string }> {
+export async function currentExport(ctx: ExportCtx, kind: TeiKind, force = false): Promise<CurrentExport> {
   let last: TeiExport | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const version = await tableVersion(ctx.db, kind); // first: see rebuild()
     const old = await storedRow(ctx.db, kind);
-    if (!force && isFresh(old, version)) return metaOf(kind, old);
-    const { exp, stored } = await sharedRebuild(ctx, kind, version, old);
+    const fresh = force ? null : freshMeta(kind, old, version);
+    if (fresh) return fresh;
+    const key = `${ctx.dir}:${kind}:${version}:${old?.revision ?? 'none'}`;
+    const { exp, stored } = await rebuilding.run(ctx.db, key, () => rebuild(ctx, kind, version, old));
     if (stored) return { ...exp, stored: true };
     // Another process stored an export since `old` was read: look again (it may be the fresh one).
     last = exp;
@@ -314,11 +277,8 @@ export async function currentExport(
  * gone (built by another daemon with another dataDir, or replaced since) is built again: the
  * answer is then the export as of now, which `meta` may no longer describe.
  */
-export async function openExport(
-  ctx: ExportCtx,
-  meta: TeiExportMeta & { file?: string },
-): Promise<{ exp: TeiExport; handle: FileHandle }> {
-  const withFile = (m: TeiExportMeta & { file?: string }): TeiExport => ({
+export async function openExport(ctx: ExportCtx, meta: CurrentExport) {
+  const withFile = (m: CurrentExport): TeiExport => ({
     ...m,
     file: m.file ?? fileOf(ctx.dir, m.kind, m.etag),
   });
@@ -368,15 +328,9 @@ export function parseIds(raw: unknown): number[] {
   const bad = (why: string) => invalid(`invalid ids: ${why}`, { ids: why });
   if (Array.isArray(raw)) throw bad('give ids once, as a comma-separated list');
   if (typeof raw !== 'string') throw bad('must be a comma-separated list of positive integers');
-  const parts = raw.split(',');
-  if (parts.length > MAX_IDS) throw bad(`at most ${MAX_IDS} ids per request`);
-  const ids = new Set<number>();
-  for (const part of parts) {
-    const item = part.trim();
-    if (!/^[1-9][0-9]{0,15}$/.test(item) || !Number.isSafeInteger(Number(item))) {
-      throw bad('must be a comma-separated list of positive integers');
-    }
-    ids.add(Number(item));
-  }
-  return [...ids];
+  const items = raw.split(',').map((part) => part.trim());
+  if (items.length > MAX_IDS) throw bad(`at most ${MAX_IDS} ids per request`);
+  const isId = (item: string) => /^[1-9][0-9]{0,15}$/.test(item) && Number.isSafeInteger(Number(item));
+  if (!items.every(isId)) throw bad('must be a comma-separated list of positive integers');
+  return [...new Set(items.map(Number))];
 }
