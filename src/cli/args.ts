@@ -42,17 +42,13 @@ export const SWITCH = v.pipe(
 );
 
 /** A real calendar day `YYYY-MM-DD` (UTC): `2038-02-30` and `tomorrow` are refused. */
-export function calendarDate(message: (input: string) => string) {
-  return v.pipe(
-    v.string(),
-    v.check(
-      (text) => parseDate(text) !== null,
-      (issue) => message(String(issue.input)),
-    ),
-  );
-}
-
-export const SINCE = calendarDate((text) => `--since must be a date YYYY-MM-DD, got "${text}"`);
+export const SINCE = v.pipe(
+  v.string(),
+  v.check(
+    (text) => parseDate(text) !== null,
+    (issue) => `--since must be a date YYYY-MM-DD, got "${String(issue.input)}"`,
+  ),
+);
 
 /** Never quoted in its message: a connection URL may hold a password. */
 export const POSTGRES_URL = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'the target must be a postgres:// URL'));
@@ -67,13 +63,11 @@ export function wholeNumber(flag: string, min: number) {
   );
 }
 
+const notPort = (issue: v.BaseIssue<unknown>) =>
+  `--port must be an integer from 0 to 65535, got "${String(issue.input)}"`;
+
 /** A TCP port, 0 (any free port) to 65535. */
-export const PORT = v.pipe(
-  v.string(),
-  v.regex(/^\d{1,5}$/, (issue) => `--port must be an integer from 0 to 65535, got "${String(issue.input)}"`),
-  v.transform(Number),
-  v.maxValue(65535, (issue) => `--port must be an integer from 0 to 65535, got "${String(issue.input)}"`),
-);
+export const PORT = v.pipe(v.string(), v.regex(/^\d{1,5}$/, notPort), v.transform(Number), v.maxValue(65535, notPort));
 
 export const TOKEN_KIND = v.picklist(
   TOKEN_KINDS,

@@ -2,6 +2,7 @@
 // The acting account: --as, else ARCHIVECTL_AS, else asked in a terminal. Without a terminal a
 // missing --as is a usage error: scripts must say who they act as.
 import os from 'node:os';
+import type { Acting } from '../domain/audit.js';
 import { usage } from '../errors.js';
 import { io } from './io.js';
 import { PromptCancelled } from './cancelled.js';
@@ -19,7 +20,7 @@ export function isInteractive(): boolean {
 }
 
 export async function resolveActor(flag: string | undefined): Promise<string> {
-  const given = flag ?? (io().env.ARCHIVECTL_AS || undefined);
+  const given = optionalActor(flag);
   if (given) return given;
   if (!isInteractive()) {
     throw usage('missing --as <username> (or ARCHIVECTL_AS): the account this action is done as');
@@ -35,11 +36,15 @@ export function optionalActor(flag: string | undefined): string | undefined {
 }
 
 /**
- * The operating-system user running the CLI, as the audit log names it when no account acts
- * (`os:alice`): the sysadmin bootstrapping the first account, or pruning from cron. Usernames
- * of accounts cannot contain ":", so it never reads as an account.
+ * Who acts where an account is optional: --as, else ARCHIVECTL_AS, else the operating-system user
+ * as the audit log names it (`os:alice`): the sysadmin bootstrapping the first account, or pruning
+ * from cron. Usernames of accounts cannot contain ":", so it never reads as an account.
  */
-export function osActor(): string {
+export function acting(flag: string | undefined): Acting {
+  return { account: optionalActor(flag), otherwise: osActor() };
+}
+
+function osActor(): string {
   try {
     return `os:${os.userInfo().username}`;
   } catch {
@@ -62,11 +67,10 @@ export async function askSecret(message: string): Promise<string | undefined> {
 }
 
 /**
- * Asks before something that cannot be undone, in a terminal only; a "no" (the default) ends
- * the command with "cancelled" (PromptCancelled). `--yes`, or no terminal (scripts, cron), goes
- * ahead without asking, as before prompts existed.
+ * Asks before something that cannot be undone; a "no" (the default) ends the command with
+ * "cancelled" (PromptCancelled). Callers ask only in a terminal and without --yes: scripts and
+ * cron go ahead without asking, as before prompts existed.
  */
-export async function confirm(question: string, yes: boolean | undefined): Promise<void> {
-  if (yes || !isInteractive()) return;
+export async function confirm(question: string): Promise<void> {
   if (!(await (await questions()).yesNo(question))) throw new PromptCancelled();
 }

@@ -1,12 +1,9 @@
 // The end of a prompt without an answer. In a module of its own so that main.ts can tell it
 // apart without loading @inquirer/prompts (prompt.ts) on every run, `--help` included.
 export class PromptCancelled extends Error {
-  /** By Ctrl-C (SIGINT), not by the end of input or a "no". */
-  readonly interrupted: boolean;
-
-  constructor(interrupted = false) {
+  /** `interrupted`: by Ctrl-C (SIGINT), not by the end of input or a "no". */
+  constructor(readonly interrupted = false) {
     super('cancelled');
     this.name = 'PromptCancelled';
-    this.interrupted = interrupted;
   }
 }

@@ -2,7 +2,7 @@
 // at each level, file names after an option that takes a value. Both shells get the same
 // table (a `case` on the words typed so far), so a new command or option completes as soon
 // as it is registered.
-import type { Command } from 'commander';
+import type { Command, Option } from 'commander';
 
 interface Level {
   /** The subcommands typed so far, space-separated ("" at the top, "token list"). */
@@ -13,16 +13,15 @@ interface Level {
   valued: string[];
 }
 
+const flags = (options: readonly Option[]) =>
+  options.flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f)));
+
 function levels(command: Command, path = ''): Level[] {
-  const options = command.options.flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f)));
-  const valued = command.options
-    .filter((o) => o.required || o.optional)
-    .flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f)));
   const here: Level = {
     path,
     subcommands: command.commands.map((c) => c.name()),
-    options: [...options, '--help'],
-    valued,
+    options: [...flags(command.options), '--help'],
+    valued: flags(command.options.filter((o) => o.required || o.optional)),
   };
   return [here, ...command.commands.flatMap((c) => levels(c, path ? `${path} ${c.name()}` : c.name()))];
 }

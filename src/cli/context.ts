@@ -19,6 +19,18 @@ export interface GlobalOptions {
   config?: string;
 }
 
+/** The global options, read when an action runs (commander has parsed them by then). */
+export type Globals = () => GlobalOptions;
+
+/** Options that many commands share, as commander hands them to an action. */
+export interface JsonFlag {
+  json?: boolean;
+}
+
+export interface AsFlag {
+  as?: string;
+}
+
 export function readConfig(globals: GlobalOptions): Config {
   const { env, cwd } = io();
   return loadConfig(globals.config, env, cwd);
@@ -60,8 +72,15 @@ export function refuseUntrustedDatabase(config: Pick<Config, 'database'>): void 
   if (problem) throw configError(problem);
 }
 
-/** Opens the configured database, first warning on stderr when its file is readable by others. */
-export async function openConfiguredDatabase(config: Config, opts: { create?: boolean } = {}): Promise<Db> {
+/**
+ * `work` with the configured database open (closed when it ends), first warning on stderr when
+ * its file is readable by others.
+ */
+export async function withConfiguredDatabase<T>(
+  config: Config,
+  opts: { create?: boolean },
+  work: (db: Db) => Promise<T>,
+): Promise<T> {
   // Loaded here, not with the module: `--help` and commands without a database never pay for them.
   const { databaseFileExists, databaseFileWarning, databaseLocation, hasSchema, openDatabase } =
     await import('../db/connect.js');
@@ -72,32 +91,26 @@ export async function openConfiguredDatabase(config: Config, opts: { create?: bo
   const warning = databaseFileWarning(config);
   if (warning) note(`warning: ${warning}`);
   const db = await openDatabase(config.database);
-  if (opts.create) return db;
   try {
-    if (!(await hasSchema(db))) {
+    if (!opts.create && !(await hasSchema(db))) {
       throw noDatabase(
         config,
         `the database ${databaseLocation(config.database)} holds no archive (no migrations table)`,
       );
     }
-    return db;
-  } catch (err) {
+    return await work(db);
+  } finally {
     await db.destroy();
-    throw err;
   }
 }
 
 export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config: Config) => Promise<T>): Promise<T> {
   const config = readConfig(globals);
-  const { clock } = io();
-  const db = await openConfiguredDatabase(config);
-  try {
+  return withConfiguredDatabase(config, {}, async (db) => {
     // An existing installation is brought up to date (an upgrade), as `serve` does.
     const { migrateLatest } = await import('../db/migrate.js');
     const applied = await migrateLatest(db);
     if (applied.length > 0) note(`applied ${applied.length} database migration(s)`);
-    return await work({ db, clock }, config);
-  } finally {
-    await db.destroy();
-  }
+    return work({ db, clock: io().clock }, config);
+  });
 }

@@ -14,15 +14,13 @@ import {
 } from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
 import { pendingMigrations } from '../db/migrate.js';
-import { redactSecrets } from '../errors.js';
+import { errorCode, redactSecrets } from '../errors.js';
 import { configSource, untrustedDatabase } from './context.js';
 import { io } from './io.js';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
 export interface Finding {
   check: string;
-  status: CheckStatus;
+  status: 'ok' | 'warn' | 'fail';
   detail: string;
 }
 
@@ -49,9 +47,8 @@ async function dataDirWritable(dataDir: string): Promise<Finding> {
     await access(dataDir, constants.W_OK | constants.X_OK);
     return ok('dataDir', `${dataDir} is writable`);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      return fail('dataDir', `${dataDir} is not writable by this user (${(err as NodeJS.ErrnoException).code})`);
-    }
+    const code = errorCode(err);
+    if (code !== 'ENOENT') return fail('dataDir', `${dataDir} is not writable by this user (${code})`);
   }
   const parent = await nearestExisting(dataDir);
   try {

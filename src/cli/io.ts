@@ -6,22 +6,19 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { systemClock, type Clock } from '../clock.js';
 
 export type OutStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-export type InStream = NodeJS.ReadableStream & { isTTY?: boolean };
-
-/**
- * Where `serve` hears that it must stop ('SIGTERM' or 'SIGINT' events): the process itself, or
- * an emitter of the caller's when the daemon runs inside a process that is not its own (tests).
- */
-export type StopSignals = Pick<NodeJS.EventEmitter, 'once' | 'on' | 'removeListener'>;
 
 export interface CliIo {
   stdout: OutStream;
   stderr: OutStream;
-  stdin: InStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
   clock: Clock;
-  signals: StopSignals;
+  /**
+   * Where `serve` hears that it must stop ('SIGTERM' or 'SIGINT' events): the process itself, or
+   * an emitter of the caller's when the daemon runs inside a process that is not its own (tests).
+   */
+  signals: Pick<NodeJS.EventEmitter, 'once' | 'on' | 'removeListener'>;
 }
 
 const current = new AsyncLocalStorage<CliIo>();

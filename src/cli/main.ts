@@ -72,12 +72,10 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
   return program;
 }
 
+const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
+
 function exitCodeFor(err: unknown): number {
-  if (err instanceof CommanderError) {
-    return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help'
-      ? 0
-      : 2;
-  }
+  if (err instanceof CommanderError) return HELP_OR_VERSION.has(err.code) ? 0 : 2;
   if (isAppError(err)) return err.kind === 'usage' || err.kind === 'config' ? 2 : 1;
   return 1;
 }
@@ -85,8 +83,8 @@ function exitCodeFor(err: unknown): number {
 /**
  * Runs one command. `argv` is shaped like process.argv (the first two entries are skipped);
  * `given` replaces any of this process's streams, environment, working directory, clock and
- * stop signals for this run (tests run several at once). Returns the exit status; never exits the process (only `serve` does, once it has
- * shut down).
+ * stop signals for this run (tests run several at once). Returns the exit status; never exits
+ * the process (only `serve` does, once it has shut down).
  */
 export async function main(argv: string[], given?: Partial<CliIo>): Promise<number> {
   const io = resolveIo(given);

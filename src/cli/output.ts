@@ -3,20 +3,16 @@
 import type { TokenView } from '../domain/tokens/queries.js';
 import { LEGACY_NAME } from '../domain/tokens/names.js';
 import { io } from './io.js';
-import { loadWidths, renderTable } from './table.js';
+import { loadWidths, renderTable, type TableOptions } from './table.js';
 import { isPlainAscii, note, shown, writeOut } from './text-output.js';
 
-export { note, printJson, shown, toJson, writeOut } from './text-output.js';
+export { note, printJson, shown, writeOut } from './text-output.js';
 
-/**
- * A table (table.ts): aligned and fitted to the width in a terminal, aligned and never cut elsewhere.
- * `fit.flex`: the free-text columns that may be cut to fit a terminal; `fit.drop`: columns left
- * out, in that order, when cutting is not enough.
- */
+/** An aligned table (table.ts): fitted to a terminal's width, never cut elsewhere. */
 export async function printTable(
   head: string[],
   rows: (string | number)[][],
-  fit: { flex?: number[]; drop?: number[] } = {},
+  fit: Pick<TableOptions, 'flex' | 'drop'> = {},
 ): Promise<void> {
   const { stdout } = io();
   const cells = rows.map((r) => r.map((cell) => (typeof cell === 'number' ? String(cell) : shown(cell))));
@@ -31,8 +27,8 @@ export async function printTable(
 }
 
 /** `2026-11-20T22:35:06.123Z` → `2026-11-20 22:35 UTC`. */
-export function humanTime(iso: string | null, empty = 'never'): string {
-  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : empty;
+export function humanTime(iso: string | null): string {
+  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : 'never';
 }
 
 export function tokenName(t: Pick<TokenView, 'kind' | 'name'>): string {

@@ -2,8 +2,7 @@
 // without echo, a yes or no. They are shown on stderr, so that stdout stays data, and read the
 // run's stdin. Ctrl-C or Ctrl-D end a question with PromptCancelled: Ctrl-C exits with status
 // 130, as a shell reports a command interrupted by SIGINT; Ctrl-D (end of input) prints
-// "cancelled", status 1. Loaded only when something is asked (ask.ts): `--help` and scripts
-// never load it.
+// "cancelled", status 1. Loaded only when something is asked (ask.ts).
 import { emitKeypressEvents } from 'node:readline';
 import { Writable } from 'node:stream';
 import { confirm, input, password } from '@inquirer/prompts';
@@ -14,11 +13,6 @@ interface Context {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   signal: AbortSignal;
-}
-
-interface Key {
-  ctrl?: boolean;
-  name?: string;
 }
 
 /**
@@ -43,7 +37,7 @@ async function ask<T>(question: (context: Context) => Promise<T>): Promise<T> {
   // process (kill -INT): Ctrl-C typed at the question reaches readline as a key, not as a signal.
   const ended = new AbortController();
   let interrupted = false;
-  const onKey = (_text: string | undefined, key: Key | undefined) => {
+  const onKey = (_text: string | undefined, key: { ctrl?: boolean; name?: string } | undefined) => {
     if (key?.ctrl && key.name === 'd') ended.abort();
   };
   const onEnd = () => ended.abort();

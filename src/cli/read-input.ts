@@ -24,8 +24,7 @@ export async function readInput(file: string): Promise<string> {
  */
 export async function readTokenValue(): Promise<string> {
   const { askSecret } = await import('./ask.js');
-  const typed = await askSecret('Token value:');
-  const text = typed ?? (await readInput('-'));
+  const text = (await askSecret('Token value:')) ?? (await readInput('-'));
   const value = text
     .split(/\r?\n/)
     .find((line) => line.trim() !== '')

@@ -8,10 +8,9 @@ import { execFile } from 'node:child_process';
 export interface Notifier {
   ready(status: string): void;
   stopping(): void;
-  close(): void;
 }
 
-const NONE: Notifier = { ready: () => undefined, stopping: () => undefined, close: () => undefined };
+const NONE: Notifier = { ready: () => undefined, stopping: () => undefined };
 
 /**
  * A notifier when NOTIFY_SOCKET is set (else one that does nothing). `warn` hears once about a
@@ -22,17 +21,12 @@ export function systemdNotifier(env: NodeJS.ProcessEnv, warn: (message: string) 
   if (!env.NOTIFY_SOCKET) return NONE;
   let warned = false;
   const send = (...messages: string[]) =>
-    execFile(
-      'systemd-notify',
-      messages,
-      { env: { ...env, NOTIFY_SOCKET: env.NOTIFY_SOCKET }, timeout: 5000 },
-      (err) => {
-        if (err && !warned) {
-          warned = true;
-          warn(`cannot notify systemd (${(err as NodeJS.ErrnoException).code ?? err.message})`);
-        }
-      },
-    );
+    execFile('systemd-notify', messages, { env, timeout: 5000 }, (err) => {
+      if (err && !warned) {
+        warned = true;
+        warn(`cannot notify systemd (${(err as NodeJS.ErrnoException).code ?? err.message})`);
+      }
+    });
   // WATCHDOG_PID, when set, names the process the watchdog is for.
   const usec = Number(env.WATCHDOG_USEC);
   const forUs = !env.WATCHDOG_PID || Number(env.WATCHDOG_PID) === process.pid;
@@ -48,9 +42,6 @@ export function systemdNotifier(env: NodeJS.ProcessEnv, warn: (message: string) 
     stopping() {
       clearInterval(watchdog);
       send('STOPPING=1');
-    },
-    close() {
-      clearInterval(watchdog);
     },
   };
 }

@@ -7,8 +7,6 @@
 //
 // Widths are string-width's (East Asian width, emoji sequences, combining marks), measured
 // once for the whole table; cells are cut here, so cli-table3 only pads and joins them.
-// cli-table3 lays a table out in time that grows with the square of its rows, so the rows go
-// to it in chunks, all with the same column widths.
 //
 // Printable ASCII is one cell a character. Only other text needs string-width, whose loading
 // creates an Intl.Segmenter (ICU's segmentation data: 15 to 40 ms here), so it is loaded only
@@ -153,13 +151,9 @@ function layout(head: string[], widths: number[], opts: TableOptions): { kept: n
  * showing before the last of it is drawn.
  */
 export function* renderTable(head: string[], rows: string[][], opts: TableOptions): Generator<string> {
-  const widths = head.map((h) => displayWidth(h));
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      const w = displayWidth(row[i] ?? '');
-      if (w > (widths[i] ?? 0)) widths[i] = w;
-    }
-  }
+  const widths = head.map((h, i) =>
+    rows.reduce((widest, row) => Math.max(widest, displayWidth(row[i] ?? '')), displayWidth(h)),
+  );
   const { kept, fitted } = layout(head, widths, opts);
   const cells = (row: string[]) =>
     kept.map((column, k) => {
@@ -173,23 +167,18 @@ export function* renderTable(head: string[], rows: string[][], opts: TableOption
   for (const row of [head, ...rows]) {
     const texts = cells(row);
     const deltas = texts.map((text) => misjudged(text, cache));
-    if (deltas.every((d) => d === 0)) {
-      chunk.push(texts);
-      if (chunk.length < CHUNK) continue;
+    const misjudgedRow = deltas.some((d) => d !== 0);
+    if (!misjudgedRow) chunk.push(texts);
+    if (chunk.length === CHUNK || (misjudgedRow && chunk.length > 0)) {
       yield lines(draw(chunk, fitted));
       chunk = [];
-      continue;
     }
-    // cli-table3 pads each cell to the column's width as it measures the text: this row gets
-    // the widths that make its padding end where the column does.
-    if (chunk.length > 0) yield lines(draw(chunk, fitted));
-    chunk = [];
-    yield lines(
-      draw(
-        [texts],
-        fitted.map((w, k) => w - (deltas[k] ?? 0)),
-      ),
-    );
+    if (misjudgedRow) {
+      // cli-table3 pads each cell to the column's width as it measures the text: this row gets
+      // the widths that make its padding end where the column does.
+      const padTo = fitted.map((w, k) => w - (deltas[k] ?? 0));
+      yield lines(draw([texts], padTo));
+    }
   }
   if (chunk.length > 0) yield lines(draw(chunk, fitted));
 }

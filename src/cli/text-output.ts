@@ -1,8 +1,7 @@
 // Output without tables: one JSON document for --json, notes, text for people. Data goes to
-// stdout; notes, warnings and progress go to stderr, so `$(archivectl …)` captures only data.
-// Everything goes to the run's io (io.ts), never straight to the process's streams. Tables are
-// in output.ts, which loads cli-table3 and string-width: commands that print none (serve,
-// migrate, backup) import this module instead and never load them.
+// stdout (the run's, io.ts); notes, warnings and progress go to stderr, so `$(archivectl …)`
+// captures only data. Tables are in output.ts, which loads cli-table3 and string-width:
+// commands that print none (serve, migrate, backup) import this module and never load them.
 //
 // Text from the database (names, usernames, audit entries: rows written before names were
 // checked, or by a legacy import) may hold characters a terminal obeys instead of showing (an
@@ -15,15 +14,12 @@ import { io } from './io.js';
 // as they are. They can only occur inside strings, where \uXXXX means the same character.
 const JSON_UNSAFE = new RegExp(`[${INVISIBLE_CLASS}]`, 'g');
 
-export function toJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
+export function printJson(value: unknown): void {
+  const json = JSON.stringify(value, null, 2).replace(
     JSON_UNSAFE,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
-}
-
-export function printJson(value: unknown): void {
-  io().stdout.write(`${toJson(value)}\n`);
+  io().stdout.write(`${json}\n`);
 }
 
 /** Text for people, as it is: the caller has escaped what came from the database. */

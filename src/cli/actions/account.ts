@@ -1,18 +1,7 @@
-// What the account commands do (their options and help are in ../commands/account.ts). Loaded
-// only when one of them runs.
-import type { Acting } from '../../domain/audit.js';
 import { ROLE, parseArg } from '../args.js';
-import { confirm, isInteractive, optionalActor, osActor } from '../ask.js';
-import { withDb, type GlobalOptions } from '../context.js';
-import type { AsFlag, JsonFlag } from '../flags.js';
+import { acting, confirm, isInteractive } from '../ask.js';
+import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { note, printJson, printTable, printTokens, shown, writeOut } from '../output.js';
-
-type Globals = () => GlobalOptions;
-
-/** --as, else ARCHIVECTL_AS; without either the audit log names the operating-system user. */
-function acting(opts: AsFlag): Acting {
-  return { account: optionalActor(opts.as), otherwise: osActor() };
-}
 
 export async function create(
   globals: Globals,
@@ -21,7 +10,7 @@ export async function create(
 ): Promise<void> {
   const role = parseArg(ROLE, opts.role);
   const { createAccount } = await import('../../domain/accounts.js');
-  const created = await withDb(globals(), (ctx) => createAccount(ctx, username, role, acting(opts)));
+  const created = await withDb(globals(), (ctx) => createAccount(ctx, username, role, acting(opts.as)));
   if (opts.json) printJson({ username: created.username, role: created.role });
   else note(`created account ${created.username} (${created.role})`);
 }
@@ -58,7 +47,7 @@ export async function changeRole(
 ): Promise<void> {
   const role = parseArg(ROLE, roleName);
   const { setRole } = await import('../../domain/accounts.js');
-  const changed = await withDb(globals(), (ctx) => setRole(ctx, username, role, acting(opts)));
+  const changed = await withDb(globals(), (ctx) => setRole(ctx, username, role, acting(opts.as)));
   if (opts.json) printJson({ username: changed.username, role: changed.role });
   else note(`${changed.username} is now ${changed.role}`);
 }
@@ -73,10 +62,10 @@ export async function remove(
     if (!opts.yes && isInteractive()) {
       const active = (await listAccounts(ctx)).find((a) => a.username === username)?.tokens ?? 0;
       if (active > 0) {
-        await confirm(`Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.`, false);
+        await confirm(`Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.`);
       }
     }
-    return deleteAccount(ctx, username, acting(opts));
+    return deleteAccount(ctx, username, acting(opts.as));
   });
   if (opts.json) printJson(deleted);
   else note(`deleted account ${deleted.username} and its tokens`);

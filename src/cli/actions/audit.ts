@@ -1,10 +1,6 @@
-// What archivectl audit does (its options and help are in ../commands/audit.ts).
-// Loaded only when it runs.
 import { parseArg, SINCE } from '../args.js';
-import { withDb, type GlobalOptions } from '../context.js';
+import { withDb, type Globals } from '../context.js';
 import { note, printJson, printTable, humanTime } from '../output.js';
-
-type Globals = () => GlobalOptions;
 
 export async function run(globals: Globals, opts: { since?: string; json?: boolean }): Promise<void> {
   const since = opts.since === undefined ? undefined : parseArg(SINCE, opts.since);

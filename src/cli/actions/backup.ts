@@ -1,12 +1,8 @@
-// What archivectl backup does (its options and help are in ../commands/backup.ts).
-// Loaded only when it runs.
 import path from 'node:path';
 import { usage } from '../../errors.js';
-import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
+import { withConfiguredDatabase, readConfig, type Globals } from '../context.js';
 import { io } from '../io.js';
 import { note, printJson } from '../text-output.js';
-
-type Globals = () => GlobalOptions;
 
 export async function run(globals: Globals, file: string, opts: { force?: boolean; json?: boolean }): Promise<void> {
   const config = readConfig(globals());
@@ -16,12 +12,9 @@ export async function run(globals: Globals, file: string, opts: { force?: boolea
   const target = path.resolve(io().cwd, file);
   if (target === path.resolve(config.database.filename)) throw usage('the backup file is the database itself');
   const { backupSqlite } = await import('../../db/backup.js');
-  const db = await openConfiguredDatabase(config);
-  try {
-    const bytes = await backupSqlite(db, target, { force: Boolean(opts.force) });
-    if (opts.json) printJson({ file: target, bytes });
-    else note(`wrote a copy of ${config.database.filename} to ${target} (${bytes} bytes)`);
-  } finally {
-    await db.destroy();
-  }
+  const bytes = await withConfiguredDatabase(config, {}, (db) =>
+    backupSqlite(db, target, { force: Boolean(opts.force) }),
+  );
+  if (opts.json) printJson({ file: target, bytes });
+  else note(`wrote a copy of ${config.database.filename} to ${target} (${bytes} bytes)`);
 }

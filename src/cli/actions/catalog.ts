@@ -1,12 +1,7 @@
-// What archivectl catalog load does (its options and help are in ../commands/catalog.ts).
-// Loaded only when it runs.
 import { invalid } from '../../errors.js';
-import { withDb, type GlobalOptions } from '../context.js';
+import { withDb, type Globals } from '../context.js';
 import { printJson, printTable } from '../output.js';
 import { readInput } from '../read-input.js';
-import type { LoadCounts } from '../../domain/catalog/load.js';
-
-type Globals = () => GlobalOptions;
 
 export async function load(globals: Globals, file: string, opts: { json?: boolean }): Promise<void> {
   const { loadCatalog } = await import('../../domain/catalog/load.js');
@@ -17,11 +12,7 @@ export async function load(globals: Globals, file: string, opts: { json?: boolea
   } catch (err) {
     throw invalid(`${file} is not valid JSON (${(err as Error).message}); nothing was loaded`);
   }
-  const counts: LoadCounts = await withDb(globals(), (ctx) => loadCatalog(ctx, data));
+  const counts = await withDb(globals(), (ctx) => loadCatalog(ctx, data));
   if (opts.json) printJson(counts);
-  else
-    await printTable(
-      ['Loaded', 'Count'],
-      Object.entries<number>({ ...counts }).map(([kind, n]) => [kind, n]),
-    );
+  else await printTable(['Loaded', 'Count'], Object.entries<number>({ ...counts }));
 }

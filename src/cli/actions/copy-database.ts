@@ -1,13 +1,9 @@
-// What archivectl copy-database does (its options and help are in ../commands/copy-database.ts).
-// Loaded only when it runs.
 import { parseArg, POSTGRES_URL } from '../args.js';
 import { askSecret } from '../ask.js';
-import { openConfiguredDatabase, readConfig, type GlobalOptions } from '../context.js';
+import { withConfiguredDatabase, readConfig, type Globals } from '../context.js';
 import { io } from '../io.js';
 import { note, printJson, printTable } from '../output.js';
 import { usage } from '../../errors.js';
-
-type Globals = () => GlobalOptions;
 
 /** True when a connection URL carries a password (in its user part or as ?password=). */
 function hasPassword(url: string): boolean {
@@ -51,19 +47,17 @@ export async function run(globals: Globals, argument: string | undefined, opts: 
   const config = readConfig(globals());
   const { openDatabase } = await import('../../db/connect.js');
   const { copyDatabase } = await import('../../db/copy.js');
-  const source = await openConfiguredDatabase(config);
-  const target = await openDatabase({ client: 'pg', url, pool: { min: 0, max: 2 } });
-  try {
-    const counts = await copyDatabase(source, target);
-    if (opts.json) printJson(counts);
-    else {
-      await printTable(
-        ['Table', 'Rows copied'],
-        Object.entries(counts).map(([t, n]) => [t, n]),
-      );
-      note('copied; point the configuration at the new database and start the daemons');
+  const counts = await withConfiguredDatabase(config, {}, async (source) => {
+    const target = await openDatabase({ client: 'pg', url, pool: { min: 0, max: 2 } });
+    try {
+      return await copyDatabase(source, target);
+    } finally {
+      await target.destroy();
     }
-  } finally {
-    await Promise.all([source.destroy(), target.destroy()]);
+  });
+  if (opts.json) printJson(counts);
+  else {
+    await printTable(['Table', 'Rows copied'], Object.entries(counts));
+    note('copied; point the configuration at the new database and start the daemons');
   }
 }

@@ -1,9 +1,5 @@
-// What archivectl routes does (its options and help are in ../commands/routes.ts).
-// Loaded only when it runs.
-import { withDb, type GlobalOptions } from '../context.js';
+import { withDb, type Globals } from '../context.js';
 import { printJson, printTable, writeOut } from '../output.js';
-
-type Globals = () => GlobalOptions;
 
 const onOff = (on: boolean) => (on ? 'on' : 'off');
 

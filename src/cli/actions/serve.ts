@@ -1,13 +1,9 @@
-// What archivectl serve does (its options and help are in ../commands/serve.ts).
-// Loaded only when it runs.
 import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { readConfig, refuseUntrustedDatabase, type GlobalOptions } from '../context.js';
+import { readConfig, refuseUntrustedDatabase, type Globals } from '../context.js';
 import { usage } from '../../errors.js';
 import { parseArg, PORT } from '../args.js';
 import { io } from '../io.js';
-
-type Globals = () => GlobalOptions;
 
 /** V8's young generation: two semi-spaces of at most this size (V8's default: 16 MB each). */
 const SEMI_SPACE_MB = 8;
@@ -16,17 +12,15 @@ const HEAP_GROWING_PERCENT = 50;
 
 /**
  * The daemon's heap limits, chosen by the daemon itself, so that `archivectl serve`, `npm start`
- * and the systemd unit run alike (bench/RESULTS.md, "Memory"): under load V8 grows its young
- * generation to 2 × 16 MB and the old one by up to 100 % over its live size, 30-40 MB of RSS a
- * daemon that holds about 25 MB of live objects does not need. With 8 MB semi-spaces the
- * collector costs a few % of the CPU (4 MB: 12 %). Node takes `--max-semi-space-size` only on
- * its command line, so the young generation is held at that size by V8's growth factor: it may
- * grow (by 2) while below it, not once there; V8 reads both settings at each collection. A flag
- * given on node's command line or in NODE_OPTIONS wins.
+ * and the systemd unit run alike (bench/RESULTS.md, "Memory"): under load V8's defaults cost
+ * 30-40 MB of RSS a daemon that holds about 25 MB of live objects does not need. With 8 MB
+ * semi-spaces the collector costs a few % of the CPU (4 MB: 12 %). Node takes
+ * `--max-semi-space-size` only on its command line, so V8's growth factor holds the young
+ * generation at that size: 2 while below it, 1 once there (V8 reads both settings at each
+ * collection). A flag given on node's command line or in NODE_OPTIONS wins.
  */
-export function limitDaemonHeap(
-  nodeFlags: readonly string[] = [...process.execArgv, process.env.NODE_OPTIONS ?? ''],
-): void {
+function limitDaemonHeap(): void {
+  const nodeFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''];
   const given = (flag: string) => nodeFlags.some((f) => f.includes(flag));
   if (!given('--heap-growing-percent')) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (given('--max-semi-space-size') || given('--semi-space-growth-factor')) return;

@@ -1,14 +1,9 @@
-// What the settings commands do (their options and help are in ../commands/settings.ts). Loaded
-// only when one of them runs.
 import { MAX_DAYS, parseArg, SETTING_NAME, SWITCH } from '../args.js';
-import { optionalActor, osActor } from '../ask.js';
-import { withDb, type GlobalOptions } from '../context.js';
-import type { AsFlag, JsonFlag } from '../flags.js';
+import { acting } from '../ask.js';
+import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { printJson, printTable } from '../output.js';
 import type { SettingsView } from '../../domain/settings.js';
 import { TOKEN_MAX_DAYS } from '../../domain/setting-names.js';
-
-type Globals = () => GlobalOptions;
 
 function shownValue(value: boolean | number | null): string {
   if (typeof value === 'number') return String(value);
@@ -31,8 +26,7 @@ export async function show(globals: Globals, opts: { json?: boolean }): Promise<
 
 export async function set(globals: Globals, name: string, value: string, opts: AsFlag & JsonFlag): Promise<void> {
   const setting = parseArg(SETTING_NAME, name);
-  // --as, else ARCHIVECTL_AS; without either the audit log names the operating-system user.
-  const by = { account: optionalActor(opts.as), otherwise: osActor() };
+  const by = acting(opts.as);
   if (setting === TOKEN_MAX_DAYS) {
     const days = parseArg(MAX_DAYS, value);
     const { setTokenMaxDays } = await import('../../domain/settings.js');

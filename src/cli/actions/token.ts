@@ -1,18 +1,17 @@
-// What the token commands do (their options and help are in ../commands/token.ts). Loaded only
-// when one of them runs; each loads the domain module it needs when it gets that far.
 import { parseArg, TOKEN_KIND, TOKEN_STATUS, wholeNumber } from '../args.js';
-import { askFor, confirm, isInteractive, optionalActor, osActor, resolveActor } from '../ask.js';
-import { withDb, type GlobalOptions } from '../context.js';
+import { acting, askFor, confirm, isInteractive, optionalActor, resolveActor } from '../ask.js';
+import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { humanTime, note, printJson, printTable, printTokens, tokenName, writeOut } from '../output.js';
 import type { CreatedToken } from '../../domain/tokens/service.js';
 import { usage } from '../../errors.js';
-import type { AsFlag, JsonFlag } from '../flags.js';
+import type { v } from '../../validation.js';
 
-type Globals = () => GlobalOptions;
-
-export interface CreateFlags extends AsFlag, JsonFlag {
-  name?: string;
+export interface RotateFlags extends AsFlag, JsonFlag {
   expires?: string | false;
+}
+
+export interface CreateFlags extends RotateFlags {
+  name?: string;
 }
 
 export interface ListFlags extends AsFlag, JsonFlag {
@@ -23,10 +22,6 @@ export interface ListFlags extends AsFlag, JsonFlag {
   kind?: string;
   unusedFor?: string;
   limit?: string;
-}
-
-export interface RotateFlags extends AsFlag, JsonFlag {
-  expires?: string | false;
 }
 
 export interface PruneFlags extends AsFlag, JsonFlag {
@@ -72,6 +67,9 @@ async function askExpiry(globals: Globals, flag: string | false | undefined): Pr
   return typed === '' ? undefined : typed;
 }
 
+const parseFilter = <S extends v.GenericSchema>(schema: S, value: string | undefined) =>
+  value === undefined ? undefined : parseArg(schema, value, usage);
+
 /** The filters of token list, checked before the database is opened (a bad one is a usage error). */
 function listFilter(argument: string | undefined, opts: ListFlags) {
   if (argument !== undefined && opts.account !== undefined && argument !== opts.account) {
@@ -80,15 +78,11 @@ function listFilter(argument: string | undefined, opts: ListFlags) {
   return {
     username: argument ?? opts.account,
     all: Boolean(opts.all),
-    status: opts.status === undefined ? undefined : parseArg(TOKEN_STATUS, opts.status, usage),
-    expiringWithinDays:
-      opts.expiringWithin === undefined
-        ? undefined
-        : parseArg(wholeNumber('--expiring-within', 0), opts.expiringWithin, usage),
-    kind: opts.kind === undefined ? undefined : parseArg(TOKEN_KIND, opts.kind, usage),
-    unusedForDays:
-      opts.unusedFor === undefined ? undefined : parseArg(wholeNumber('--unused-for', 1), opts.unusedFor, usage),
-    limit: opts.limit === undefined ? undefined : parseArg(wholeNumber('--limit', 1), opts.limit, usage),
+    status: parseFilter(TOKEN_STATUS, opts.status),
+    expiringWithinDays: parseFilter(wholeNumber('--expiring-within', 0), opts.expiringWithin),
+    kind: parseFilter(TOKEN_KIND, opts.kind),
+    unusedForDays: parseFilter(wholeNumber('--unused-for', 1), opts.unusedFor),
+    limit: parseFilter(wholeNumber('--limit', 1), opts.limit),
   };
 }
 
@@ -130,13 +124,12 @@ export async function revoke(globals: Globals, id: string, opts: AsFlag & JsonFl
   const actor = await resolveActor(opts.as);
   const value = id === '-' ? await (await import('../read-input.js')).readTokenValue() : undefined;
   const { findTokenByValue, revokeToken } = await import('../../domain/tokens/service.js');
-  const result = await withDb(globals(), async (ctx) =>
+  const { token, alreadyRevoked } = await withDb(globals(), async (ctx) =>
     revokeToken(ctx, value === undefined ? id : (await findTokenByValue(ctx, value)).selector, actor),
   );
-  const shownId = result.token.id;
-  if (result.alreadyRevoked) note(`token ${shownId} was already revoked`);
-  if (opts.json) printJson(result.token);
-  else if (!result.alreadyRevoked) note(`Revoked token ${shownId} "${result.token.name}" of ${result.token.account}.`);
+  if (alreadyRevoked) note(`token ${token.id} was already revoked`);
+  if (opts.json) printJson(token);
+  else if (!alreadyRevoked) note(`Revoked token ${token.id} "${token.name}" of ${token.account}.`);
 }
 
 export async function lookup(globals: Globals, argument: string, opts: AsFlag & JsonFlag): Promise<void> {
@@ -144,8 +137,7 @@ export async function lookup(globals: Globals, argument: string, opts: AsFlag & 
     // Never quoted: it may be the value itself.
     throw usage('give "-" and the value on stdin: a value on the command line stays in shell history and ps');
   }
-  const { readTokenValue } = await import('../read-input.js');
-  const value = await readTokenValue();
+  const value = await (await import('../read-input.js')).readTokenValue();
   const { lookupTokenAs } = await import('../../domain/tokens/listing.js');
   const found = await withDb(globals(), (ctx) => lookupTokenAs(ctx, value, optionalActor(opts.as)));
   if (opts.json) printJson(found);
@@ -195,12 +187,12 @@ export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag
 export async function prune(globals: Globals, opts: PruneFlags): Promise<void> {
   const { pruneTokens } = await import('../../domain/tokens/service.js');
   const dryRun = Boolean(opts.dryRun);
-  const by = { account: optionalActor(opts.as), otherwise: osActor() };
+  const by = acting(opts.as);
   const result = await withDb(globals(), async (ctx) => {
     if (!dryRun && !opts.yes && isInteractive()) {
       const { pruned } = await pruneTokens(ctx, { dryRun: true, by });
       if (pruned === 0) return { pruned };
-      await confirm(`Delete ${pruned} expired or revoked token(s) for good?`, false);
+      await confirm(`Delete ${pruned} expired or revoked token(s) for good?`);
     }
     return pruneTokens(ctx, { dryRun, by });
   });
@@ -222,14 +214,9 @@ export async function importLegacyFile(globals: Globals, file: string, opts: AsF
   const { importLegacy } = await import('../../domain/tokens/legacy-import.js');
   const { progressBar } = await import('../progress.js');
   const progress = progressBar();
-  try {
-    const result = await withDb(globals(), (ctx) =>
-      importLegacy(ctx, text, { actor, ...(progress ? { progress: (...at) => progress.update(...at) } : {}) }),
-    );
-    progress?.done();
-    if (opts.json) printJson(result);
-    else note(`imported ${result.imported} legacy token(s), skipped ${result.skipped} already imported`);
-  } finally {
-    progress?.done();
-  }
+  const result = await withDb(globals(), (ctx) =>
+    importLegacy(ctx, text, { actor, progress: progress && ((...at) => progress.update(...at)) }),
+  ).finally(() => progress?.done());
+  if (opts.json) printJson(result);
+  else note(`imported ${result.imported} legacy token(s), skipped ${result.skipped} already imported`);
 }

@@ -1,15 +1,12 @@
-// The account commands as --help, the man page and completion see them: names, options, help.
-// What they do is in ../actions/account.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
-import type { AsFlag, JsonFlag } from '../flags.js';
+import type { AsFlag, Globals, JsonFlag } from '../context.js';
 import { ROLES } from '../../domain/roles.js';
 
 const actions = () => import('../actions/account.js');
 
 const AS_HELP = 'the admin or superuser doing it (else ARCHIVECTL_AS; without either, the audit log names the OS user)';
 
-export function registerAccount(program: Command, globals: () => GlobalOptions): void {
+export function registerAccount(program: Command, globals: Globals): void {
   const account = program
     .command('account')
     .description('manage accounts and their roles')

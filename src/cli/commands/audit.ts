@@ -1,11 +1,9 @@
-// The audit command as --help, the man page and completion see it: name, options, help.
-// What it does is in ../actions/audit.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { Globals } from '../context.js';
 
 const actions = () => import('../actions/audit.js');
 
-export function registerAudit(program: Command, globals: () => GlobalOptions): void {
+export function registerAudit(program: Command, globals: Globals): void {
   program
     .command('audit')
     .description(

@@ -1,11 +1,9 @@
-// The backup command as --help, the man page and completion see it: name, options, help.
-// What it does is in ../actions/backup.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { Globals } from '../context.js';
 
 const actions = () => import('../actions/backup.js');
 
-export function registerBackup(program: Command, globals: () => GlobalOptions): void {
+export function registerBackup(program: Command, globals: Globals): void {
   program
     .command('backup <file>')
     .description('write a consistent copy of the SQLite database to a new file (mode 0600), daemons running or not')

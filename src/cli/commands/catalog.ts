@@ -1,11 +1,9 @@
-// The catalog commands as --help, the man page and completion see them: names, options, help.
-// What they do is in ../actions/catalog.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { Globals } from '../context.js';
 
 const actions = () => import('../actions/catalog.js');
 
-export function registerCatalog(program: Command, globals: () => GlobalOptions): void {
+export function registerCatalog(program: Command, globals: Globals): void {
   const catalog = program.command('catalog').description('the catalogue: actors, places, keywords, objects');
 
   catalog

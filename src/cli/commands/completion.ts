@@ -1,5 +1,3 @@
-// The completion command as --help, the man page and completion see it: name, options, help.
-// What it does is in ../actions/completion.ts, loaded only when it runs.
 import { Argument, type Command } from 'commander';
 
 const actions = () => import('../actions/completion.js');

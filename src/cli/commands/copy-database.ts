@@ -1,11 +1,9 @@
-// The copy-database command as --help, the man page and completion see it: name, options, help.
-// What it does is in ../actions/copy-database.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { Globals } from '../context.js';
 
 const actions = () => import('../actions/copy-database.js');
 
-export function registerCopyDatabase(program: Command, globals: () => GlobalOptions): void {
+export function registerCopyDatabase(program: Command, globals: Globals): void {
   program
     .command('copy-database [postgres-url]')
     .description(

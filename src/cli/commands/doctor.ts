@@ -1,11 +1,9 @@
-// The doctor command as --help, the man page and completion see it: name, options, help.
-// What it does is in ../actions/doctor.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { Globals } from '../context.js';
 
 const actions = () => import('../actions/doctor.js');
 
-export function registerDoctor(program: Command, globals: () => GlobalOptions): void {
+export function registerDoctor(program: Command, globals: Globals): void {
   program
     .command('doctor')
     .description(

@@ -1,11 +1,9 @@
-// The migrate command as --help, the man page and completion see it: name, options, help.
-// What it does is in ../actions/migrate.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { Globals } from '../context.js';
 
 const actions = () => import('../actions/migrate.js');
 
-export function registerMigrate(program: Command, globals: () => GlobalOptions): void {
+export function registerMigrate(program: Command, globals: Globals): void {
   program
     .command('migrate')
     .description(

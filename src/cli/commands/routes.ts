@@ -1,11 +1,9 @@
-// The routes command as --help, the man page and completion see it: name, options, help.
-// What it does is in ../actions/routes.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { Globals } from '../context.js';
 
 const actions = () => import('../actions/routes.js');
 
-export function registerRoutes(program: Command, globals: () => GlobalOptions): void {
+export function registerRoutes(program: Command, globals: Globals): void {
   program
     .command('routes')
     .description(

@@ -1,11 +1,9 @@
-// The serve command as --help, the man page and completion see it: name, options, help.
-// What it does is in ../actions/serve.ts, loaded only when it runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { Globals } from '../context.js';
 
 const actions = () => import('../actions/serve.js');
 
-export function registerServe(program: Command, globals: () => GlobalOptions): void {
+export function registerServe(program: Command, globals: Globals): void {
   program
     .command('serve')
     .description('run the API daemon (logs JSON lines to stdout; stops cleanly on SIGTERM)')

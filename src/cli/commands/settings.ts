@@ -1,12 +1,9 @@
-// The settings commands as --help, the man page and completion see them: names, options, help.
-// What they do is in ../actions/settings.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
-import type { AsFlag, JsonFlag } from '../flags.js';
+import type { AsFlag, Globals, JsonFlag } from '../context.js';
 
 const actions = () => import('../actions/settings.js');
 
-export function registerSettings(program: Command, globals: () => GlobalOptions): void {
+export function registerSettings(program: Command, globals: Globals): void {
   const settings = program
     .command('settings')
     .description('show the settings public_api, public_access and token_max_days')

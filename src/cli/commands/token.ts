@@ -1,14 +1,11 @@
-// The token commands as --help, the man page and completion see them: names, options, help.
-// What they do is in ../actions/token.ts, loaded only when one of them runs.
 import type { Command } from 'commander';
-import type { GlobalOptions } from '../context.js';
+import type { AsFlag, Globals, JsonFlag } from '../context.js';
 import type { CreateFlags, ListFlags, PruneFlags, RotateFlags } from '../actions/token.js';
-import type { AsFlag, JsonFlag } from '../flags.js';
 import { TOKEN_KINDS, TOKEN_STATUSES } from '../../domain/tokens/queries.js';
 
 const actions = () => import('../actions/token.js');
 
-export function registerToken(program: Command, globals: () => GlobalOptions): void {
+export function registerToken(program: Command, globals: Globals): void {
   const token = program
     .command('token')
     .description('create, list, revoke and rotate API tokens')
