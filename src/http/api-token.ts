@@ -1,7 +1,6 @@
 // Step 1 of SPEC §4.1: a parameter named `api_token` anywhere (query, urlencoded or multipart
-// form, top-level JSON key), with any value, is refused before anything else, even with a valid
-// header and on open endpoints. The old scheme accepted it; keeping it out of URLs keeps
-// tokens out of proxy logs and browser history. The value is never logged.
+// form, top-level JSON key), with any value, is refused first, even with a valid header and on
+// open endpoints: tokens stay out of proxy logs and browser history. The value is never logged.
 
 /** `api_token`, and the array forms a PHP-style parser would read as it (`api_token[]`, `api_token[x]`). */
 export function isApiTokenKey(key: string): boolean {
@@ -25,12 +24,10 @@ function hexValue(c: number): number {
 }
 
 /**
- * Whether the raw key that starts at `start` (and ends at `end`, or at the first `=`) decodes to
- * `api_token` or `api_token[…`. Both names are ASCII, so a key can only decode to them through
- * `+` (a space, which never matches) and `%XX` escapes below 0x80; any other `%` is a literal
- * character for this purpose (where a strict decoder would throw, a lenient one like PHP's keeps
- * it as is). At most ten decoded characters are looked at: no exception, no allocation, and a
- * cost bounded per key, so a whole query or form costs one linear scan.
+ * Whether the raw key from `start` to `end` (or the first `=`) decodes to `api_token` or
+ * `api_token[…`. Both are ASCII, so only `+` (a space: no match) and `%XX` below 0x80 can decode
+ * to them; any other `%` is literal here (as lenient decoders like PHP's keep it). At most ten
+ * decoded characters are looked at: no exception, no allocation, so a query costs one linear scan.
  */
 function keyNamesApiToken(raw: string, start: number, end: number): boolean {
   let matched = 0;

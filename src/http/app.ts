@@ -40,14 +40,10 @@ interface AppParts {
   metrics: DaemonMetrics;
 }
 
-/** Paths answered outside /api, without authentication (GET and HEAD only; see serveProbes). */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 const isProbe = (ctx: ApiContext) => PROBES.has(ctx.path) && (ctx.method === 'GET' || ctx.method === 'HEAD');
 
-/**
- * /healthz, /readyz and /metrics. Other methods on these paths, and /metrics for a client the
- * `metrics` key does not let in, get the 404 of any unknown path.
- */
+/** The probes; other methods, or /metrics where `metrics` says no, get an unknown path's 404. */
 function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: Deps['config']['metrics']): Step {
   const answer = async (ctx: ApiContext): Promise<typeof ANSWERED> => {
     if (ctx.path === '/readyz') {
@@ -88,8 +84,7 @@ function beginApiRequest(deps: Deps): Step {
     ctx.state.deps = deps;
     ctx.state.principal = null;
     ctx.state.body = { kind: 'none' };
-    // The path is echoed with anything token-shaped cut out: a value pasted into a URL must not
-    // come back in the answer either.
+    // Token-shaped parts of the path are cut out: a value pasted into a URL must not come back.
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/'))
       throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
   };
@@ -112,11 +107,9 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
   app.use(accessLog(log, (ctx) => ctx.state.probe === true && !deps.config.log.probes));
   app.use(countRequests(metrics));
   app.use(errorHandler(log));
-  // Everything from here on acts before what follows it, and runs as steps (see gate.ts); the
-  // body reader stays a middleware of its own, as it removes unclaimed uploads afterwards.
+  // Steps from here on run in gates (gate.ts); the body reader removes unclaimed uploads afterwards.
   app.use(gate([serveProbes(readiness, metrics, deps.config.metrics), beginApiRequest(deps)]));
-  // The rest runs in the request's route's chain, its handler last: the router finds the route
-  // before anything of the request is read (router.ts).
+  // The rest runs in the route's chain (router.ts), found before anything of the request is read.
   const pipeline = [
     gate([
       corsHeaders, // CORS on every answer of the reconciliation services, errors included

@@ -56,26 +56,22 @@ const REFUSAL_TEXT: Record<Refusal, string> = {
 };
 
 /**
- * How each refusal of a presented token is answered. All but a blocked account's close the
- * connection: a client sending forged values must come back through the connection limits,
- * and requests it pipelined behind the refused one are dropped unread.
+ * All refusals of a presented token but a blocked account's close the connection: a forger must
+ * come back through the connection limits, and what it pipelined behind is dropped unread.
  */
 function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): HttpError {
   const text = REFUSAL_TEXT[reason];
   if (reason === 'blocked') return httpError(403, text);
   const close = { Connection: 'close' };
-  if (reason === 'throttled' || reason === 'busy') {
-    const headers = { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) };
-    return httpError(reason === 'busy' ? 503 : 429, text, headers);
-  }
+  if (reason === 'throttled' || reason === 'busy')
+    return httpError(reason === 'busy' ? 503 : 429, text, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
   return httpError(401, text, { ...unauthorized(text, true).headers, ...close });
 }
 
 /**
- * Step 2, judged before the body is read: the Authorization header. Present but unusable → 401
- * (blocked account → 403; out of failure budget → 429; verification queue full → 503), also on
- * open endpoints. The verdict is kept, not answered, so an api_token in the body still gets its
- * own 401 first (step 1), while the body reader knows not to write a refused request's uploads.
+ * Step 2, judged before the body is read: a present but unusable Authorization header is refused,
+ * also on open endpoints. The verdict is kept, not answered, so an api_token in the body still
+ * gets its own 401 first (step 1), and the body reader does not write a refused request's uploads.
  */
 export function judgeAuthorization(access: AccessState, authenticator: Authenticator): Step {
   return function judgeHeader(ctx) {
@@ -101,22 +97,18 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?: +([^ ]+))? *$/.exec(header);
     const value = match?.[2];
     if (!match || match[1]?.toLowerCase() !== 'bearer')
-      refuseHeader(ctx, unauthorized('only Authorization: Bearer <token> is accepted', false));
-    else if (!value) refuseHeader(ctx, unauthorized('the Authorization header carries no token', false));
-    else return judgeToken(ctx, value, snapshot.generation, judgedAt);
+      return refuseHeader(ctx, unauthorized('only Authorization: Bearer <token> is accepted', false));
+    if (!value) return refuseHeader(ctx, unauthorized('the Authorization header carries no token', false));
+    // A token verified under this generation is judged at once (no await), as a request without one is.
+    const result = authenticator.authenticate(value, snapshot.generation, ctx.state.client, ctx.request.ip);
+    if (isPromise(result)) return result.then((known) => keepVerdict(ctx, known, judgedAt));
+    keepVerdict(ctx, result, judgedAt);
   }
 
   /** A header that is no usable Bearer header: refused at once, without a pause. */
   function refuseHeader(ctx: ApiContext, error: HttpError): void {
     ctx.state.authRefusal = 'header';
     ctx.state.refusal = { error, answerAt: 0 };
-  }
-
-  function judgeToken(ctx: ApiContext, value: string, generation: string, judgedAt: number): void | Promise<void> {
-    // A token verified under this generation is judged at once (no await), as a request without one is.
-    const result = authenticator.authenticate(value, generation, ctx.state.client, ctx.request.ip);
-    if (isPromise(result)) return result.then((known) => keepVerdict(ctx, known, judgedAt));
-    keepVerdict(ctx, result, judgedAt);
   }
 
   function keepVerdict(ctx: ApiContext, result: AuthResult, judgedAt: number): void {
@@ -128,8 +120,6 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     } else {
       if (result.selector) ctx.state.tokenId = result.selector;
       ctx.state.authRefusal = result.reason;
-      // Every refused value is answered at the same moment after the request was judged,
-      // whatever the refusal cost: the answer's timing says nothing about the id.
       ctx.state.refusal = {
         error: refusalFor(result.reason, result.retryAfterSeconds),
         answerAt: result.reason === 'blocked' ? 0 : judgedAt,
@@ -138,10 +128,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
   }
 }
 
-/**
- * Whether the request carries Authorization more than once. Node keeps the first and drops the
- * others; a proxy or log in front that reads the last would have judged another request.
- */
+/** Node keeps the first Authorization header; a proxy or log that reads the last judges another. */
 function repeatsAuthorization(rawHeaders: string[]): boolean {
   let seen = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') seen++;
@@ -151,15 +138,14 @@ function repeatsAuthorization(rawHeaders: string[]): boolean {
 /** Step 2, answered once step 1 has looked at the body. */
 export function answerAuthorization(failedAuthDelayMs: number): Step {
   return function answerHeader(ctx) {
-    const refusal = ctx.state.refusal;
-    if (refusal) return answerRefusal(refusal, failedAuthDelayMs);
+    if (ctx.state.refusal) return answerRefusal(ctx.state.refusal, failedAuthDelayMs);
   };
 }
 
 /**
- * A refused token is answered at a fixed deadline after it was judged, with a pause that costs no
- * CPU: a client flooding with forged values gets one answer per connection per pause, and the
- * event loop stays free for valid tokens.
+ * A refused token is answered at a fixed deadline after it was judged, whatever the refusal cost
+ * (timing says nothing about the id), with a pause that costs no CPU: a client flooding with forged
+ * values gets one answer per connection per pause, and the event loop stays free for valid tokens.
  */
 async function answerRefusal(refusal: NonNullable<ApiState['refusal']>, failedAuthDelayMs: number): Promise<never> {
   if (refusal.answerAt > 0 && failedAuthDelayMs > 0) {
@@ -174,10 +160,7 @@ function ruleOf(ctx: ApiContext, route: NonNullable<ApiContext['state']['route']
   return route.ruleWithIds && ctx.query.ids !== undefined ? route.ruleWithIds : route.rule;
 }
 
-/**
- * True when the request is refused whatever its body says (a refused header, no such path or
- * method, or its route's rule): the body reader then stops at the first file part.
- */
+/** Whether the request is refused whatever its body says: by its header, path, method or rule. */
 export function willBeRefused(ctx: ApiContext): boolean {
   const route = ctx.state.route;
   if (ctx.state.refusal !== null || !route) return true;

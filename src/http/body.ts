@@ -1,10 +1,9 @@
-// Reads request bodies under /api once the route and the Authorization header are judged, and
-// before their refusals are answered, because `api_token` in a form or a JSON body must be
-// refused before anything else (SPEC §4.1). A request already known to be refused has its body
-// read only as far as that rule needs, and only while it arrives promptly (refusedBodyMs).
-// Parsing problems are recorded, not answered: a request without a valid token gets its 401
-// before its 400. JSON and urlencoded bodies go through co-body (size limits, qs without
-// prototype keys); multipart through busboy, file parts streamed to disk, never held in memory.
+// Request bodies under /api, read once the route and the Authorization header are judged and
+// before their refusals are answered: `api_token` in a form or JSON body is refused first (SPEC
+// §4.1). A request already known to be refused has its body read only as far as that rule needs,
+// and only while it arrives promptly. Problems are recorded, not answered: a request without a
+// valid token gets its 401 before its 400. JSON and forms: co-body (size limits, qs without
+// prototype keys); multipart: busboy, file parts streamed to disk, never held in memory.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
@@ -41,10 +40,8 @@ const invalidBody = (status: 400 | 413 | 415, message: string): ParsedBody => ({
 
 async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: number): Promise<ParsedBody> {
   try {
-    if (kind === 'json') {
-      // strict: only an object or an array is JSON a client would send here.
-      return { kind: 'json', data: await coBody.json(ctx.req, { limit, strict: true }) };
-    }
+    // strict: only an object or an array is JSON a client would send here.
+    if (kind === 'json') return { kind: 'json', data: await coBody.json(ctx.req, { limit, strict: true }) };
     const { parsed, raw } = (await coBody.form(ctx.req, {
       limit,
       queryString: { parameterLimit: 1000, depth: 5, arrayLimit: 100 },
@@ -66,12 +63,9 @@ async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: num
 const NAMELESS_PART = 'malformed multipart body: a part without a name';
 
 /**
- * Streams one file part to its temporary file. The promise settles only once the file is closed
- * and nothing will touch its path any more, so a cleanup that awaits it and then removes the path
- * cannot be overtaken by a late open. `stopped` is asked once the directory exists: a body
- * stopped meanwhile creates no file. It resolves once every byte is flushed to disk (fsync) and
- * the file's size is what was counted: only then are `size` and `sha256` the file's. A full disk
- * shows as late as the last write or the flush, after the parser has seen the end of the body.
+ * Streams one file part to its temporary file. Settles only once the file is closed, so a cleanup
+ * awaiting it is not overtaken by a late open; a body `stopped` by then creates no file. Resolves
+ * once every byte is on disk (fsync) and the size is as counted: then `size` and `sha256` are right.
  */
 async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, stopped: () => boolean): Promise<void> {
   await mkdir(tmpDir, { recursive: true });
@@ -103,21 +97,18 @@ async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, s
 const removeQuietly = (file: string): Promise<void> => rm(file, { force: true }).catch(() => undefined);
 
 /**
- * When reading stops early, the rest is discarded only when Content-Length says it is this small,
- * so the answer leaves on a connection the client can read it from (a client still writing into
- * a closed connection gets a reset and may never see it: fetch reports "EPIPE"). A larger or
- * chunked rest is never read: the answer carries `Connection: close`.
+ * When reading stops early, the rest is discarded only when Content-Length says it is this small:
+ * a client still writing into a closed connection gets a reset (EPIPE) and may never see the
+ * answer. A larger or chunked rest is never read: the answer carries `Connection: close`.
  */
 const DISCARD_REST_BYTES = 64 * 1024;
-
 /** How long a connection closed on an unread body goes on reading (and discarding) after the answer. */
 const LINGER_MS = 2_000;
 
 /**
- * Answers with `Connection: close`, then closes lingering. Closed at once, what the client still
- * sends would meet a closed socket whose reset can throw away the answer unread (seen under load:
- * no 413 at all). Instead our FIN follows the answer, and the connection reads and discards until
- * the client closes its side or LINGER_MS has passed; the connection limits count it meanwhile.
+ * Answers with `Connection: close`, then closes lingering (a reset can throw the answer away
+ * unread): our FIN follows the answer, and the connection discards what the client still sends
+ * until it closes its side or LINGER_MS has passed; the connection limits count it meanwhile.
  */
 function closeAfterAnswer(ctx: ApiContext): void {
   const req = ctx.req;
@@ -133,11 +124,7 @@ function closeAfterAnswer(ctx: ApiContext): void {
   };
 }
 
-/**
- * The body of a request known to be refused, if it arrives within `ms`; else `none`, the rest
- * unread and the connection closed: a body sent byte by byte cannot hold a connection for
- * `timeouts.requestMs`.
- */
+/** A refused request's body, if it comes within `ms`: one sent byte by byte cannot hold a connection. */
 async function readWithin(ctx: ApiContext, read: Promise<ParsedBody>, ms: number): Promise<ParsedBody> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
@@ -153,19 +140,16 @@ async function readWithin(ctx: ApiContext, read: Promise<ParsedBody>, ms: number
 }
 
 /**
- * Multipart bodies, parsed as they arrive. Reading stops early when the answer no longer depends
- * on the rest (the unread rest is left as DISCARD_REST_BYTES says):
- * - an `api_token` part: the api_token 401 (step 1), whatever follows;
- * - the first file part of a request already known to be refused (`limits.refused`), or the
- *   moment `limits.refusedBodyMs` has passed without one: its 401/403/404;
- * - a file over `limits.uploadBytes`: 413; a malformed body: 400.
- * In the first two cases the result still names the parts seen, so the api_token rule sees them.
+ * Multipart bodies, parsed as they arrive. Reading stops early (the rest left as DISCARD_REST_BYTES
+ * says) once the answer no longer depends on the rest: at an `api_token` part; at the first file
+ * part of a request known to be refused, or once `refusedBodyMs` has passed (the result then still
+ * names the parts seen, for the api_token rule); at a file over `uploadBytes` or a malformed body.
  *
- * Temporary files are removed in one place, `finish`, in a fixed order: (1) no part is accepted
- * any more (`decided`/`settled`, checked by every handler, so no write starts after the next step
- * took its list); (2) every file write has settled (see storeFile: closed, nothing pending on
- * its path); (3) the files not handed to the handler are removed — at once, also when the rest
- * of the body is still being discarded; (4) only then the body is resolved and answered.
+ * Temporary files are removed only in `finish`, in this order: (1) no part is accepted any more
+ * (`decided`/`settled`, checked by every handler, so no write starts after the next step took its
+ * list); (2) every file write has settled (storeFile); (3) the files not handed to the handler are
+ * removed, at once, also while the rest of the body is still being discarded; (4) only then is
+ * the body resolved and answered.
  */
 function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody> {
   const keep = limits.keepFiles(ctx);
@@ -181,10 +165,8 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     let problem: ParsedBody | null = null;
     /** The outcome once reading stops early: later parts are discarded, no file is created. */
     let decided: ParsedBody | null = null;
-    /**
-     * A file that could not be stored (507 or 500). Apart from `decided`: the write can fail after
-     * the parser has closed (the last write, the flush), and it then still decides the answer.
-     */
+    // A file that could not be stored (507 or 500), apart from `decided`: a full disk can show
+    // after the parser has closed (the last write, the flush), and then still decides the answer.
     let storeFailure: ParsedBody | null = null;
     let settled = false;
     const finish = async (parsed: ParsedBody, restLeft: Promise<void> = Promise.resolve()) => {
@@ -197,9 +179,7 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
       await restLeft;
       resolve(result);
     };
-    const fail = (status: 400 | 413, message: string) => {
-      problem ??= invalidBody(status, message);
-    };
+    const fail = (status: 400 | 413, message: string) => void (problem ??= invalidBody(status, message));
     /** Set when a refused body ran out of time: its rest is never waited for. */
     let tooSlow = false;
     /** The rest of the body, once parsing stopped: see DISCARD_REST_BYTES. */
@@ -267,23 +247,18 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
     bb.on('field', (name: string | undefined, value, info) => {
       if (decided || settled) return;
       // Busboy gives a part without a (non-empty) name as undefined: a malformed body, not a crash.
-      if (typeof name !== 'string' || name === '') return fail(400, NAMELESS_PART);
+      if (!name) return fail(400, NAMELESS_PART);
       if (info.nameTruncated || info.valueTruncated) fail(413, 'a multipart field is too long');
       names.push(name);
       fields[name] = value;
       if (isApiTokenKey(name)) refuseNow();
     });
     bb.on('file', (name: string | undefined, stream, info) => {
-      // A part cut short makes its stream emit 'error'; without a listener that would crash
-      // the process, and this runs before authentication.
+      // A part cut short emits 'error': unheard, it would crash the process (before authentication).
       stream.on('error', () => fail(400, 'malformed or truncated multipart body'));
       partStreams.push(stream);
-      if (decided || settled) {
-        stream.resume();
-        return;
-      }
-      if (typeof name !== 'string' || name === '') {
-        fail(400, NAMELESS_PART);
+      if (!decided && !settled && !name) fail(400, NAMELESS_PART);
+      if (decided || settled || !name) {
         stream.resume();
         return;
       }
@@ -314,13 +289,9 @@ function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody>
           stream.resume();
           if (decided) return; // stopped on purpose (or failed already): that answer stands
           const code = errorCode(err);
-          const full = isNoSpace(code);
-          storeFailure = {
-            kind: 'invalid',
-            status: full ? 507 : 500,
-            message: full ? 'no space left to store the upload' : 'the upload could not be stored',
-            code,
-          };
+          storeFailure = isNoSpace(code)
+            ? { kind: 'invalid', status: 507, message: 'no space left to store the upload', code }
+            : { kind: 'invalid', status: 500, message: 'the upload could not be stored', code };
           decide(storeFailure);
         }),
       );

@@ -1,8 +1,7 @@
 // Who is calling, for the failure budgets, the KDF queue's turns, the connection limits and the
-// logs. Behind a reverse proxy the peer is the proxy; `trustProxy` names which peers may speak
-// for the client in X-Forwarded-For (addresses, CIDR ranges or proxy-addr's presets "loopback",
-// "linklocal", "uniquelocal"; never a hop count, which would trust any peer). Anyone else's
-// forwarded headers are removed before anything reads them: a client cannot choose its address.
+// logs. Only peers named in `trustProxy` (never a hop count, which would trust any peer) may name
+// the client in X-Forwarded-For; anyone else's forwarded headers are removed before anything reads
+// them: a client cannot choose its address.
 import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
@@ -17,10 +16,7 @@ export function compileTrust(trust: TrustProxy): TrustFn {
   return trust === false ? () => false : proxyaddr.compile(trust);
 }
 
-/**
- * The client's address for this request; strips the forwarded headers when the peer is not a
- * trusted proxy, so the Koa context (protocol, host) cannot be steered by a client either.
- */
+/** The client's address; a peer not trusted loses its forwarded headers (Koa reads them too). */
 export function clientAddress(req: IncomingMessage, trust: TrustFn): string {
   const socket = req.socket;
   let peer = peers.get(socket);
@@ -49,10 +45,7 @@ export function clientKey(peer: string): string {
   return budgetKey(normalise(peer));
 }
 
-/**
- * The unit a budget is kept for: an IPv4 address, or an IPv6 /64 — one subscriber's network,
- * where a single host can pick any of 2^64 addresses.
- */
+/** A budget's unit: an IPv4 address, or an IPv6 /64 (one subscriber's: a host can pick any of 2^64). */
 export function budgetKey(address: string): string {
   if (!ipaddr.IPv6.isValid(address) || ipaddr.IPv4.isValid(address)) return address;
   const parts = ipaddr.IPv6.parse(address).parts.slice(0, 4);

@@ -4,7 +4,6 @@
 // Last-Modified at whole seconds, as HTTP dates have them.
 import type { ApiContext } from './types.js';
 
-/** An HTTP date has whole seconds. */
 export const floorSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
 
 /** Whether an If-None-Match header names `etag` (a quoted strong tag), or is `*`. */

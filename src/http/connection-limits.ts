@@ -1,19 +1,12 @@
-// Bounds on what connections can cost, before any request reaches Koa:
-// - at most `perAddress` open connections per client address (trusted proxies excepted: they
-//   carry many clients), beyond which a new one is answered 503 and closed at once. An IPv6
-//   client counts by its /64, as the failure budgets count it: one host can use any address of
-//   its /64, and would otherwise get `perAddress` connections for each;
-// - at most `total` open connections; at the cap, the longest idle connection of the address
-//   holding the most is closed to make room (a keep-alive connection costs its client nothing to
-//   reopen), so a flood from a few addresses evicts its own first; when none is idle, or only
-//   those of an address holding fewer than the newcomer's, the newcomer is refused. A connection
-//   whose body trickles (less than BODY_PROGRESS_BYTES in BODY_STALL_MS) counts as idle too: a
-//   body at a byte a second must not hold its place for `timeouts.requestMs`. So does, from its
-//   first byte, the body of a request already known to be refused (markRefusedBody);
-// - at most `pipelined` requests waiting for their answers on one connection. HTTP/1.1 answers
-//   in order, and Node parses every request a client has sent, so a connection that pipelines
-//   deeper is closed at once: its requests stop costing memory and CPU, and those already in
-//   flight finish unanswered.
+// Bounds on what connections can cost, before any request reaches Koa (README, "One client
+// cannot hold the server", says what each does):
+// - `perAddress`: an IPv6 client counts by its /64 (one host can use any address of it); trusted
+//   proxies are excepted (they carry many clients);
+// - `total`: at the cap the longest idle connection of the address holding the most is closed (a
+//   keep-alive connection costs nothing to reopen), so a flood evicts its own first; a trickling
+//   body must not hold its place for `timeouts.requestMs` (bodyStalled, markRefusedBody);
+// - `pipelined`: HTTP/1.1 answers in order and Node parses all a client sends, so a deeper
+//   pipeline is closed at once (those in flight finish unanswered) rather than cost memory and CPU.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -30,12 +23,10 @@ interface Tracked {
   progress: { at: number; bytes: number };
 }
 
-/** A body must bring this many bytes … */
+/** A body must bring BODY_PROGRESS_BYTES within BODY_STALL_MS, or its connection counts as idle. */
 const BODY_PROGRESS_BYTES = 16 * 1024;
-/** … within this long, or its connection counts as idle for eviction. */
 const BODY_STALL_MS = 1000;
 
-/** Requests already known to be refused whose body is still being read (body.ts). */
 const refusedBodies = new WeakSet<IncomingMessage>();
 
 /** Marks a request refused whatever its body holds: at the cap, its connection counts as idle. */
@@ -67,7 +58,6 @@ export function guardConnections(
   options: { trusted: (address: string) => boolean; log: Logger; secure: boolean },
 ): ConnectionGuard {
   const tracked = new Map<Socket, Tracked>();
-  /** Connections with a request in progress. */
   const busy = new Map<Socket, Tracked>();
   /** Per address, its connections with nothing in progress, longest idle first (re-inserted when they go idle). */
   const idle = new Map<string, Set<Socket>>();
@@ -84,11 +74,8 @@ export function guardConnections(
     set.delete(socket);
     if (set.size === 0) idle.delete(address);
   };
-  /**
-   * Whether a connection with a request in progress waits only for a body its client sends
-   * slowly: the body is incomplete, the server is not holding it back (a body it has not started
-   * to read fills its buffer), and it brought less than BODY_PROGRESS_BYTES in BODY_STALL_MS.
-   */
+  // Whether a busy connection waits only for a body its client sends slowly: incomplete, not held
+  // back by the server (a body not yet read fills its buffer), and short of BODY_PROGRESS_BYTES.
   const bodyStalled = (socket: Socket, entry: Tracked, now: number): boolean => {
     const req = entry.request;
     const awaitingClient = req !== null && !req.complete && req.readableLength < req.readableHighWaterMark;
@@ -98,10 +85,8 @@ export function guardConnections(
     entry.progress = { at: now, bytes: socket.bytesRead };
     return false;
   };
-  /**
-   * The connection to close at the cap: of the address with the most open connections that has an
-   * idle (or trickling) one, its longest-idle connection, a truly idle one before a trickling one.
-   */
+  // The connection to close at the cap: of the address with the most open connections that has an
+  // idle (or trickling) one, its longest-idle connection, a truly idle one before a trickling one.
   const evictionCandidate = (): Socket | undefined => {
     let best: Socket | undefined;
     let most = 0;
@@ -120,9 +105,8 @@ export function guardConnections(
 
   const refuse = (socket: Socket, address: string, why: string) => {
     stats.refused++;
-    if (stats.refused === 1 || stats.refused % 1000 === 0) {
+    if (stats.refused === 1 || stats.refused % 1000 === 0)
       options.log.warn({ ip: address, refused_total: stats.refused, reason: why }, 'refused a connection');
-    }
     // Plain HTTP gets a short answer; a TLS handshake cannot be answered in plain text.
     if (options.secure) socket.destroy();
     else socket.end(BUSY_ANSWER);

@@ -1,19 +1,13 @@
-// Cross-origin access to the reconciliation services (the routes marked `crossOrigin` in the
-// access matrix). OpenRefine uses such a service from its web page, on another origin:
-// Reconciliation 0.2 requires CORS on every endpoint, and JSONP is its older fallback.
-//
-// - `Access-Control-Allow-Origin: *` on every answer of those paths, errors included (a page
-//   can read a 401 or 422), and of every path under a service's root that is no route (a route
-//   the service lacks, `…/reconcile/match`, reads as 404 instead of failing on CORS). No
-//   credentials: tokens travel in the Authorization header a page sets itself, never in cookies,
-//   so `*` gives a page nothing it could not fetch from anywhere else.
-// - A preflight (OPTIONS with Origin and Access-Control-Request-Method) carries no token: it is
-//   answered 204 before authentication (the request that follows meets the route's rule), also
-//   for a path under a service's root that is no route, allowing the protocol's methods. Any
-//   other OPTIONS is a method like any other (405 with Allow).
-// - JSONP (`callback=`) on the GET answers that are JSON: the name is checked strictly and the
-//   answer is `application/javascript` with `nosniff`. A script tag sends no Authorization
-//   header, so JSONP only ever reaches what is open without a token.
+// Cross-origin access to the reconciliation services (the routes marked `crossOrigin`; README,
+// "CORS" and "JSONP"): OpenRefine uses them from its web page, on another origin, and
+// Reconciliation 0.2 requires CORS on every endpoint (JSONP is its older fallback).
+// - `Access-Control-Allow-Origin: *` on every answer of those paths, errors included, and of every
+//   path under a service's root that is no route (it reads as 404 instead of failing on CORS).
+//   No credentials: tokens travel in the Authorization header a page sets itself, never in
+//   cookies, so `*` gives a page nothing it could not fetch from anywhere else.
+// - A preflight carries no token: answered 204 before authentication (the request that follows
+//   meets the route's rule). Any other OPTIONS is a method like any other (405 with Allow).
+// - JSONP: a script tag sends no Authorization header, so it only reaches what is open.
 import { invalid } from '../errors.js';
 import { RECONCILE_KINDS } from '../domain/catalog/reconcile/entities.js';
 import { hasBody } from './body.js';
@@ -22,19 +16,14 @@ import type { ApiContext } from './types.js';
 
 /** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
 const MAX_AGE_SECONDS = 7200;
-/**
- * What a page may read beyond the safelisted headers: of an error, the Bearer challenge, when to
- * retry, what is allowed; of any answer, when the token it sent ends.
- */
+/** What a page may read beyond the safelisted headers. */
 const EXPOSED = 'WWW-Authenticate, Retry-After, Allow, Token-Expiration';
 
 /** The methods the reconciliation protocol uses: what a preflight of a path that is no route allows. */
 const PROTOCOL_METHODS = 'GET, HEAD, POST';
 
-/** The roots of the reconciliation services; every path under one is cross-origin. */
 const SERVICE_ROOTS = RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile`);
 
-/** Whether the request's path is a cross-origin route or lies under a service's root. */
 function isCrossOrigin(ctx: ApiContext): boolean {
   if (ctx.state.crossOrigin) return true;
   const p = ctx.path;
@@ -55,12 +44,11 @@ export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
     ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
   if (!isPreflight || !isCrossOrigin(ctx)) return undefined;
   ctx.status = 204;
-  ctx.set(
-    'Access-Control-Allow-Methods',
-    ctx.state.allowed.length > 0 ? ctx.state.allowed.join(', ') : PROTOCOL_METHODS,
-  );
-  ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
-  ctx.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
+  ctx.set({
+    'Access-Control-Allow-Methods': ctx.state.allowed.length > 0 ? ctx.state.allowed.join(', ') : PROTOCOL_METHODS,
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+    'Access-Control-Max-Age': String(MAX_AGE_SECONDS),
+  });
   // A preflight has no body; one sent anyway is not read, so the connection is not reused.
   if (hasBody(ctx)) ctx.set('Connection', 'close');
   return ANSWERED;

@@ -19,11 +19,7 @@ export const REALM = 'Bearer realm="archive"';
 
 export type HttpError = createError.HttpError;
 
-/**
- * An HTTP answer decided by the pipeline: its status, `{"error": message}` and headers. Exposed
- * whatever the status: a 503 (full verification queue) tells the client to come back, as a 4xx
- * tells it what went wrong.
- */
+/** `{"error": message}`, exposed whatever the status: a 503 says come back, a 4xx what went wrong. */
 export function httpError(status: number, message: string, headers: Record<string, string> = {}): HttpError {
   return createError(status, message, { headers, expose: true });
 }
@@ -34,10 +30,7 @@ export function unauthorized(message: string, tokenRefused: boolean): HttpError 
   });
 }
 
-/**
- * What of an unexpected error may be logged. Database errors can quote SQL with bound values;
- * any long run of token-alphabet characters (a value, a hash) is cut out before it reaches a log.
- */
+/** What of an unexpected error may be logged: token-shaped runs (values, hashes in quoted SQL) cut out. */
 export function scrub(err: unknown): { type: string; code?: string; message: string; stack?: string } {
   const e = err instanceof Error ? err : new Error(String(err));
   const code = (e as { code?: unknown }).code;
@@ -53,10 +46,8 @@ export function scrub(err: unknown): { type: string; code?: string; message: str
 const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 /**
- * The answer to a failure of the environment rather than of the request, or null: the database
- * away, stalled or unable to commit → 503 with Retry-After; no space left for a file → 507. A 503
- * never acknowledges a write; only a statement sent to a server that then stalled may still be
- * applied when it resumes.
+ * A failure of the environment rather than of the request, or null. A 503 never acknowledges a
+ * write; only a statement sent to a server that then stalled may still be applied when it resumes.
  */
 function environmentFailure(err: unknown): HttpError | null {
   if (isDatabaseUnavailable(err)) {
@@ -73,8 +64,7 @@ export function errorHandler(log: Logger) {
     try {
       await next();
     } catch (caught) {
-      const requestId = (ctx.state as { requestId?: string }).requestId;
-      const where = { method: ctx.method, path: ctx.path, request_id: requestId };
+      const where = { method: ctx.method, path: ctx.path, request_id: (ctx.state as { requestId?: string }).requestId };
       // Only an error the pipeline did not decide can be the environment's: the database check
       // reads messages, and a refusal's message may quote what the client sent.
       const decided = (createError.isHttpError(caught) && caught.expose) || isAppError(caught);

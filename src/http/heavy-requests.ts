@@ -1,9 +1,8 @@
 // Requests whose cost grows with the catalogue (an export, a BEACON dump, a large reconciliation
-// batch) take one of `limits.heavyRequests` places for as long as their answer is being built
-// and sent; a request that finds none free waits in one of `limits.heavyQueue` (at most
-// WAIT_MS), and beyond that is answered 503 with Retry-After. Everything else — lists, single
-// records, tokens, /healthz — never waits here: a crowd of anonymous harvesters, or clients
-// that do not read what they asked for, cannot take the daemon from a token holder.
+// batch) hold one of `limits.heavyRequests` places while their answer is built and sent, or wait
+// in one of `limits.heavyQueue` (at most WAIT_MS), else 503 with Retry-After. Everything else
+// never waits here: a crowd of anonymous harvesters, or clients that do not read what they asked
+// for, cannot take the daemon from a token holder.
 import type { Step } from './gate.js';
 import { httpError } from './errors.js';
 import { isPlainObject } from '../domain/catalog/json-values.js';
@@ -12,9 +11,7 @@ import { RECONCILE_KINDS } from '../domain/catalog/reconcile/service.js';
 import { TEI_KINDS } from '../domain/catalog/tei/exports.js';
 import type { ApiContext, ParsedBody } from './types.js';
 
-/** The longest a heavy request waits for a place. */
 const WAIT_MS = 10_000;
-/** Seconds a refused heavy request is told to wait. */
 const RETRY_AFTER_S = 2;
 /** Reconciliation batches larger than OpenRefine's default (10 queries) are heavy. */
 const LIGHT_BATCH = 10;
@@ -45,11 +42,9 @@ function batchSize(ctx: ApiContext, field: 'queries' | 'extend'): number {
   return Array.isArray(value.ids) ? value.ids.length : 0;
 }
 
-/** The top-level `name` of a JSON object body. */
 const jsonField = (body: ParsedBody, name: string): unknown =>
   body.kind === 'json' && isPlainObject(body.data) ? body.data[name] : undefined;
 
-/** How many entries the array `name` of a JSON body holds (0 when there is none). */
 function bodyArrayLength(ctx: ApiContext, name: string): number {
   const value = jsonField(ctx.state.body, name);
   return Array.isArray(value) ? value.length : 0;
@@ -74,7 +69,7 @@ function isHeavy(ctx: ApiContext): boolean {
   return false;
 }
 
-/** The places: `running` at once, `waiting` in a queue (first come, first served). */
+/** `places` at once, `waiting` more in a queue (first come, first served). */
 export class HeavyPlaces {
   private running = 0;
   private readonly queue: ((release: (() => void) | null) => void)[] = [];
@@ -121,10 +116,7 @@ export class HeavyPlaces {
   }
 }
 
-/**
- * The step before the handler: a heavy request takes a place, given back when its answer has
- * been sent or its connection closed; without one, 503.
- */
+/** A heavy request holds a place until its answer is sent or its connection closes (else 503). */
 export function limitHeavyRequests(places: HeavyPlaces): Step {
   const refuse = () =>
     httpError(503, 'too many exports and other heavy requests at once; retry later', {

@@ -1,19 +1,15 @@
-// `ctx.query`, parsed once per distinct query string rather than once per request. Koa parses
-// each request's query string afresh (URLSearchParams, then one property at a time); timed in a
-// busy daemon, that first `ctx.query` of GET /api/actors cost 7-9 us of a request's ~350, and
-// lists are asked the same few query strings over and over. The parse is Koa's own (the values
-// are exactly Koa's); the parsed object is frozen, because requests share it, and what derives
-// from it alone may be remembered with it (the list parameters: parseListQuery).
+// `ctx.query`, parsed once per distinct query string rather than once per request: Koa's parse
+// (URLSearchParams, then one property at a time) cost the first `ctx.query` of GET /api/actors
+// 7-9 us of a request's ~350 in a busy daemon, and lists are asked the same few query strings
+// over and over. The parse is Koa's own; the object is frozen, as requests share it, and what
+// derives from it alone may be remembered with it (the list parameters: parseListQuery).
 import type Koa from 'koa';
 import type { QueryInput } from '../domain/catalog/list/params.js';
 import { rememberIn } from '../remembered.js';
 
 /** Query strings longer than this get Koa's own parse, once per request, and are not shared. */
 const REMEMBERED_LENGTH = 256;
-/**
- * Distinct query strings remembered. A string of 256 characters parses to at most ~85
- * parameters: a few MB even if every string is hostile.
- */
+/** Query strings remembered: 256 characters hold at most ~85 parameters, a few MB if all are hostile. */
 const REMEMBERED = 500;
 
 /** The accessor of `name` where `object` or its prototypes define it. */

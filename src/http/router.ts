@@ -1,15 +1,9 @@
-// The routes of the access matrix, dispatched by @koa/router. A route's chain is: its matrix
-// entry onto ctx.state, the request pipeline (CORS, the token, the body, the route's rule:
-// app.ts), its handler; so the pipeline's steps know the route before anything is read.
-//
-// Where patterns overlap, the most specific one (fewest parameters) owns the path, whatever the
-// method: /api/actors/reconcile is never an actor id. So the router runs only the most specific
-// match (`exclusive: 'specificity'`), and each pattern is registered again, without a matrix
-// entry, for every method it does not serve: a PUT to /api/actors/reconcile goes there, not to
-// PUT /api/actors/:id. Paths no pattern matches go on to the pipeline without a route. Either
-// way the pipeline answers 404, or 405 with the pattern's methods in Allow, as JSON, once the
-// Authorization header has been judged (SPEC §4.1). (The router's allowedMethods() would answer
-// before that, without a body, list every matching pattern's methods, and OPTIONS with 200.)
+// The routes of the access matrix, dispatched by @koa/router (docs/ARCHITECTURE.md): a route's
+// chain is its matrix entry onto ctx.state, the request pipeline (app.ts), its handler. Where
+// patterns overlap, the most specific (fewest parameters) owns the path for every method
+// (/api/actors/reconcile is never an actor id), so each pattern is registered again, without a
+// matrix entry, for the methods it does not serve. 404 and 405 are the pipeline's, as JSON, once
+// the Authorization header is judged (SPEC §4.1): allowedMethods() would answer before, bodiless.
 import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import compose from 'koa-compose';
@@ -33,10 +27,7 @@ function selectRoute(route: RouteSpec | null, allowed: readonly string[], crossO
   };
 }
 
-/**
- * The request's route, found by @koa/router, then `pipeline` and the route's handler. Every row
- * of the matrix must have a handler in `handlers`, and every handler a row.
- */
+/** The request's route, found by @koa/router, then `pipeline` and the route's handler. */
 export function routeRequests(handlers: HandlerMap, pipeline: ApiMiddleware[]): ApiMiddleware {
   const unknown = Object.keys(handlers).filter((k) => !ROUTES.some((r) => routeKey(r) === k));
   if (unknown.length > 0) throw new Error(`handlers without a route in the matrix: ${unknown.join(', ')}`);

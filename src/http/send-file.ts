@@ -1,7 +1,8 @@
 // Large answers (TEI exports, BEACON dumps) are files sent with backpressure: the daemon holds a
 // read-ahead buffer for each client, never the document. A client that stops reading would
 // still hold its connection and its place among the heavy requests for as long as it likes, so
-// an answer that has not moved SEND_PROGRESS_BYTES for `timeouts.sendMs` is cut.
+// an answer its client holds back (the socket's buffer full) for `timeouts.sendMs` without taking
+// SEND_PROGRESS_BYTES is cut; while the daemon is the slow side, nothing counts.
 import type { FileHandle } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import type { ApiContext } from './types.js';
@@ -9,10 +10,6 @@ import type { ApiContext } from './types.js';
 /** What an answer must move within `sendMs` (a read-ahead buffer's worth). */
 const SEND_PROGRESS_BYTES = 64 * 1024;
 
-/**
- * Cuts `res` once `sent()` has not grown by SEND_PROGRESS_BYTES for `sendMs` while its client
- * holds it back (the socket's buffer full). While the daemon is the slow side, nothing counts.
- */
 function cutWhenStalled(res: ServerResponse, sent: () => number, sendMs: number): void {
   let mark = { at: performance.now(), bytes: sent() };
   const timer = setInterval(
@@ -31,10 +28,7 @@ function cutWhenStalled(res: ServerResponse, sent: () => number, sendMs: number)
   res.once('close', () => clearInterval(timer));
 }
 
-/**
- * Answers 200 with an open file as the body (closed when the answer ends, however it ends), its
- * length and type; a stalled client is cut (cutWhenStalled). A HEAD gets the same headers.
- */
+/** Answers 200 with an open file (closed however the answer ends), its length and type; a HEAD too. */
 export async function sendFile(ctx: ApiContext, handle: FileHandle, contentType: string): Promise<void> {
   const { size } = await handle.stat().catch(async (err: unknown) => {
     await handle.close();

@@ -1,6 +1,5 @@
 // The daemon: opens the database, brings its schema up to date, and serves the Koa app over
-// HTTP or HTTPS with the configured limits and timeouts. `close()` is the graceful shutdown:
-// stop accepting, finish the requests in flight, flush "last used", close the database.
+// HTTP or HTTPS with the configured limits and timeouts until its graceful `close()`.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -70,13 +69,10 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
         ? [408, 'Request Timeout', 'the request took too long']
         : [400, 'Bad Request', 'malformed HTTP request'];
   const body = JSON.stringify({ error: message });
-  const head = [
-    `HTTP/1.1 ${status} ${text}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Connection: close',
-  ];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function readPem(file: string, key: string): Buffer {
@@ -87,10 +83,7 @@ function readPem(file: string, key: string): Buffer {
   }
 }
 
-/**
- * The daily expiry notice: checked once before the daemon listens (a daemon started on a new
- * day writes it if no other has), then every ten minutes. A failed check is logged, never fatal.
- */
+/** A daemon started on a new day writes the notice if none has; a failed check is logged, not fatal. */
 async function startExpiryNotices(ctx: { db: Db; clock: Clock }, log: Logger): Promise<ExpiryNotices> {
   const notices = new ExpiryNotices(ctx, (fields, message) => log.warn(fields, message));
   const failed = (err: unknown) => log.warn({ err: scrub(err) }, 'could not check for tokens that expire soon');
@@ -100,9 +93,8 @@ async function startExpiryNotices(ctx: { db: Db; clock: Clock }, log: Logger): P
 }
 
 /**
- * Opens the database, migrates it (with `migrate` false: checks it is up to date) and watches its
- * access generation. A database failure in this is the one start-up line naming it; `opened`
- * gets what must be released again.
+ * Opens, migrates (with `migrate` false: checks) the database and watches its access generation; a
+ * failure in this is the one start-up line naming the database. `opened` gets what to release.
  */
 async function readyDatabase(config: Config, migrate: boolean, log: Logger, opened: (() => Promise<unknown>)[]) {
   let pending: string[] = [];
@@ -133,12 +125,10 @@ function createServer(config: Config, tls: { cert: Buffer; key: Buffer } | null)
   const { headersMs, requestMs, keepAliveMs } = config.timeouts;
   const options = {
     maxHeaderSize: config.limits.headerBytes,
-    // Node checks the header and request deadlines only this often (30 s by default), which
-    // would let a stalled client outlive a short deadline by that much.
+    // Node checks deadlines only this often (30 s by default): a stalled client would outlive them.
     connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(headersMs, requestMs) / 2))),
   };
   const server = tls ? https.createServer({ ...options, ...tls }) : http.createServer(options);
-  // Slow clients cannot hold the server: headers and whole requests have deadlines.
   server.headersTimeout = headersMs;
   server.requestTimeout = requestMs;
   server.keepAliveTimeout = keepAliveMs;
@@ -147,9 +137,8 @@ function createServer(config: Config, tls: { cert: Buffer; key: Buffer } | null)
 }
 
 /**
- * Hands the server's requests to the app, through the connection guard, and counts those in
- * flight until their handler has finished, even when the client has gone away: shutdown must not
- * close the database under a running handler.
+ * Hands requests to the app through the connection guard, counting those in flight until their
+ * handler ends, client gone or not: shutdown must not close the database under a running handler.
  */
 function serveRequests(server: http.Server, handle: ReturnType<Koa['callback']>, guard: ConnectionGuard) {
   let closing = false;
@@ -192,10 +181,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   // the process alive, or this daemon registered on PostgreSQL, once it has given up.
   const opened: (() => Promise<unknown>)[] = [];
   const release = async (failed: boolean) => {
-    for (const close of opened.splice(0).reverse()) {
-      if (failed) await close().catch(() => undefined);
-      else await close();
-    }
+    for (const close of opened.splice(0).reverse()) await (failed ? close().catch(() => undefined) : close());
   };
   try {
     const fileWarning = databaseFileWarning(config);

@@ -13,10 +13,7 @@ export class StartupError extends Error {
   override name = 'StartupError';
 }
 
-/**
- * Makes sure uploads can be written under `dataDir`: the directory exists (created 0700) and a
- * file can be created in it. Leftover temporary files of a crashed run are removed.
- */
+/** Makes sure uploads can be written under `dataDir` (0700); a crashed run's leftovers are removed. */
 export async function prepareDataDir(dataDir: string): Promise<void> {
   const fail = (what: string, err: unknown) =>
     new StartupError(`cannot start: dataDir ${dataDir} ${what} (${errorCode(err)})`);
@@ -25,7 +22,6 @@ export async function prepareDataDir(dataDir: string): Promise<void> {
   } catch (err) {
     throw fail('cannot be created', err);
   }
-  // Uploads interrupted by a crash leave temporary files behind; nothing refers to them.
   await rm(path.join(dataDir, 'tmp'), { recursive: true, force: true }).catch(() => undefined);
   // The permission bits alone do not say it (root, ACLs, a read-only mount): try it.
   const probe = path.join(dataDir, `.write-check-${randomUUID()}`);

@@ -1,11 +1,10 @@
 // The shapes shared by the HTTP layer: what the pipeline leaves on ctx.state for handlers.
 import type { ParameterizedContext } from 'koa';
-import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/dialect.js';
 import type { RouteSpec } from '../domain/access.js';
+import type { Ctx } from '../domain/context.js';
 import type { Settings } from '../domain/settings.js';
-import type { Principal } from '../domain/tokens/authenticate.js';
+import type { Principal, Refusal } from '../domain/tokens/authenticate.js';
 
 /** A multipart file part, already streamed to a temporary file under dataDir. */
 export interface UploadedFile {
@@ -29,11 +28,7 @@ export type ParsedBody =
   /** The upload could not be written under dataDir (`code`: the system's error code, for the log). */
   | { kind: 'invalid'; status: 500 | 507; message: string; code: string };
 
-export interface Deps {
-  db: Db;
-  clock: Clock;
-  config: Config;
-}
+export type Deps = Ctx & { config: Config };
 
 export interface ApiState {
   deps: Deps;
@@ -46,16 +41,10 @@ export interface ApiState {
   /** The presented token's public id, for the access log (never its value). */
   tokenId?: string;
   settings: Settings;
-  /**
-   * The Authorization header's verdict when it refuses the request (answered after step 1);
-   * `answerAt`: the moment (performance.now()) the pause before the answer counts from, 0 for none.
-   */
+  /** A refusal of the header, answered after step 1; the pause counts from `answerAt` (0: none). */
   refusal: { error: Error; answerAt: number } | null;
-  /**
-   * Why authentication refused this request, for the metrics: a Refusal of the token, `header`
-   * (not a Bearer header), `api_token` (the parameter), `missing` (no token where one is needed).
-   */
-  authRefusal?: string;
+  /** Why authentication refused this request, for the metrics (`header`: not a Bearer header). */
+  authRefusal?: Refusal | 'header' | 'api_token' | 'missing';
   /** Answered by /healthz, /readyz or /metrics (kept out of the access log unless `log.probes`). */
   probe?: boolean;
   /** This request's id (X-Request-Id), in its answer and its log lines. */
