@@ -1,7 +1,6 @@
-// Time comes from an injected clock so that expiry and handoff rules are tested without sleeping.
-// The clock is a parameter of the code (the daemon's options, the CLI's main(argv, io)), never an
-// environment variable: a pinned clock would let anyone who can run the CLI back-date audit
-// entries or mint tokens valid for years.
+// Time comes from an injected clock so that expiry and handoff rules are tested without sleeping:
+// a parameter (the daemon's options, the CLI's main(argv, io)), never an environment variable: a
+// pinned clock would let anyone running the CLI back-date audit entries or mint tokens for years.
 export interface Clock {
   now(): Date;
 }

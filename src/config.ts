@@ -1,7 +1,6 @@
-// Configuration (SPEC §5), from the file configPath finds, else the defaults. Every key is checked
-// (config/sections.ts declares each once, with its default); a bad one stops the program with one
-// line naming the key and the file. So does a file that another user could have written
-// (config/file-trust.ts).
+// Configuration (SPEC §5), from the file configPath finds, else the defaults (config/sections.ts).
+// A bad key stops the program with one line naming the key and the file; so does a file that
+// another user could have written (config/file-trust.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { configError } from './errors.js';
@@ -14,9 +13,8 @@ export type { TrustProxy } from './config/checks.js';
 export { DEFAULTS, LOG_LEVELS, type ConfigFile, type LogLevel } from './config/sections.js';
 
 /**
- * Which file to read: the flag, then ARCHIVE_CONFIG, then ./config.json when present, then the
- * system-wide file when present (so that `sudo -u archive archivectl …`, which drops
- * ARCHIVE_CONFIG, still finds the installation), else none. `systemFile` is for tests only.
+ * Which file to read: the flag, ARCHIVE_CONFIG, ./config.json, the system-wide file (so that
+ * `sudo -u archive archivectl …`, which drops ARCHIVE_CONFIG, still finds it). `systemFile`: tests.
  */
 export function configPath(
   flag: string | undefined,
@@ -59,12 +57,10 @@ export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env, 
   if (untrusted) throw configError(`config error: ${untrusted}`);
   const raw = file ? readJson(file) : {};
   const databaseUrl = env.DATABASE_URL || undefined;
-  const parsed = v.safeParse(configSchema({ base: file ? path.dirname(file) : cwd, databaseUrl }), raw);
-  if (!parsed.success) {
+  const parsed = v.safeParse(configSchema(file ? path.dirname(file) : cwd, databaseUrl), raw);
+  if (!parsed.success)
     throw configError(`config error: ${problem(parsed.issues[0])} in ${file ?? 'the built-in defaults'}`);
-  }
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
     throw configError('config error: DATABASE_URL must be a postgres:// URL');
-  }
   return { file, ...parsed.output };
 }

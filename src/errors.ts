@@ -32,31 +32,28 @@ export function isAppError(err: unknown): err is AppError {
 }
 
 /**
- * Text of an unexpected error as it may be shown or logged. Database errors can quote SQL with
- * bound values; token-shaped values keep only their public id (redactTokens), and any other long
- * run of token or base64 characters (a value, a hash) is cut out.
+ * Text of an unexpected error as it may be shown or logged: database errors can quote SQL with
+ * bound values. Token values go as in redactTokens; other runs of 40 or more base64 characters (a
+ * hash) only when mixed-case with digits, so that a file path in a stack trace is kept. Whole runs
+ * only, and not the one after `arc_`, whose id redactTokens keeps.
  */
 export function redactSecrets(text: string): string {
-  // Base64 runs are cut only when mixed-case with digits: a file path in a stack trace is kept.
-  // Whole runs only, and not the one after `arc_`, whose id redactTokens keeps.
   const base64 = text.replace(/(?<![A-Za-z0-9+/=])(?<![Aa][Rr][Cc]_)[A-Za-z0-9+/=]{40,}/g, (run) =>
     /[0-9]/.test(run) && /[A-Z]/.test(run) && /[a-z]/.test(run) ? '[REDACTED]' : run,
   );
   return redactTokens(base64);
 }
 
-// --- token values in free text (log lines, error texts) -----------------------------------------
-// One rule, applied to every log line the daemon writes (src/http/observe/log.ts) and error texts:
-// - `arc_` + the 8-character public id + anything more of [A-Za-z0-9] → `arc_<id>[REDACTED]`:
-//   the secret goes, the id stays so that operators can tell which token leaked;
+// --- token values in free text (every log line, error texts; README "Token values stay secret") --
+// - `arc_` + the 8-character public id + more [A-Za-z0-9] → `arc_<id>[REDACTED]`: the id stays
+//   so that operators can tell which token leaked;
 // - any other run of LONG_RUN or more [A-Za-z0-9] → `[REDACTED]`: legacy values (60), and values
 //   that lost their `arc_` (54) or are cut (a secret alone is 40);
-// - characters count also when percent-encoded (`%61rc_…`, every character escaped, escaped
-//   again by a proxy: `%2561`), as they appear in raw paths and queries.
-// One pass over the text finds candidate runs (token characters, `_` and `%`, CANDIDATE_LENGTH
-// or more); only those are looked at further (escapes are sorted out per run).
+// - characters count also percent-encoded, even twice by a proxy (`%2561`), as in raw paths.
+// One pass finds candidate runs (token characters, `_` and `%`, CANDIDATE_LENGTH or more); only
+// those are looked at further (escapes are sorted out per run).
 
-/** Runs of this many token characters are replaced whole. A new-format secret is 40 characters. */
+/** Runs of this many token characters are replaced whole. */
 const LONG_RUN = 40;
 const ID_LENGTH = 8;
 const REDACTED = '[REDACTED]';
@@ -127,10 +124,8 @@ function redactRun(raw: string): string {
 }
 
 /**
- * `text` with every token-shaped value reduced to `arc_<id>[REDACTED]` and every other long run
- * of token characters replaced by `[REDACTED]` (rules above). Safe on a serialised JSON line: the
- * character(s) of a backslash escape just before a run (`\n`, `\u001b`) are kept as they are, so
- * the line stays valid JSON.
+ * `text` with token values redacted (rules above). Safe on a serialised JSON line: the rest of a
+ * backslash escape just before a run (`\n`, `\u001b`) is kept as it is, so the line stays JSON.
  */
 export function redactTokens(text: string): string {
   let out = '';

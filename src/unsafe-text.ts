@@ -1,14 +1,9 @@
-// Text a terminal would obey instead of showing. Shared by the CLI's output, the daemon's log and
-// the domain's checks of names, so it lives below all of them.
-
-/**
- * Characters a terminal may interpret instead of showing, or that hide or reorder what is
- * shown: C0 and C1 controls (ESC starts a terminal sequence; U+009B is a one-character CSI),
- * DEL, line and paragraph separators, and invisible or bidirectional format controls (a
- * U+202E in a name makes "evil\u202ecod.exe" read as "evilexe.doc"). Names and usernames may
- * not contain them; text from the database is shown with them escaped (escapeUnsafe).
- * INVISIBLE_CLASS: all of them but the C0 controls, as regular-expression class ranges.
- */
+// Text a terminal would obey instead of showing, or that hides or reorders what is shown: C0 and C1
+// controls (ESC starts a terminal sequence; U+009B is a one-character CSI), DEL, line and
+// paragraph separators, and invisible or bidirectional format controls (a U+202E in a name makes
+// "evil\u202ecod.exe" read as "evilexe.doc"). Names and usernames may not contain them; text from
+// the database is shown with them escaped (escapeUnsafe). INVISIBLE_CLASS: all of them but the C0
+// controls, as regular-expression class ranges.
 export const INVISIBLE_CLASS =
   '\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
 const UNSAFE = new RegExp(`[\\u0000-\\u001f${INVISIBLE_CLASS}]`);

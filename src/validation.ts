@@ -1,7 +1,6 @@
-// The one schema language of the project: valibot. Every input (configuration, request bodies,
-// query parameters, CLI arguments, CSV rows) is described by a valibot schema, which also gives
-// its TypeScript type and defaults. This module turns a failed parse into the project's errors:
-// a map of dotted field paths to messages, one message a field (the first found).
+// The one schema language of the project: valibot. Every input is described by a valibot schema,
+// which also gives its TypeScript type and defaults. This module turns a failed parse into the
+// project's errors: a map of dotted field paths to messages, one message a field (the first found).
 import * as v from 'valibot';
 import { invalid, type AppError } from './errors.js';
 
@@ -14,8 +13,7 @@ export function oneOf<const T extends string>(choices: readonly T[]) {
 
 /** `{ "name": "required", "dates.birth": "must be a date" }`: the first issue of each field; an issue of the whole input goes under `whole`. */
 export function issueMap(issues: readonly v.BaseIssue<unknown>[], whole = ''): Record<string, string> {
-  // A Map, then own properties: a field named `__proto__` is reported like any other, and never
-  // reaches a prototype.
+  // A Map, then own properties: a field named `__proto__` is reported, never reaches a prototype.
   const errors = new Map<string, string>();
   for (const issue of issues) {
     const key = v.getDotPath(issue) ?? whole;
@@ -42,9 +40,8 @@ export function unknownFields(keys: Iterable<string>, isKnown: (key: string) => 
 }
 
 /**
- * An object whose keys must all be the schema's: the output, or a 422 (`invalid <what>: …`)
- * naming every bad field and the unknown ones (at most ten, names cut: a refusal must not echo
- * the body), so a misspelt optional field is never silently dropped.
+ * An object whose keys must all be the schema's, so a misspelt optional field is never silently
+ * dropped: the output, or a 422 naming every bad field and the unknown ones (unknownFields).
  */
 export function parseKnownFields<S extends v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>>(
   schema: S,
@@ -54,7 +51,6 @@ export function parseKnownFields<S extends v.ObjectSchema<v.ObjectEntries, v.Err
   const unknown = unknownFields(Object.keys(input), (key) => Object.hasOwn(schema.entries, key));
   const r = check(schema, input);
   if (r.ok && unknown.length === 0) return r.value;
-  // Object.fromEntries defines own properties: a field named __proto__ is reported like any other.
   const problems = Object.fromEntries([
     ...unknown.map((key) => [key, 'unknown field']),
     ...(r.ok ? [] : Object.entries(r.errors)),

@@ -1,12 +1,10 @@
-// The kinds of value a configuration key takes. Every check of a kind fails with the same
-// message, which names the whole rule (`must be an integer from 0 to 65535`), so one line tells
-// the operator what to write.
+// The kinds of value a configuration key takes. A kind's checks all fail with one message naming
+// the whole rule (`must be an integer from 0 to 65535`): one line tells the operator what to write.
 import { createRequire } from 'node:module';
 import type ProxyAddr from 'proxy-addr';
 import { v } from '../validation.js';
 
-// proxy-addr reads a list of proxies; loaded only when one is configured, so that the many
-// configurations without one (and every CLI run on them) do not pay for loading it.
+// proxy-addr, loaded only once proxies are configured: most configurations and CLI runs have none.
 const proxyAddr = (): typeof ProxyAddr => createRequire(import.meta.url)('proxy-addr') as typeof ProxyAddr;
 
 const NON_EMPTY = 'must be a non-empty string';
@@ -24,10 +22,7 @@ export function group<E extends v.ObjectEntries>(entries: E) {
   return v.strictObject(entries, 'must be an object');
 }
 
-/**
- * A group whose keys all have defaults: absent, it is all defaults. (The empty default is
- * valid input only because every key is optional; each section passes only such keys.)
- */
+/** A group whose keys all have defaults (so that `{}` is valid): absent, it is all defaults. */
 export function section<E extends v.ObjectEntries>(entries: E) {
   const schema = group(entries);
   return v.optional(schema, {} as v.InferInput<typeof schema>);
@@ -36,39 +31,31 @@ export function section<E extends v.ObjectEntries>(entries: E) {
 /** Which peers may name the client in X-Forwarded-For: none, or the proxies' addresses/ranges. */
 export type TrustProxy = false | string[];
 
-// `true` (trust whoever connects) and a hop count (trust as many peers in front as there are
-// hops, whoever they are) are refused: with either, a client reaching the daemon directly is
-// taken for a proxy and chooses its own address, and with it a fresh failure budget, a way past
-// the per-address connection limit and /metrics as a local client. The proxies must be named.
+// `true` and a hop count are refused: with either, a client reaching the daemon directly is taken
+// for a proxy and chooses its own address (and what comes with it: README, Security notes).
 const NAME_THE_PROXIES = 'list the proxies\' addresses or CIDR ranges, such as ["127.0.0.1"] or ["10.0.0.0/8"]';
 
 export const trustProxy = v.pipe(
   v.unknown(),
-  v.rawTransform(({ dataset, addIssue, NEVER }): TrustProxy => {
-    const value = dataset.value;
+  v.rawTransform(({ dataset: { value }, addIssue, NEVER }): TrustProxy => {
+    const refuse = (message: string) => {
+      addIssue({ message });
+      return NEVER;
+    };
     if (value === false) return false;
-    if (value === true) {
-      addIssue({ message: `must name the proxies, not trust every peer: ${NAME_THE_PROXIES}` });
-      return NEVER;
-    }
-    if (typeof value === 'number') {
-      addIssue({
-        message: `must name the proxies: a hop count takes any client that connects directly for a proxy; ${NAME_THE_PROXIES}`,
-      });
-      return NEVER;
-    }
+    if (value === true) return refuse(`must name the proxies, not trust every peer: ${NAME_THE_PROXIES}`);
+    if (typeof value === 'number')
+      return refuse(
+        `must name the proxies: a hop count takes any client that connects directly for a proxy; ${NAME_THE_PROXIES}`,
+      );
     const list = v.safeParse(v.pipe(v.array(text), v.minLength(1)), value);
-    if (list.success) {
-      try {
-        proxyAddr().compile(list.output);
-        return list.output;
-      } catch (err) {
-        addIssue({ message: `has an address or range that cannot be read (${(err as Error).message})` });
-        return NEVER;
-      }
+    if (!list.success) return refuse(`must be false or a list of proxy addresses or CIDR ranges: ${NAME_THE_PROXIES}`);
+    try {
+      proxyAddr().compile(list.output);
+      return list.output;
+    } catch (err) {
+      return refuse(`has an address or range that cannot be read (${(err as Error).message})`);
     }
-    addIssue({ message: `must be false or a list of proxy addresses or CIDR ranges: ${NAME_THE_PROXIES}` });
-    return NEVER;
   }),
 );
 

@@ -1,8 +1,7 @@
-// Files whose content decides what archivectl does (the configuration: which database, dataDir,
-// TLS key; the SQLite database: accounts, tokens, settings) are refused when another user could
-// have written them, as ssh refuses such a key: writable by the group or others, or owned by
-// someone other than the user running archivectl and root. A ./config.json planted in a shared
-// working directory, or a database another user may rewrite, would otherwise be used silently.
+// Files whose content decides what archivectl does (the configuration, the SQLite database) are
+// refused when another user could have written them, as ssh refuses such a key: writable by the
+// group or others, or owned by someone other than the user running archivectl and root. A planted
+// ./config.json in a shared directory, or a database others may rewrite, would be used silently.
 import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 
@@ -24,10 +23,7 @@ function userName(uid: number): string | null {
   }
 }
 
-/**
- * Why `file` (named `what` in the message: "config file", "database file") cannot be trusted,
- * with the command that fixes it; null when it can, or when it is not there.
- */
+/** Why `file` (a "config file", a "database file") cannot be trusted, with the fix; else null. */
 export function untrustedFile(file: string, what: string): string | null {
   const me = process.getuid?.();
   if (me === undefined) return null; // a system without file owners to compare

@@ -5,21 +5,18 @@ import path from 'node:path';
 import { v } from '../validation.js';
 import * as sections from './sections.js';
 
-export interface Place {
-  /** Relative paths are resolved against this directory. */
-  base: string;
-  /** DATABASE_URL, checked by the caller: a postgres:// URL that replaces the database section. */
-  databaseUrl?: string | undefined;
-}
-
-function database({ base, databaseUrl }: Place) {
+/** `databaseUrl`: DATABASE_URL, whose postgres:// form the caller checks. */
+function database(base: string, databaseUrl: string | undefined) {
   return v.pipe(
     sections.database,
     v.rawTransform(({ dataset: { value: db }, addIssue, NEVER }) => {
-      if (databaseUrl) return { client: 'pg' as const, url: databaseUrl, ...pgSettings(db) };
+      const url = databaseUrl || (db.client === 'pg' ? db.url : null);
+      if (url) return { client: 'pg' as const, url, ...pgSettings(db) };
       if (db.client === 'pg') {
-        if (db.url) return { client: 'pg' as const, url: db.url, ...pgSettings(db) };
-        addIssue({ message: 'is required when "database.client" is "pg"', path: urlPath(db) });
+        addIssue({
+          message: 'is required when "database.client" is "pg"',
+          path: [{ type: 'object', origin: 'value', input: db, key: 'url', value: db.url }],
+        });
         return NEVER;
       }
       return { client: 'sqlite3' as const, filename: path.resolve(base, db.filename), busyTimeoutMs: db.busyTimeoutMs };
@@ -38,17 +35,12 @@ function pgSettings(db: sections.ConfigFile['database']): {
   return { pool, statementTimeoutMs, acquireTimeoutMs, connectTimeoutMs };
 }
 
-/** The issue path of `database.url`, for a message naming that key. */
-function urlPath(db: sections.ConfigFile['database']): [v.ObjectPathItem] {
-  return [{ type: 'object', origin: 'value', input: db, key: 'url', value: db.url }];
-}
-
-export function configSchema(place: Place) {
-  const resolve = (p: string) => path.resolve(place.base, p);
+export function configSchema(base: string, databaseUrl: string | undefined) {
+  const resolve = (p: string) => path.resolve(base, p);
   return v.strictObject(
     {
       ...sections.CONFIG_FILE.entries,
-      database: database(place),
+      database: database(base, databaseUrl),
       dataDir: v.pipe(sections.CONFIG_FILE.entries.dataDir, v.transform(resolve)),
       tls: v.pipe(
         sections.tls,

@@ -21,9 +21,8 @@ export const database = section({
   url: v.optional(textOrNull, null),
   busyTimeoutMs: v.optional(int(0, 600_000), 5000),
   /**
-   * PostgreSQL: how long one statement may run (server-side statement_timeout, and the same
-   * plus a second on the client, which also catches a server that stopped answering); 0: no
-   * limit. A request past it answers 503 instead of waiting.
+   * PostgreSQL: how long one statement may run (statement_timeout, and the same plus a second on
+   * the client, which also catches a stopped server); 0: no limit. Past it a request answers 503.
    */
   statementTimeoutMs: v.optional(int(0, 86_400_000), 30_000),
   /** PostgreSQL: how long a request waits for a pooled connection before answering 503. */
@@ -97,10 +96,7 @@ export const CONFIG_FILE = v.strictObject(
     /** This installation's short name, the first part of Anton's `full_id` (`<slug>-actors-12`). */
     slug: v.optional(slug, 'archive'),
     log,
-    /**
-     * Who may read /metrics: nobody ("off"), clients whose address (after `trustProxy`) is a
-     * loopback address ("local"), or anyone ("on"). Others get the 404 of an unknown path.
-     */
+    /** Who may read /metrics: "off" nobody, "local" loopback (after `trustProxy`), "on" anyone. */
     metrics: v.optional(oneOf(['off', 'local', 'on']), 'local'),
     tls,
     trustProxy: v.optional(trustProxy, false),

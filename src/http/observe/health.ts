@@ -1,14 +1,10 @@
-// Probes for load balancers and service managers, outside /api and without authentication:
-// - /healthz: the process answers HTTP (liveness; touches nothing else, so a slow database never
-//   gets a live daemon restarted);
-// - /readyz: the database answers within a bounded time and, on PostgreSQL, the connection that
-//   hears of access changes is up (without it every request reads the database: correct, slower).
-//   A connection that is up but does not hear (`unverified`: a pooler in transaction mode in
-//   between) is reported and does not make the daemon unready: it then reads per request, and
-//   behind such a pooler it always will.
-// Both answer JSON; a daemon that is not ready answers 503 with an `error` saying why.
-// Probes run at most one database round trip at a time, and reuse a result for a moment: they
-// are open to anyone, and must not become a way to load the database.
+// Probes for load balancers and service managers, outside /api and without authentication (the
+// README's "Health, readiness, metrics and request ids"). /healthz touches nothing but HTTP, so a
+// slow database never gets a live daemon restarted. On /readyz, a change listener that is up but
+// does not hear (`unverified`: a pooler in transaction mode) keeps the daemon ready: it reads the
+// database per request instead.
+// Probes run one database round trip at a time and reuse a result for a moment: they are open to
+// anyone, and must not become a way to load the database.
 import type { GenerationSource } from '../../db/access-watch.js';
 import type { Db } from '../../db/dialect.js';
 import type { NotificationState } from '../../db/pg-lease.js';
@@ -65,7 +61,6 @@ export class ReadinessProbe {
   }
 }
 
-/** The answer of /readyz: status and JSON body. */
 export function readinessAnswer(r: Readiness): { status: number; body: Record<string, unknown> } {
   const checks = { database: r.database, ...(r.notifications ? { notifications: r.notifications } : {}) };
   if (r.ready) return { status: 200, body: { status: 'ready', checks } };

@@ -1,13 +1,8 @@
-// Logs: JSON lines on stdout, levels as words (`"level":"info"`). Under systemd (JOURNAL_STREAM
-// names this stdout) each line starts with its syslog priority (`<6>`), which journald strips
-// and keeps as the entry's priority, so `journalctl -p warning` works. One line per request:
-// its id, method, path (api_token values replaced by [REDACTED]), status, duration, the token's
-// public id, the client's address and user agent. Never the Authorization header, never a body.
-//
-// Token values reach log lines anyway when clients put them where they do not belong: a query
-// parameter of another name (`?access_token=`), a path segment, a User-Agent, an error text. So
-// every finished line goes through redactTokens (src/errors.ts) before it is written: it covers
-// every field at any depth, the message, child loggers' bindings and serialised errors alike.
+// Logs: JSON lines on stdout, levels as words, one line per request; never the Authorization
+// header, never a body. Token values reach log lines anyway when clients put them where they do
+// not belong (`?access_token=`, a path segment, a User-Agent, an error text), so every finished
+// line goes through redactTokens (src/errors.ts): every field at any depth, the message, child
+// loggers' bindings and serialised errors alike.
 import { fstatSync } from 'node:fs';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
@@ -17,14 +12,12 @@ import { scrub } from '../errors.js';
 import { redactQuery } from '../api-token.js';
 import type { ApiContext } from '../types.js';
 
-/** syslog priorities (sd-daemon(3)) of pino's levels. */
+// syslog priorities (sd-daemon(3)) of pino's levels: on the journal stream a line starts with its
+// own (`<6>`), which journald strips and keeps as the entry's: `journalctl -p warning` works.
 const PRIORITY: Record<string, number> = { trace: 7, debug: 7, info: 6, warn: 4, error: 3, fatal: 2 };
 
-/**
- * True when stdout is the stream systemd connected to the journal: JOURNAL_STREAM holds its
- * device and inode (systemd.exec(5)). A stdout redirected elsewhere (a pipe, a file) keeps the
- * variable but not the match, and gets plain JSON lines.
- */
+// stdout is the journal stream when JOURNAL_STREAM holds its device and inode (systemd.exec(5)); a
+// stdout redirected elsewhere (a pipe, a file) keeps the variable but not the match.
 function isJournalStream(): boolean {
   const match = /^(\d+):(\d+)$/.exec(process.env.JOURNAL_STREAM ?? '');
   if (!match) return false;
@@ -42,10 +35,8 @@ function withPriority(line: string): string {
   return `<${PRIORITY[level ?? 'info'] ?? 6}>${line}`;
 }
 
-/**
- * pino's `isoTime`, made once per millisecond (a busy daemon writes several lines within one):
- * formatting the date was a third of a request line in a CPU profile; this saves about 1 us a line.
- */
+// pino's `isoTime`, made once per millisecond (a busy daemon writes several lines within one):
+// formatting the date was a third of a request line in a CPU profile; this saves about 1 us a line.
 function isoTimeOncePerMs(): () => string {
   let at = Number.NaN;
   let text = '';
@@ -59,20 +50,14 @@ function isoTimeOncePerMs(): () => string {
   };
 }
 
-/**
- * stdout's lines are gathered by sonic-boom (pino.destination) and written together: each write
- * to the pipe (a hop to the thread pool, a wake-up of the reader) costs more than the line
- * itself; one write per request held a busy daemon about 9 % below the throughput it has with
- * gathered lines. Written once this many bytes are waiting…
- */
+// stdout's lines are gathered by sonic-boom (pino.destination), written once GATHER_BYTES wait and
+// at least every FLUSH_EVERY_MS (a quiet daemon's lines reach the journal soon): each write to the
+// pipe (a hop to the thread pool, a wake-up of the reader) costs more than the line itself; one
+// write per request held a busy daemon about 9 % below the throughput it has with gathered lines.
 const GATHER_BYTES = 8192;
-/** …and at least this often (ms), so that a quiet daemon's lines reach the journal soon. */
 const FLUSH_EVERY_MS = 100;
 
-/**
- * `destination`: where lines go (default: stdout, gathered, each line prefixed with its syslog
- * priority when stdout is the journal stream).
- */
+/** `destination`: where lines go (default: stdout, gathered, priorities on the journal stream). */
 export async function createLogger(level: string, destination?: NodeJS.WritableStream): Promise<Logger> {
   const { pino } = await import('pino');
   const journal = destination === undefined && isJournalStream();
@@ -84,19 +69,16 @@ export async function createLogger(level: string, destination?: NodeJS.WritableS
       formatters: { level: (label) => ({ level: label }) },
       hooks: { streamWrite: journal ? (line) => withPriority(redactTokens(line)) : redactTokens },
     },
-    // pino writes what is still gathered when the process exits and before a fatal line's exit;
-    // the daemon flushes it on shutdown (logger.flush).
+    // pino writes lines still gathered at any exit (a fatal line's too); the daemon on shutdown.
     (destination as never) ??
       pino.destination({ dest: 1, sync: false, minLength: GATHER_BYTES, periodicFlush: FLUSH_EVERY_MS }),
   );
 }
 
-/** A user agent as logged: at most this many characters, control and bidi characters escaped. */
-const USER_AGENT_CHARS = 256;
-
+/** A user agent as logged: at most 256 characters, control and bidi characters escaped. */
 function userAgentForLog(value: string | undefined): string | null {
   if (!value) return null;
-  return escapeUnsafe(value.length > USER_AGENT_CHARS ? `${value.slice(0, USER_AGENT_CHARS)}…` : value);
+  return escapeUnsafe(value.length > 256 ? `${value.slice(0, 256)}…` : value);
 }
 
 /** `skip`: requests that get no line (the probes, unless `log.probes`). */
@@ -125,14 +107,11 @@ export function accessLog(log: Logger, skip: (ctx: ApiContext) => boolean = () =
   };
 }
 
-/** What a connection ended by its client is reported as: the client's doing, not the daemon's. */
+/** Codes of a connection ended by its client: the client's doing, not the daemon's. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
 
-/**
- * The Koa app's 'error' listener (in place of Koa's own, which prints to stderr): what fails
- * outside the error handler, mostly answers cut short by their client. A client that resets or
- * goes away mid-answer is a debug line; anything else an error line, scrubbed as every error is.
- */
+// The Koa app's 'error' listener (in place of Koa's printer on stderr): what fails outside the
+// error handler. A client gone mid-answer is a debug line; anything else a scrubbed error line.
 export function logAppErrors(log: Logger) {
   return (err: unknown, ctx?: ApiContext): void => {
     const where = ctx ? { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path } : {};

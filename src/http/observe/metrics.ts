@@ -1,9 +1,7 @@
-// /metrics in the Prometheus text format (prom-client). Each daemon has a registry of its own:
-// several daemons may run in one process (tests), and the library's global registry would mix
-// them. Counters kept elsewhere (the authenticator's, "last used"'s) are read at scrape time.
-//
-// Requests are labelled by route template (`/api/objects/:id`), never the raw path: the label
-// set stays bounded whatever clients send. Who may read /metrics is the `metrics` config key.
+// /metrics in the Prometheus text format (prom-client; the README lists the metrics). Each daemon
+// has a registry of its own: several daemons may run in one process (tests), and the library's
+// global registry would mix them. Requests are labelled by route template (`/api/objects/:id`),
+// never the raw path: the label set stays bounded whatever clients send.
 import ipaddr from 'ipaddr.js';
 import type { Next } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -31,7 +29,6 @@ export interface MetricsSources {
 /** Upper bounds of the request duration buckets, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** The horizons of archivectl_tokens_expiring, in days. */
 const EXPIRING_WITHIN_DAYS = [7, 14] as const;
 
 export class DaemonMetrics {
@@ -78,7 +75,6 @@ export class DaemonMetrics {
         },
       });
     };
-    /** A gauge set at scrape time. */
     const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
       new Gauge({
         name,

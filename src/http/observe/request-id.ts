@@ -1,7 +1,6 @@
-// Every request gets an id, sent back in `X-Request-Id` and written in its log lines, so that an
-// answer a user reports can be found in the log. A client's own id is taken only from a trusted
-// proxy (which generated or checked it) and only when it is short and plain: anyone else could
-// otherwise write what they like into the log, or make two requests look like one.
+// Every request gets an id, sent in `X-Request-Id` and logged, to find an answer a user reports. A
+// client's own id is taken only from a trusted proxy (which made or checked it) and only when short
+// and plain: anyone else could write what they like into the log, or pass two requests off as one.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TrustFn } from '../client-address.js';

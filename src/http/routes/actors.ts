@@ -1,6 +1,5 @@
 // /api/actors: list (json, select2, beacon, narrowed by Anton's `authority_type`), one actor,
-// create, change with PUT. Records carry Anton's derived fields (full_id, fullname,
-// authority_type) for its clients.
+// create, change with PUT; records carry Anton's fields (full_id, fullname, authority_type).
 import { actorsBeacon, createActor, getActor, listActors, updateActor } from '../../domain/catalog/actors.js';
 import { antonActor, parseAuthorityTypeFilter } from '../../domain/catalog/anton/fields.js';
 import { ACTOR } from '../../domain/catalog/resources/index.js';

@@ -1,7 +1,6 @@
-// AI-cataloging usage records (SPEC §4.4): POST a JSON object or a form, answer 201 {"id"}.
-// No Location: a usage record has no URL (the log is write-only over HTTP, as in Anton), so the
-// created record is identified by its `id` in the body, and the resource the POST changed is
-// the log at the request's own URL (RFC 9110 §15.3.2: without Location, the target URI).
+// AI-cataloging usage records (SPEC §4.4): POST a JSON object or a form, answer 201 {"id"}. No
+// Location: a usage record has no URL (the log is write-only over HTTP, as in Anton); the resource
+// the POST changed is the log at the request's own URL (RFC 9110 §15.3.2: the target URI).
 import { recordUsage } from '../../domain/catalog/ai-usage.js';
 import type { HandlerMap } from '../types.js';
 import { bodyObject } from './input.js';

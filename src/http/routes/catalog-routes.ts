@@ -1,6 +1,5 @@
-// The routes of one catalogue resource, built from its description (domain/catalog/resources/)
-// and its operations: the list (json, select2 and, where the resource has BEACON providers, a
-// link dump), one record, create and change. Each route file says only what differs.
+// The routes of one catalogue resource, from its description (domain/catalog/resources/) and its
+// operations (list, BEACON dump, one record, create, change): route files say only what differs.
 import type { Ctx } from '../../domain/context.js';
 import { parseBeaconProvider, type BeaconProvider } from '../../domain/catalog/list/beacon.js';
 import { beaconDump, openDump, type DumpRequest } from '../../domain/catalog/list/beacon-dump.js';

@@ -1,4 +1,3 @@
-// Every handler of the API, keyed `METHOD path` as in the access matrix (src/domain/access.ts).
 import type { HandlerMap } from '../types.js';
 import { handlers as actors } from './actors.js';
 import { handlers as aiUsage } from './ai-usage.js';

@@ -4,11 +4,9 @@ import { isPlainObject } from '../../domain/catalog/fields.js';
 import type { ApiContext } from '../types.js';
 import { parseRowId } from '../../db/row-id.js';
 import { floorSecond, notModified } from '../conditional.js';
+import type { BeaconDump } from '../../domain/catalog/list/beacon-dump.js';
 
-/**
- * The `:id` path parameter as a positive integer. Anything else (`abc`, `0`, `-1`, `1.5`, `1e3`,
- * `99999999999999999999`) cannot name a row: 404, as for an unknown id.
- */
+/** The `:id` path parameter as a row id (db/row-id.ts); anything else names no row: 404. */
 export function idParam(ctx: ApiContext, what = 'resource'): number {
   const id = parseRowId(ctx.params.id);
   if (id === null) throw notFound(`no ${what} with that id`);
@@ -42,11 +40,9 @@ export function bodyObject(ctx: ApiContext): Record<string, unknown> {
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/;
 
 /**
- * The base of the absolute URLs the API writes (BEACON `#TARGET`, `Location`, reconciliation
- * manifests): the configured `publicUrl` when set (an origin, perhaps with a path prefix), else
- * the origin the client used (behind `trustProxy`, the forwarded protocol and host). A Host header
- * that is not a plain host name or address gives way to the listen address, so a crafted header
- * cannot put arbitrary text into those documents.
+ * The base of the absolute URLs the API writes: `publicUrl` when set, else the origin the client
+ * used (behind `trustProxy`, the forwarded protocol and host). A Host header that is not a plain
+ * host name or address gives way to the listen address: a crafted one cannot put text into them.
  */
 export function baseUrl(ctx: ApiContext): string {
   const { publicUrl, listen } = ctx.state.deps.config;
@@ -61,27 +57,18 @@ export function setLocation(ctx: ApiContext, path: string): void {
   ctx.set('Location', `${baseUrl(ctx)}${path}`);
 }
 
-export interface Validators {
-  /** A strong entity tag, quoted. */
-  etag: string;
-  /** The representation's last change; null: no Last-Modified. */
-  lastModified: Date | null;
-}
-
 /**
- * Sets a document's validators (ETag, Last-Modified, `Cache-Control: no-cache`: reuse only after
- * revalidation) and says whether the client's copy is current (then answer 304 without a body).
- * Last-Modified is sent only once its second has passed: HTTP dates have whole seconds, so a second
- * change within the same second would carry the same date, and a client revalidating with
- * If-Modified-Since alone (wget -N, curl -z) would be told "not modified" (RFC 9110 §8.8.2.2).
+ * Sets a document's validators (ETag, Last-Modified, `Cache-Control: no-cache`) and says whether
+ * the client's copy is current (answer 304). Last-Modified only once its second has passed: HTTP
+ * dates have whole seconds, so a client revalidating with If-Modified-Since alone (wget -N,
+ * curl -z) would be told "not modified" after a second change within it (RFC 9110 §8.8.2.2).
  */
-export function validate(ctx: ApiContext, { etag, lastModified: changed }: Validators): boolean {
+export function validate(ctx: ApiContext, { etag, lastModified: changed }: BeaconDump): boolean {
   const now = ctx.state.deps.clock.now();
   const lastModified = changed && floorSecond(changed.getTime()) < floorSecond(now.getTime()) ? changed : null;
   ctx.set('ETag', etag);
-  // Date from the same instant the rule above read: Node's own Date header is a string it
-  // refreshes on a timer, which lags behind the clock when the event loop is busy, and could then
-  // show the very second of Last-Modified (seen in CI under load).
+  // Date from the same instant the rule above read: Node's own Date header, refreshed on a timer,
+  // lags behind the clock when the event loop is busy and could show Last-Modified's very second.
   ctx.set('Date', now.toUTCString());
   if (lastModified) ctx.set('Last-Modified', lastModified.toUTCString());
   else ctx.remove('Last-Modified');

@@ -1,5 +1,4 @@
-// /api/keywords: the list (json, select2). Keywords are read-only over HTTP; items carry
-// Anton's `full_id` for its clients.
+// /api/keywords: the list only (read-only over HTTP); items carry Anton's `full_id`.
 import { antonKeyword } from '../../domain/catalog/anton/fields.js';
 import { listKeywords } from '../../domain/catalog/keywords.js';
 import { KEYWORD } from '../../domain/catalog/resources/index.js';

@@ -1,5 +1,4 @@
-// /api/objects: the list (json, select2), with Anton's `identifier` shortcut. Objects are
-// read-only over HTTP.
+// /api/objects: the list only (read-only over HTTP), with Anton's `identifier` shortcut.
 import { listObjects, parseObjectFilter } from '../../domain/catalog/objects.js';
 import { OBJECT } from '../../domain/catalog/resources/index.js';
 import { catalogRoutes } from './catalog-routes.js';

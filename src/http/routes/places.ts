@@ -1,5 +1,5 @@
-// /api/places: list (json, select2, beacon), one place, create, and change with POST on its
-// URL, as the source API does. Records carry Anton's derived fields (full_id, country).
+// /api/places, changed with POST on its URL as the source API does; records carry Anton's full_id
+// and country.
 import { antonPlace } from '../../domain/catalog/anton/fields.js';
 import { createPlace, getPlace, listPlaces, placesBeacon, updatePlace } from '../../domain/catalog/places.js';
 import { PLACE } from '../../domain/catalog/resources/index.js';

@@ -1,11 +1,8 @@
 // /api/<kind>/reconcile (actors, places, keywords): the W3C Reconciliation API 0.2 as OpenRefine
-// uses it. The endpoint answers the manifest (GET without parameters), reconciliation queries
-// (`queries`) and data extension queries (`extend`), by GET or POST; beside it the suggest,
-// property proposal and preview services the manifest points to. CORS and JSONP: ../cors.ts.
-//
+// uses it: the manifest, reconciliation (`queries`) and data extension (`extend`) queries by GET
+// or POST, and the suggest, property proposal and preview services. CORS and JSONP: ../cors.ts.
 // /api/<kind>/reconcile/1.0-draft: the same services as the 1.0-draft names them, under that
-// root: GET / (manifest), POST /match, GET /suggest/{entity,property,type}, GET /preview?id=,
-// POST /extend, GET /extend/propose. JSON bodies only, and no JSONP (the draft drops it).
+// root. JSON bodies only, and no JSONP (the draft drops it).
 import { invalid } from '../../errors.js';
 import { extend, proposeProperties } from '../../domain/catalog/reconcile/extend.js';
 import { BatchTooLarge } from '../../domain/catalog/reconcile/input.js';
@@ -23,7 +20,7 @@ import { draftManifest, draftRoot } from '../../domain/catalog/reconcile/v1/mani
 import { matchDraft } from '../../domain/catalog/reconcile/v1/match.js';
 import { answerJson } from '../cors.js';
 import { httpError } from '../errors.js';
-import type { ApiContext, HandlerMap } from '../types.js';
+import type { ApiContext, Handler, HandlerMap } from '../types.js';
 import { baseUrl, bodyObject } from './input.js';
 
 /** Reconciliation 0.2 and 1.0-draft: a service MAY answer a batch larger than its `batchSize` with 413. */
@@ -37,14 +34,9 @@ async function sized<T>(work: Promise<T>): Promise<T> {
 }
 
 /** The endpoint: `queries` or `extend` (one of them), else the manifest. */
-async function endpoint(
-  ctx: ApiContext,
-  kind: ReconcileKind,
-  { queries, extend: extension }: { queries: unknown; extend: unknown },
-): Promise<void> {
-  if (queries !== undefined && extension !== undefined) {
+async function endpoint(ctx: ApiContext, kind: ReconcileKind, queries: unknown, extension: unknown): Promise<void> {
+  if (queries !== undefined && extension !== undefined)
     throw invalid('invalid reconciliation request', { queries: 'give either queries or extend, not both' });
-  }
   if (extension !== undefined) return answerJson(ctx, await sized(extend(ctx.state.deps, kind, extension)));
   if (queries !== undefined || ctx.method === 'POST')
     return answerJson(ctx, await sized(reconcile(ctx.state.deps, kind, queries)));
@@ -54,21 +46,17 @@ async function endpoint(
 
 function reconciliation(kind: ReconcileKind): HandlerMap {
   const path = `/api/${kind}/reconcile`;
+  const params = (ctx: ApiContext) => parseSuggestParams(kind, ctx.query);
   return {
-    [`GET ${path}`]: (ctx) => endpoint(ctx, kind, { queries: ctx.query.queries, extend: ctx.query.extend }),
+    [`GET ${path}`]: (ctx) => endpoint(ctx, kind, ctx.query.queries, ctx.query.extend),
     [`POST ${path}`]: (ctx) => {
       const body = bodyObject(ctx);
-      return endpoint(ctx, kind, {
-        queries: body.queries ?? ctx.query.queries,
-        extend: body.extend ?? ctx.query.extend,
-      });
+      return endpoint(ctx, kind, body.queries ?? ctx.query.queries, body.extend ?? ctx.query.extend);
     },
     [`GET ${path}/suggest/entity`]: async (ctx) =>
-      answerJson(ctx, await suggestEntities(ctx.state.deps, kind, parseSuggestParams(kind, ctx.query))),
-    [`GET ${path}/suggest/property`]: async (ctx) =>
-      answerJson(ctx, suggestProperties(kind, parseSuggestParams(kind, ctx.query))),
-    [`GET ${path}/suggest/type`]: async (ctx) =>
-      answerJson(ctx, suggestTypes(kind, parseSuggestParams(kind, ctx.query))),
+      answerJson(ctx, await suggestEntities(ctx.state.deps, kind, params(ctx))),
+    [`GET ${path}/suggest/property`]: async (ctx) => answerJson(ctx, suggestProperties(kind, params(ctx))),
+    [`GET ${path}/suggest/type`]: async (ctx) => answerJson(ctx, suggestTypes(kind, params(ctx))),
     [`GET ${path}/properties`]: async (ctx) => answerJson(ctx, proposeProperties(kind, ctx.query)),
     [`GET ${path}/preview/:id`]: async (ctx) =>
       answerPreview(ctx, await previewHtml(ctx.state.deps, kind, ctx.params.id ?? '')),
@@ -102,32 +90,28 @@ function idQuery(ctx: ApiContext): string {
   return id;
 }
 
+/** A handler whose answer is what `make` gives. */
+function answer(make: (ctx: ApiContext) => unknown): Handler {
+  return async (ctx) => {
+    ctx.body = await make(ctx);
+  };
+}
+
 /** The 1.0-draft services of a register, under their root. */
 function draft(kind: ReconcileKind): HandlerMap {
   const root = draftRoot(kind);
+  const params = (ctx: ApiContext) => parseDraftSuggestParams(kind, ctx.query);
   return {
-    [`GET ${root}`]: async (ctx) => {
-      ctx.body = draftManifest(kind, baseUrl(ctx), { authentication: !ctx.state.settings.public_access });
-    },
-    [`POST ${root}/match`]: async (ctx) => {
-      ctx.body = await sized(matchDraft(ctx.state.deps, kind, jsonBody(ctx)));
-    },
-    [`GET ${root}/suggest/entity`]: async (ctx) => {
-      ctx.body = await suggestEntities(ctx.state.deps, kind, parseDraftSuggestParams(kind, ctx.query));
-    },
-    [`GET ${root}/suggest/property`]: async (ctx) => {
-      ctx.body = suggestProperties(kind, parseDraftSuggestParams(kind, ctx.query));
-    },
-    [`GET ${root}/suggest/type`]: async (ctx) => {
-      ctx.body = suggestTypes(kind, parseDraftSuggestParams(kind, ctx.query));
-    },
+    [`GET ${root}`]: answer((ctx) =>
+      draftManifest(kind, baseUrl(ctx), { authentication: !ctx.state.settings.public_access }),
+    ),
+    [`POST ${root}/match`]: answer((ctx) => sized(matchDraft(ctx.state.deps, kind, jsonBody(ctx)))),
+    [`GET ${root}/suggest/entity`]: answer((ctx) => suggestEntities(ctx.state.deps, kind, params(ctx))),
+    [`GET ${root}/suggest/property`]: answer((ctx) => suggestProperties(kind, params(ctx))),
+    [`GET ${root}/suggest/type`]: answer((ctx) => suggestTypes(kind, params(ctx))),
     [`GET ${root}/preview`]: async (ctx) => answerPreview(ctx, await previewHtml(ctx.state.deps, kind, idQuery(ctx))),
-    [`POST ${root}/extend`]: async (ctx) => {
-      ctx.body = await sized(extendDraft(ctx.state.deps, kind, jsonBody(ctx)));
-    },
-    [`GET ${root}/extend/propose`]: async (ctx) => {
-      ctx.body = proposeDraftProperties(kind, ctx.query);
-    },
+    [`POST ${root}/extend`]: answer((ctx) => sized(extendDraft(ctx.state.deps, kind, jsonBody(ctx)))),
+    [`GET ${root}/extend/propose`]: answer((ctx) => proposeDraftProperties(kind, ctx.query)),
   };
 }
 

@@ -9,14 +9,12 @@ import { setLocation } from './input.js';
 export const handlers: HandlerMap = {
   'POST /api/sips/import': async (ctx) => {
     const { deps, body } = ctx.state;
-    if (body.kind !== 'multipart') {
+    if (body.kind !== 'multipart')
       throw invalid('a multipart upload is required', { file: 'a multipart upload with a file field is required' });
-    }
     const receipt = await importSip(deps, deps.config.dataDir, body, ctx.state.principal?.tokenId ?? null);
     ctx.status = 202;
-    // A submission has no URL of its own; the object it created does: the objects list narrowed
-    // to its identifier, where its status moves from `ingesting` to `ingested` or `failed`. That
-    // is where a client follows the accepted work (RFC 9110 §15.3.3).
+    // A submission has no URL; a client follows the accepted work (RFC 9110 §15.3.3) on the objects
+    // list narrowed to the object's identifier, where its status moves to `ingested` or `failed`.
     const identifier = await objectIdentifier(deps, receipt.object_id);
     if (identifier !== undefined) setLocation(ctx, `/api/objects?identifier=${encodeURIComponent(identifier)}`);
     ctx.body = { data: receipt };

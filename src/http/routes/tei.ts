@@ -1,9 +1,7 @@
-// TEI exports (SPEC §4.4, issue 9). Never stale: a GET rebuilds an export whose rows changed
-// since it was stored (see domain/catalog/tei/exports.ts); /refresh rebuilds in any case, `ids`
-// checks its ids first. The document is sent from its file (send-file.ts). Conditional GET: a
-// strong ETag (the content's SHA-256) and Last-Modified (when the content last changed);
-// If-None-Match, else If-Modified-Since, answers 304 without a body. HEAD is answered by Koa
-// from the GET handler (same headers, no body).
+// TEI exports (SPEC §4.4, issue 9), never stale: a GET rebuilds an export whose rows changed since
+// it was stored (domain/catalog/tei/exports.ts); /refresh rebuilds in any case, `ids` checks its
+// ids first. Conditional GET: a strong ETag (the content's SHA-256) and Last-Modified (when the
+// content last changed). HEAD is answered by Koa from the GET handler.
 import {
   checkIds,
   currentExport,
@@ -20,19 +18,9 @@ import { floorSecond, notModified } from '../conditional.js';
 import { sendFile } from '../send-file.js';
 import type { ApiContext, Handler, HandlerMap } from '../types.js';
 
-const TEI_CONTENT_TYPE = 'application/tei+xml; charset=utf-8';
-
 const entityTag = (meta: TeiExportMeta): string => `"${meta.etag}"`;
 
-/** The content's last change, when it can be relied on (see TeiExportMeta.stored). */
-function modifiedAt(meta: TeiExportMeta): Date | null {
-  return meta.stored ? new Date(meta.modifiedAt) : null;
-}
-
-/**
- * ETag, and Last-Modified: when the content last changed, but never later than the answer's own
- * time (RFC 9110 §8.8.2.1); none for an export whose time is not reliable (TeiExportMeta.stored).
- */
+/** ETag, and Last-Modified when `stored`, never later than the answer (RFC 9110 §8.8.2.1). */
 function setValidators(ctx: ApiContext, meta: TeiExportMeta): void {
   ctx.set('ETag', entityTag(meta));
   const at = Date.parse(meta.modifiedAt);
@@ -55,14 +43,14 @@ function exportHandler(kind: TeiKind): Handler {
     // The access step already chose the stricter rule when `ids` is present at all (even empty).
     if (ctx.query.ids !== undefined) await checkIds(deps, kind, parseIds(ctx.query.ids));
     const meta = await currentExport(deps, kind);
-    if (notModified(ctx, entityTag(meta), modifiedAt(meta))) {
+    if (notModified(ctx, entityTag(meta), meta.stored ? new Date(meta.modifiedAt) : null)) {
       setValidators(ctx, meta);
       ctx.status = 304;
       return;
     }
     // The file is opened only when the client does not have the content already.
     const { exp, handle } = await openExport(deps, meta);
-    await sendFile(ctx, handle, TEI_CONTENT_TYPE);
+    await sendFile(ctx, handle, 'application/tei+xml; charset=utf-8');
     setValidators(ctx, exp);
   };
 }
