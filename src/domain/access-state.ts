@@ -1,7 +1,6 @@
-// What a daemon must know fresh for every request: the authorisation generation and the
-// settings. Settings are re-read only when the generation moved, and the token cache uses the
-// generation to know when its entries need re-checking. How the generation is watched is the
-// database layer's business (src/db/access-watch.ts).
+// What a daemon must know fresh for every request: the authorisation generation (watched by
+// src/db/access-watch.ts; the token cache re-checks its entries when it moved) and the settings,
+// re-read only when it moved.
 import type { GenerationSource } from '../db/access-watch.js';
 import type { Db } from '../db/dialect.js';
 import { readSettings, type Settings } from './settings.js';

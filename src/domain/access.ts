@@ -16,9 +16,8 @@ export interface RouteSpec {
   /** The rule when the query carries `ids` (TEI regeneration). */
   ruleWithIds?: Rule;
   /**
-   * Answers browsers from any origin (CORS, and the preflight before the rule): the W3C
-   * Reconciliation API's services, which OpenRefine calls from its web page. The rule still
-   * decides who gets an answer; CORS only lets the browser show it to the page.
+   * Answers browsers from any origin (CORS, and the preflight before the rule): the reconciliation
+   * services OpenRefine calls from its web page. The rule still decides who gets an answer.
    */
   crossOrigin?: true;
 }
@@ -28,9 +27,8 @@ const editor = (method: Method, path: string): RouteSpec => ({ method, path, rul
 const reconciliation = (method: Method, path: string): RouteSpec => ({ ...authority(method, path), crossOrigin: true });
 
 /**
- * A register's reconciliation service, as W3C Reconciliation API 0.2 and (under its own root)
- * 1.0-draft name it. All follow the authority rule, like the register itself: a POST of queries
- * or of a data extension query reads, and is open while public_access is on.
+ * A register's reconciliation service (W3C Reconciliation API 0.2, and 1.0-draft under its own
+ * root), under the register's authority rule: its POSTs of queries only read, like its GETs.
  */
 const reconciliationService = (kind: 'actors' | 'places' | 'keywords'): RouteSpec[] => [
   reconciliation('GET', `/api/${kind}/reconcile`),

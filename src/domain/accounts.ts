@@ -1,11 +1,7 @@
-// Accounts and their roles (SPEC §2). Managed by the sysadmin; changes reach running daemons
-// on the next request through the authorisation generation.
-//
-// Who may change accounts: with an acting account (--as), only an admin or superuser, and only
-// a superuser creates a superuser, promotes to superuser, or changes or deletes a superuser.
-// Without one (the sysadmin bootstrapping the first account) the audit log names the
-// operating-system user. Whoever acts, the last superuser is never demoted or deleted: nobody
-// could then manage superusers' tokens or create another one with --as.
+// Accounts and their roles (SPEC §2); changes reach running daemons on the next request through
+// the authorisation generation. Who may change them: README "Who acts". Whoever acts, the last
+// superuser is never demoted or deleted: nobody could then manage superusers' tokens or create
+// another one with --as.
 import type { Knex } from 'knex';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { writeTransaction } from '../db/write-transaction.js';
@@ -37,16 +33,10 @@ const USERNAME = v.pipe(
       `invalid username "${String(issue.input)}": ` +
       '1-64 characters of letters, digits, ".", "_", "@", "-", starting with a letter or digit',
   ),
-  // Settings changes of earlier versions are in the audit log as `system`: an account of that
-  // name would be ambiguous.
   v.check((name) => name.toLowerCase() !== SYSTEM, `"${SYSTEM}" is reserved`),
 );
 
-export async function getAccount(ctx: Pick<Ctx, 'db'>, username: string): Promise<Account> {
-  return accountIn(ctx.db, username);
-}
-
-async function accountIn(db: Knex, username: string): Promise<Account> {
+export async function getAccount({ db }: Pick<Ctx, 'db'>, username: string): Promise<Account> {
   const account = await db('accounts').where('username', username).first<Account | undefined>('id', 'username', 'role');
   if (!account) throw notFound(`no account named "${username}"`);
   return account;
@@ -55,24 +45,21 @@ async function accountIn(db: Knex, username: string): Promise<Account> {
 /** The acting account, read in the transaction that acts: null without one, else an admin or superuser. */
 export async function actingAdmin(trx: Knex.Transaction, by: Acting, what: string): Promise<Account | null> {
   if (by.account === undefined) return null;
-  const actor = await accountIn(trx, by.account);
-  if (!atLeast(actor.role, 'admin')) {
+  const actor = await getAccount({ db: trx }, by.account);
+  if (!atLeast(actor.role, 'admin'))
     throw forbidden(`${actor.username} (${actor.role}) may not ${what}: only an admin or superuser may`);
-  }
   return actor;
 }
 
 function assertSuperuserActs(actor: Account | null, what: string): void {
-  if (actor && actor.role !== 'superuser') {
+  if (actor && actor.role !== 'superuser')
     throw forbidden(`${actor.username} (${actor.role}) may not ${what}: only a superuser may`);
-  }
 }
 
 /**
- * The ids of the superusers, locked until the transaction ends (FOR UPDATE on PostgreSQL;
- * SQLite's write transaction already holds the database's write lock). Taken before the target
- * account is read, so two demotions at the same time cannot each count the other superuser and
- * both go through: the second waits, and then counts again.
+ * The superusers' ids, locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's write
+ * transaction holds the write lock already). Taken before the target account is read, so two
+ * concurrent demotions cannot each count the other superuser: the second waits, then counts again.
  */
 async function lockSuperusers(trx: Knex.Transaction): Promise<number[]> {
   const rows = await trx('accounts').where('role', 'superuser').forUpdate().select<{ id: number }[]>('id');
@@ -93,9 +80,8 @@ export async function createAccount(ctx: Ctx, username: string, role: Role, by: 
   return writeTransaction(ctx.db, async (trx) => {
     const actor = await actingAdmin(trx, by, 'change accounts');
     if (role === 'superuser') assertSuperuserActs(actor, 'create a superuser');
-    if (await trx('accounts').where('username', username).first('id')) {
+    if (await trx('accounts').where('username', username).first('id'))
       throw conflict(`an account named "${username}" already exists`);
-    }
     const rows: unknown = await trx('accounts')
       .insert({ username, role, created_at: now, updated_at: now })
       .returning('id');
@@ -130,7 +116,7 @@ export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting
   return writeTransaction(ctx.db, async (trx) => {
     const superusers = await lockSuperusers(trx);
     const actor = await actingAdmin(trx, by, 'change accounts');
-    const account = await accountIn(trx, username);
+    const account = await getAccount({ db: trx }, username);
     if (account.role === role) return account;
     if (account.role === 'superuser')
       assertSuperuserActs(actor, `change the role of the superuser ${account.username}`);
@@ -138,13 +124,8 @@ export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting
     assertNotLastSuperuser(superusers, account, `made ${role}`);
     await trx('accounts').where('id', account.id).update({ role, updated_at: ctx.clock.now().toISOString() });
     await bumpAccessGeneration(trx);
-    await record(
-      trx,
-      ctx.clock.now(),
-      actor?.username ?? by.otherwise,
-      'account.set-role',
-      `${username} (${account.role} -> ${role})`,
-    );
+    const target = `${username} (${account.role} -> ${role})`;
+    await record(trx, ctx.clock.now(), actor?.username ?? by.otherwise, 'account.set-role', target);
     return { ...account, role };
   });
 }
@@ -153,7 +134,7 @@ export async function deleteAccount(ctx: Ctx, username: string, by: Acting): Pro
   return writeTransaction(ctx.db, async (trx) => {
     const superusers = await lockSuperusers(trx);
     const actor = await actingAdmin(trx, by, 'change accounts');
-    const account = await accountIn(trx, username);
+    const account = await getAccount({ db: trx }, username);
     if (account.role === 'superuser') assertSuperuserActs(actor, `delete the superuser ${account.username}`);
     assertNotLastSuperuser(superusers, account, 'deleted');
     // Tokens go with the account, and the addresses they were used from with them (token_addresses:

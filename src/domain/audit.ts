@@ -1,17 +1,16 @@
 // The audit log: who (an account, or the operating-system user `os:<name>`) did what to which
-// target. Never a token value. Entries of settings changes made by earlier versions name
-// `system`, a name no account may take.
+// target. Never a token value.
 import type { Knex } from 'knex';
 import { invalid } from '../errors.js';
 import type { Ctx } from './context.js';
 import { parseDate } from './dates.js';
 
+/** The actor of settings changes made by earlier versions: a name no account may take. */
 export const SYSTEM = 'system';
 
 /**
- * Who runs a command whose acting account is optional (account commands, prune): an account
- * given with --as, which the command checks, or else what the audit log records instead (the
- * operating-system user, `os:<name>`).
+ * Who runs a command whose acting account is optional (account commands, prune): an account given
+ * with --as, which the command checks, or else the audit log's actor (`os:<name>`).
  */
 export interface Acting {
   account?: string | undefined;

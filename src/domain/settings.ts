@@ -1,7 +1,6 @@
 // public_api and public_access (SPEC §4.2): stored in the database, both off by default.
-// token_max_days: the token lifetime policy (tokens/lifetime.ts), off by default.
-// Who changes them: with an acting account (--as), an admin or superuser, recorded by name;
-// without one, the audit log names the operating-system user who ran the command.
+// token_max_days: the token lifetime policy (tokens/lifetime.ts), off by default. Who may change
+// them: actingAdmin (accounts.ts).
 import { bumpAccessGeneration } from '../db/access-generation.js';
 import { record, type Acting } from './audit.js';
 import type { Ctx } from './context.js';
@@ -36,10 +35,7 @@ export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, by: A
   return writeSetting(ctx, name, on ? 'on' : 'off', by, true);
 }
 
-/**
- * token_max_days: `days` (a whole number, checked by the caller) or null for off. No request is
- * judged by it (existing tokens keep their ends), so the access generation stays where it is.
- */
+/** `days` is checked by the caller (null: off). No request is judged by it: no access bump. */
 export async function setTokenMaxDays(ctx: Ctx, days: number | null, by: Acting): Promise<SettingsView> {
   return writeSetting(ctx, TOKEN_MAX_DAYS, days === null ? 'off' : String(days), by, false);
 }
@@ -48,8 +44,7 @@ export async function setTokenMaxDays(ctx: Ctx, days: number | null, by: Acting)
 async function writeSetting(ctx: Ctx, key: string, value: string, by: Acting, bump: boolean): Promise<SettingsView> {
   await writeTransaction(ctx.db, async (trx) => {
     const actor = await actingAdmin(trx, by, 'change settings');
-    // One statement: an update-then-insert let two processes setting the same absent key both
-    // find nothing to update, and the second insert failed on the key (seen on PostgreSQL).
+    // One statement: with update-then-insert, two processes setting an absent key both insert it.
     await trx('settings').insert({ key, value }).onConflict('key').merge(['value']);
     if (bump) await bumpAccessGeneration(trx);
     await record(trx, ctx.clock.now(), actor?.username ?? by.otherwise, 'settings.set', `${key}=${value}`);

@@ -1,16 +1,10 @@
-// Turning a presented Bearer value into a principal, cheaply and safely (SPEC §3.3, §4.1):
-// - malformed values (prefix, length, alphabet, checksum) are refused with no I/O at all;
-// - a verified value is cached in memory (keyed by a SHA-256 of the value, never the value), so
-//   scrypt runs once per token per process; entries are re-checked against the database
-//   (without the KDF) whenever the authorisation generation moved, so a revocation, role
-//   change, block or deletion counts from the next request;
-// - once this daemon knows a token's true value, any other value for the same id is refused
-//   without the KDF: a flood of forged values for a known id costs nothing;
-// - every other verification runs the KDF through a bounded, fair queue (kdf-queue.ts), after
-//   spending a credit of two failure budgets: the client's for that token id, and the client's
-//   overall. A client out of credit gets a few "probation" runs a second shared by everyone,
-//   and a 429 beyond them: a forger sharing the owner's address cannot lock the owner out for
-//   the price of ten values a minute, and cannot buy more than a trickle of CPU either.
+// Turning a presented Bearer value into a principal, cheaply and safely (SPEC §3.3, §4.1; README
+// "Security notes" tells operators the same): malformed values cost no I/O; verified ones are
+// cached under a SHA-256 of the value (never the value), so scrypt runs once per token per
+// process; a value other than a token's known true value costs no KDF; any other verification
+// spends two failure budgets, then takes its turn in the KDF queue (kdf-queue.ts). Out of budget,
+// a shared trickle of "probation" runs, then 429: a forger sharing the owner's address can
+// neither lock the owner out nor buy more than a trickle of CPU.
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/dialect.js';
@@ -46,7 +40,7 @@ type AuthRow = Pick<
   'id' | 'selector' | 'account_id' | 'username' | 'secret_hash' | 'expires_at' | 'revoked_at' | 'last_used_at'
 > & {
   role: Role;
-  /** tokenExpiration(expires_at), worked out on the row's first admission (undefined until then). */
+  /** tokenExpiration(expires_at), set on first admission: no date formatting per request. */
   expiration?: string | null;
 };
 
@@ -89,10 +83,7 @@ export class Authenticator {
   private readonly perClient: FailureBudget;
   private readonly probation: FailureBudget;
   readonly kdf: KdfQueue;
-  /**
-   * Counts of the expensive steps, for tests and the benchmark. knownMismatches: values refused
-   * without the KDF because this daemon knows the token's true value.
-   */
+  /** Counts of the expensive steps (tests, benchmark); knownMismatches: refused with no KDF. */
   readonly stats = { kdfRuns: 0, lookups: 0, cacheHits: 0, knownMismatches: 0, throttled: 0, busy: 0 };
 
   constructor(
@@ -115,11 +106,9 @@ export class Authenticator {
   }
 
   /**
-   * `generation` must have been read before this call (the row is then at least as fresh);
-   * `client` names the caller for the failure budgets and the KDF queue's turns; `address` is
-   * the client's address, recorded with the use (last-used.ts). Answers the verdict itself when
-   * it is known at once (a malformed value, or a value verified under this generation: the
-   * common case, which then takes no await), else a promise of it.
+   * `generation` must be read before this call (the row is then at least as fresh); `client` keys
+   * the failure budgets and the KDF queue's turns; `address` is recorded with the use. A malformed
+   * value, or one verified under this generation (the common case), is answered without an await.
    */
   authenticate(value: string, generation: string, client = '', address = ''): AuthResult | Promise<AuthResult> {
     // Only a value of a token's length can be one: anything else is refused before it is hashed.
@@ -153,7 +142,7 @@ export class Authenticator {
     if (cached) {
       let row: AuthRow | undefined = cached.row;
       if (cached.generation !== generation) {
-        // Something that can withdraw access changed: re-read the row (no KDF).
+        // A revocation, role change, block or deletion may have happened: re-read the row (no KDF).
         row = await this.lookup(parsed.selector);
         if (!row) {
           this.forget(key);
@@ -172,10 +161,9 @@ export class Authenticator {
       return { ok: false, reason: 'mismatch', selector: parsed.selector };
     }
 
-    // The same value arriving on several connections at once (a client's first burst) is
-    // verified once: the others wait for that verification instead of running their own. Only
-    // requests that saw the same generation share it: a request that arrives after a
-    // revocation must not reuse a verification that read the row before it.
+    // Requests with the same value at once (a client's first burst) share one verification, if
+    // they saw the same generation: one that arrives after a revocation must not reuse a
+    // verification that read the row before it.
     const flight = `${key} ${generation}`;
     const inFlight = this.verifying.get(flight);
     if (inFlight) return this.admitted(await inFlight, address);
@@ -198,9 +186,8 @@ export class Authenticator {
       return false;
     }
     if (entry.generation === generation) return true;
-    // Tokens changed since: the id still names the same row only if the row is still there.
-    // (A re-hash keeps the secret; a deleted row's id is never reused, so a new row with this
-    // selector means a new token.)
+    // Tokens changed since: the same token only if its row is still there (a re-hash keeps the
+    // secret; a deleted row's id is never reused, so a new row with this selector is a new token).
     const row = await this.lookup(selector);
     if (row && row.id === entry.row.id) return true;
     this.forget(trueKey);
@@ -210,8 +197,7 @@ export class Authenticator {
   private async verify(key: string, parsed: ParsedToken, generation: string, client: string): Promise<Verified> {
     const { selector, secret } = parsed;
     // Every attempt spends a credit before any await, so values arriving together cannot all
-    // slip under the budget; unknown ids spend too, so that budgets say nothing about which
-    // ids exist. Out of credit, a shared trickle of probation runs is all that is left.
+    // slip under the budget; unknown ids spend too, so budgets say nothing about which ids exist.
     const tokenKey = `${selector} ${client}`;
     // The client's own budget first: a client out of it adds no entries to the per-id table,
     // so flooding ids cannot push other clients' entries out of it.
@@ -258,7 +244,6 @@ export class Authenticator {
     const status = tokenStatus(row, at);
     if (status !== 'active') return { ok: false, reason: status, selector: row.selector };
     if (row.role === 'blocked') return { ok: false, reason: 'blocked', selector: row.selector };
-    // Worked out once per row: a request pays for a property read, not a date's formatting.
     if (row.expiration === undefined) row.expiration = tokenExpiration(row.expires_at);
     return {
       ok: true,
@@ -309,7 +294,6 @@ export class Authenticator {
     if (entry && this.trueValue.get(entry.row.selector) === key) this.trueValue.delete(entry.row.selector);
   }
 
-  /** Stored keys made with older scrypt parameters are replaced on their next successful use. */
   private async rehash(row: AuthRow, secret: string, client: string): Promise<void> {
     try {
       const fresh = await this.kdf.run(client, () => hashSecret(secret));

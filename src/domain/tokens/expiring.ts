@@ -1,10 +1,7 @@
-// Tokens about to end, for the people who must renew them before their scripts stop: a daily
-// warning in the daemon's log for each token in use that ends within 14 days, and counts for
-// /metrics. Handoff tokens are left out: they end 12 hours after they are made, by design.
-//
-// With several daemons on one database the daily notice is written once: the first daemon to
-// insert the day's row in token_notices writes it; the others find the row taken. Days are UTC
-// days of the injected clock, so tests move the clock instead of waiting.
+// Tokens to renew before their scripts stop (README "Token lifetimes"): a daily warn line per token
+// in use ending soon, by the daemon that first inserts the day's token_notices row, and counts for
+// /metrics. Handoff tokens are left out: they end 12 hours after they are made, by design. Days
+// are UTC days of the injected clock, so tests move the clock instead of waiting.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { utcDate } from '../../clock.js';
@@ -53,7 +50,6 @@ export interface ExpiryNotice {
 
 type NoticeRow = Pick<TokenRow, 'username' | 'selector' | 'name' | 'expires' | 'expires_at'>;
 
-/** Active tokens (handoff tokens aside) ending within 14 days and used within the last 30. */
 export async function tokensToNotice(ctx: Ctx): Promise<ExpiryNotice[]> {
   const at = ctx.clock.now();
   const rows = await activeRegularOrLegacy(ctx, at.toISOString())
@@ -84,10 +80,7 @@ export class ExpiryNotices {
     private readonly warn: (fields: ExpiryNotice, message: string) => void,
   ) {}
 
-  /**
-   * Writes today's notice unless it is written already (by this daemon or another on the same
-   * database). Answers the lines written, or null when the day was claimed before.
-   */
+  /** Writes today's notice unless any daemon did: answers the lines written, or null. */
   check(): Promise<number | null> {
     // One check at a time: two at once would both find the day claimed by this daemon.
     this.checking ??= this.claimAndWrite().finally(() => (this.checking = null));
@@ -117,7 +110,7 @@ export class ExpiryNotices {
     return notices.length;
   }
 
-  /** Checks now and then every ten minutes; `onError` hears of a check that failed. */
+  /** Checks every ten minutes (the daemon runs the first check itself); `onError` hears of failures. */
   start(onError: (err: unknown) => void): void {
     this.timer ??= setInterval(() => void this.check().catch(onError), CHECK_EVERY_MS);
     this.timer.unref();

@@ -27,10 +27,8 @@ export function handoffExpiry(now: Date): string {
 }
 
 /**
- * The Token-Expiration header of a token's answers: the first instant at which it is refused,
- * RFC 3339 in UTC to the second (`2027-07-01T00:00:00Z` for expiry date 2027-06-30). A handoff
- * token ends at a millisecond; the header names the next whole second, when it is surely
- * refused. Null for a token without an end.
+ * The Token-Expiration header: the first refused instant, RFC 3339 in UTC to the second (a handoff
+ * token's millisecond end is rounded up to the next second, when it is surely refused).
  */
 export function tokenExpiration(expiresAt: string | null): string | null {
   if (expiresAt === null) return null;

@@ -1,8 +1,7 @@
-// Budgets of failed token verifications, as token buckets: each key holds up to `burst` credits
-// and regains `perMinute` of them a minute, continuously. A failed attempt spends one credit; a
-// value that verifies gives its credit back. Nothing is ever reset wholesale: the table is
-// bounded, and when it is full the entry that has been idle longest goes first, so a client
-// that floods new keys evicts its own old entries before anyone else's recent ones.
+// Budgets of failed token verifications, as token buckets: up to `burst` credits a key, `perMinute`
+// regained a minute, continuously; a value that verifies gives its credit back. Never reset
+// wholesale: when the bounded table is full the entry idle longest goes first, so a client that
+// floods new keys evicts its own old entries before anyone else's recent ones.
 
 interface BudgetOptions {
   burst: number;
@@ -45,7 +44,11 @@ export class FailureBudget {
       bucket.credits -= 1;
       return true;
     }
-    if (this.buckets.size >= this.options.maxKeys) this.evictOldest();
+    if (this.buckets.size >= this.options.maxKeys) {
+      // The first entry is the one idle longest; if it has refilled meanwhile, nothing is lost.
+      const oldest = this.buckets.keys().next();
+      if (!oldest.done) this.buckets.delete(oldest.value);
+    }
     this.buckets.set(key, { credits: this.options.burst - 1, at });
     return true;
   }
@@ -64,11 +67,5 @@ export class FailureBudget {
     const bucket = this.current(key, this.now());
     if (!bucket || bucket.credits >= 1) return 1;
     return Math.max(1, Math.ceil(((1 - bucket.credits) * 60) / this.options.perMinute));
-  }
-
-  /** The first entry is the one idle longest; if it has refilled meanwhile, nothing is lost. */
-  private evictOldest(): void {
-    const oldest = this.buckets.keys().next();
-    if (!oldest.done) this.buckets.delete(oldest.value);
   }
 }

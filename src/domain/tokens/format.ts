@@ -1,7 +1,6 @@
 // Token values: `arc_` + 8-char selector + 40-char secret + 6-char checksum (58 chars, SPEC §3.3).
-// Pure code, no I/O: parsing runs before any database query or KDF, so a malformed or
-// mistyped value costs a few string operations (and, at a token's length, the hash that looks
-// it up among the values verified already) and nothing else.
+// Pure code, no I/O: parsing runs before any database query or KDF, so a mistyped value costs a
+// few string operations (and, at a token's length, the SHA-256 that looks it up in the cache).
 import { randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
@@ -56,11 +55,7 @@ function split(kind: ParsedToken['kind'], body: string): ParsedToken {
   return { kind, selector: body.slice(0, SELECTOR_LENGTH), secret: body.slice(SELECTOR_LENGTH) };
 }
 
-/**
- * Splits a presented value into selector and secret, or returns null when it cannot be a
- * token: wrong prefix, length, alphabet or checksum. Legacy values (60 base62 characters,
- * no checksum) use their first 8 characters as selector and the other 52 as secret.
- */
+/** Selector and secret of a value, or null for a wrong prefix, length, alphabet or checksum. */
 export function parse(value: string): ParsedToken | null {
   if (value.length === TOKEN_LENGTH) {
     if (!NEW_RE.test(value)) return null;

@@ -1,13 +1,10 @@
 // scrypt-kdf hashes of token secrets. The parameters travel inside each stored key, so they can
 // be raised later: a key made with other parameters is re-hashed on its next successful use.
-//
-// Why N=2^11, r=8, p=1 (2 MiB; measured 3.4 ms per hash alone, 4.6 ms under the benchmark,
-// ~660 hashes/s on 2 cores): a secret is 40 random base62 characters (238 bits; legacy secrets
-// 52, 309 bits), so no KDF cost is needed against guessing; scrypt is the second wall if the
-// database leaks. The cost is paid in latency on a token's first use, CPU spent on forged tokens,
-// the time of a 10,000-token legacy import, and memory: each run's scratch space stays in the
-// malloc arena of the libuv thread that ran it. 2^12 (4 MiB, 6.5 ms) measured twice the latency
-// and import time and 16 MB of retained scratch in the daemon, for no gain against 238-bit secrets.
+// Why N=2^11, r=8, p=1 (2 MiB; 3.4 ms per hash alone, 4.6 ms under the benchmark, ~660/s on 2
+// cores): secrets have 238 bits (legacy 309), so scrypt only guards a leaked database. More cost
+// is paid in first-use latency, CPU on forged tokens, legacy import time, and memory (each run's
+// scratch stays in its libuv thread's malloc arena): 2^12 (4 MiB, 6.5 ms) measured twice the
+// latency and import time and 16 MB of retained scratch, for no gain against 238-bit secrets.
 import * as scryptKdf from 'scrypt-kdf';
 
 // The package's type file declares named exports, but its module exports one default object.

@@ -1,12 +1,7 @@
-// Where scrypt runs are scheduled: the one expensive step a client without a valid token can make
-// the daemon take, so this queue stands between a flood of forged values and everyone else:
-// - bounded concurrency (the runs share libuv's pool with SQLite, and each takes a core);
-// - fair: waiting runs are grouped by client (its address), and a freed slot goes to the next
-//   client in turn, so a client with one new valid token waits one round, not behind a flood;
-// - bounded: each client may have a few runs waiting and the queue a fixed total; when it is
-//   full, a newcomer from a client with nothing waiting takes the place of the newest run of the
-//   client with the most waiting. What cannot wait is refused at once (`KdfBusy`), never piled up.
-// A finished run hands its slot straight to the next one: no newcomer slips in to exceed the limit.
+// Where scrypt runs, the one expensive step a client without a valid token can make the daemon
+// take, are scheduled (README "Security notes"): a few at a time (they share libuv's pool with
+// SQLite, and each takes a core); a freed slot goes to the next client in turn, so a new valid
+// token waits one round, not behind a flood; what cannot wait is refused at once (`KdfBusy`).
 
 export class KdfBusy extends Error {
   constructor() {
@@ -36,7 +31,6 @@ export class KdfQueue {
 
   constructor(private readonly options: KdfQueueOptions) {}
 
-  /** Jobs waiting for a turn. */
   get queued(): number {
     return this.waitingCount;
   }
@@ -60,20 +54,16 @@ export class KdfQueue {
         job.start();
         return;
       }
-      this.enqueue(client, job);
+      const mine = this.waiting.get(client);
+      const tooMany = mine !== undefined && mine.length >= this.options.perClient;
+      if (tooMany || (this.waitingCount >= this.options.total && !this.makeRoomFor(client))) {
+        job.refuse();
+        return;
+      }
+      if (mine) mine.push(job);
+      else this.waiting.set(client, [job]);
+      this.waitingCount++;
     });
-  }
-
-  private enqueue(client: string, job: Job): void {
-    const mine = this.waiting.get(client);
-    const tooMany = mine !== undefined && mine.length >= this.options.perClient;
-    if (tooMany || (this.waitingCount >= this.options.total && !this.makeRoomFor(client))) {
-      job.refuse();
-      return;
-    }
-    if (mine) mine.push(job);
-    else this.waiting.set(client, [job]);
-    this.waitingCount++;
   }
 
   /** Refuses the newest run of the client with the most waiting, if it has more than `client`. */
@@ -88,7 +78,7 @@ export class KdfQueue {
     return true;
   }
 
-  /** A run ended: its slot goes to the first run of the next client in turn. */
+  /** A run ended: its slot goes straight to the next client's first run (no newcomer slips in). */
   private release(): void {
     const next = this.waiting.entries().next();
     if (next.done) {

@@ -2,12 +2,8 @@
 // recorded one, reaches the database within 2 seconds; never a write per request. Uses are
 // collected in memory and written by a timer once a second. The UPDATE itself only moves the
 // value forward by more than 60 seconds, so several daemons sharing a database coalesce too.
-//
-// Where a token was used from follows the same rule per client address: an address this daemon
-// has not seen for the token is written at the next flush (within about a second), a known one
-// at most once a minute. One row per token and address (insert-or-update, so several daemons
-// write one row, not one each), its last time only moved forward; at most KEPT_ADDRESSES rows
-// per token, the least recently seen pruned when a new address arrives.
+// The addresses of uses follow the same rule per address (a new one at the next flush): one row
+// per token and address, whichever daemons saw it, at most KEPT_ADDRESSES per token.
 import type { Clock } from '../../clock.js';
 import { isForeignKeyViolation, type Db } from '../../db/dialect.js';
 
@@ -61,9 +57,8 @@ export class LastUsedRecorder {
   }
 
   /**
-   * Called on every authenticated request; `stored` is last_used_at as read from the row,
-   * `address` the client's address as the request pipeline judged it. Answers the last use
-   * the database holds once the pending writes are flushed (ms; -Infinity: never used).
+   * Called on every authenticated request, `address` as the request pipeline judged it. Answers
+   * the last use the database holds once pending writes are flushed (ms; -Infinity: never used).
    */
   touch(tokenId: number, stored: string | null, address: string, now = this.clock.now().getTime()): number {
     let seen = this.known.get(tokenId);
@@ -95,19 +90,15 @@ export class LastUsedRecorder {
       this.addressCount++;
     }
     seen.addresses.set(address, now);
-    let forToken = this.pendingAddresses.get(tokenId);
-    if (!forToken) {
-      forToken = new Map();
-      this.pendingAddresses.set(tokenId, forToken);
-    }
+    const forToken = this.pendingAddresses.get(tokenId) ?? new Map<string, PendingAddress>();
+    this.pendingAddresses.set(tokenId, forToken);
     const fresh = last === undefined || forToken.get(address)?.fresh === true;
     forToken.set(address, { at: now, fresh });
   }
 
   /**
-   * Writes the pending uses. Resolves once every use recorded before the call is written: a
-   * flush already running (the timer's) is waited for, since it holds uses taken from pending.
-   * stop() relies on it before the database is closed.
+   * Resolves once every use recorded before the call is written (stop() relies on it before the
+   * database closes): a flush already running, the timer's, holds uses taken from pending.
    */
   flush(): Promise<void> {
     this.running++;
@@ -151,7 +142,14 @@ export class LastUsedRecorder {
       }
       fresh ||= use.fresh;
     }
-    if (fresh) await pruneAddresses(this.db, tokenId);
+    if (!fresh) return;
+    // A new address: the token keeps its KEPT_ADDRESSES most recently seen.
+    const newest = this.db('token_addresses')
+      .select('address')
+      .where('token_id', tokenId)
+      .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'address' }])
+      .limit(KEPT_ADDRESSES);
+    await this.db('token_addresses').where('token_id', tokenId).whereNotIn('address', newest).delete();
   }
 
   async stop(): Promise<void> {
@@ -164,14 +162,4 @@ export class LastUsedRecorder {
 /** A last_used_at as stored, in ms (-Infinity: never used). */
 export function storedLastUsed(stored: string | null): number {
   return stored ? Date.parse(stored) : Number.NEGATIVE_INFINITY;
-}
-
-/** Keeps a token's KEPT_ADDRESSES most recently seen addresses, deletes the rest. */
-async function pruneAddresses(db: Db, tokenId: number): Promise<void> {
-  const newest = db('token_addresses')
-    .select('address')
-    .where('token_id', tokenId)
-    .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'address' }])
-    .limit(KEPT_ADDRESSES);
-  await db('token_addresses').where('token_id', tokenId).whereNotIn('address', newest).delete();
 }

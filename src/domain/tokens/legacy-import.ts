@@ -1,9 +1,8 @@
 // `token import-legacy`: CSV `username,token[,name]` from the one-token-per-user scheme.
 // The whole file is checked before anything is written; one bad line and nothing is imported.
 // Messages name the line, never the token (a token in an error message is a leaked token).
-// Importing makes tokens, so the acting account follows the rule of token create for every
-// line's account: an admin or superuser, only a superuser for a superuser's tokens, never for
-// its own (an importer choosing the value of root's token would hold root's rights).
+// Importing makes tokens: the rule of token create (policy.ts) holds for every line's account, or
+// an importer choosing the value of root's token would hold root's rights.
 import { parse } from 'csv-parse/sync';
 import type { Knex } from 'knex';
 import pLimit from 'p-limit';
@@ -30,7 +29,6 @@ const COLUMNS = ['username', 'token', 'name'];
 const CHUNK = 500; // rows per IN (...) list and per INSERT: well under every dialect's limits
 const KDF_LANES = 4; // scrypt runs in flight (on libuv's pool)
 
-/** One line of the file; messages never quote the token. */
 const LEGACY_ROW = v.object({
   username: v.pipe(v.optional(v.string(), ''), v.minLength(1, 'the username is empty')),
   token: v.pipe(
@@ -65,9 +63,8 @@ export function parseLegacyCsv(text: string): { lines: LegacyLine[]; errors: str
           throw invalid(
             `line 1: unknown column(s) ${unknown.map((u) => `"${u}"`).join(', ')}; expected username,token[,name]`,
           );
-        if (!names.includes('username') || !names.includes('token')) {
+        if (!names.includes('username') || !names.includes('token'))
           throw invalid('line 1: the header must name the columns username,token (and optionally name)');
-        }
         return names;
       },
       bom: true,
@@ -117,7 +114,6 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-/** The accounts of these names, by name. */
 async function accountsNamed(db: Knex, usernames: string[]): Promise<Map<string, Account>> {
   const found = new Map<string, Account>();
   for (const part of chunks(usernames, CHUNK)) {
@@ -127,12 +123,10 @@ async function accountsNamed(db: Knex, usernames: string[]): Promise<Map<string,
   return found;
 }
 
-export type ImportProgress = (phase: 'checking' | 'hashing', done: number, total: number) => void;
-
 export async function importLegacy(
   ctx: Ctx,
   text: string,
-  opts: { actor: string; progress?: ImportProgress },
+  opts: { actor: string; progress?: (phase: 'checking' | 'hashing', done: number, total: number) => void },
 ): Promise<{ imported: number; skipped: number }> {
   const acting = await getAccount(ctx, opts.actor);
   assertMayManageTokens(acting, 'import');
@@ -156,12 +150,11 @@ export async function importLegacy(
   const imported = new Map<string, string>();
   const taken = new Set<string>();
   for (const part of chunks(selectors, CHUNK)) {
-    for (const r of await ctx
+    const before = await ctx
       .db('legacy_imports')
       .whereIn('selector', part)
-      .select<{ selector: string; secret_hash: string }[]>('selector', 'secret_hash')) {
-      imported.set(r.selector, r.secret_hash);
-    }
+      .select<{ selector: string; secret_hash: string }[]>('selector', 'secret_hash');
+    for (const r of before) imported.set(r.selector, r.secret_hash);
     for (const r of await ctx.db('tokens').whereIn('selector', part).select<{ selector: string }[]>('selector'))
       taken.add(r.selector);
   }
@@ -184,13 +177,12 @@ export async function importLegacy(
   const names = new Map<string, number>();
   const freshAccounts = [...new Set(fresh.map((l) => accounts.get(l.username)?.id).filter((id) => id !== undefined))];
   for (const part of chunks(freshAccounts, CHUNK)) {
-    for (const r of await ctx
+    const named = await ctx
       .db('tokens')
       .whereIn('account_id', part)
       .whereNull('revoked_at')
-      .select<{ account_id: number; name: string }[]>('account_id', 'name')) {
-      names.set(`${r.account_id}\u0000${r.name}`, 0);
-    }
+      .select<{ account_id: number; name: string }[]>('account_id', 'name');
+    for (const r of named) names.set(`${r.account_id}\u0000${r.name}`, 0);
   }
   for (const l of fresh) {
     const key = `${accounts.get(l.username)?.id}\u0000${l.name}`;
@@ -249,14 +241,8 @@ export async function importLegacy(
         part.map(({ l, hash }) => ({ selector: l.selector, secret_hash: hash, imported_at: now })),
       );
     }
-    if (fresh.length > 0)
-      await record(
-        trx,
-        ctx.clock.now(),
-        actor,
-        'token.import-legacy',
-        `${fresh.length} legacy tokens (${skipped} already imported)`,
-      );
+    const target = `${fresh.length} legacy tokens (${skipped} already imported)`;
+    if (fresh.length > 0) await record(trx, ctx.clock.now(), actor, 'token.import-legacy', target);
   });
   return { imported: fresh.length, skipped };
 }

@@ -1,28 +1,16 @@
-// The token lifetime policy (`settings set token_max_days N`), as GitHub's and GitLab's
-// maximum token lifetimes: while it is set, a new regular token (create, rotate) ends at most N
-// days from today, and without --expires it gets exactly that end. Tokens that exist are never
-// changed by it (doctor lists those beyond it). Handoff tokens (12 hours) and imported legacy
-// tokens are outside it.
+// The token lifetime policy (`settings set token_max_days N`; README "Token lifetimes"): a new
+// regular token ends at most N days from today, exactly then without --expires. Existing tokens
+// are never changed (doctor lists those beyond it); handoff and legacy tokens are outside it.
 import { utcDate } from '../../clock.js';
 import { invalid } from '../../errors.js';
 import { addDays, parseDate } from '../dates.js';
 import type { Ctx } from '../context.js';
 import { readTokenMaxDays } from '../settings.js';
 import { LATEST_EXPIRY, parseExpiry, type Expiry } from './expiry.js';
-import { activeAt } from './queries.js';
+import { activeAt, type TokenView } from './queries.js';
 
-/**
- * What the command asked for: a date (`--expires D`), no end (`--no-expires`: null), or
- * nothing (undefined: the policy's end, or for rotate the old token's).
- */
+/** `--expires D`, `--no-expires` (null), or none (undefined: the policy's end, or the old one). */
 export type RequestedExpiry = string | null | undefined;
-
-export interface LifetimeDecision {
-  /** The new token's end, or null for none. */
-  expiry: Expiry | null;
-  /** The policy's days when the policy chose the end (no --expires given). */
-  policyDays: number | null;
-}
 
 /** The last expiry date the policy allows for a token made at `now`. */
 export function policyLimit(maxDays: number, now: Date): string {
@@ -32,15 +20,15 @@ export function policyLimit(maxDays: number, now: Date): string {
 }
 
 /**
- * The end of a new regular token: `requested` checked against the policy (token_max_days).
- * `otherwise` is the end without --expires when the policy is off (none for create; the old
- * token's for rotate).
+ * The end of a new regular token (null: none), `requested` checked against the policy, and the
+ * policy's days when the policy chose it. `otherwise` is the end without --expires when the
+ * policy is off (none for create; the old token's for rotate).
  */
 export async function expiryUnderPolicy(
   ctx: Ctx,
   requested: RequestedExpiry,
   otherwise: Expiry | null = null,
-): Promise<LifetimeDecision> {
+): Promise<{ expiry: Expiry | null; policyDays: number | null }> {
   const maxDays = await readTokenMaxDays(ctx);
   const now = ctx.clock.now();
   const given = typeof requested === 'string' ? parseExpiry(requested, now) : null;
@@ -55,18 +43,9 @@ export async function expiryUnderPolicy(
   return { expiry: parseExpiry(limit, now), policyDays: maxDays };
 }
 
-export interface BeyondPolicy {
-  id: string;
-  account: string;
-  name: string;
-  /** YYYY-MM-DD, or null: no end. */
-  expires: string | null;
-}
+export type BeyondPolicy = Pick<TokenView, 'id' | 'account' | 'name' | 'expires'>;
 
-/**
- * Active regular tokens that end later than the policy would allow a token made today, or
- * never: made before the policy, and left as they were. Null when the policy is off.
- */
+/** Active regular tokens that end later than the policy allows today, or never; null when it is off. */
 export async function tokensBeyondPolicy(
   ctx: Ctx,
 ): Promise<{ maxDays: number; limit: string; tokens: BeyondPolicy[] } | null> {

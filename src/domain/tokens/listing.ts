@@ -1,5 +1,5 @@
-// `token list` and `token lookup`: an account sees its own tokens; admins and superusers (and the sysadmin, with
-// no acting account) see everyone's.
+// `token list`, `show` and `lookup`: an account sees its own tokens; admins and superusers (and the
+// sysadmin, with no acting account) see everyone's.
 import { forbidden } from '../../errors.js';
 import { getAccount, type Account } from '../accounts.js';
 import type { Role } from '../roles.js';
@@ -22,8 +22,7 @@ export async function listTokensAs(
     }
   }
   const accountId = username === undefined ? undefined : (await getAccount(ctx, username)).id;
-  const { all, status, expiringBefore, kind, unusedSince, limit } = opts;
-  return listTokens(ctx, { accountId, all, status, expiringBefore, kind, unusedSince, limit });
+  return listTokens(ctx, { ...opts, accountId });
 }
 
 /** A client address a token was used from, with the first and the last time it was seen. */
@@ -38,14 +37,12 @@ export type ShownToken = ListedToken & { addresses: TokenAddress[] };
 
 const SHOWN_ADDRESSES = 5;
 
-/** One token seen as token list sees it: an admin (or no acting account) any, another account its own. */
 async function assertMaySee(ctx: Ctx, actorName: string | undefined, owner: string): Promise<void> {
   if (actorName === undefined) return;
   const actor = await getAccount(ctx, actorName);
   if (!mayListAllTokens(actor) && actor.username !== owner) throw seesOnlyItsOwn(actor);
 }
 
-/** `token show <id>`: seen with the same rights as token list (an account sees its own). */
 export async function showTokenAs(ctx: Ctx, id: string, actorName: string | undefined): Promise<ShownToken> {
   const { getToken } = await import('./service.js');
   const row = await getToken(ctx, id);
@@ -63,7 +60,6 @@ export async function showTokenAs(ctx: Ctx, id: string, actorName: string | unde
   };
 }
 
-/** `token lookup -`: the token a value belongs to, seen with the same rights as token list. */
 export async function lookupTokenAs(ctx: Ctx, value: string, actorName: string | undefined): Promise<TokenView> {
   // The value is checked against its hash: the service and the KDF, which a list never needs.
   const { findTokenByValue } = await import('./service.js');

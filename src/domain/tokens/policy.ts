@@ -1,7 +1,5 @@
-// Who may create and revoke whose tokens (SPEC §3.4, source document "Account and roles"):
-// - only an admin or a superuser creates and revokes tokens;
-// - only a superuser acts on the tokens of a superuser account;
-// - an account sees its own tokens but cannot create or revoke any.
+// Who may create and revoke whose tokens (SPEC §3.4, source document "Account and roles"): only
+// an admin or a superuser, only a superuser for a superuser's, and never an account its own.
 // One rule for every command that makes or removes tokens: create, revoke, rotate, handoff
 // (where an account may also hand off for itself) and import-legacy (checked for every line).
 import { forbidden } from '../../errors.js';
@@ -10,9 +8,8 @@ import { atLeast } from '../roles.js';
 
 /** Refuses an actor that may not manage tokens at all (not an admin or superuser, or blocked). */
 export function assertMayManageTokens(actor: Account, verb: string): void {
-  if (!atLeast(actor.role, 'admin')) {
+  if (!atLeast(actor.role, 'admin'))
     throw forbidden(`${actor.username} (${actor.role}) may not ${verb} tokens: only an admin or superuser may`);
-  }
 }
 
 /** Why `actor`, an admin or superuser, may not act on `owner`'s tokens, or null when it may. */
@@ -39,16 +36,12 @@ export function assertMayHandOff(actor: Account, owner: Account): void {
   assertMayManageTokensOf(actor, owner, 'hand off');
 }
 
-/**
- * A blocked account gets no new token: it could not use it, and it would start working unnoticed
- * the day the account is unblocked.
- */
+/** No new token for a blocked account: useless now, it would work unnoticed once unblocked. */
 export function assertMayReceiveToken(owner: Account): void {
   if (owner.role === 'blocked')
     throw forbidden(`${owner.username} is blocked: no new token is made for a blocked account`);
 }
 
-/** Listing: admins and superusers see every token; any other account only its own. */
 export function mayListAllTokens(actor: Account): boolean {
   return atLeast(actor.role, 'admin');
 }

@@ -104,10 +104,7 @@ function lastUsedFrom(ctx: Pick<Ctx, 'db'>) {
     .as('last_used_from');
 }
 
-/**
- * Tokens (aliased `t`) active at `now`, an ISO time: not revoked, and without an end or ending
- * after it. A grouping callback for `.where()`, as tokenStatus judges one row.
- */
+/** A `.where()` callback: tokens (aliased `t`) active at ISO time `now`, as tokenStatus judges. */
 export function activeAt(now: string): (q: Knex.QueryBuilder) => void {
   return (q) => {
     void q.whereNull('t.revoked_at').where((b) => {

@@ -10,10 +10,7 @@ import { findTokenBySelector, toView, type TokenView } from './queries.js';
 /** The fields of the source document's API token, with the account's role as of this request. */
 export type SelfView = Omit<TokenView, 'status'> & { role: Role };
 
-/**
- * `who` is the request's verified token: its id, its account's role as judged for this request,
- * and the last use as recorded with this one (ms; the request counts as a use).
- */
+/** `who`: the request's token, its role as judged now, and its last use (ms, this one counted). */
 export async function describeSelf(
   ctx: Pick<Ctx, 'db' | 'clock'>,
   who: { selector: string; role: Role; lastUsed: number },

@@ -32,24 +32,20 @@ interface NewToken {
   expiry: { expires: string | null; expiresAt: string } | null;
 }
 
-async function assertNameFree(trx: Knex.Transaction, account: Account, name: string): Promise<void> {
-  const clash = await trx('tokens')
-    .where({ account_id: account.id, name })
-    .whereNull('revoked_at')
-    .first<{ id: number } | undefined>('id');
-  if (clash)
-    throw conflict(
-      `${account.username} already has a token named "${name}" (names are unique among non-revoked tokens)`,
-    );
-}
-
 async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Promise<CreatedToken> {
   let minted = mint();
   // A selector is 8 random base62 characters (2^47); a clash is next to impossible, but it
   // would break the unique index, so draw again rather than fail.
   while (await trx('tokens').where('selector', minted.selector).first('id')) minted = mint();
   const name = typeof spec.name === 'string' ? spec.name : spec.name(minted.selector);
-  await assertNameFree(trx, spec.account, name);
+  const clash = await trx('tokens')
+    .where({ account_id: spec.account.id, name })
+    .whereNull('revoked_at')
+    .first<{ id: number } | undefined>('id');
+  if (clash)
+    throw conflict(
+      `${spec.account.username} already has a token named "${name}" (names are unique among non-revoked tokens)`,
+    );
   const now = ctx.clock.now().toISOString();
   const row = {
     selector: minted.selector,
@@ -68,20 +64,10 @@ async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Pro
   return { token: view, value: minted.value };
 }
 
-interface CreateInput {
-  username: string;
-  name: string;
-  /** A date, null for no end (--no-expires), undefined for none given (the policy decides). */
-  expires?: RequestedExpiry;
-  actor: string;
-}
-
-/** The result with the policy's days when the policy chose the end. */
-function withPolicy(created: CreatedToken, policyDays: number | null): CreatedToken {
-  return policyDays === null ? created : { ...created, policyDays };
-}
-
-export async function createToken(ctx: Ctx, input: CreateInput): Promise<CreatedToken> {
+export async function createToken(
+  ctx: Ctx,
+  input: { username: string; name: string; expires?: RequestedExpiry; actor: string },
+): Promise<CreatedToken> {
   const name = checkTokenName(input.name);
   const { expiry, policyDays } = await expiryUnderPolicy(ctx, input.expires);
   const actor = await getAccount(ctx, input.actor);
@@ -95,20 +81,14 @@ export async function createToken(ctx: Ctx, input: CreateInput): Promise<Created
       kind: 'regular',
       expiry,
     });
-    await record(
-      trx,
-      ctx.clock.now(),
-      actor.username,
-      'token.create',
-      `${created.token.id} "${name}" of ${owner.username}`,
-    );
-    return withPolicy(created, policyDays);
+    const target = `${created.token.id} "${name}" of ${owner.username}`;
+    await record(trx, ctx.clock.now(), actor.username, 'token.create', target);
+    return policyDays === null ? created : { ...created, policyDays };
   });
 }
 
-/** The token with this id (its selector); a value given instead is refused without being echoed. */
+/** The token with this id (its selector). `id` is never echoed: a pasted value would reach logs. */
 export async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
-  // Never echo the argument: a pasted token value would end up in the terminal and its logs.
   if (parse(id)) {
     throw invalid(
       'that is a token value, not its id: a value on the command line stays in shell history and shows in ps. ' +
@@ -122,27 +102,22 @@ export async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
   return row;
 }
 
-/**
- * The token a value belongs to (the way to answer a leak: the id is inside the value). The secret
- * must match too, so a made-up value with a real id finds nothing. Errors never quote the value.
- */
+/** The token of a value (a leak's answer), only if the secret matches. Never quotes `value`. */
 export async function findTokenByValue(ctx: Ctx, value: string): Promise<TokenRow> {
   const parsed = parse(value);
   if (!parsed)
     throw invalid('that is not a token value (arc_ and 54 letters and digits, or a 60-character legacy value)');
   const row = await findTokenBySelector(ctx, parsed.selector);
-  if (!row || !(await verifySecret(row.secret_hash, parsed.secret))) {
+  if (!row || !(await verifySecret(row.secret_hash, parsed.secret)))
     throw notFound('no token of this installation has that value (pruned, or never issued here)');
-  }
   return row;
 }
 
-interface RevokeResult {
-  token: TokenView;
-  alreadyRevoked: boolean;
-}
-
-export async function revokeToken(ctx: Ctx, id: string, actorName: string): Promise<RevokeResult> {
+export async function revokeToken(
+  ctx: Ctx,
+  id: string,
+  actorName: string,
+): Promise<{ token: TokenView; alreadyRevoked: boolean }> {
   const actor = await getAccount(ctx, actorName);
   const row = await getToken(ctx, id);
   assertMayManageTokensOf(actor, await getAccount(ctx, row.username), 'revoke');
@@ -151,21 +126,13 @@ export async function revokeToken(ctx: Ctx, id: string, actorName: string): Prom
   await writeTransaction(ctx.db, async (trx) => {
     await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
     await bumpAccessGeneration(trx);
-    await record(
-      trx,
-      ctx.clock.now(),
-      actor.username,
-      'token.revoke',
-      `${row.selector} "${row.name}" of ${row.username}`,
-    );
+    const target = `${row.selector} "${row.name}" of ${row.username}`;
+    await record(trx, ctx.clock.now(), actor.username, 'token.revoke', target);
   });
   return { token: toView({ ...row, revoked_at: now }, ctx.clock.now()), alreadyRevoked: false };
 }
 
-/**
- * A new value with the same name; the old token is revoked in the same transaction. The new
- * token ends as `expires` says, else as the lifetime policy says, else when the old one did.
- */
+/** A new value with the same name; the old token is revoked in the same transaction. */
 export async function rotateToken(
   ctx: Ctx,
   id: string,
@@ -196,21 +163,13 @@ export async function rotateToken(
       kind: 'regular',
       expiry,
     });
-    await record(
-      trx,
-      ctx.clock.now(),
-      actor.username,
-      'token.rotate',
-      `${row.selector} -> ${created.token.id} "${row.name}" of ${row.username}`,
-    );
-    return withPolicy(created, policyDays);
+    const target = `${row.selector} -> ${created.token.id} "${row.name}" of ${row.username}`;
+    await record(trx, ctx.clock.now(), actor.username, 'token.rotate', target);
+    return policyDays === null ? created : { ...created, policyDays };
   });
 }
 
-/**
- * Deletes expired and revoked tokens. An acting account must be one that manages tokens;
- * without one (a cron job of the sysadmin) the audit log names the operating-system user.
- */
+/** Deletes expired and revoked tokens; without an acting account (a sysadmin's cron job) too. */
 export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; by: Acting }): Promise<{ pruned: number }> {
   let actor = opts.by.otherwise;
   if (opts.by.account !== undefined) {
@@ -236,11 +195,7 @@ export async function pruneTokens(ctx: Ctx, opts: { dryRun: boolean; by: Acting 
   });
 }
 
-/**
- * A 12-hour handoff token (source document: "Open in the external viewer"). Each handoff first
- * removes every handoff token whose 12 hours have passed. The account triggers it for itself,
- * or an admin for an account whose tokens it may manage; someone always acts.
- */
+/** A 12-hour handoff token (source: "Open in the external viewer"); expired ones go first. */
 export async function handoffToken(ctx: Ctx, username: string, actorName: string): Promise<CreatedToken> {
   const owner = await getAccount(ctx, username);
   const actor = await getAccount(ctx, actorName);
