@@ -1,5 +1,4 @@
-// Actors (SPEC §4.4; described in resources/actor.ts). POST creates, PUT changes the fields
-// given. Anton's ActorInput is accepted beside our shape (anton/input.ts).
+// Actors (SPEC §4.4; resources/actor.ts), in our shape or as Anton's ActorInput (anton/input.ts).
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import type { AuthorityCode } from './anton/fields.js';
@@ -62,10 +61,8 @@ export interface ActorFilter {
   type: AuthorityCode | null;
 }
 
-const NO_FILTER: ActorFilter = { type: null };
-
 /** GET /api/actors: `search` is a case-insensitive substring of the name. */
-export function listActors(ctx: Ctx, q: ListQuery, { type }: ActorFilter = NO_FILTER): Promise<ListResult<Actor>> {
+export function listActors(ctx: Ctx, q: ListQuery, { type }: ActorFilter = { type: null }): Promise<ListResult<Actor>> {
   // No narrowing without a type: the list's total then comes from the counter.
   return listRecords(ctx, ACTOR, q, type === null ? undefined : { type });
 }
@@ -74,7 +71,7 @@ export function listActors(ctx: Ctx, q: ListQuery, { type }: ActorFilter = NO_FI
 export function actorsBeacon(
   provider: ActorBeaconProvider,
   baseUrl: string,
-  { type }: ActorFilter = NO_FILTER,
+  { type }: ActorFilter = { type: null },
 ): DumpRequest {
   if (type === null) return { source: ACTOR, provider, baseUrl };
   const narrow = { key: `type=${type}`, apply: (b: Knex.QueryBuilder) => b.where('type', type) };

@@ -6,9 +6,8 @@ import type { Ctx } from '../context.js';
 import { insertedId } from '../../db/row-id.js';
 
 /**
- * Where the values came from. JSON carries types, so numbers must be JSON numbers and `success`
- * a JSON boolean. A urlencoded (or multipart) form carries only strings, so there integers are
- * decimal digits, `cost_chf` a plain decimal (`0.0125`), and `success` one of true/false/1/0.
+ * JSON carries types: numbers and `success` must be JSON's own. A (urlencoded or multipart) form
+ * carries only strings: integers are digits, `cost_chf` a plain decimal, `success` true/false/1/0.
  */
 export type ValueSource = 'json' | 'form';
 
@@ -121,12 +120,10 @@ const SCHEMAS = { json: usageSchema('json'), form: usageSchema('form') };
 
 export type UsageRecord = v.InferOutput<(typeof SCHEMAS)['json']>;
 
-/** Validates a usage record; throws `invalid` (422) naming every bad field. */
 export function parseUsage(input: Record<string, unknown>, from: ValueSource): UsageRecord {
   return parseKnownFields(SCHEMAS[from], input, 'usage record');
 }
 
-/** Stores a usage record; answers its id. */
 export async function recordUsage(ctx: Ctx, input: Record<string, unknown>, from: ValueSource): Promise<number> {
   const record = parseUsage(input, from);
   const rows: unknown = await ctx

@@ -1,10 +1,6 @@
-// Documents of a whole register (TEI exports, BEACON dumps) are built into files under
-// `<dataDir>/exports` and sent from there, never held whole in memory: a build reads its rows a
-// slice at a time (keyset pages by id), writes each with backpressure, hashes what it writes and
-// lets the event loop turn between slices, so a build of 100,000 rows delays /healthz and other
-// requests by one slice, not by the whole build. The file is flushed and renamed into place under
-// a name holding its hash: a reader never sees a half written file, and two builds of the same
-// content (two daemons sharing dataDir) write the same file.
+// Whole-register documents (TEI exports, BEACON dumps) built into files under `<dataDir>/exports` a
+// slice at a time (docs/ARCHITECTURE.md) and renamed into place under a name holding their hash: a
+// reader never sees a half written file, and two daemons sharing dataDir write the same one.
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -14,7 +10,6 @@ import { finished } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import { errorCode } from '../../errors.js';
 
-/** Where the files live, under dataDir. */
 export const exportsDir = (dataDir: string): string => path.join(dataDir, 'exports');
 
 /** Files being built start with this (and are never served). */
@@ -23,7 +18,7 @@ export const BUILD_PREFIX = '.build-';
 /** Rows per slice: a slice costs a few milliseconds of rendering. */
 export const SLICE_ROWS = 500;
 
-/** Lets pending I/O (other requests, /healthz) run before the next slice. */
+/** Lets other requests and /healthz run between slices (a 100,000-row build delays them by one). */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const STALE_BUILD_MS = 60 * 60 * 1000;
@@ -114,11 +109,7 @@ export async function withBuild<T>(dir: string, work: (build: FileBuild) => Prom
   }
 }
 
-/**
- * The rows of `table` in id order, a slice at a time (keyset pages: each is one short query by
- * primary key, so other requests' queries run between them). `narrow` selects some rows; it
- * must keep its conditions grouped (`where((b) => …)`).
- */
+/** `table`'s rows by id, a slice at a time; `narrow` must group its conditions (`where((b) => …)`). */
 export async function* slicesOf<T extends { id: number | string }>(
   db: Knex,
   table: string,
@@ -140,32 +131,18 @@ export async function* slicesOf<T extends { id: number | string }>(
   }
 }
 
-/**
- * The current version of a catalogue table (actors, places, keywords): a random value that
- * every write changes, in the same transaction (triggers; migrations/*_tei_sources.js).
- */
+/** A catalogue table's version: the tei_sources triggers change it in every write's transaction. */
 export async function tableVersion(db: Knex, table: string): Promise<string | null> {
   const row = await db('tei_sources').where('kind', table).first<{ version: string } | undefined>('version');
   return row?.version ?? null;
-}
-
-/** Opens a built file for reading; null when it is gone (removed by a newer build, or by hand). */
-export async function openBuilt(file: string): Promise<FileHandle | null> {
-  try {
-    return await open(file, 'r');
-  } catch (err) {
-    if (errorCode(err) === 'ENOENT') return null;
-    throw err;
-  }
 }
 
 /** Tries before giving up on a file that keeps vanishing as soon as it is built. */
 const OPEN_ATTEMPTS = 5;
 
 /**
- * The file of `built` opened for reading. A file that is gone (replaced by a newer build, removed
- * by another daemon sharing dataDir or by hand) is built again by `rebuild`, whose result is then
- * the answer; `what` names the document in the error when even that keeps vanishing.
+ * `built`'s file opened for reading; one that is gone (replaced by a newer build, removed by
+ * another daemon or by hand) is built again by `rebuild`. `what` names it in the error.
  */
 export async function openOrRebuild<T extends { file: string }>(
   built: T,
@@ -174,28 +151,27 @@ export async function openOrRebuild<T extends { file: string }>(
 ): Promise<{ built: T; handle: FileHandle }> {
   let current = built;
   for (let attempt = 0; attempt < OPEN_ATTEMPTS; attempt++) {
-    const handle = await openBuilt(current.file);
-    if (handle) return { built: current, handle };
+    try {
+      return { built: current, handle: await open(current.file, 'r') };
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') throw err;
+    }
     current = await rebuild();
   }
   throw new Error(`${what} was removed as soon as it was built`);
 }
 
-/**
- * Builds in flight, per database and key: callers asking while one runs share its promise, which
- * is forgotten once settled.
- */
+/** Builds in flight, per database and key: callers asking while one runs share its promise. */
 export class SharedBuilds<T> {
   private readonly flights = new WeakMap<Knex, Map<string, Promise<T>>>();
 
   run(db: Knex, key: string, make: () => Promise<T>): Promise<T> {
     const map = this.flights.get(db) ?? new Map<string, Promise<T>>();
     this.flights.set(db, map);
-    let p = map.get(key);
-    if (!p) {
-      p = make().finally(() => map.delete(key));
-      map.set(key, p);
-    }
+    const running = map.get(key);
+    if (running) return running;
+    const p = make().finally(() => map.delete(key));
+    map.set(key, p);
     return p;
   }
 }

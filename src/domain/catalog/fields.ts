@@ -1,14 +1,12 @@
-// The value schemas of the catalogue's fields (actors, places, keywords, objects; `catalog load`
-// takes the same). Each turns an untrusted JSON value into a typed, normalised value or one short
-// message; a field reports one message, never a path inside its value, so a client's 422 names
-// the field it sent. Resources combine them into record schemas (record-schema.ts).
+// The value schemas of the catalogue's fields, combined into record schemas (record-schema.ts).
+// Each turns an untrusted JSON value into a typed, normalised value or one short message, never a
+// path inside its value, so a client's 422 names the field it sent.
 import { v } from '../../validation.js';
 import { swissToWgs84 } from './anton/location.js';
 import { isPlainObject } from './json-values.js';
 import type { ValueSchema } from './record-schema.js';
 
 export { isPlainObject, isStringArray, isStringRecord } from './json-values.js';
-// The record schemas built from these (record-schema.ts), for callers that read a table of fields.
 export { field, readFields } from './record-schema.js';
 
 // C0 controls other than tab, LF and CR have no business in catalogue text, break the
@@ -16,15 +14,12 @@ export { field, readFields } from './record-schema.js';
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
-export function hasControlChars(s: string): boolean {
-  return CONTROL_RE.test(s);
-}
+export const hasControlChars = (s: string): boolean => CONTROL_RE.test(s);
 
-// What catalogue text may not hold beyond the C0 controls: C1 controls (U+009B is a CSI to a
-// terminal, U+0085 a line break to some readers), U+2028/U+2029 (line ends to JavaScript and to
-// line-splitting tools), unpaired surrogates (no UTF-8 can carry them) and noncharacters
-// (U+FDD0-U+FDEF, the last two code points of every plane), which Unicode keeps out of
-// interchanged text. With the `u` flag a lone surrogate is one code point, and so is an astral one.
+// Also refused in catalogue text: C1 controls (U+009B is a CSI to a terminal, U+0085 a line break
+// to some readers), U+2028/U+2029 (line ends to JavaScript and line-splitting tools), unpaired
+// surrogates (no UTF-8 carries them), noncharacters (U+FDD0-U+FDEF and each plane's last two, kept
+// out of interchanged text). With `u` a lone surrogate is one code point, and so is an astral one.
 const NOT_TEXT_RE =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029\uD800-\uDFFF\uFDD0-\uFDEF\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/u;
@@ -48,19 +43,15 @@ export function prefixErrors(prefix: string, errors: Record<string, string>): Re
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/** One value through a schema: the output, or the first message. */
 export function checkValue<T>(schema: ValueSchema<T>, value: unknown): Checked<T> {
   const r = v.safeParse(schema, value);
   return r.success ? { ok: true, value: r.output } : { ok: false, message: r.issues[0].message };
 }
 
-/** A schema as a function of one value (for code that converts single values: Anton's dates, query filters). */
-export const checker =
-  <T>(schema: ValueSchema<T>) =>
-  (value: unknown): Checked<T> =>
-    checkValue(schema, value);
+export function checker<T>(schema: ValueSchema<T>): (value: unknown) => Checked<T> {
+  return (value) => checkValue(schema, value);
+}
 
-/** The schema's output for `value`, or null when it refuses it. */
 export const valueOr = <T>(schema: ValueSchema<T>, value: unknown): T | null => {
   const r = v.safeParse(schema, value);
   return r.success ? r.output : null;
@@ -68,10 +59,7 @@ export const valueOr = <T>(schema: ValueSchema<T>, value: unknown): T | null => 
 
 const codePoints = (s: string) => [...s].length;
 
-/**
- * A trimmed string of min..max characters (code points) of catalogue text: tab and line breaks
- * pass here (multi-line fields: comments, addresses, titles); `name` refuses them.
- */
+/** Catalogue text, trimmed, of min..max code points; line breaks and tabs pass (not in `name`). */
 export function text(max: number, min = 1): ValueSchema<string> {
   return v.pipe(
     v.string('must be a string'),
@@ -97,7 +85,6 @@ export function name(max = 255): ValueSchema<string> {
 
 const NAME = name(255);
 
-/** A string matching a pattern, after an optional normalisation (e.g. stripping a URI prefix). */
 export function pattern(re: RegExp, description: string, normalise = (s: string) => s): ValueSchema<string> {
   return v.pipe(
     v.string('must be a string'),
@@ -107,10 +94,7 @@ export function pattern(re: RegExp, description: string, normalise = (s: string)
   );
 }
 
-/**
- * A conversion that may refuse: `convert` answers the new value, or `refuse(message)`. For values
- * whose check and normalisation are one step (an item of a list, a coordinate pair, a URL).
- */
+/** A check and normalisation in one step: `convert` answers the new value, or `refuse(message)`. */
 function converted<I, O>(convert: (input: I, refuse: (message: string) => null) => O | null) {
   return v.rawTransform<I, O>(({ dataset, addIssue, NEVER }) => {
     const out = convert(dataset.value, (message) => {
@@ -123,11 +107,7 @@ function converted<I, O>(convert: (input: I, refuse: (message: string) => null) 
 
 const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
 
-/**
- * `label`: an object locale → string, e.g. {"de": "Zürich", "fr": "Zurich"}. A locale whose value
- * is null or blank has no translation (Anton's label allows null values) and is left out; a
- * label left with no locale at all is no label (null).
- */
+/** `label`: locale → name. Null or blank values (Anton allows null) are dropped; none left is null. */
 export const LABEL_MAP: ValueSchema<Record<string, string> | null> = v.pipe(
   v.custom<Record<string, unknown>>(isPlainObject, 'must be an object of locale → string, e.g. {"en": "…"}'),
   v.check((o) => Object.keys(o).length <= 50, 'must have at most 50 locales'),
@@ -146,11 +126,7 @@ export const LABEL_MAP: ValueSchema<Record<string, string> | null> = v.pipe(
   }),
 );
 
-/**
- * The name a label stands for (a body that gives only a `label`): its `de` value, else `en`,
- * `fr`, `it`, else the first locale given; undefined when no locale has a non-blank string.
- * Works on unchecked input too (the name is then checked like any other).
- */
+/** The name a body giving only a `label` stands for; works on unchecked input (checked later). */
 export function labelName(label: unknown): string | undefined {
   if (!isPlainObject(label)) return undefined;
   for (const key of ['de', 'en', 'fr', 'it', ...Object.keys(label)]) {
@@ -177,7 +153,6 @@ export function nameList(max: number, notArray: string): ValueSchema<string[]> {
   );
 }
 
-/** `alternative_names`, `variants`, `abbreviations`: arrays of names. */
 export const NAME_LIST = nameList(100, 'must be an array of strings');
 
 const DATE_MESSAGE = 'must be a date YYYY, YYYY-MM or YYYY-MM-DD';
@@ -199,20 +174,15 @@ export const PARTIAL_DATE: ValueSchema<string> = v.pipe(
 );
 export const partialDate = checker(PARTIAL_DATE);
 
-/**
- * Whether `end` lies before `start`, comparing at the precision both have: `1900` and `1900-05`
- * overlap, so neither is before the other.
- */
+/** Whether `end` is before `start` at the precision both have (`1900` and `1900-05` overlap). */
 export function dateBefore(end: string, start: string): boolean {
   const n = Math.min(end.length, start.length);
   return end.slice(0, n) < start.slice(0, n);
 }
 
-// GND identifiers: the DNB's own pattern (as used by Wikidata for P227). Current numbers
-// (1 + 8 or 9 digits + check digit, e.g. 118540238, 1047974410), old SWD numbers
-// (4/7 + 6 digits + "-" + check digit, e.g. 4005728-8), GKD numbers (e.g. 2037654-4, 5-X)
-// and old PND numbers (3 + 8 digits + check character). The check digit is not verified:
-// the DNB's own data contains a few that fail it.
+// GND ids: the DNB's own pattern (Wikidata's for P227): current (1 + 8 or 9 digits + check digit),
+// old SWD (4/7 + 6 digits + "-" + check digit), GKD (e.g. 2037654-4, 5-X) and old PND (3 + 8 digits
+// + check character) numbers. Check digits are not verified: the DNB's own data has a few bad ones.
 export const GND_RE = /^(?:1[012]?\d{7}[0-9X]|[47]\d{6}-\d|[1-9]\d{0,7}-[0-9X]|3\d{7}[0-9X])$/;
 const GND_URI_RE = /^https?:\/\/d-nb\.info\/gnd\//i;
 
@@ -230,7 +200,6 @@ export const GEONAMES_ID = pattern(/^[1-9][0-9]{0,11}$/, 'a GeoNames identifier 
 
 const COUNTRY_MESSAGE = 'must be two uppercase letters (ISO 3166-1 alpha-2)';
 
-/** `country_code`: ISO 3166-1 alpha-2, two uppercase letters. */
 export const COUNTRY_CODE: ValueSchema<string> = v.pipe(
   v.string(COUNTRY_MESSAGE),
   v.regex(/^[A-Z]{2}$/, COUNTRY_MESSAGE),
@@ -240,10 +209,7 @@ const DECIMAL_RE = /^[-+]?\d{1,3}(?:\.\d{1,12})?$/;
 const LOCATION_MESSAGE =
   'must be "<latitude> <longitude>" in decimal degrees, e.g. "47.3769 8.5417", or Swiss coordinates, e.g. "2683000 1247000"';
 
-/**
- * `location`: `"<lat> <lon>"` in decimal degrees, latitude -90..90, longitude -180..180; or Swiss
- * coordinates (LV95/LV03, anton/location.ts), stored converted.
- */
+/** `location`: `"<lat> <lon>"` in decimal degrees, or Swiss coordinates (LV95/LV03) converted. */
 export const LOCATION: ValueSchema<string> = v.pipe(
   v.string(LOCATION_MESSAGE),
   converted((raw: string, refuse) => {
@@ -263,9 +229,8 @@ const SIKART_URI_RE =
   /^https?:\/\/(?:www\.|recherche\.)?(?:sikart\.ch|sik-isea\.ch)\/.*?(?:sik:person-|[?&]id=)(\d+)(?:\D.*)?$/i;
 
 /**
- * `sikart`: an identifier of SIKART, the lexicon of art in Switzerland (digits, e.g. 4000055);
- * its URIs (`https://recherche.sik-isea.ch/sik:person-4000055/in/sikart`, old
- * `https://www.sikart.ch/KuenstlerInnen.aspx?id=4000055`) are stored as the id.
+ * `sikart`: an id of SIKART, the lexicon of art in Switzerland; its URIs (current
+ * `…/sik:person-4000055/in/sikart`, old `…/KuenstlerInnen.aspx?id=4000055`) are stored as the id.
  */
 export const SIKART_ID = pattern(/^[1-9][0-9]{3,11}$/, 'a SIKART identifier (digits, e.g. 4000055)', (s) =>
   s.replace(SIKART_URI_RE, '$1'),
@@ -284,10 +249,9 @@ function decoded(s: string): string | null {
 }
 
 /**
- * `wikipedia`: the URL of a Wikipedia article, stored as an IRI in MediaWiki's canonical form:
- * `https://<language>.wikipedia.org/wiki/<Title>` with the title percent-decoded, spaces as `_`,
- * and only `%`, `?`, `"`, `\`, `^` and `` ` `` percent-encoded (so the value is a usable link
- * and a BEACON source token: no whitespace, no `|`).
+ * `wikipedia`: an article's URL, stored as an IRI in MediaWiki's canonical form (title decoded,
+ * spaces as `_`, only `%`, `?`, `"`, `\`, `^` and `` ` `` percent-encoded), so the value is a
+ * usable link and a BEACON source token: no whitespace, no `|`.
  */
 export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.string(WIKIPEDIA_MESSAGE),

@@ -19,13 +19,10 @@ export interface SubmissionView {
 
 export const MAX_REASON = 2000;
 
-async function settle(
-  ctx: Ctx,
-  id: number,
-  to: Exclude<SubmissionStatus, 'received'>,
-  objectStatus: 'ingested' | 'failed',
-  reason: string | null,
-): Promise<SubmissionView> {
+/** The object's status once its submission is settled. */
+const OBJECT_STATUS = { confirmed: 'ingested', failed: 'failed' } as const;
+
+async function settle(ctx: Ctx, id: number, to: 'confirmed' | 'failed', reason: string | null) {
   if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ROW_ID) throw notFound(`no SIP submission ${id}`);
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
@@ -37,19 +34,19 @@ async function settle(
       .first<{ status: SubmissionStatus; object_id: number | string } | undefined>('status', 'object_id');
     if (!row) throw notFound(`no SIP submission ${id}`);
     if (Number(changed) === 0) throw conflict(`SIP submission ${id} is no longer received (it is ${row.status})`);
-    await trx('objects').where('id', row.object_id).update({ status: objectStatus, updated_at: now });
+    await trx('objects').where('id', row.object_id).update({ status: OBJECT_STATUS[to], updated_at: now });
     return { id, status: to, object_id: Number(row.object_id) };
   });
 }
 
 /** POST /api/ingest/confirm/{id}: submission `confirmed`, its object `ingested`. */
 export function confirmSubmission(ctx: Ctx, id: number): Promise<SubmissionView> {
-  return settle(ctx, id, 'confirmed', 'ingested', null);
+  return settle(ctx, id, 'confirmed', null);
 }
 
 /** POST /api/ingest/failed/{id}: submission `failed` (with the reason, if given), its object `failed`. */
 export function failSubmission(ctx: Ctx, id: number, reason: string | null): Promise<SubmissionView> {
-  return settle(ctx, id, 'failed', 'failed', reason);
+  return settle(ctx, id, 'failed', reason);
 }
 
 const reasonSchema = v.nullable(
@@ -71,11 +68,7 @@ const CALLBACK_BODIES = {
   }),
 };
 
-/**
- * The body of a callback. `failed` takes an optional `reason` (string, at most 2000 characters;
- * null or "" count as none); `confirm` takes no fields. Unknown fields are refused so that a
- * misspelt `reason` is not silently dropped.
- */
+/** `failed` may give a `reason`; unknown fields are refused, so a misspelt `reason` is not dropped. */
 export function parseCallbackBody(input: Record<string, unknown>, allowReason: boolean): string | null {
   const schema = allowReason ? CALLBACK_BODIES.failed : CALLBACK_BODIES.confirm;
   const body = parseKnownFields(schema, input, 'callback body');

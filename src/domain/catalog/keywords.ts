@@ -1,5 +1,4 @@
-// Keywords (SPEC §4.4; described in resources/keyword.ts): read-only over HTTP; created by
-// `catalog load` and by SIP imports.
+// Keywords (SPEC §4.4; described in resources/keyword.ts).
 import type { Knex } from 'knex';
 import { insertedId } from '../../db/row-id.js';
 import { invalid } from '../../errors.js';
@@ -27,11 +26,7 @@ export function listKeywords(ctx: Ctx, q: ListQuery): Promise<ListResult<Keyword
 const idOf = async (trx: Knex, lower: string) =>
   trx(KEYWORD.table).where('name_lower', lower).first<{ id: number } | undefined>('id');
 
-/**
- * The keyword of that name (case-insensitive), created when missing; `created` says which.
- * An existing keyword is never changed. Safe against a concurrent insert of the same name on
- * PostgreSQL: the insert does nothing on conflict, and the row is then read.
- */
+/** The keyword of that name (case-insensitive), created when missing (`created`), never changed. */
 export async function ensureKeyword(
   trx: Knex,
   input: KeywordInput,
@@ -48,6 +43,7 @@ export async function ensureKeyword(
     .ignore()
     .returning('id');
   if (Array.isArray(rows) && rows.length > 0) return { id: insertedId(rows), created: true };
+  // Inserted concurrently (PostgreSQL): ours did nothing, so the row is read.
   const raced = await idOf(trx, lower);
   if (!raced) throw new Error(`keyword "${name}" neither inserted nor found`);
   return { id: Number(raced.id), created: false };

@@ -1,8 +1,7 @@
 // `archivectl catalog load <file.json>` (SPEC §6): actors, places, keywords and objects for setup,
-// demos and tests. Everything is checked first, with the same checks as the API's create
-// endpoints; then all of it is written in one transaction, so a bad file loads nothing. Actors
-// and places go in multi-row INSERTs (records.ts insertRecords): a million of them load in one
-// transaction of 2,000 statements, where one statement a row took a million round trips.
+// demos and tests, checked first as the API's create endpoints check them, then written in one
+// transaction, so a bad file loads nothing. Actors and places go in multi-row INSERTs
+// (insertRecords): a million load in 2,000 statements, not in a million round trips.
 import { refreshStatistics } from '../../db/statistics.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { conflict, invalid } from '../../errors.js';
@@ -17,16 +16,11 @@ import type { Read } from './record-schema.js';
 import { insertRecords } from './records.js';
 import { ACTOR, KEYWORD, OBJECT, PLACE } from './resources/index.js';
 
-export interface LoadCounts {
-  actors: number;
-  places: number;
-  /** Keywords created; existing ones (same name, case-insensitive) are reused unchanged. */
-  keywords: number;
-  objects: number;
-}
-
 const SECTIONS = ['actors', 'places', 'keywords', 'objects'] as const;
 type Section = (typeof SECTIONS)[number];
+
+/** Rows written per section; of keywords only those created (ensureKeyword reuses existing ones). */
+export type LoadCounts = Record<Section, number>;
 
 interface Checked {
   actors: ActorInput[];
@@ -35,7 +29,6 @@ interface Checked {
   objects: NewObject[];
 }
 
-/** A section: an array of entries; absent or null is none. */
 const SECTION = v.nullish(v.array(v.unknown()), []);
 
 /** How many problems the error message spells out; `fields` carries them all (up to a bound). */
@@ -97,8 +90,7 @@ export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> 
   const checked = checkCatalog(data);
   const at = ctx.clock.now();
   const counts = await writeTransaction(ctx.db, async (trx) => {
-    // Identifiers already in the database: refused, naming the entry, before anything is
-    // written (the transaction would roll back anyway; this gives the better message).
+    // Identifiers taken already: refused naming the entry (a better message than the rollback's).
     const taken = new Set<string>();
     const ids = checked.objects.map((o) => o.identifier);
     for (let i = 0; i < ids.length; i += 500) {
@@ -118,11 +110,10 @@ export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> 
     counts.actors = await insertRecords(trx, ACTOR, checked.actors, at);
     counts.places = await insertRecords(trx, PLACE, checked.places, at);
     // Keywords named only by objects are created too, and counted.
-    const keywordsCreated = async (k: KeywordInput) => {
+    const named = checked.objects.flatMap((o) => (o.keywords ?? []).map((name) => ({ name })));
+    for (const k of [...checked.keywords, ...named]) {
       if ((await ensureKeyword(trx, k, at)).created) counts.keywords++;
-    };
-    for (const k of checked.keywords) await keywordsCreated(k);
-    for (const o of checked.objects) for (const name of o.keywords ?? []) await keywordsCreated({ name });
+    }
     for (const o of checked.objects) await createObject(trx, o, at);
     counts.objects = checked.objects.length;
     return counts;

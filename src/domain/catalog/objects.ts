@@ -1,5 +1,4 @@
-// Archive objects (SPEC §4.4; described in resources/object.ts): read-only over HTTP; created
-// by SIP imports and `catalog load`, with their keywords.
+// Archive objects (SPEC §4.4; described in resources/object.ts) with their keywords.
 import type { Knex } from 'knex';
 import { insertedId } from '../../db/row-id.js';
 import { conflict, invalid } from '../../errors.js';
@@ -47,11 +46,7 @@ export function checkObjectCreate(input: unknown): Read<NewObject> {
 
 const taken = (identifier: string) => conflict(`an object with identifier "${identifier}" already exists`);
 
-/**
- * Creates an object with its keywords (created when missing), inside the caller's write
- * transaction. An identifier already in use is a conflict (409), also when a concurrent
- * transaction took it a moment earlier.
- */
+/** Creates an object with its keywords in the caller's write transaction; a taken identifier is 409. */
 export async function createObject(trx: Knex, input: NewObject, at: Date = new Date()): Promise<ArchiveObject> {
   // Callers pass typed values, but they come from uploads and files: check them here, once.
   const r = checkObjectCreate({ ...input });
@@ -64,7 +59,7 @@ export async function createObject(trx: Knex, input: NewObject, at: Date = new D
     .onConflict('identifier')
     .ignore()
     .returning('id');
-  if (!Array.isArray(rows) || rows.length === 0) throw taken(v.identifier);
+  if (!Array.isArray(rows) || rows.length === 0) throw taken(v.identifier); // by a concurrent transaction
   const id = insertedId(rows);
   const seen = new Set<number>();
   for (const keyword of keywords) {
@@ -82,7 +77,6 @@ function withKeywords(o: ObjectRecord, keywords: string[]): ArchiveObject {
   return { id: o.id, identifier: o.identifier, title: o.title, status: o.status, keywords, created_at: o.created_at };
 }
 
-/** The identifier of an object, or undefined when there is no such object. */
 export async function objectIdentifier(ctx: Pick<Ctx, 'db'>, id: number): Promise<string | undefined> {
   const row = await ctx.db(OBJECT.table).where('id', id).first<{ identifier: string } | undefined>('identifier');
   return row?.identifier;
@@ -125,7 +119,7 @@ export function parseObjectFilter(query: QueryInput): ObjectFilter {
   const errors: Record<string, string> = {};
   for (const key of Object.keys(query)) {
     if (STRUCTURED_FILTERS.includes(key.replace(/\[[^\]]*\]$/, ''))) {
-      errors[key.length > 64 ? key.slice(0, 64) : key] =
+      errors[key.slice(0, 64)] =
         'structured field filters (fields[], operators[], values[]) are not supported; use search or identifier';
     }
   }

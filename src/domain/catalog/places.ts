@@ -1,5 +1,4 @@
-// Places (SPEC §4.4; described in resources/place.ts). POST /api/places creates, POST
-// /api/places/{id} changes the fields given; Anton's PlaceInput is accepted too (anton/input.ts).
+// Places (SPEC §4.4; resources/place.ts), in our shape or as Anton's PlaceInput (anton/input.ts).
 import type { Ctx } from '../context.js';
 import { followingLabel, mapAntonPlace, withAntonFields } from './anton/input.js';
 import type { DumpRequest } from './list/beacon-dump.js';

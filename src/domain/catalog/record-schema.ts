@@ -1,8 +1,7 @@
-// A resource's input as one valibot schema, built from its field table: the body must be a JSON
-// object; only the table's keys are read (so `__proto__` or `constructor` in the input never
-// reach a prototype), any other key is an "unknown field", except the read-only ones a client
-// may send back unchanged; a create needs the required fields; every problem is reported at
-// once, so a client sees all of its mistakes in one 422 and `catalog load` can name the entry.
+// A resource's input as one valibot schema built from its field table. Only the table's keys are
+// read (so `__proto__` or `constructor` never reach a prototype); any other key that is not
+// read-only is an "unknown field". Every problem is reported at once, so a client sees all of its
+// mistakes in one 422 and `catalog load` can name the entry.
 import { issueMap, MAX_UNKNOWN, shownFieldName, v } from '../../validation.js';
 import { isPlainObject } from './json-values.js';
 
@@ -75,11 +74,7 @@ function knownKeys(specs: FieldSpecs) {
   });
 }
 
-/**
- * The schema of a body for creating (required fields needed) or changing (only the fields given
- * are read back). The unknown keys and the fields are checked side by side (an intersection),
- * so a body with both kinds of mistakes hears of all of them.
- */
+/** Unknown keys and fields are checked side by side (an intersection), so all are reported. */
 export function recordSchema<S extends FieldSpecs>(
   specs: S,
   mode: Mode,

@@ -1,6 +1,4 @@
-// Storage of a catalogue resource, derived from its description (resources/): a row read into a
-// record, checked values written as columns, one record by id (404 when missing), a checked
-// insert, and a partial update that re-reads the stored record.
+// Storage of a catalogue resource, derived from its description (resources/).
 import type { Knex } from 'knex';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { insertedId } from '../../db/row-id.js';
@@ -20,17 +18,14 @@ export interface Stored<R> {
 
 type Row = Record<string, unknown>;
 
-/** A column name that may be written into a record reader (see recordReader): a plain identifier. */
 const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
 
 const readers = new WeakMap<object, (row: Row) => unknown>();
 
 /**
- * Reads a row into a record of `t`: made once per description, written out for its columns as
- * `(row) => ({ id: read[0](row.id), type: read[1](row.type), … })`. A loop over the names made
- * every property access megamorphic and grew each record a property at a time; the literal has
- * one shape from the start (bench/RESULTS.md, "Request path, fifth pass"). The names come from
- * the description, never from input, and are checked plain identifiers before they become code.
+ * Reads a row into a record of `t`, made once per description as `(row) => ({ id: read[0](row.id),
+ * … })`: one shape from the start, where a loop was megamorphic (bench/RESULTS.md, "Request path,
+ * fifth pass"). The names come from the description, never input, and must be plain identifiers.
  */
 export function recordReader<R>(t: Stored<R>): (row: Row) => R {
   let reader = readers.get(t);
@@ -52,11 +47,7 @@ export function toRecord<R>(t: Stored<R>, row: Row): R {
   return recordReader(t)(row);
 }
 
-/**
- * The columns of checked values: only the values given (a change touches no others), each in
- * its stored form, with its lower-cased copy. Values that are no column (an object's keywords)
- * are left to the caller.
- */
+/** Stored columns of the values given (a change touches no others), with their lower-cased copies. */
 export function toColumns<R>(t: Stored<R>, values: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) {
@@ -68,7 +59,6 @@ export function toColumns<R>(t: Stored<R>, values: Record<string, unknown>): Rec
   return out;
 }
 
-/** A new row of checked values: the description's defaults, the columns and both timestamps. */
 export const newRow = <R>(t: Stored<R>, values: Record<string, unknown>, now: string) => ({
   ...t.insertDefaults,
   ...toColumns(t, values),
@@ -118,11 +108,7 @@ export async function createRecord<R>(ctx: Ctx, t: Stored<R>, checked: Read<Reco
   });
 }
 
-/**
- * Changes the checked values of one record (422 when the check failed, 404 when it is missing).
- * `changes` may depend on the stored record (a name that follows its label); so may
- * `checkMerged`, for rules about the record as a whole (a date range, say).
- */
+/** Changes one record; `changes` and `checkMerged` (rules on the whole record) see the stored one. */
 export async function updateRecord<R, V extends Record<string, unknown>>(
   ctx: Ctx,
   t: Stored<R>,
@@ -134,8 +120,7 @@ export async function updateRecord<R, V extends Record<string, unknown>>(
   if (!checked.ok) throw invalid('validation failed', checked.errors);
   const { values } = checked;
   return writeTransaction(ctx.db, async (trx) => {
-    const current = await findRecord(trx, t, id);
-    if (!current) throw notFound(`no ${t.what} with id ${id}`);
+    const current = await getRecord({ db: trx }, t, id);
     const columns = toColumns(t, changes(current, values));
     if (Object.keys(columns).length === 0) return current;
     const merged = checkMerged?.(current, values);

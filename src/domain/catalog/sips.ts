@@ -1,14 +1,7 @@
-// SIP submissions (SPEC §4.4). The upload is already on disk (streamed to a temporary file by
-// the HTTP layer, never held in memory); here it is checked, recorded and moved into place.
-// Fields: `file` (exactly one ZIP), optional `identifier` (default `sip-<uuid>`), `title`, and
-// `keywords` (SPEC: keywords are created by SIP imports); any other field is refused.
-//
-// Ordering, so that neither a row without its file nor a file without its row survives:
-// 1. validate everything that needs no database (fields, ZIP signature);
-// 2. in one write transaction: create the object and the submission, then move the file to its
-//    final name `sips/<id>.zip` as the last step, so a failed move rolls the rows back;
-// 3. if the transaction fails after the move (the commit itself), remove the moved file.
-// The temporary file left behind on any failure is removed by the HTTP layer.
+// SIP submissions (SPEC §4.4): the upload, streamed to a temporary file by the HTTP layer (which
+// removes it on any failure), is checked, recorded and moved into place. So that no row outlives
+// its file nor file its row, it is checked first, moved to `sips/<id>.zip` as the last step of the
+// write transaction (a failed move rolls the rows back), and removed if the commit itself fails.
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +9,7 @@ import { writeTransaction } from '../../db/write-transaction.js';
 import { check, refusal, unknownFields, v } from '../../validation.js';
 import { errorCode } from '../../errors.js';
 import type { Ctx } from '../context.js';
-import { isStringArray } from './json-values.js';
+import { isStringArray, parseJsonAs } from './json-values.js';
 import { checkObjectCreate, createObject } from './objects.js';
 import { insertedId } from '../../db/row-id.js';
 
@@ -35,23 +28,10 @@ export interface SipUpload {
   names?: readonly string[];
 }
 
-export interface SipReceipt {
-  id: number;
-  status: 'received';
-  object_id: number;
-}
-
-/**
- * Identifiers: 1-255 characters, letters, digits and `. _ - : /`, starting with a letter or a
- * digit. Wide enough for archival signatures (`CH-001/2024.3`), narrow enough to be safe in
- * URLs, file names of consumers and log lines (no spaces, quotes or control characters).
- */
+/** Wide enough for archival signatures (`CH-001/2024.3`), safe in URLs, file names and logs. */
 export const IDENTIFIER_RE = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,254}$/;
 
-/**
- * Identifiers may look like paths (`CH-001/2024.3`) and consumers may use them as such, so a
- * segment that walks the tree (`.`, `..`) or collapses (`a//b`, a trailing `/`) is refused.
- */
+/** Identifiers may be used as paths: no segment may walk (`.`, `..`) or collapse (`a//b`, `a/`). */
 export function hasUnsafeSegment(identifier: string): boolean {
   return identifier.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
 }
@@ -73,20 +53,7 @@ export async function hasZipSignature(file: string): Promise<boolean> {
   }
 }
 
-const KEYWORDS_MESSAGE = 'must be a JSON array of strings or a comma-separated list';
-
-function jsonOrNull(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The text fields of an upload (all optional); the file part is checked on its own. Each is
- * read on its own, so that a bad identifier does not hide a bad title from the same 422.
- */
+/** The text fields, each read on its own: a bad identifier does not hide a bad title from the 422. */
 const SIP_FIELDS = {
   // "" (an empty form field) asks for a generated identifier, as an absent one does.
   identifier: v.pipe(
@@ -104,26 +71,14 @@ const SIP_FIELDS = {
     v.optional(v.string()),
     v.transform((raw) => (raw === undefined || raw.trim() === '' ? null : raw)),
   ),
-  // A JSON array of names, or names separated by commas; blank entries are ignored.
+  // A JSON array of names, or names separated by commas (SPEC: SIP imports create keywords).
   keywords: v.pipe(
     v.optional(v.string(), ''),
-    v.transform((raw): unknown => (raw.trimStart().startsWith('[') ? jsonOrNull(raw) : raw.split(','))),
-    v.custom<string[]>(isStringArray, KEYWORDS_MESSAGE),
+    v.transform((raw) => (raw.trimStart().startsWith('[') ? parseJsonAs(raw, isStringArray) : raw.split(','))),
+    v.custom<string[]>(isStringArray, 'must be a JSON array of strings or a comma-separated list'),
     v.transform((names) => names.map((n) => n.trim()).filter((n) => n !== '')),
   ),
 };
-
-/** One text field through its schema: the value, or its message recorded under its name. */
-function readField<K extends keyof typeof SIP_FIELDS>(
-  upload: SipUpload,
-  name: K,
-  problems: Map<string, string>,
-): v.InferOutput<(typeof SIP_FIELDS)[K]> | undefined {
-  const r = check(SIP_FIELDS[name], upload.fields[name]);
-  if (r.ok) return r.value;
-  problems.set(name, Object.values(r.errors)[0] ?? 'is invalid');
-  return undefined;
-}
 
 /** Checks the multipart fields and the file; throws `invalid` (422) naming every bad field. */
 export async function parseSipUpload(upload: SipUpload, newIdentifier = () => `sip-${randomUUID()}`) {
@@ -142,10 +97,17 @@ export async function parseSipUpload(upload: SipUpload, newIdentifier = () => `s
   else if (files.length === 0) problems.set('file', 'a ZIP file in the field "file" is required');
   else if (files.length > 1) problems.set('file', 'exactly one file is accepted');
 
-  const rawIdentifier = readField(upload, 'identifier', problems);
+  // A text field through its schema: its value, or its message recorded under its name.
+  const read = <K extends keyof typeof SIP_FIELDS>(name: K) => {
+    const r = check(SIP_FIELDS[name], upload.fields[name]);
+    if (r.ok) return r.value;
+    problems.set(name, Object.values(r.errors)[0] ?? 'is invalid');
+    return undefined;
+  };
+  const rawIdentifier = read('identifier');
   const identifier = problems.has('identifier') ? '' : (rawIdentifier ?? newIdentifier());
-  let title = readField(upload, 'title', problems) ?? null;
-  let keywords = readField(upload, 'keywords', problems) ?? [];
+  let title = read('title') ?? null;
+  let keywords = read('keywords') ?? [];
 
   // Title and keywords obey the same rules as objects loaded any other way.
   const checked = checkObjectCreate({ identifier: identifier || 'x', title, status: 'ingesting', keywords });
@@ -176,9 +138,8 @@ async function flush(file: string): Promise<void> {
 }
 
 /**
- * rename(2), or copy and remove when the temporary directory is on another file system; either
- * way flushed (the copy, and the directory's new entry), so an acknowledged upload survives a
- * crash of the machine.
+ * rename(2), or copy and remove across file systems; flushed either way (the copy, and the
+ * directory's new entry), so an acknowledged upload survives a crash of the machine.
  */
 async function moveFile(from: string, to: string): Promise<void> {
   try {
@@ -200,18 +161,9 @@ async function moveFile(from: string, to: string): Promise<void> {
 /** A staged file is whole only once its writer recorded the SHA-256 of every byte (http/body.ts). */
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/**
- * Records a SIP submission: an object in status `ingesting`, a submission in status `received`,
- * and the file at `<dataDir>/sips/<submission id>.zip`.
- */
-export async function importSip(
-  ctx: Ctx,
-  dataDir: string,
-  upload: SipUpload,
-  tokenId: number | null,
-): Promise<SipReceipt> {
+/** Records a SIP submission: an object `ingesting`, a submission `received` and its file. */
+export async function importSip(ctx: Ctx, dataDir: string, upload: SipUpload, tokenId: number | null) {
   const { file, identifier, title, keywords } = await parseSipUpload(upload);
-  // A file without its hash was not stored completely: never recorded as received.
   if (!SHA256_HEX.test(file.sha256)) throw new Error('the uploaded file was not stored completely');
   const at = ctx.clock.now();
   const now = at.toISOString();

@@ -6,7 +6,6 @@
 // With the `u` flag a lone surrogate is one code point outside these ranges, so it is removed too.
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
-/** The text without the characters XML 1.0 does not allow. */
 export function stripInvalidXmlChars(text: string): string {
   return text.replace(NOT_XML_CHAR, '');
 }
@@ -23,10 +22,9 @@ const ENTITIES: Record<string, string> = {
 };
 const ATTR_ENTITIES: Record<string, string> = { ...ENTITIES, '\t': '&#9;', '\n': '&#10;' };
 
-// C1 controls (U+0080–U+009F) are legal XML 1.0 characters (the API refuses them in new text,
-// but older rows or SQL by hand may hold them); XML 1.0 §2.2 discourages them and XML 1.1
-// requires them as references. Written as character references they parse to the same text
-// everywhere and cannot upset line-oriented tools (U+0085 is a line break to some).
+// C1 controls (U+0080–U+009F; refused in new text, but older rows or SQL by hand may hold them):
+// legal but discouraged in XML 1.0 (§2.2), required as references in XML 1.1. As references they
+// parse the same everywhere and cannot upset line-oriented tools (U+0085 is a line break to some).
 const C1 = /[\u0080-\u009F]/g;
 const charRef = (c: string): string => `&#x${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;
 

@@ -65,8 +65,6 @@ export const ACTOR = defineResource({
     sortFields: ['id', 'name', 'type', 'date_start', 'date_end', 'created_at', 'updated_at'],
     formats: ['json', 'select2', 'beacon'],
     search: ['name_lower'],
-    // Names sort case-insensitively on both dialects (PostgreSQL's collation and SQLite's
-    // binary order differ on `name`).
     sortColumns: { name: 'name_lower' },
   },
   select2: (a: Actor) => a.name,

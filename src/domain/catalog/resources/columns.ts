@@ -1,6 +1,7 @@
 // How a record's values are stored: each column reads its row value into the record's type and
 // writes a checked value back. JSON columns hold text on both dialects; a lower-cased copy of a
 // column (`name_lower`) gives case-insensitive search and sort the same meaning on both.
+import { parseJsonAs } from '../json-values.js';
 
 export interface Column<T> {
   read(raw: unknown): T;
@@ -13,22 +14,13 @@ export interface Column<T> {
 }
 
 /** JSON text column → value; a damaged value reads as null rather than failing the request. */
-export function parseJsonColumn<T>(raw: unknown, guard: (v: unknown) => v is T): T | null {
-  if (typeof raw !== 'string') return null;
-  try {
-    const v = JSON.parse(raw) as unknown;
-    return guard(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
+export const parseJsonColumn = parseJsonAs;
 
 export const idColumn: Column<number> = { read: (raw) => Number(raw) };
 
 /** A column that always holds text (names, timestamps, enums). */
 export const textColumn = <T extends string = string>(): Column<T> => ({ read: (raw) => String(raw) as T });
 
-/** A nullable text column. */
 export const optionalText: Column<string | null> = {
   read: (raw) => (typeof raw === 'string' ? raw : null),
   nullable: true,
@@ -40,5 +32,4 @@ export const jsonOf = <T>(guard: (v: unknown) => v is T): Column<T | null> => ({
   write: (value) => (value === null ? null : JSON.stringify(value)),
 });
 
-/** The same column with a lower-cased copy in `lower`. */
 export const lowered = <T extends string | null>(column: Column<T>, lower: string): Column<T> => ({ ...column, lower });

@@ -1,12 +1,7 @@
-// The catalogue's resources, one description each (actor.ts, place.ts, keyword.ts, object.ts).
-//
-// A new field touches the description, a migration and the tests. In the description: its type
-// in the record interface, its column (text, JSON, a lower-cased copy), its entry in `fields`
-// (the input's valibot schema, required or nullable) and, to be listed, searched or sorted by,
-// `list`. Storage (records.ts), lists (list/), the routes (http/routes/catalog-routes.ts),
-// select2 and BEACON follow from the description; TEI and reconciliation show a field once their
-// projection names it (`tei`: tei/document.ts; `reconcile`: its columns, and properties built
-// with reconcile/properties.ts), and each resource with a projection has the export or service.
+// The catalogue's resources, one description each (what derives from them: docs/ARCHITECTURE.md).
+// A new field touches the description (record type, column, `fields` entry and, to be listed,
+// searched or sorted by, `list`), a migration and the tests; TEI and reconciliation show it once
+// their projection names it (tei/document.ts; `reconcile` columns, reconcile/properties.ts).
 import { ACTOR } from './actor.js';
 import { KEYWORD } from './keyword.js';
 import { OBJECT } from './object.js';

@@ -32,7 +32,6 @@ export const OBJECT = defineResource({
     identifier: field(name(255), { required: true }),
     title: field(text(1024), { nullable: true }),
     status: field(oneOf(OBJECT_STATUSES)),
-    // Keyword names, checked one by one so the message names the bad entry.
     keywords: field(nameList(1000, 'must be an array of keyword names'), { nullable: true }),
   },
   readOnly: READ_ONLY,
@@ -40,7 +39,6 @@ export const OBJECT = defineResource({
     sortFields: ['id', 'identifier', 'title', 'status', 'created_at'],
     formats: ['json', 'select2'],
     searchMax: 1024,
-    // The title or the identifier, by their lower-cased copies (as for the names of the others).
     search: ['title_lower', 'identifier_lower'],
     sortColumns: { identifier: 'identifier_lower', title: 'title_lower' },
   },

@@ -1,15 +1,6 @@
 // Places (SPEC §4.4).
-import {
-  COUNTRY_CODE,
-  isStringRecord,
-  GEONAMES_ID,
-  GND_ID,
-  LABEL_MAP,
-  LOCATION,
-  name,
-  text,
-  WIKIPEDIA_URL,
-} from '../fields.js';
+import { COUNTRY_CODE, GEONAMES_ID, GND_ID, LABEL_MAP, LOCATION, name, text, WIKIPEDIA_URL } from '../fields.js';
+import { isStringRecord } from '../json-values.js';
 import {
   ALTERNATIVE_NAMES,
   authorityProperty,

@@ -1,6 +1,5 @@
-// What a catalogue resource is, once: its table and columns, the schema of its input, how it is
-// listed and how it is shown elsewhere (select2, BEACON, TEI, reconciliation). Storage, lists,
-// routes, BEACON dumps, TEI exports and reconciliation services derive their work from it.
+// What a catalogue resource is, once; storage, lists, routes, select2, BEACON, TEI and
+// reconciliation derive their work from it (index.ts).
 import type { v } from '../../../validation.js';
 import type { ListFormat, ListOptions } from '../list/query.js';
 import { recordSchema, type FieldSpecs, type FieldValues } from '../record-schema.js';
@@ -36,7 +35,6 @@ export interface ResourceDescription<
     /** Sort fields stored under another column (a lower-cased copy); others sort by their own. */
     sortColumns?: Partial<Record<F, string>>;
   };
-  /** The text of a record in a select2 list. */
   select2(record: R): string;
   /** BEACON link dumps: the authority files whose ids the resource keeps, and the dump's name. */
   beacon?: { providers: readonly B[]; name: string };
