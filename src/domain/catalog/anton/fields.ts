@@ -1,8 +1,6 @@
 // What Anton's published clients read (issue 9; the `anton-vs` and `anton-oxy` editor plugins):
-// every list item and record of actors, places and keywords carries `full_id`
-// (`<installation slug>-<register>-<id>`, written into TEI `@ref` attributes); actors carry
-// `fullname` and `authority_type`, places `country`. They are derived from our fields, never
-// stored, and ignored when a client sends them back (like `id`).
+// `full_id` on every actor, place and keyword (written into TEI `@ref` attributes), and more
+// fields derived from ours, never stored, and ignored when a client sends them back (like `id`).
 import type { Actor, Keyword, Place } from '../resources/index.js';
 import { invalid } from '../../../errors.js';
 import { optionalParam, type QueryInput } from '../list/params.js';
@@ -17,9 +15,8 @@ export function fullId(slug: string, register: Register, id: number): string {
 
 /**
  * Anton's authority types in the order of its documented enum (openapi.yaml, `authority_type`),
- * numbered from 1: the `type_id` numbers this API takes. Anton's own term ids are rows of each
- * installation's valuelist and differ between installations; these are fixed. The labels are
- * accepted by the `authority_type` filter ("You can also use the label"), case-insensitively.
+ * numbered from 1: the fixed `type_id`s this API takes (Anton's own are valuelist rows, which
+ * differ between installations). The `authority_type` filter also takes the labels, in any case.
  */
 export const AUTHORITY_TYPES = [
   { code: 'person', id: 1, labels: ['Person', 'Personne'] },
@@ -65,11 +62,10 @@ export function parseAuthorityTypeFilter(query: QueryInput): AuthorityCode | nul
   const raw = parseInput(AUTHORITY_TYPE_PARAM, query, (e) => invalid('invalid list parameters', e)).authority_type;
   if (raw === undefined) return null;
   const code = authorityTypeOf(raw);
-  if (code === undefined) {
+  if (code === undefined)
     throw invalid('invalid list parameters', {
       authority_type: `must be one of ${AUTHORITY_TYPES.map((t) => t.code).join(', ')} (or its label, or its type_id ${TYPE_ID_TEXT})`,
     });
-  }
   return code;
 }
 
@@ -90,11 +86,9 @@ export type AntonActor = Actor & { full_id: string; fullname: string; authority_
 export type AntonPlace = Place & { full_id: string; country: string | null };
 export type AntonKeyword = Keyword & { full_id: string };
 
-// The records are written out field by field rather than spread: lists build 25-100 of them per
-// request, and a literal of one fixed shape costs a fraction of copying an object by spread
-// (measured: the spread was 6 % of a list request's CPU).
-
-/** An actor as the API answers it: ours, then Anton's `full_id`, `fullname` and `authority_type`. */
+// Actors and places as the API answers them: ours, then Anton's fields. Written out field by field
+// rather than spread: lists build 25-100 records per request, and a literal of one fixed shape
+// costs a fraction of a spread (measured: 6 % of a list request's CPU).
 export function antonActor(a: Actor, slug: string): AntonActor {
   return {
     id: a.id,
@@ -117,7 +111,6 @@ export function antonActor(a: Actor, slug: string): AntonActor {
   };
 }
 
-/** A place as the API answers it: ours, then `full_id` and `country` (the English name of `country_code`). */
 export function antonPlace(p: Place, slug: string): AntonPlace {
   return {
     id: p.id,

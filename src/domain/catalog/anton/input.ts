@@ -1,19 +1,10 @@
 // Anton's request shapes (openapi.yaml: ActorInput, PlaceInput) accepted beside ours: their
-// own fields are mapped onto ours before the usual checks, so one body may mix both. What
-// cannot be honoured is refused with a 422 naming the field, never dropped silently:
-//
-// - `label` is the translations of the name, in both shapes. A body without `name` (Anton does
-//   not require it) takes the name from the label (labelName); on a change, the name follows a
-//   new label only while it was the old label's name (nameFollowsLabel).
-// - actors: `type_id` 1-6 is a type (AUTHORITY_TYPES); `anton_date_start`/`anton_date_end` are
-//   `date_start`/`date_end`, also written D.M.YYYY or M.YYYY; `variants`, `abbreviations` are
-//   kept as they are; `private: true` is refused (every record is visible to whoever may read
-//   the register: the access rules know no private records), `false`/null are accepted.
-// - places: `country_code_id` is `country_code` (ISO 3166-1 alpha-2); `type_id` must be null or
-//   absent (this API keeps no place types); Swiss coordinates in `location` are converted
-//   (fields.ts, location).
-// When a body gives both names of one field (`type` and `type_id`, `date_start` and
-// `anton_date_start`, `country_code` and `country_code_id`), they must agree.
+// own fields are mapped onto ours before the usual checks, so one body may mix both (the table:
+// README, "Anton clients"; Swiss coordinates in `location`: ../fields.ts). What cannot be
+// honoured (`private: true`: the access rules know no private records; a place `type_id`: no
+// place types are kept) is a 422 naming the field, never dropped silently. When a body gives
+// both names of one field (`type` and `type_id`), they must agree. A body without `name` (Anton
+// does not require it) takes it from `label`; on a change, see nameFollowsLabel.
 import { isPlainObject, labelName, partialDate } from '../fields.js';
 import { TYPE_ID_TEXT, typeOfTypeId } from './fields.js';
 import type { Read } from '../record-schema.js';
@@ -33,10 +24,7 @@ function without(body: Record<string, unknown>, keys: readonly string[]): Record
   return out;
 }
 
-/**
- * Reads a body after Anton's fields are mapped (`mapped`; null for a body that is not an
- * object, which `read` refuses): the problems of both in one answer.
- */
+/** Reads the mapped body (null: not an object; `read` refuses it), with the mapping's problems. */
 export function withAntonFields<T>(mapped: Mapped | null, input: unknown, read: (body: unknown) => Read<T>): Read<T> {
   const r = read(mapped ? mapped.input : input);
   const errors = { ...(r.ok ? {} : r.errors), ...mapped?.errors };
@@ -95,15 +83,12 @@ export function mapAntonActor(body: unknown, mode: 'create' | 'update'): Mapped 
   const dateText = 'must be a date YYYY, YYYY-MM, YYYY-MM-DD, D.M.YYYY or M.YYYY';
   mapField(body, out, 'anton_date_start', 'date_start', antonDate, dateText, sameDate);
   mapField(body, out, 'anton_date_end', 'date_end', antonDate, dateText, sameDate);
-  if (has(body, 'private')) {
-    const p = body.private;
-    if (p === true || p === 'true' || p === '1' || p === 1) {
-      out.errors.private =
-        'private records are not supported: an actor is visible to whoever may read actors (see the access rules); send false or leave it out';
-    } else if (!(p === false || p === null || p === 'false' || p === '0' || p === 0)) {
-      out.errors.private = 'must be true or false';
-    }
-  }
+  const p = body.private;
+  if (p === true || p === 'true' || p === '1' || p === 1)
+    out.errors.private =
+      'private records are not supported: an actor is visible to whoever may read actors (see the access rules); send false or leave it out';
+  else if (has(body, 'private') && !(p === false || p === null || p === 'false' || p === '0' || p === 0))
+    out.errors.private = 'must be true or false';
   nameFromLabel(body, out, mode);
   return out;
 }
@@ -118,10 +103,9 @@ export function mapAntonPlace(body: unknown, mode: 'create' | 'update'): Mapped 
   if (!isPlainObject(body)) return null;
   const out: Mapped = { input: without(body, PLACE_ANTON_KEYS), errors: Object.create(null) as Record<string, string> };
   mapField(body, out, 'country_code_id', 'country_code', countryCodeOf, COUNTRY_CODE_TEXT);
-  if (has(body, 'type_id') && body.type_id !== null) {
+  if (has(body, 'type_id') && body.type_id !== null)
     out.errors.type_id =
       "place types are not kept by this API (Anton's type ids are terms of each installation's own valuelist); send null or leave it out";
-  }
   nameFromLabel(body, out, mode);
   return out;
 }

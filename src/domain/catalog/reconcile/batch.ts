@@ -1,6 +1,5 @@
-// Reading a batch of reconciliation queries (Reconciliation 0.2 §"Structure of a
-// Reconciliation Query"): the batch as a whole must be one JSON object of at most batchSize
-// queries; each query is then read on its own, and one that cannot be used is reported beside
+// A batch of reconciliation queries (0.2 §"Structure of a Reconciliation Query"): one JSON object
+// of at most batchSize queries, each read on its own; one that cannot be used is reported beside
 // the others instead of failing them (OpenRefine would mark the whole batch's rows as errors).
 import { isPlainObject, isStringArray } from '../json-values.js';
 import { BatchTooLarge, cleanText, jsonObjectParam, MAX_LIMIT, MAX_QUERIES, shortKey } from './input.js';
@@ -13,14 +12,13 @@ const MAX_VALUES = 20;
 /** batch → query → properties → property → values → value: 6; a little room, no more. */
 const MAX_DEPTH = 8;
 
-/** A property of a query with its values as strings (`{"id": …}` values by their id). */
 export interface PropertyFilter {
   pid: string;
   values: string[];
 }
 
 export interface ReconcileQuery {
-  /** The key the client gave the query (`q0`, …). */
+  /** The client's key (`q0`, …); in 1.0-draft, the position. */
   key: string;
   /** The query string, normalised; '' when the query has none (0.2: properties only). */
   query: string;
@@ -36,9 +34,8 @@ export interface ReconcileQuery {
 export type BatchEntry = { key: string; query: ReconcileQuery } | { key: string; error: string };
 
 /**
- * A property's value or values as strings: a reconciled value (`{"id", "name"}`) counts by its
- * id, a boolean matches nothing (no property here is boolean); null when a value is none of
- * these or there are more than MAX_VALUES.
+ * A property's value(s) as strings, a reconciled value (`{"id", "name"}`) by its id; a boolean
+ * matches nothing (no property is boolean); null for any other value or more than MAX_VALUES.
  */
 function valueStrings(v: unknown): string[] | null {
   const list = Array.isArray(v) ? v : [v];
@@ -83,7 +80,6 @@ export function propertyValues(pid: string, v: unknown): string[] | string {
   return cleaned;
 }
 
-/** One query of a batch, or why it cannot be used. */
 function parseQuery(key: string, q: unknown): ReconcileQuery | string {
   if (!isPlainObject(q)) return 'must be an object with "query" or "properties"';
   let query = '';
@@ -112,10 +108,7 @@ function parseQuery(key: string, q: unknown): ReconcileQuery | string {
   return { key, query, limit, types, properties };
 }
 
-/**
- * `queries` as JSON text (a query-string or form value) or parsed (a JSON body). Not a JSON
- * object: a 422 on "queries"; more than MAX_QUERIES queries: a BatchTooLarge.
- */
+/** `queries` as JSON text (a query-string or form value) or parsed (a JSON body). */
 export function parseBatch(raw: unknown): BatchEntry[] {
   const batch = jsonObjectParam(raw, 'queries', MAX_DEPTH);
   const keys = Object.keys(batch);

@@ -1,6 +1,5 @@
-// What the reconciliation services know of a register's records, read from the reconciliation
-// projection of its resource description (resources/): its kinds and types, the columns they
-// read, and a record as the protocol's entity (id, name, types, description).
+// What the reconciliation services know of a register's records, read from its resource's
+// reconciliation projection (resources/), and a record as the protocol's entity.
 import type { Knex } from 'knex';
 import type { Ctx } from '../../context.js';
 import { parseRowId } from '../../../db/row-id.js';
@@ -30,7 +29,6 @@ export function serviceOf(kind: ReconcileKind): Service {
   return service;
 }
 
-/** A type id of this register, also given by its name ("Corporate body"), or null. */
 export function typeIdOf(kind: ReconcileKind, given: string): string | null {
   return typeIdIn(serviceOf(kind).types, given);
 }
@@ -56,7 +54,6 @@ export function typesOf(kind: ReconcileKind, row: Row): TypeRef[] {
   return [types.find((t) => t.id === id) ?? { id: String(id), name: String(id) }];
 }
 
-/** A short line that tells namesakes apart: "Person, 1759–1805", "Zürich, CH". */
 export function descriptionOf(kind: ReconcileKind, row: Row): string | undefined {
   return serviceOf(kind).describe?.(row, typesOf(kind, row));
 }
@@ -98,11 +95,10 @@ export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly num
 }
 
 /**
- * The rows (of `selectRows`) whose name or alternative names hold any of `words`, in id order:
- * through the text index (its columns, migration catalog_scale: `name`, and `alt` for the
- * alternative names), with LIKE conditions deciding; a LIMIT stops the walk of the index's hits
- * early (withinTextIndexById). The alternative names are matched on their JSON text, lower-cased:
- * a substring without quotes or backslashes of that text is a substring of a name.
+ * The rows (of `selectRows`) whose name or alternative names hold any of `words`, in id order,
+ * through the text index (docs/catalogue-scale.md, "Search"; a LIMIT stops it early), LIKE
+ * deciding. Alternative names are matched on their lower-cased JSON text: a substring of it
+ * without quotes or backslashes is a substring of a name.
  */
 export function withNameWords(ctx: Ctx, b: Knex.QueryBuilder, kind: ReconcileKind, words: readonly string[]) {
   const { table, alternativeNames } = serviceOf(kind);

@@ -1,7 +1,6 @@
-// The data extension service of Reconciliation 0.2: once a column is reconciled, OpenRefine
-// adds columns with the properties of the matched records ("Add columns from reconciled
-// values"). Property proposals (GET …/properties?type=…) tell it what there is; a data
-// extension query (`extend` = {"ids": […], "properties": [{"id"}, …]}) fetches the values.
+// The data extension service of Reconciliation 0.2 (OpenRefine's "Add columns from reconciled
+// values"): property proposals (GET …/properties?type=…) tell what there is; a data extension
+// query (`extend` = {"ids": […], "properties": [{"id"}, …]}) fetches the matched records' values.
 import { invalid } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { isPlainObject } from '../json-values.js';
@@ -17,27 +16,14 @@ export const MAX_EXTEND_IDS = 100;
 export const MAX_EXTEND_DEPTH = 5;
 const MAX_ID_LENGTH = 64;
 
-export interface PropertyProposal {
-  type?: string;
-  limit?: number;
-  properties: { id: string; name: string; description: string }[];
-}
-
+const atMost255 = (t: string) => [...t].length <= 255;
 const PROPOSE_PARAMS = v.object({
-  type: optionalParam(
-    v.pipe(
-      v.string(),
-      v.check((t) => [...t].length <= 255, 'must be at most 255 characters'),
-    ),
-  ),
+  type: optionalParam(v.pipe(v.string(), v.check(atMost255, 'must be at most 255 characters'))),
   limit: optionalParam(wholeNumber(1, 1000)),
 });
 
-/**
- * The properties worth fetching for entities of `type`: all the register's (its records all have
- * the same ones), none for a type the register does not have.
- */
-export function proposeProperties(kind: ReconcileKind, query: QueryInput): PropertyProposal {
+/** All the register's properties (its records all have the same ones); none for a type it lacks. */
+export function proposeProperties(kind: ReconcileKind, query: QueryInput) {
   const { type, limit } = parseInput(PROPOSE_PARAMS, query, (e) => invalid('invalid property proposal request', e));
   const known = type === undefined || typeIdOf(kind, type) !== null;
   const properties = known ? propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description })) : [];
@@ -50,7 +36,6 @@ export function proposeProperties(kind: ReconcileKind, query: QueryInput): Prope
 
 export interface ExtendAnswer {
   meta: { id: string; name: string }[];
-  /** For each id asked for, each property's values (none for an id that names no record). */
   rows: Record<string, Record<string, PropertyValue[]>>;
 }
 
@@ -61,17 +46,14 @@ export interface ExtendRequest {
 }
 
 /**
- * A data extension query read from its object; `at` names the object in error fields (0.2:
- * `extend.`). Unknown property ids are a 422 naming them (the proposals list the known ones).
+ * A data extension query read from its object; `at` prefixes the error fields (0.2: `extend.`).
  * Property settings are accepted and ignored: none are offered.
  */
 export function readExtendRequest(kind: ReconcileKind, q: Record<string, unknown>, at = ''): ExtendRequest {
   const errors: Record<string, string> = {};
-  if (!Array.isArray(q.ids) || !q.ids.every((id) => typeof id === 'string' && id.length <= MAX_ID_LENGTH)) {
+  if (!Array.isArray(q.ids) || !q.ids.every((id) => typeof id === 'string' && id.length <= MAX_ID_LENGTH))
     errors[`${at}ids`] = `required, an array of entity ids (strings of at most ${MAX_ID_LENGTH} characters)`;
-  } else if (q.ids.length > MAX_EXTEND_IDS) {
-    throw new BatchTooLarge('entity ids', q.ids.length, MAX_EXTEND_IDS);
-  }
+  else if (q.ids.length > MAX_EXTEND_IDS) throw new BatchTooLarge('entity ids', q.ids.length, MAX_EXTEND_IDS);
   const wanted = new Set<string>();
   if (!Array.isArray(q.properties)) {
     errors[`${at}properties`] = 'required, an array of {"id"}';
@@ -93,11 +75,7 @@ export function readExtendRequest(kind: ReconcileKind, q: Record<string, unknown
 }
 
 /** Each id's values of each property asked for, in order; none for an id that names no record. */
-export async function extendValues(
-  ctx: Ctx,
-  kind: ReconcileKind,
-  { ids, properties }: ExtendRequest,
-): Promise<Map<string, Map<string, PropertyValue[]>>> {
+export async function extendValues(ctx: Ctx, kind: ReconcileKind, { ids, properties }: ExtendRequest) {
   const rowIds = ids.flatMap((id) => rowIdOf(id) ?? []);
   const byId = new Map<number, Row>((await rowsByIds(ctx, kind, rowIds)).map((r) => [Number(r.id), r]));
   const out = new Map<string, Map<string, PropertyValue[]>>();
@@ -109,13 +87,9 @@ export async function extendValues(
   return out;
 }
 
-/** The properties of a data extension answer's `meta`. */
 export const metaOf = ({ properties }: ExtendRequest) => properties.map(({ id, name }) => ({ id, name }));
 
-/**
- * A 0.2 data extension query (`extend=`), as JSON text (query string, form) or parsed (JSON
- * body), answered `{"meta": […], "rows": {"<id>": {"<property>": [values]}}}`.
- */
+/** A 0.2 data extension query, `extend=`: JSON text (query string, form) or parsed (JSON body). */
 export async function extend(ctx: Ctx, kind: ReconcileKind, raw: unknown): Promise<ExtendAnswer> {
   const request = readExtendRequest(kind, jsonObjectParam(raw, 'extend', MAX_EXTEND_DEPTH), 'extend.');
   // Null prototypes: an id or property named "__proto__" is an ordinary key here.

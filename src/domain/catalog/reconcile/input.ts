@@ -12,10 +12,7 @@ export const POOL = 200;
 /** The most queries in one batch: the manifest's `batchSize` (OpenRefine sends 10 by default). */
 export const MAX_QUERIES = 50;
 
-/**
- * A batch larger than the service takes (the manifest's `batchSize`). Reconciliation 0.2: the
- * service MAY answer it with 413; each door decides how to say so.
- */
+/** More than a service takes in one request (0.2: it MAY answer 413; each door says so its way). */
 export class BatchTooLarge extends Error {
   constructor(
     readonly what: string,
@@ -27,10 +24,7 @@ export class BatchTooLarge extends Error {
   }
 }
 
-/**
- * Whether a JSON value nests deeper than `max` containers, so that such a document is refused as
- * a whole before anything walks it. Iterative, so 100,000 levels cost no stack.
- */
+/** Whether JSON nests deeper than `max`, checked before any walk (iterative: no stack, any depth). */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {

@@ -19,10 +19,7 @@ export interface ManifestOptions {
   authentication?: boolean;
 }
 
-/**
- * The service manifest. `baseUrl`: the origin (and path prefix) clients reach the API at — the
- * configured `publicUrl`, else the origin of the request — without a trailing slash.
- */
+/** `baseUrl`: where clients reach the API (`publicUrl`, else the request's origin), no final /. */
 export function manifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}) {
   const { types, view } = serviceOf(kind);
   const service = `${baseUrl}/api/${kind}/reconcile`;
@@ -40,7 +37,6 @@ export function manifest(kind: ReconcileKind, baseUrl: string, options: Manifest
     suggest: { entity: at('/suggest/entity'), property: at('/suggest/property'), type: at('/suggest/type') },
     extend: { propose_properties: at('/properties'), property_settings: [] },
     batchSize: MAX_QUERIES,
-    // When queries need a token (public_access off): how to send it.
     ...(options.authentication ? { authentication: AUTHENTICATION } : {}),
   };
 }

@@ -1,7 +1,6 @@
-// The preview service of Reconciliation 0.2: a small HTML page summarising one entity, which
-// OpenRefine shows in an iframe (the manifest's `preview`) when a user hovers a candidate.
-// Every value is escaped, and the page is also well-formed XML (XHTML polyglot), so any parser
-// reads it the same way; it carries no script.
+// The preview service of Reconciliation 0.2: a small HTML page of one entity, which OpenRefine
+// shows in an iframe when a user hovers a candidate. Every value is escaped, and the page is also
+// well-formed XML (XHTML polyglot), so any parser reads it the same way; it carries no script.
 import { notFound } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { descriptionOf, propertiesOf, rowIdOf, rowsByIds, serviceOf, type ReconcileKind } from './entities.js';
@@ -12,10 +11,9 @@ import { escapeAttr, escapeText } from '../xml.js';
 const MAX_TEXT = 300;
 
 /**
- * Each label and its value share a row of a two-column grid, so a label that wraps ("Alternative
- * names" in the manifest's 400 px) pushes its row down, never the next value away from its
- * label; long unbroken text breaks anywhere rather than widen the page. Sizes are relative to the
- * reader's font size (rem, em): the preview is text a person may need larger.
+ * Each label and its value share a row of a two-column grid, so a label that wraps pushes its row
+ * down, never the next value away from its label; long unbroken text breaks anywhere rather than
+ * widen the page. Sizes are relative (rem, em): the preview is text a person may need larger.
  */
 const STYLE =
   'body{font:0.8125rem/1.4 sans-serif;margin:6px 8px;color:#222;overflow-wrap:anywhere}' +

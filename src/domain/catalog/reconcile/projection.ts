@@ -1,14 +1,11 @@
 // A resource's projection onto the Reconciliation API 0.2 (part of its description, see
-// resources/): the types its entities have, the columns the services read, the line that tells
-// namesakes apart and the properties it offers for matching and data extension. The services
-// (reconcile*.ts) know nothing of any one resource beyond this.
+// resources/). The services know nothing of any one resource beyond this.
 
 export interface TypeRef {
   id: string;
   name: string;
 }
 
-/** A row as the services read it: id, name and the projection's other columns. */
 export interface Row {
   id: number;
   name: string;
@@ -58,10 +55,9 @@ export interface ReconcileProjection {
   properties: readonly PropertyDef[];
 }
 
-const titleCase = (id: string) => id.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
-
 /** Type ids with readable names: "corporate_body" is "Corporate body". */
-export const typeRefs = (ids: readonly string[]): TypeRef[] => ids.map((id) => ({ id, name: titleCase(id) }));
+export const typeRefs = (ids: readonly string[]): TypeRef[] =>
+  ids.map((id) => ({ id, name: id.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()) }));
 
 /** The id of one of `types`, also given by its name ("Corporate body"), or null. */
 export function typeIdIn(types: readonly TypeRef[], given: string): string | null {
@@ -69,5 +65,4 @@ export function typeIdIn(types: readonly TypeRef[], given: string): string | nul
   return types.find((t) => t.id === given || t.name.toLowerCase() === lower)?.id ?? null;
 }
 
-/** A column value that is text, or null. */
 export const textOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);

@@ -1,7 +1,6 @@
 // The properties the resources offer the reconciliation services (their projections in
-// resources/ name them): a column's text, the alternative names, a coordinate of the location,
-// an authority identifier. What each one returns for a record, and how a query's values of it
-// are compared with the record (`properties: [{pid, v}]`).
+// resources/ name them): what each returns for a record, and how a query's values of it
+// (`properties: [{pid, v}]`) are compared with the record.
 import { isStringArray } from '../json-values.js';
 import { GND_ID, valueOr } from '../fields.js';
 import type { ValueSchema } from '../record-schema.js';
@@ -25,7 +24,6 @@ export function textProperty(
   return { id, name, description, values: (r) => str(r[id]), ...(match ? { match: { column: id, ...match } } : {}) };
 }
 
-/** The values of a JSON column of names. */
 export const namesIn = (row: Row, column: string): string[] => parseJsonColumn(row[column], isStringArray) ?? [];
 
 /** The preferred name: the preview's heading. */
@@ -59,21 +57,15 @@ export const GND = authorityProperty(
   (id) => `https://d-nb.info/gnd/${encodeURIComponent(id)}`,
 );
 
-/** "47.37 8.54" → [47.37, 8.54], or null. */
-function coordinates(location: unknown): [number, number] | null {
-  const parts = typeof location === 'string' ? location.trim().split(/\s+/).map(Number) : undefined;
-  return parts?.length === 2 && parts.every(Number.isFinite) ? [parts[0] as number, parts[1] as number] : null;
-}
-
-/** One of the two numbers of the location, as a number (the preview shows the location). */
+/** One of the two numbers of the location ("47.37 8.54"), as a number (the preview shows it). */
 export function coordinateProperty(id: string, name: string, index: 0 | 1): PropertyDef {
   return {
     id,
     name,
     description: 'Decimal degrees, from the location',
     values: (r) => {
-      const c = coordinates(r.location);
-      return c ? [{ float: c[index] }] : [];
+      const parts = typeof r.location === 'string' ? r.location.trim().split(/\s+/).map(Number) : undefined;
+      return parts?.length === 2 && parts.every(Number.isFinite) ? [{ float: parts[index] as number }] : [];
     },
     inPreview: false,
   };

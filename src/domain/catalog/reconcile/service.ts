@@ -1,15 +1,12 @@
-// The W3C Reconciliation Service API, version 0.2 (as OpenRefine speaks it), for actors, places
-// and keywords: batches of queries answered with scored candidates. The manifest, suggest,
-// preview and data extension services live beside this file; the 1.0 draft (v1/) reads its own
-// query format into the same queries and answers them with the same candidates.
+// The W3C Reconciliation Service API 0.2 (as OpenRefine speaks it): batches of queries answered
+// with scored candidates; the 1.0 draft (v1/) reads its own format into the same queries.
 //
-// Scoring (0..100, see similarity.ts): 100 for a case-insensitive exact match of the name;
-// `match: true` only when that candidate is the one and only exact match, so OpenRefine
-// auto-matches just unambiguous names. 95 for an exact match of an alternative name (never a
-// match). Otherwise the name's similarity (at most 98), or 0.95 × an alternative name's.
-// A query's properties (`[{pid, v}]`) narrow the candidates like a WHERE clause; an authority
-// identifier among them (gnd, geonames), or an entity id (1.0-draft's `id` conditions), names
-// the entity, so its candidates score 100.
+// Scoring (0..100): the better of the name's score (similarity.ts) and each alternative name's,
+// 95 when exact (never a match), else 0.95 × its score. `match: true` only for the one and only
+// exact match of the name (100), so OpenRefine auto-matches just unambiguous names. A query's
+// properties (`[{pid, v}]`) narrow the candidates like a WHERE clause; an authority identifier
+// among them (gnd, geonames) or an entity id (1.0-draft's `id` conditions) names the entity: its
+// candidates score 100.
 import type { Ctx } from '../../context.js';
 import { normalise, scoreName } from './similarity.js';
 import { parseBatch, type ReconcileQuery } from './batch.js';
@@ -43,16 +40,10 @@ export interface Candidate {
   description?: string;
 }
 
-/**
- * Each query's candidates. A query that could not be used answers no candidates and says why in
- * `error` (beside `result`, which 0.2 requires; clients that do not know `error` ignore it).
- */
+/** Each query's candidates; an unusable query has `result: []` (0.2 requires it), why in `error`. */
 export type ReconcileAnswer = Record<string, { result: Candidate[]; error?: string }>;
 
-/**
- * Scores, orders (score, then name, then id) and cuts a pool of entities for one query.
- * `fixedScore`: every entity scores this (found by an identifier, or by properties alone).
- */
+/** Scores, orders and cuts one query's pool; with `fixedScore`, every entity scores that. */
 export function rank(query: string, pool: Entity[], limit: number, fixedScore?: number): Candidate[] {
   const scored = pool.map((e) => {
     if (fixedScore !== undefined) return { e, score: fixedScore };
@@ -123,11 +114,7 @@ function satisfies(row: Row, all: Comparison[]): boolean {
 }
 
 /** The candidate pool of one query, with the score every candidate gets when it is fixed. */
-async function pool(
-  ctx: Ctx,
-  kind: ReconcileKind,
-  q: ReconcileQuery,
-): Promise<{ entities: Entity[]; fixedScore?: number }> {
+async function pool(ctx: Ctx, kind: ReconcileKind, q: ReconcileQuery) {
   const typeFilter = q.types && [...new Set(q.types.flatMap((t) => typeIdOf(kind, t) ?? []))];
   // A type this service does not have: no entity can be of it.
   if (typeFilter?.length === 0) return { entities: [] };

@@ -1,10 +1,4 @@
-// Name similarity for reconciliation: what "the same name", "the same apart from spelling
-// details" and "a similar name" mean, as a score from 0 to 100. Pure code, no I/O.
-//
-// 100: equal after Unicode NFKC normalisation, lower-casing and collapsing whitespace.
-// 98:  equal after also removing accents and punctuation ("Muller Hans" / "Müller, Hans").
-// else the better of the character-bigram Dice coefficient and 0.95 × the Jaccard index of
-//      the word sets (word order ignored), as a percentage, capped at 97.
+// Name similarity for reconciliation, as a score from 0 to 100 (scoreName). Pure code, no I/O.
 
 /** Case-insensitive, NFKC, whitespace-collapsed: the sense of "exact" here. */
 export function normalise(s: string): string {
@@ -49,7 +43,10 @@ export function wordJaccard(a: string, b: string): number {
   return common / (A.size + B.size - common);
 }
 
-/** Score of a name against a query, 0..100; 100 only for an exact (case-insensitive) match. */
+/**
+ * 100 for the same name (normalise), 98 apart from spelling details (fold: "Muller Hans" /
+ * "Müller, Hans"), else the better of Dice and 0.95 × word Jaccard as a percentage, at most 97.
+ */
 export function scoreName(query: string, candidate: string): number {
   if (normalise(query) === normalise(candidate)) return 100;
   const fq = fold(query);

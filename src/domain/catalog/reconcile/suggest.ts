@@ -1,7 +1,6 @@
 // The suggest services of Reconciliation 0.2 and 1.0-draft: auto-completion of a register's
-// entities, its properties and its types, for the input fields of OpenRefine's reconciliation
-// dialogs. GET with `prefix` (the text typed so far) and `cursor` (1.0-draft: `offset`,
-// suggestions to skip); the answers are the same in both versions.
+// entities, properties and types in OpenRefine's dialogs. GET with `prefix` (typed so far) and
+// `cursor` (1.0-draft: `offset`), the suggestions to skip; both versions answer alike.
 import { invalid } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { likePrefix, orWhereLikePattern } from '../list/query.js';
@@ -28,7 +27,7 @@ const MAX_CURSOR = 10_000;
 const DEFAULT_LIMIT = 10;
 
 export interface SuggestParams {
-  /** What the user typed (normalised); '' suggests nothing. */
+  /** What the user typed (normalised); '' suggests no entity. */
   prefix: string;
   cursor: number;
   limit: number;
@@ -42,14 +41,7 @@ export interface SuggestItem {
   description?: string;
 }
 
-export interface SuggestEntity extends SuggestItem {
-  notable: TypeRef[];
-}
-
-/**
- * `prefix` as 0.2 names it, and `query`, which OpenRefine's suggest widget sends unless told
- * otherwise. Unknown parameters (`spell`, `exact`, `_` …) are ignored.
- */
+/** `prefix` (0.2) or `query` (OpenRefine's suggest widget's default); `spell`, `_` … are ignored. */
 const SUGGEST_PARAMS = v.object({
   prefix: optionalParam(v.string()),
   query: optionalParam(v.string()),
@@ -69,22 +61,17 @@ const refused = (errors: Record<string, string>) => invalid('invalid suggest req
 
 export function parseSuggestParams(kind: ReconcileKind, query: QueryInput): SuggestParams {
   const { prefix: given, query: typed, cursor, limit, type } = parseInput(SUGGEST_PARAMS, query, refused);
-  return suggestParams(kind, given !== undefined ? 'prefix' : 'query', given ?? typed ?? '', { cursor, limit, type });
+  return suggestParams(kind, given !== undefined ? 'prefix' : 'query', given ?? typed ?? '', cursor, limit, type);
 }
 
 export function parseDraftSuggestParams(kind: ReconcileKind, query: QueryInput): SuggestParams {
   const { prefix, offset, limit, type } = parseInput(DRAFT_SUGGEST_PARAMS, query, refused);
-  return suggestParams(kind, 'prefix', prefix ?? '', { cursor: offset, limit, type });
+  return suggestParams(kind, 'prefix', prefix ?? '', offset, limit, type);
 }
 
-function suggestParams(
-  kind: ReconcileKind,
-  field: string,
-  typed: string,
-  { cursor, limit, type }: { cursor: number; limit: number; type: string | undefined },
-): SuggestParams {
+function suggestParams(kind: ReconcileKind, at: string, typed: string, cursor: number, limit: number, type?: string) {
   const c = cleanText(typed, MAX_PREFIX_LENGTH);
-  if (!c.ok) throw refused({ [field]: c.message });
+  if (!c.ok) throw refused({ [at]: c.message });
   return { prefix: c.text, cursor, limit, types: type === undefined ? null : [typeIdOf(kind, type) ?? type] };
 }
 
@@ -106,11 +93,7 @@ function rankOf(prefix: string, name: string): number | null {
  * contains what was typed, best first; an entity's id typed in full finds that entity too (0.2:
  * "supplying an entity identifier as prefix should return this entity").
  */
-export async function suggestEntities(
-  ctx: Ctx,
-  kind: ReconcileKind,
-  p: SuggestParams,
-): Promise<{ result: SuggestEntity[] }> {
+export async function suggestEntities(ctx: Ctx, kind: ReconcileKind, p: SuggestParams) {
   if (p.prefix === '') return { result: [] };
   const { types, typeColumn } = serviceOf(kind);
   // Without a type column every record has every type: one of them must be asked for.
@@ -173,16 +156,11 @@ function suggestFrom<T extends SuggestItem>(items: readonly T[], p: SuggestParam
 
 /** The register's properties (those the data extension service returns), for auto-completion. */
 export function suggestProperties(kind: ReconcileKind, p: SuggestParams): { result: SuggestItem[] } {
-  return suggestFrom(
-    propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description })),
-    p,
-  );
+  const properties = propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description }));
+  return suggestFrom(properties, p);
 }
 
-/** The register's types, for auto-completion. */
 export function suggestTypes(kind: ReconcileKind, p: SuggestParams): { result: TypeRef[] } {
-  return suggestFrom(
-    serviceOf(kind).types.map((t) => ({ ...t })),
-    p,
-  );
+  const types = serviceOf(kind).types.map((t) => ({ ...t }));
+  return suggestFrom(types, p);
 }

@@ -1,6 +1,5 @@
-// The data extension service of Reconciliation API 1.0-draft: property proposals
-// (GET /extend/propose?type=…) and data extension queries (POST /extend with the query as the
-// JSON body). The same properties and values as 0.2's (../extend.ts); the draft's answer lists
+// The data extension service of Reconciliation API 1.0-draft: GET /extend/propose?type=… and
+// POST /extend (a JSON body), with 0.2's properties and values (../extend.ts); the answer lists
 // rows and their properties as arrays, in the order the query asked for them.
 import { invalid } from '../../../../errors.js';
 import type { Ctx } from '../../../context.js';

@@ -1,7 +1,6 @@
-// The service manifest of Reconciliation API 1.0-draft (GET on the service root
-// `/api/<register>/reconcile/1.0-draft`). Unlike 0.2's, it names no URLs of sub-services: a
-// client finds them under the root (/match, /suggest/…, /preview, /extend), and the manifest
-// only says which there are. The register's data and rules are the 0.2 service's.
+// The service manifest of Reconciliation API 1.0-draft (GET on the service root). Unlike 0.2's,
+// it names no URLs of sub-services: a client finds them under the root (/match, /suggest/…,
+// /preview, /extend), and the manifest only says which there are.
 import { serviceOf, type ReconcileKind } from '../entities.js';
 import { MAX_QUERIES } from '../input.js';
 import { AUTHENTICATION, PREVIEW_SIZE, type ManifestOptions } from '../manifest.js';
@@ -12,9 +11,8 @@ const DRAFT_VERSION = '1.0-draft';
 export const draftRoot = (kind: ReconcileKind) => `/api/${kind}/reconcile/${DRAFT_VERSION}`;
 
 /**
- * The manifest. `baseUrl` as for 0.2's (the configured `publicUrl`, else the request's origin).
- * Keywords have no page of their own, and the draft requires a view (an RFC 6570 template with
- * `id`): theirs is the preview page.
+ * `baseUrl` as for 0.2's manifest. Keywords have no page of their own, and the draft requires a
+ * view (an RFC 6570 template with `id`): theirs is the preview page.
  */
 export function draftManifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}) {
   const { types, view } = serviceOf(kind);

@@ -1,17 +1,13 @@
-// The match service of Reconciliation API 1.0-draft (POST /match): a query batch
-// `{"queries": [{"conditions": [{"matchType", "propertyValue", …}], "type", "limit"}, …]}` is
-// read into the queries 0.2 answers (a `name` condition is 0.2's `query`, `property` conditions
-// its `properties`, an `id` condition names the entity), and answered
-// `{"results": [{"candidates": […]}, …]}` in the batch's order, with 0.2's candidates and scores.
+// The match service of Reconciliation API 1.0-draft (POST /match): a batch `{"queries":
+// [{"conditions": [{"matchType", "propertyValue", …}], "type", "limit"}, …]}` is read into 0.2's
+// queries (a `name` condition is `query`, `property` conditions `properties`, an `id` condition
+// names the entity) and answered `{"results": [{"candidates": […]}, …]}` in the batch's order.
 //
 // A batch that does not follow the draft's schema, or asks for what this service does not do,
-// is refused as a whole, a 422 naming its problems: a 1.0 client is told at once what it sent
+// is refused whole with a 422 naming its problems, so a 1.0 client is told at once what it sent
 // wrong (0.2 answers such a query beside the others, or OpenRefine would fail the whole batch).
-//
-// Every condition narrows the candidates, as 0.2's properties do, whatever its `required`
-// says (the draft would have optional ones only rank); `matchQuantifier` may only be `any`;
-// `matchQualifier`, `lang` and `dir` are read and have no effect (the property suggest lists no
-// qualifiers). Properties this register cannot compare are ignored, as in 0.2.
+// Every condition narrows, whatever its `required` says, and `matchQualifier`, `lang` and `dir`
+// have no effect: why, see README, "Reconciliation API 1.0-draft".
 import { invalid } from '../../../../errors.js';
 import type { Ctx } from '../../../context.js';
 import { isPlainObject } from '../../json-values.js';
@@ -39,7 +35,6 @@ function checkText(o: Record<string, unknown>, at: string, problems: Problems): 
     problems[`${at}.dir`] = 'must be "ltr", "rtl" or "auto"';
 }
 
-/** What the conditions of one query come to. */
 type Conditions = Pick<ReconcileQuery, 'ids' | 'properties'> & { name?: string };
 
 /** One condition, added to `into`; its problems, if any, to `problems`. */
@@ -124,10 +119,7 @@ function readQuery(kind: ReconcileKind, q: unknown, i: number, problems: Problem
   return { key: String(i), query: name, limit, types, ...idsAndProperties };
 }
 
-/**
- * The queries of a batch (the parsed JSON body), in order. Not `{"queries": [...]}`: 422; more
- * than MAX_QUERIES: BatchTooLarge; any query with a problem: 422 naming each one.
- */
+/** The queries of a batch (the parsed JSON body), in order; any problem is a 422 naming each. */
 export function readDraftBatch(kind: ReconcileKind, body: unknown): ReconcileQuery[] {
   if (!isPlainObject(body) || !Array.isArray(body.queries))
     throw invalid('invalid reconciliation query batch', { queries: 'required: a JSON body {"queries": [query, …]}' });
@@ -148,7 +140,6 @@ export function readDraftBatch(kind: ReconcileKind, body: unknown): ReconcileQue
   return queries;
 }
 
-/** Answers a batch: each query's candidates, in the batch's order. */
 export async function matchDraft(ctx: Ctx, kind: ReconcileKind, body: unknown) {
   const results: { candidates: Candidate[] }[] = [];
   for (const q of readDraftBatch(kind, body)) results.push({ candidates: await candidatesFor(ctx, kind, q) });
