@@ -1,8 +1,6 @@
-// BEACON dumps as files (export-file.ts): a dump is built once per change of its table — a slice
-// of rows at a time, into a file under `<dataDir>/exports` — and every request until the next
-// change is sent that file. The table's version (`tei_sources`, changed by triggers with every
-// write) says when a dump is stale. Each register, provider, narrowing and target URL (which may
-// come from the request's Host) has a dump file of its own: MAX_CACHED are kept per daemon.
+// BEACON dumps as files (export-file.ts, docs/ARCHITECTURE.md): built once per version of the
+// table (`tei_sources`) and sent from that file until the next. Each register, provider,
+// narrowing and target URL (which may come from the request's Host) has a dump of its own.
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Knex } from 'knex';
@@ -10,15 +8,10 @@ import type { Ctx } from '../../context.js';
 import { openOrRebuild, SharedBuilds, slicesOf, tableVersion, withBuild } from '../export-file.js';
 import { beaconHeader, beaconLine, type BeaconProvider } from './beacon.js';
 
-/** What a dump needs of a resource's description. */
-export interface DumpSource {
-  table: string;
-  beacon?: { name: string };
-}
-
 /** Which dump: a register's links to one provider, some of its rows, linked under `baseUrl`. */
 export interface DumpRequest {
-  source: DumpSource;
+  /** What a dump needs of the resource's description. */
+  source: { table: string; beacon?: { name: string } };
   provider: BeaconProvider;
   baseUrl: string;
   /** Some of the rows (an actor type): `key` names the choice, `apply` makes it in SQL. */
@@ -46,12 +39,6 @@ const cached = new WeakMap<Knex, Map<string, Cached>>();
 /** Builds in flight, per database and (dump, version): concurrent requests share one. */
 const building = new SharedBuilds<BeaconDump>();
 
-function cacheOf(db: Knex): Map<string, Cached> {
-  let map = cached.get(db);
-  if (!map) cached.set(db, (map = new Map<string, Cached>()));
-  return map;
-}
-
 /** The latest `updated_at` of a table (ISO strings of one width sort as text), or null. */
 async function lastChange(db: Knex, table: string): Promise<Date | null> {
   const row = await db(table).max({ at: 'updated_at' }).first<{ at?: unknown } | undefined>();
@@ -61,12 +48,10 @@ async function lastChange(db: Knex, table: string): Promise<Date | null> {
 }
 
 /**
- * Builds the dump of `req`: the records that have an id of the provider, linked to
- * `<baseUrl>/api/<table>/{ID}`. `#TIMESTAMP` (and Last-Modified) is the last change to any row
- * of the table, not only of the dump's: a change can also take a row out of it (an identifier
- * cleared, a type changed). It is read before the rows: a write between the two reads then gives
- * rows newer than the timestamp (a harvester fetches once more), never a timestamp newer than the
- * rows (it would answer 304 to a harvester that has not seen the write).
+ * Builds the dump of `req`. `#TIMESTAMP` (and Last-Modified) is the last change to any row of the
+ * table: a change can also take a row out of the dump. It is read before the rows: a write in
+ * between then gives rows newer than the timestamp (fetched once more), never a timestamp newer
+ * than the rows (a 304 to a harvester that has not seen the write).
  */
 async function build(ctx: DumpCtx, req: DumpRequest, key: string): Promise<BeaconDump> {
   const { table } = req.source;
@@ -98,8 +83,7 @@ async function build(ctx: DumpCtx, req: DumpRequest, key: string): Promise<Beaco
 }
 
 /** Keeps a built dump, removing the file of the one it replaces and of the least recently used beyond MAX_CACHED. */
-function remember(db: Knex, key: string, version: string, dump: BeaconDump): void {
-  const map = cacheOf(db);
+function remember(map: Map<string, Cached>, key: string, version: string, dump: BeaconDump): void {
   const old = map.get(key);
   map.delete(key);
   map.set(key, { version, dump });
@@ -116,7 +100,8 @@ function remember(db: Knex, key: string, version: string, dump: BeaconDump): voi
 export async function beaconDump(ctx: DumpCtx, req: DumpRequest, rebuild = false): Promise<BeaconDump> {
   const key = [ctx.dir, req.source.table, req.provider, req.narrow?.key ?? '', req.baseUrl].join('\u0000');
   const version = await tableVersion(ctx.db, req.source.table); // before the rows: see tei/exports.ts
-  const map = cacheOf(ctx.db);
+  let map = cached.get(ctx.db);
+  if (!map) cached.set(ctx.db, (map = new Map<string, Cached>()));
   const hit = map.get(key);
   if (!rebuild && hit && hit.version === version) {
     map.delete(key); // most recently used: last
@@ -125,15 +110,12 @@ export async function beaconDump(ctx: DumpCtx, req: DumpRequest, rebuild = false
   }
   return building.run(ctx.db, `${key}\u0000${version}`, async () => {
     const dump = await build(ctx, req, key);
-    if (version !== null) remember(ctx.db, key, version, dump);
+    if (version !== null) remember(map, key, version, dump);
     return dump;
   });
 }
 
-/**
- * The file of `dump` opened for sending; one that is gone (removed by another daemon sharing
- * dataDir, or by hand) is built again, and the answer is then that dump.
- */
+/** The file of `dump` opened for sending; one removed (by another daemon sharing dataDir, or by hand) is rebuilt. */
 export async function openDump(ctx: DumpCtx, req: DumpRequest, dump: BeaconDump) {
   const opened = await openOrRebuild(dump, () => beaconDump(ctx, req, true), `the BEACON dump of ${req.source.table}`);
   return { dump: opened.built, handle: opened.handle };

@@ -1,7 +1,6 @@
-// BEACON link dumps (the format of beacon.md in github.com/gbv/beaconspec) of actors and places: one link per
-// entity that has an identifier of the chosen authority file, from that identifier to the
-// entity's URL in this API, annotated with its name. A dump is the whole set, unpaged; it is
-// built into a file and sent from there (beacon-dump.ts). This module is the format.
+// The BEACON format (beacon.md in github.com/gbv/beaconspec) of the link dumps of actors and
+// places (beacon-dump.ts): one link per entity with an identifier of the chosen authority file,
+// from that identifier to the entity's URL in this API, annotated with its name.
 import { invalid } from '../../../errors.js';
 import { check, oneOf, v } from '../../../validation.js';
 import { optionalParam, type QueryInput } from './params.js';
@@ -9,9 +8,8 @@ import { optionalParam, type QueryInput } from './params.js';
 export type BeaconProvider = 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
 
 /**
- * Each provider's URI pattern (BEACON `#PREFIX`; `{ID}` stands for the identifier, and a pattern
- * without it has `{ID}` appended). null: the identifiers are full URLs, and the dump leaves
- * `#PREFIX` at its default `{+ID}`. A provider's identifiers are in the column of its name.
+ * Each provider's URI pattern (BEACON `#PREFIX`, `{ID}` standing for the identifier or appended);
+ * null: the identifiers are full URLs, and `#PREFIX` stays at its default `{+ID}`.
  */
 export const PROVIDERS: Record<BeaconProvider, { prefix: string | null }> = {
   gnd: { prefix: 'https://d-nb.info/gnd/' },
@@ -47,15 +45,14 @@ export function parseBeaconProvider<P extends BeaconProvider>(query: QueryInput,
 const NOT_BEACON_CHAR =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF\uFDD0-\uFDEF\uFEFF]|[\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/gu;
-// Separators that line-splitting readers other than BEACON's treat as line ends (Unicode's line
-// and paragraph separators; VT, FF and NEL are removed above as controls).
+// U+2028/U+2029, which line-splitting readers other than BEACON's take for line ends (VT, FF, NEL:
+// removed above as controls).
 const UNICODE_LINE_END = /[\u2028\u2029]/g;
 
 /**
- * A value as one BEACON token (beacon.md §2.2-2.3): NFKC-normalised, characters outside
- * BEACON's set removed, `|` (the field separator, which BEACON cannot escape) replaced by `/`,
- * every run of whitespace (tab, line breaks, spaces) one space, no leading or trailing space.
- * Meta values go through it too: a line break could otherwise start a new line.
+ * A value as one BEACON token (beacon.md §2.2-2.3): `|`, the field separator, cannot be escaped
+ * and becomes `/`; whitespace runs become one space. Meta values go through it too: a line break
+ * could otherwise start a new line.
  */
 export function beaconToken(s: string): string {
   return s
@@ -67,20 +64,17 @@ export function beaconToken(s: string): string {
     .trim();
 }
 
+/** A link's fields: the authority identifier, our id (expanded by `#TARGET`), the entity's name. */
 export interface BeaconLink {
-  /** The authority identifier (source field). */
   source: string;
-  /** Our id (target field, expanded by `#TARGET`). */
   id: number;
-  /** The entity's name (annotation field). */
   annotation: string;
 }
 
 export interface BeaconHeader {
   provider: BeaconProvider;
-  /** Name of the link dump, e.g. "archivectl actors". */
   name: string;
-  /** URI pattern of our resources, e.g. `https://archive.example.org/api/actors/{ID}`. */
+  /** URI pattern of our resources, with `{ID}`. */
   target: string;
   /** The dump's last change; null (an empty register) leaves `#TIMESTAMP` out. */
   timestamp: Date | null;
@@ -103,10 +97,7 @@ export function beaconHeader(header: BeaconHeader): string {
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * One `source|annotation|target` line (with its line break), or '' for a link whose source token
- * would be empty (beacon.md: a source must not be whitespace only).
- */
+/** One link line, or '' when the source token would be empty (beacon.md: not whitespace only). */
 export function beaconLine(link: BeaconLink): string {
   const source = beaconToken(link.source);
   return source === '' ? '' : `${source}|${beaconToken(link.annotation)}|${link.id}\n`;

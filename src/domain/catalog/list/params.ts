@@ -1,12 +1,10 @@
 // Query parameters as valibot schemas. A parameter is a string or, repeated (`?page=1&page=2`),
 // an array: a repeated one is refused rather than guessed at, and an empty value counts as
-// absent, as an empty form field does. Every reader of a query (lists, select2, BEACON,
-// reconciliation suggest and extend) builds its schema from these.
+// absent, as an empty form field does.
 import { v } from '../../../validation.js';
 
 export type QueryInput = Record<string, string | string[] | undefined>;
 
-/** A parameter's text: refused when repeated; a missing key and an empty value read as absent. */
 const text = v.optional(
   v.pipe(
     v.union([v.string(), v.array(v.string())]),

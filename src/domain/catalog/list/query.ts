@@ -1,6 +1,5 @@
-// List parameters shared by every catalogue list (SPEC §4.4): search, page, perPage, sortField,
-// sortAsc, format. They arrive as Koa's parsed query string, where any parameter may be repeated
-// (an array) or absurd; each such case is a 422 naming the parameter, never a 500.
+// List parameters of every catalogue list (SPEC §4.4), from Koa's parsed query string, where any
+// parameter may be repeated (an array) or absurd: each such case is a 422 naming it, never a 500.
 import { hasControlChars } from '../fields.js';
 import { invalid } from '../../../errors.js';
 import type { Knex } from 'knex';
@@ -87,9 +86,8 @@ function listParams<F extends string>(options: ListOptions<F>) {
 }
 
 /**
- * Per resource, built once: its schema (building it on every request was 3.4 % of a busy
- * daemon's CPU), and the list parameters of queries that cannot change (frozen: the daemon
- * shares one parsed object among the requests with the same query string, src/http/query.ts).
+ * Per resource: its schema, built once (per request it was 3.4 % of a busy daemon's CPU), and the
+ * parsed parameters of frozen queries (src/http/query.ts shares one among equal query strings).
  */
 interface ResourceLists {
   schema: ReturnType<typeof listParams>;
@@ -103,13 +101,7 @@ export function parseListQuery<F extends string>(query: QueryInput, options: Lis
   if (!lists) perResource.set(options, (lists = { schema: listParams(options), byQuery: new WeakMap() }));
   const known = lists.byQuery.get(query);
   if (known) return known as ListQuery<F>;
-  const parsed = readListQuery(query, lists.schema as unknown as ReturnType<typeof listParams<F>>);
-  if (Object.isFrozen(query)) lists.byQuery.set(query, parsed);
-  return parsed;
-}
-
-function readListQuery<F extends string>(query: QueryInput, schema: ReturnType<typeof listParams<F>>): ListQuery<F> {
-  const read = check(schema, query);
+  const read = check(lists.schema as unknown as ReturnType<typeof listParams<F>>, query);
   const errors = read.ok ? {} : { ...read.errors };
   let cursor: ListQuery['cursor'];
   // A cursor is read against the sort it was made for, so only once the sort is known.
@@ -124,7 +116,9 @@ function readListQuery<F extends string>(query: QueryInput, schema: ReturnType<t
   if (!read.ok || Object.keys(errors).length > 0) throw invalid('invalid list parameters', errors);
   const { search, page, perPage, sortField, sortAsc, format } = read.value;
   if (typeof cursor === 'object') Object.freeze(cursor);
-  return Object.freeze({ search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) });
+  const parsed = Object.freeze({ search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) });
+  if (Object.isFrozen(query)) lists.byQuery.set(query, parsed);
+  return parsed;
 }
 
 /** `%`, `_` and `\` match themselves: the search is a plain substring, not a pattern. */

@@ -1,8 +1,7 @@
 // One page of a catalogue list and its total, read the way an index serves them: the sort's
-// index walked in order, a search through the text index with its LIKE deciding, deep pages
-// read from the nearer end, a cursor continued after its row. The SQL is written out per
-// dialect and shape (db/list-sql.ts); on SQLite it runs as a prepared statement on the read
-// connections (db/prepared-reads.ts).
+// index walked in order, a search through the text index with its LIKE deciding, deep pages read
+// from the nearer end, a cursor continued after its row. The SQL (db/list-sql.ts) runs on SQLite
+// as a prepared statement on the read connections (db/prepared-reads.ts).
 import {
   COUNTER,
   countSql,
@@ -48,16 +47,14 @@ const countOf = (rows: Row[]): number => Number(rows[0]?.n ?? 0);
 
 /**
  * One page of a resource's records: `search` is a case-insensitive substring of any of its
- * searched columns (their lower-cased copies); `narrow`, when given, adds the resource's own
- * filters. A `cursor` continues after a row.
+ * searched columns (their lower-cased copies); a `cursor` continues after a row.
  */
 export async function listRecords<R>(
-  ctx: Pick<Ctx, 'db'>,
+  { db }: Pick<Ctx, 'db'>,
   t: Listed<R>,
   q: ListQuery,
   narrow?: Narrowing,
 ): Promise<ListResult<R>> {
-  const { db } = ctx;
   const { search, cursor } = q;
   const match = search === null ? null : textMatchOf(db, textColumnsOf(t), [search]);
   const key = sortKeyOf(t, q);
@@ -92,9 +89,8 @@ export async function listRecords<R>(
   let rows: Row[];
   let counted: ListTotal;
   if (unfiltered && fromStart) {
-    // The maintained total comes along with the page's rows: one statement, where two (rows and
-    // total) were two hand-offs to the thread pool and back, a seventh of a busy daemon's time
-    // in a profile of GET /api/actors. A page without rows reads the total on its own.
+    // The maintained total comes along with the rows: one hand-off to the thread pool, not two (a
+    // seventh of a busy daemon's time, docs/catalogue-scale.md). A page without rows counts apart.
     rows = await rowsOf(db, page(false, false, true), values);
     const first = rows[0];
     counted = first ? { total: Number(first[TOTAL_ALONG]), exact: true } : await readTotal();
@@ -105,8 +101,7 @@ export async function listRecords<R>(
     const { total, exact } = counted;
     if (exact && offset >= total) rows = [];
     else if (exact && offset > total / 2) {
-      // A page in the second half is read from the end, in the reverse order: the last page
-      // costs what the first does.
+      // A page in the second half is read backwards from the end: the last costs as the first.
       const v = {
         ...values,
         limit: Math.min(q.perPage, total - offset),
@@ -126,15 +121,8 @@ export async function listRecords<R>(
   return { data: rows.map(recordReader(t)), meta };
 }
 
-/**
- * The filter's total: exact from the maintained counter when nothing narrows the list, else
- * counted up to EXACT_TOTAL_LIMIT (a bounded count; beyond it the total is that bound, inexact).
- */
-async function totalOf(
-  db: Ctx['db'],
-  filter: ListFilter | null,
-  values: Readonly<Record<string, unknown>>,
-): Promise<ListTotal> {
+/** The total: exact from the maintained counter without a filter (null), else counted up to EXACT_TOTAL_LIMIT. */
+async function totalOf(db: Ctx['db'], filter: ListFilter | null, values: Record<string, unknown>): Promise<ListTotal> {
   if (filter === null) return { total: countOf(await rowsOf(db, COUNTER, values)), exact: true };
   const n = countOf(await rowsOf(db, countSql(filter, EXACT_TOTAL_LIMIT + 1), values));
   return n > EXACT_TOTAL_LIMIT ? { total: EXACT_TOTAL_LIMIT, exact: false } : { total: n, exact: true };

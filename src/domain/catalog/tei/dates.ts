@@ -1,9 +1,7 @@
-// Dates in TEI attributes (issue 9), as pure functions. The API takes `YYYY`, `YYYY-MM` and
-// `YYYY-MM-DD` (fields.ts, partialDate), including the year 0000 (ISO 8601's year zero, i.e.
-// 1 BCE). TEI's @when/@from/@to are W3C XML Schema 1.0 dates, which have no year zero, so a
-// value in year 0000 goes, as given, into the ISO 8601 attributes of the same element
-// (@when-iso/@from-iso/@to-iso, att.datable.iso) instead of being reinterpreted as -0001. A value
-// that is neither (free text stored before the field was checked) is kept as text.
+// Dates in TEI attributes (issue 9). The API takes `YYYY`, `YYYY-MM`, `YYYY-MM-DD` (fields.ts,
+// partialDate) and year 0000 (ISO 8601's year zero, 1 BCE), which XML Schema 1.0 dates (TEI's
+// @when/@from/@to) lack: such a value goes as given into the -iso attributes (att.datable.iso),
+// not reread as -0001. Free text (stored before the field was checked) stays text.
 
 const W3C_DATE = /^(-?\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
 
@@ -23,7 +21,7 @@ export function isW3cDate(s: string): boolean {
   const m = W3C_DATE.exec(s);
   if (!m) return false;
   const [, y, mo, d] = m;
-  if (/^-?0000$/.test(y as string)) return false; // XSD 1.0 has no year zero
+  if (/^-?0000$/.test(y as string)) return false;
   return isCalendarDate(Number(y), mo, d);
 }
 
@@ -39,9 +37,8 @@ const dateKind = (v: string) => (isW3cDate(v) ? 'w3c' : isIsoYearZeroDate(v) ? '
 export const clean = (s: string | null | undefined): string | null => (s && s.trim() !== '' ? s.trim() : null);
 
 /**
- * The date attributes of one element, e.g. [['when', v]] or [['from', a], ['to', b]], and the
- * free text of the values that fit no attribute. When one value needs the ISO form (year 0000),
- * every value of the element uses it, so an element never mixes the two systems.
+ * The date attributes of one element and the free text of values that fit none. When one value
+ * needs the ISO form (year 0000), all of the element's do: an element never mixes the two systems.
  */
 export function dateAttributes(values: readonly (readonly [name: string, value: string | null])[]) {
   const present = values

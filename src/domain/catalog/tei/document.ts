@@ -4,11 +4,8 @@
 // - keywords form a <taxonomy>, which TEI allows only in teiHeader/encodingDesc/classDecl (not in
 //   standOff; see TEIC/TEI#2530), so that document carries its data in the header;
 // - lists must not be empty, so an empty catalogue yields a document with an empty <text> instead;
-// - <org> takes no dates (it is not att.datable): an organisation's existence is an <event>;
-// - dates go into @when/@from/@to, or @when-iso/@from-iso/@to-iso in year 0000 (dates.ts).
-// Every document is validated against tei_all.rng with jing (test/clients/tei-p5.test.ts,
-// test/domain/tei-schema.test.ts). Change TEI_FORMAT (exports.ts) with the mapping: stored exports
-// of the old format are then rebuilt on their next read.
+// - <org> takes no dates (it is not att.datable): an organisation's existence is an <event>.
+// Tests check documents with jing (tei_all.rng). Change TEI_FORMAT (exports.ts) with the mapping.
 import { clean, dateAttributes } from './dates.js';
 import { el, parent, serialize, serialized, stripInvalidXmlChars, type XmlNode } from '../xml.js';
 
@@ -16,8 +13,6 @@ import { el, parent, serialize, serialized, stripInvalidXmlChars, type XmlNode }
 const wrap = (name: string, children: readonly XmlNode[]): XmlNode => parent(name, [], children);
 
 export { dateAttributes, isIsoYearZeroDate, isW3cDate } from './dates.js';
-
-export const TEI_NS = 'http://www.tei-c.org/ns/1.0';
 
 /** A row as stored: every column, JSON ones as their text; what the TEI mapping reads. */
 export interface StoredRow {
@@ -36,18 +31,13 @@ export interface TeiSection {
 }
 
 /**
- * A resource's TEI export (part of its description, see resources/): its sections of entries,
- * and the document around them. The export is written in pieces (tei/exports.ts): each section
- * a slice of rows at a time, then the frame with the sections in their places; `documentOf`
- * writes the same bytes in one go.
+ * A resource's TEI export (part of its description, see resources/): its sections of entries and
+ * the document around them. exports.ts writes each section a slice of rows at a time, then the
+ * frame with the sections in their places; `documentOf` writes the same bytes in one go.
  */
 export interface TeiProjection {
   sections: readonly TeiSection[];
-  /**
-   * The document around its entries: `parts[i]` is the text of section i (its entries joined by
-   * line breaks), null when it has none; `entries` counts them all; `lastChange` is the newest
-   * `updated_at` among the rows.
-   */
+  /** `parts[i]`: section i's entries joined by line breaks, or null; `entries` counts them all. */
   frame(parts: readonly (string | null)[], entries: number, lastChange: string | null): string;
 }
 
@@ -69,10 +59,8 @@ export function documentOf(projection: TeiProjection, rows: readonly StoredRow[]
   return projection.frame(parts, rows.length, lastChange);
 }
 
-// Type aliases, not interfaces: a row of the mapping is then a StoredRow as well. Optional
-// columns are Anton's (name variants, abbreviations, SIKART id, Wikipedia): absent before their
-// migration.
-/** The columns actors and places have alike. */
+// Type aliases, not interfaces, so a mapping row is a StoredRow too. Optional columns are Anton's
+// (variants, abbreviations, SIKART, Wikipedia): absent before its migration.
 type NamedRow = {
   id: number;
   name: string;
@@ -101,17 +89,10 @@ export type PlaceRow = NamedRow & {
   wikipedia?: string | null;
 };
 
-export type KeywordRow = {
-  id: number;
-  name: string;
-  label: string | null;
-  gnd: string | null;
-};
+export type KeywordRow = Pick<NamedRow, 'id' | 'name' | 'label' | 'gnd'>;
 
 /** Actor types exported as <person>; every other type is an <org>. */
 const PERSON_TYPES = ['person', 'family'];
-
-// --- values stored as JSON text -------------------------------------------------------------
 
 // A BCP 47-shaped tag; anything else cannot go into xml:lang and is left out.
 const LANG_TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
@@ -140,8 +121,6 @@ export function alternativeNames(text: string | null): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : [];
 }
 
-// --- dates (rules in dates.ts) --------------------------------------------------------------
-
 /** <birth when="1901"/>, <birth when-iso="0000"/>, or <birth>c. 1900</birth>: free-text dates are kept, not lost. */
 function pointDate(name: string, value: string | null): XmlNode[] {
   const v = clean(value);
@@ -150,10 +129,7 @@ function pointDate(name: string, value: string | null): XmlNode[] {
   return [el(name, attrs, free[0] ?? null)];
 }
 
-/**
- * A period, null without either end: from/to attributes for the ends that have a date, its
- * readable text "start–end", and whether an end is free text (fits no attribute).
- */
+/** A period (null without either end): from/to attributes, its text "start–end", whether an end is free text. */
 function rangeDate(start: string | null, end: string | null) {
   const s = clean(start);
   const e = clean(end);
@@ -164,8 +140,6 @@ function rangeDate(start: string | null, end: string | null) {
   ]);
   return { attrs, text: `${s ?? ''}–${e ?? ''}`, free: free.length > 0 };
 }
-
-// --- shared pieces --------------------------------------------------------------------------
 
 /** The name, then its other forms, each typed: alternative names, variants, abbreviations, labels by language. */
 function names(element: string, row: NamedRow): XmlNode[] {
@@ -197,9 +171,8 @@ const idno = (type: string, value: string | null | undefined): XmlNode[] => {
 const note = (text: string | null): XmlNode[] => (clean(text) ? [el('note', [], text)] : []);
 
 /**
- * `lastChange` is when the data last changed (the newest `updated_at`), not when the document
- * was generated: the same data gives the same bytes, so the content hash (the ETag) and
- * Last-Modified stay put across refreshes.
+ * `lastChange` is the newest `updated_at`, not the generation time: the same data gives the same
+ * bytes, so the ETag (content hash) and Last-Modified stay put across refreshes.
  */
 function teiDocument(
   title: string,
@@ -218,9 +191,8 @@ function teiDocument(
     ]),
     ...header,
   ]);
-  // TEI needs a resource after the header; with nothing to list, an empty text body is the valid one.
   const resource = body ?? wrap('text', [wrap('body', [el('p', [])])]);
-  const root = parent('TEI', [['xmlns', TEI_NS]], [teiHeader, resource]);
+  const root = parent('TEI', [['xmlns', 'http://www.tei-c.org/ns/1.0']], [teiHeader, resource]);
   return `<?xml version="1.0" encoding="UTF-8"?>\n${serialize(root)}\n`;
 }
 
@@ -238,8 +210,6 @@ function word(value: string | null): string | null {
   const w = stripInvalidXmlChars(value ?? '').replace(/[\p{C}\p{Z}]+/gu, '_');
   return w === '' || w === '_' ? null : w;
 }
-
-// --- actors ---------------------------------------------------------------------------------
 
 function person(a: ActorRow): XmlNode {
   // Persons have a life (birth, death); a family has only a period of activity (floruit).
@@ -261,8 +231,7 @@ function person(a: ActorRow): XmlNode {
 }
 
 function org(a: ActorRow): XmlNode {
-  // No floruit/birth (they belong to persons): the existence <event> (model.orgPart) is dated
-  // with from/to and labelled with the period as stored.
+  // No floruit/birth (persons' only): the existence <event> (model.orgPart) is dated with from/to.
   const range = rangeDate(a.date_start, a.date_end);
   const existence = range
     ? [parent('event', [['type', 'existence'], ...range.attrs], [el('label', [], range.text)])]
@@ -291,15 +260,12 @@ export const ACTORS_TEI: TeiProjection = {
 export const actorsDocument = (rows: readonly ActorRow[], lastChange: string | null): string =>
   documentOf(ACTORS_TEI, rows, lastChange);
 
-// --- places ---------------------------------------------------------------------------------
-
 // How places store their location (fields.ts): "<lat> <lon>" in decimal degrees, signs optional.
 const LAT_LON = /^\s*([-+]?\d{1,3}(?:\.\d+)?)[\s,]+([-+]?\d{1,3}(?:\.\d+)?)\s*$/;
 
 /**
- * TEI's default geoDecl is WGS84 "latitude longitude" in decimal degrees: <geo>47.3769 8.5417</geo>.
- * A value that is not a latitude/longitude pair in range (other coordinate systems, damaged
- * text) is kept as a note of the location rather than passed off as WGS84.
+ * <geo> in TEI's default geoDecl, WGS84 "latitude longitude" in decimal degrees. Any other value
+ * (other coordinate systems, damaged text) is kept as a note rather than passed off as WGS84.
  */
 function geo(location: string | null): XmlNode[] {
   const v = clean(location);
@@ -353,8 +319,6 @@ export const PLACES_TEI: TeiProjection = {
 
 export const placesDocument = (rows: readonly PlaceRow[], lastChange: string | null): string =>
   documentOf(PLACES_TEI, rows, lastChange);
-
-// --- keywords -------------------------------------------------------------------------------
 
 const GND_URI = 'https://d-nb.info/gnd/';
 

@@ -1,17 +1,9 @@
-// Stored TEI exports (SPEC §4.4, issue 9), one per resource with a TEI projection (resources/).
-// A document is built from the rows into a file under `<dataDir>/exports` (export-file.ts: a
-// slice of rows at a time, never whole in memory, the event loop free between slices) and sent
-// from there; `tei_exports` describes it. Never stale: every change to actors, places or keywords
-// gives the kind a new random version (`tei_sources`, set by triggers in the change's
-// transaction, whichever door wrote it; migrations/*_tei_sources.js). A read compares the stored
-// export's version with the current one (two one-row reads) and rebuilds first when they differ
-// or its file is missing (another daemon's dataDir, or removed). GET /api/tei/refresh rebuilds in
-// any case; `?ids=` checks the ids and answers the export as of now (see checkIds).
-//
-// Each stored export carries what conditional GET needs: `etag`, the SHA-256 of the document
-// (which holds no generation time: the same data gives the same bytes and ETag, refresh or not),
-// and `modified_at`, when the content last changed. The `document` column is left empty: the
-// files replace a value of tens of megabytes read whole for each request.
+// Stored TEI exports (SPEC §4.4, issue 9), one per resource with a TEI projection (resources/),
+// built into files (export-file.ts, docs/ARCHITECTURE.md) that `tei_exports` describes. Never
+// stale: any change to actors, places or keywords, whichever door wrote it, gives the kind a new
+// version (`tei_sources`, set by triggers in its transaction); a read compares it with the stored
+// export's (two one-row reads) and rebuilds first when they differ or the file is missing. The
+// `document` column stays empty: the files replace a value of tens of MB read whole per request.
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { MAX_ROW_ID } from '../../../db/row-id.js';
@@ -46,8 +38,7 @@ function projectionOf(kind: TeiKind): TeiProjection & { what: string } {
   return projection;
 }
 
-// The mapping's output format: a stored export of another (an older mapping's) is rebuilt on its
-// next read. Change it whenever the mapping changes.
+// The mapping's output format: a stored export of another (an older mapping's) is rebuilt on read.
 export const TEI_FORMAT = 'tei-p5.2';
 
 /** What a conditional GET needs to know about an export, without the document. */
@@ -58,25 +49,18 @@ export interface TeiExportMeta {
   etag: string;
   /** ISO instant at which the content last changed (Last-Modified). */
   modifiedAt: string;
-  /**
-   * False only for a rebuild that lost the race to store it several times over: the document is
-   * fresh, but `modifiedAt` was computed from a superseded export and must not be sent.
-   */
+  /** False when a rebuild lost every race to store it: fresh, but `modifiedAt` (of a superseded export) is not sent. */
   stored: boolean;
 }
 
 /** An export with its file (under the exports directory, named by its ETag). */
-export interface TeiExport extends TeiExportMeta {
-  file: string;
-}
+export type TeiExport = TeiExportMeta & { file: string };
 
 /** An export as currentExport answers it: with its file when it was just built. */
 type CurrentExport = TeiExportMeta & { file?: string };
 
 /** Where the exports are kept, and the database they are built from. */
-export interface ExportCtx extends Ctx {
-  dir: string;
-}
+export type ExportCtx = Ctx & { dir: string };
 
 /** The file of an export's content: its kind and its ETag. */
 const fileOf = (dir: string, kind: TeiKind, etag: string): string => path.join(dir, `${kind}-${etag}.xml`);
@@ -104,11 +88,6 @@ const META_COLUMNS = [
   'revision',
 ] as const;
 
-const storedRow = (db: Knex, kind: TeiKind) =>
-  db('tei_exports')
-    .where('kind', kind)
-    .first<StoredRow | undefined>(...META_COLUMNS);
-
 /** The stored export, when it was built from `version` of the rows by this mapping; else null. */
 function freshMeta(kind: TeiKind, row: StoredRow | undefined, version: string | null): TeiExportMeta | null {
   if (!row || version === null || row.source_version !== version || row.format !== TEI_FORMAT) return null;
@@ -134,11 +113,9 @@ const marker = (i: number) => `\u0000${i}\u0000`;
 const MARKER = /\u0000(\d+)\u0000/;
 
 /**
- * Builds the export of a kind from the current rows into a file named by its hash, and answers
- * it with the newest `updated_at` among the rows. All columns: the mapping (document.ts) takes
- * the fields it knows, including ones that later migrations add. Each section is written to a
- * file of its own a slice at a time (counting its entries); then the frame, which states the
- * count, is written with the sections' files in their places.
+ * Builds the export of a kind into a file named by its hash. All columns: the mapping takes the
+ * fields it knows, including ones later migrations add. Each section goes to a file of its own
+ * (counting its entries); then the frame, which states the count, with those files in place.
  */
 async function build(ctx: ExportCtx, kind: TeiKind) {
   const projection = projectionOf(kind);
@@ -154,8 +131,7 @@ async function build(ctx: ExportCtx, kind: TeiKind) {
       for await (const rows of slicesOf<Row>(ctx.db, kind, ['*'], narrowTo(section))) {
         const out: string[] = [];
         for (const row of rows) {
-          // PostgreSQL returns ids as numbers for integer columns; normalised anyway: ids become xml:id values.
-          // narrowTo(section) chose the rows in SQL: each one belongs to the section.
+          // Ids as numbers (they become xml:id values); narrowTo chose the section's rows in SQL.
           out.push(section.entry({ ...row, id: Number(row.id) }));
           const at = row.updated_at;
           if (typeof at === 'string' && (lastChange === null || at > lastChange)) lastChange = at;
@@ -187,11 +163,10 @@ async function build(ctx: ExportCtx, kind: TeiKind) {
 const SECOND = 1000;
 
 /**
- * Last-Modified of new content. HTTP dates have whole seconds, so a client holding the old
- * content with `If-Modified-Since: <old second>` must see the new content as modified: the new
- * time lies at least in the second after the old one, whatever the clocks of the writers said
- * (a transaction can commit well after the `updated_at` it wrote). Otherwise it is the data's
- * last change, or now when that is unknown or in the future.
+ * Last-Modified of new content: the data's last change (now when unknown or in the future), but at
+ * least the second after the old one, whatever the writers' clocks said (a transaction can commit
+ * well after the `updated_at` it wrote): HTTP dates have whole seconds, and a client holding the
+ * old content with `If-Modified-Since: <old second>` must see the new as modified.
  */
 export function nextModified(previous: string | null, dataChange: string | null, now: Date): string {
   const nowMs = now.getTime();
@@ -203,11 +178,10 @@ export function nextModified(previous: string | null, dataChange: string | null,
 }
 
 /**
- * Builds the export from the current rows and stores it unless another process stored one
- * since `old` was read (compare-and-set on `revision`): answers the export and whether it was
- * stored. `version` must have been read before the rows: the stored version is then never newer
- * than the data, at worst older (and rebuilt once more). Once stored, the files of older
- * contents are removed (a reader sending one keeps it open to its end).
+ * Builds the export and stores it unless another process stored one since `old` was read
+ * (compare-and-set on `revision`); answers it and whether it was stored. `version` was read before
+ * the rows: the stored version is never newer than the data, at worst older (rebuilt once more).
+ * Once stored, older contents' files are removed (a reader sending one keeps it open to its end).
  */
 async function rebuild(ctx: ExportCtx, kind: TeiKind, version: string | null, old: StoredRow | undefined) {
   const { file, etag, entries, lastChange } = await build(ctx, kind);
@@ -240,9 +214,8 @@ async function rebuild(ctx: ExportCtx, kind: TeiKind, version: string | null, ol
 }
 
 /**
- * Rebuilds in flight, per database and per (kind, version): concurrent reads that found the same
- * stale version share one rebuild. Only the same version: a read that saw a newer version must
- * not be answered with a rebuild that may have read the rows before that change.
+ * Rebuilds in flight per database and (kind, version), shared by reads that found the same stale
+ * version; not by a read of a newer version: the rebuild may have read the rows before its change.
  */
 const rebuilding = new SharedBuilds<{ exp: TeiExport; stored: boolean }>();
 
@@ -250,15 +223,17 @@ const rebuilding = new SharedBuilds<{ exp: TeiExport; stored: boolean }>();
 const ATTEMPTS = 5;
 
 /**
- * The export of a kind as of now: the stored one when it was built from the current version of
- * the rows, else rebuilt (and stored) first; `force` rebuilds in any case. A stored export's file
- * is opened by openExport, only when the client does not have the content already.
+ * The export of a kind as of now: stored when built from the rows' current version, else rebuilt
+ * and stored first (`force`: always); openExport opens its file if the client lacks the content.
  */
 export async function currentExport(ctx: ExportCtx, kind: TeiKind, force = false): Promise<CurrentExport> {
   let last: TeiExport | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const version = await tableVersion(ctx.db, kind); // first: see rebuild()
-    const old = await storedRow(ctx.db, kind);
+    const old = await ctx
+      .db('tei_exports')
+      .where('kind', kind)
+      .first<StoredRow | undefined>(...META_COLUMNS);
     const fresh = force ? null : freshMeta(kind, old, version);
     if (fresh) return fresh;
     const key = `${ctx.dir}:${kind}:${version}:${old?.revision ?? 'none'}`;
@@ -268,14 +243,12 @@ export async function currentExport(ctx: ExportCtx, kind: TeiKind, force = false
     last = exp;
     force = false;
   }
-  // Not stored: fresh all the same, but its Last-Modified was computed from a superseded export.
   return { ...(last as TeiExport), stored: false };
 }
 
 /**
- * The file of `meta` (an export currentExport answered), opened for sending. A file that is
- * gone (built by another daemon with another dataDir, or replaced since) is built again: the
- * answer is then the export as of now, which `meta` may no longer describe.
+ * The file of `meta` (from currentExport), opened for sending; one that is gone (another dataDir,
+ * or replaced) is rebuilt: the answer is then the export as of now, which `meta` may not describe.
  */
 export async function openExport(ctx: ExportCtx, meta: CurrentExport) {
   const withFile = (m: CurrentExport): TeiExport => ({
@@ -298,9 +271,8 @@ export async function refreshExports(ctx: ExportCtx): Promise<Record<TeiKind, nu
 }
 
 /**
- * `?ids=` regenerates "those entries": every listed id must exist (else 404, and nothing is
- * built or stored). An entry is derived from its row alone, so the export as of now (rebuilt
- * when stale) holds each listed entry as a rebuild would write it.
+ * `?ids=` regenerates "those entries": every id must exist (else 404, nothing built or stored). An
+ * entry derives from its row alone, so the export as of now (rebuilt when stale) is that rebuild.
  */
 export async function checkIds(ctx: Ctx, kind: TeiKind, ids: readonly number[]): Promise<void> {
   const possible = ids.filter((id) => id <= MAX_ROW_ID);
@@ -320,10 +292,7 @@ export async function checkIds(ctx: Ctx, kind: TeiKind, ids: readonly number[]):
   }
 }
 
-/**
- * The `ids` query parameter: a comma-separated list of positive integers (spaces around items
- * are allowed), at most MAX_IDS of them; duplicates count once. Anything else is a 422.
- */
+/** `ids`: comma-separated positive integers (spaces around allowed), at most MAX_IDS, duplicates once; else a 422. */
 export function parseIds(raw: unknown): number[] {
   const bad = (why: string) => invalid(`invalid ids: ${why}`, { ids: why });
   if (Array.isArray(raw)) throw bad('give ids once, as a comma-separated list');
