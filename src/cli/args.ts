@@ -1,6 +1,5 @@
-// The values commander hands over as text (roles, setting names, switches, dates, URLs), each
-// read through a valibot schema whose message is the one line the CLI prints. A bad value is
-// refused before the configuration or the database is touched.
+// Values commander hands over as text, each read through a valibot schema whose message is the
+// one line the CLI prints: a bad value is refused before the configuration or database is touched.
 import { invalid, type AppError } from '../errors.js';
 import { ROLES } from '../domain/roles.js';
 import { parseDate } from '../domain/dates.js';
@@ -24,7 +23,6 @@ export const SETTING_NAME = v.picklist(
   (issue) => `unknown setting "${String(issue.input)}" (one of ${ALL_SETTING_NAMES.join(', ')})`,
 );
 
-/** token_max_days: a whole number of days from 1, or `off` (null). */
 export const MAX_DAYS = v.pipe(
   v.string(),
   v.check(
@@ -35,7 +33,6 @@ export const MAX_DAYS = v.pipe(
   v.transform((text) => (text === 'off' ? null : Number(text))),
 );
 
-/** `on` or `off`, as a boolean. */
 export const SWITCH = v.pipe(
   v.picklist(['on', 'off'], (issue) => `a setting is "on" or "off", got "${String(issue.input)}"`),
   v.transform((value) => value === 'on'),
@@ -69,12 +66,8 @@ const notPort = (issue: v.BaseIssue<unknown>) =>
 /** A TCP port, 0 (any free port) to 65535. */
 export const PORT = v.pipe(v.string(), v.regex(/^\d{1,5}$/, notPort), v.transform(Number), v.maxValue(65535, notPort));
 
-export const TOKEN_KIND = v.picklist(
-  TOKEN_KINDS,
-  (issue) => `--kind must be one of ${TOKEN_KINDS.join(', ')}, got "${String(issue.input)}"`,
-);
+const oneOf = <T extends string>(flag: string, choices: readonly T[]) =>
+  v.picklist(choices, (issue) => `${flag} must be one of ${choices.join(', ')}, got "${String(issue.input)}"`);
 
-export const TOKEN_STATUS = v.picklist(
-  TOKEN_STATUSES,
-  (issue) => `--status must be one of ${TOKEN_STATUSES.join(', ')}, got "${String(issue.input)}"`,
-);
+export const TOKEN_KIND = oneOf('--kind', TOKEN_KINDS);
+export const TOKEN_STATUS = oneOf('--status', TOKEN_STATUSES);

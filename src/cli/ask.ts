@@ -1,6 +1,5 @@
-// Who a command acts as, and values that may be asked for in a terminal.
-// The acting account: --as, else ARCHIVECTL_AS, else asked in a terminal. Without a terminal a
-// missing --as is a usage error: scripts must say who they act as.
+// Who a command acts as, and values that may be asked for in a terminal. Without one nothing is
+// asked: a missing --as is a usage error, as scripts must say who they act as.
 import os from 'node:os';
 import type { Acting } from '../domain/audit.js';
 import { usage } from '../errors.js';
@@ -9,10 +8,6 @@ import { PromptCancelled } from './cancelled.js';
 
 /** prompt.ts (and @inquirer/prompts), loaded when something is asked: most runs (scripts, --as given) ask nothing. */
 const questions = () => import('./prompt.js');
-
-async function prompt(message: string, opts: { hidden?: boolean } = {}): Promise<string> {
-  return (await questions()).prompt(message, opts);
-}
 
 export function isInteractive(): boolean {
   const { stdin, stdout } = io();
@@ -25,12 +20,11 @@ export async function resolveActor(flag: string | undefined): Promise<string> {
   if (!isInteractive()) {
     throw usage('missing --as <username> (or ARCHIVECTL_AS): the account this action is done as');
   }
-  const answer = (await prompt('Act as which account (--as)?')).trim();
+  const answer = (await (await questions()).prompt('Act as which account (--as)?')).trim();
   if (!answer) throw usage('missing --as <username>');
   return answer;
 }
 
-/** The acting account when one is optional (listing, pruning, account commands). */
 export function optionalActor(flag: string | undefined): string | undefined {
   return flag ?? (io().env.ARCHIVECTL_AS || undefined);
 }
@@ -57,20 +51,16 @@ function osActor(): string {
 export async function askFor(value: string | undefined, flag: string, message: string): Promise<string> {
   if (value !== undefined) return value;
   if (!isInteractive()) throw usage(`missing ${flag}`);
-  return prompt(message);
+  return (await questions()).prompt(message);
 }
 
 /** A secret typed without echo, when stdin is a terminal; undefined otherwise. */
 export async function askSecret(message: string): Promise<string | undefined> {
   if (!io().stdin.isTTY) return undefined;
-  return prompt(message, { hidden: true });
+  return (await questions()).prompt(message, { hidden: true });
 }
 
-/**
- * Asks before something that cannot be undone; a "no" (the default) ends the command with
- * "cancelled" (PromptCancelled). Callers ask only in a terminal and without --yes: scripts and
- * cron go ahead without asking, as before prompts existed.
- */
+/** Asks before what cannot be undone (callers: in a terminal, without --yes); "no" cancels. */
 export async function confirm(question: string): Promise<void> {
   if (!(await (await questions()).yesNo(question))) throw new PromptCancelled();
 }

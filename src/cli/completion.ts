@@ -1,7 +1,5 @@
-// Shell completion scripts, generated from commander's command tree: subcommands and options
-// at each level, file names after an option that takes a value. Both shells get the same
-// table (a `case` on the words typed so far), so a new command or option completes as soon
-// as it is registered.
+// Shell completion scripts from commander's command tree (subcommands and options at each level,
+// file names after an option that takes a value), so a new command or option completes at once.
 import type { Command, Option } from 'commander';
 
 interface Level {
@@ -29,23 +27,14 @@ function levels(command: Command, path = ''): Level[] {
 /** Shell functions shared by both scripts: what completes at a level, and which options take a value. */
 function table(program: Command, prefix: string): string {
   const all = levels(program);
-  const cases = (pick: (l: Level) => string[]) =>
-    all.map((l) => `    '${l.path}') echo '${pick(l).join(' ')}' ;;`).join('\n');
-  return `${prefix}_subcommands() {
+  const lookup = (key: 'subcommands' | 'options' | 'valued') => `${prefix}_${key}() {
   case "$1" in
-${cases((l) => l.subcommands)}
+${all.map((l) => `    '${l.path}') echo '${l[key].join(' ')}' ;;`).join('\n')}
   esac
-}
-${prefix}_options() {
-  case "$1" in
-${cases((l) => l.options)}
-  esac
-}
-${prefix}_valued() {
-  case "$1" in
-${cases((l) => l.valued)}
-  esac
-}
+}`;
+  return `${lookup('subcommands')}
+${lookup('options')}
+${lookup('valued')}
 # The subcommands among the words before the cursor ($@), skipping options and their values.
 ${prefix}_path() {
   local cmdpath='' w skip=0

@@ -1,7 +1,5 @@
-// What a command needs to run: the configuration, an open database with its schema current,
-// and the clock. Opened per command, closed when it ends. Environment, working directory and
-// clock are those of the run (io.ts), so an in-process run with another clock never touches
-// the process's own.
+// What a command needs to run: the configuration, the database (schema current) and the run's
+// clock (io.ts), opened per command and closed when it ends.
 //
 // Only `migrate` and `serve` create a database. Every other command refuses one that is not
 // there, naming the configuration and the database it looked for: run from the wrong directory
@@ -15,28 +13,19 @@ import type { Ctx } from '../domain/context.js';
 import { io } from './io.js';
 import { note } from './text-output.js';
 
-export interface GlobalOptions {
-  config?: string;
-}
+export type GlobalOptions = { config?: string };
 
 /** The global options, read when an action runs (commander has parsed them by then). */
 export type Globals = () => GlobalOptions;
 
 /** Options that many commands share, as commander hands them to an action. */
-export interface JsonFlag {
-  json?: boolean;
-}
-
-export interface AsFlag {
-  as?: string;
-}
+export type JsonFlag = { json?: boolean };
+export type AsFlag = { as?: string };
 
 export function readConfig(globals: GlobalOptions): Config {
-  const { env, cwd } = io();
-  return loadConfig(globals.config, env, cwd);
+  return loadConfig(globals.config, io().env, io().cwd);
 }
 
-/** `config file /etc/archivectl/config.json`, or `no config file: defaults`. */
 export function configSource(config: Pick<Config, 'file'>): string {
   return config.file ? `config file ${config.file}` : 'no config file: defaults';
 }
@@ -48,22 +37,15 @@ function noDatabase(config: Config, what: string): Error {
   );
 }
 
-/**
- * Why the SQLite database (or its -wal or -shm file) cannot be trusted: writable by its group
- * or others, or owned by another user (config/file-trust.ts); null when it can, or on PostgreSQL.
- */
+/** Why the SQLite database or its -wal or -shm file cannot be trusted (config/file-trust.ts). */
 export function untrustedDatabase(config: Pick<Config, 'database'>): string | null {
   if (config.database.client !== 'sqlite3') return null;
   const file = config.database.filename;
-  for (const [name, what] of [
-    [file, 'database file'],
-    [`${file}-wal`, 'database write-ahead log'],
-    [`${file}-shm`, 'database shared-memory file'],
-  ] as const) {
-    const problem = untrustedFile(name, what);
-    if (problem) return problem;
-  }
-  return null;
+  return (
+    untrustedFile(file, 'database file') ??
+    untrustedFile(`${file}-wal`, 'database write-ahead log') ??
+    untrustedFile(`${file}-shm`, 'database shared-memory file')
+  );
 }
 
 /** Stops the command (exit status 2) before a database another user could have written is opened. */
@@ -72,10 +54,7 @@ export function refuseUntrustedDatabase(config: Pick<Config, 'database'>): void 
   if (problem) throw configError(problem);
 }
 
-/**
- * `work` with the configured database open (closed when it ends), first warning on stderr when
- * its file is readable by others.
- */
+/** `work` with the configured database open, then closed; first a warning if others can read it. */
 export async function withConfiguredDatabase<T>(
   config: Config,
   opts: { create?: boolean },
@@ -84,8 +63,9 @@ export async function withConfiguredDatabase<T>(
   // Loaded here, not with the module: `--help` and commands without a database never pay for them.
   const { databaseFileExists, databaseFileWarning, databaseLocation, hasSchema, openDatabase } =
     await import('../db/connect.js');
+  const where = databaseLocation(config.database);
   if (!opts.create && !databaseFileExists(config.database)) {
-    throw noDatabase(config, `no database at ${databaseLocation(config.database)}`);
+    throw noDatabase(config, `no database at ${where}`);
   }
   refuseUntrustedDatabase(config);
   const warning = databaseFileWarning(config);
@@ -93,10 +73,7 @@ export async function withConfiguredDatabase<T>(
   const db = await openDatabase(config.database);
   try {
     if (!opts.create && !(await hasSchema(db))) {
-      throw noDatabase(
-        config,
-        `the database ${databaseLocation(config.database)} holds no archive (no migrations table)`,
-      );
+      throw noDatabase(config, `the database ${where} holds no archive (no migrations table)`);
     }
     return await work(db);
   } finally {
@@ -104,13 +81,12 @@ export async function withConfiguredDatabase<T>(
   }
 }
 
-export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx, config: Config) => Promise<T>): Promise<T> {
-  const config = readConfig(globals);
-  return withConfiguredDatabase(config, {}, async (db) => {
+export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx) => Promise<T>): Promise<T> {
+  return withConfiguredDatabase(readConfig(globals), {}, async (db) => {
     // An existing installation is brought up to date (an upgrade), as `serve` does.
     const { migrateLatest } = await import('../db/migrate.js');
     const applied = await migrateLatest(db);
     if (applied.length > 0) note(`applied ${applied.length} database migration(s)`);
-    return work({ db, clock: io().clock }, config);
+    return work({ db, clock: io().clock });
   });
 }

@@ -1,6 +1,5 @@
-// `archivectl doctor`: an installation checked end to end, each check a line saying what is
-// wrong and how to fix it. Nothing is created or changed: a missing database is reported, not
-// made, and the daemons' table is only read.
+// `archivectl doctor`: the installation checked end to end, a line per check saying what is wrong
+// and how to fix it. Nothing is created or changed: a missing database is reported, not made.
 import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
@@ -117,11 +116,7 @@ async function databaseChecks(config: Config, findings: Finding[]): Promise<void
 /** Tokens listed by name in a finding; the rest are counted. */
 const LISTED_TOKENS = 20;
 
-/**
- * The token lifetime policy (settings token_max_days): active regular tokens that end later
- * than it allows a new token, or never. The policy never changes them; an admin may rotate
- * them (the new token gets the policy's end). Nothing to say while the policy is off.
- */
+/** Active regular tokens that end later than token_max_days allows a new token (null while off). */
 async function tokenLifetime(db: Db): Promise<Finding | null> {
   const { tokensBeyondPolicy } = await import('../domain/tokens/lifetime.js');
   const beyond = await tokensBeyondPolicy({ db, clock: io().clock });
@@ -135,8 +130,7 @@ async function tokenLifetime(db: Db): Promise<Finding | null> {
   return warn(
     'token lifetime',
     `${policy}; ${beyond.tokens.length} active token(s), made before it was set or tightened, end later: ` +
-      `${shown.join('; ')}` +
-      `${more > 0 ? `; and ${more} more` : ''}. Rotate them to give them the policy's end.`,
+      `${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}. Rotate them to give them the policy's end.`,
   );
 }
 

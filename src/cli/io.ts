@@ -1,7 +1,6 @@
-// What one run of the CLI reads from and writes to: its streams, environment, working directory
-// and clock. `main(argv, io)` puts them in an AsyncLocalStorage for the run, so commands reach
-// them without threading a parameter through every helper, and two runs in one process (tests)
-// never see each other's. Outside a run, the process's own are used.
+// What one run of the CLI reads and writes: streams, environment, working directory, clock and
+// stop signals, kept by `main(argv, io)` in an AsyncLocalStorage for the run: commands reach them
+// without a parameter, and two runs in one process (tests) never see each other's.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { systemClock, type Clock } from '../clock.js';
 
@@ -14,14 +13,12 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   clock: Clock;
-  /**
-   * Where `serve` hears that it must stop ('SIGTERM' or 'SIGINT' events): the process itself, or
-   * an emitter of the caller's when the daemon runs inside a process that is not its own (tests).
-   */
+  /** Where `serve` hears SIGTERM or SIGINT: the process, or an emitter of the caller's (tests). */
   signals: Pick<NodeJS.EventEmitter, 'once' | 'on' | 'removeListener'>;
 }
 
-const current = new AsyncLocalStorage<CliIo>();
+/** The io of the run in progress, set by main(argv, io). */
+export const currentIo = new AsyncLocalStorage<CliIo>();
 
 /** The io of a run: what was given, the process's own for the rest. */
 export function resolveIo(given: Partial<CliIo> = {}): CliIo {
@@ -36,11 +33,7 @@ export function resolveIo(given: Partial<CliIo> = {}): CliIo {
   };
 }
 
-export function runWithIo<T>(io: CliIo, work: () => Promise<T>): Promise<T> {
-  return current.run(io, work);
-}
-
 /** The io of the run in progress (the process's own outside of one). */
 export function io(): CliIo {
-  return current.getStore() ?? resolveIo();
+  return currentIo.getStore() ?? resolveIo();
 }

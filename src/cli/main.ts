@@ -1,19 +1,16 @@
 // archivectl: the daemon (`serve`) and the admin CLI, one program. Importing this module does
 // nothing: bin/archivectl calls main(process.argv), tests call main(argv, io).
 //
-// Start-up time is mostly module loading, so a run loads only what its command needs. This
-// module and commands/*.ts are the command tree (names, options, help texts: what --help, the
-// man page and completion read) and import nothing heavy; each command's code is in
-// actions/*.ts, imported when the command runs, and loads the domain and the database (knex)
-// only once it gets that far. Keep it so: from here and from commands/, import only small
-// standalone modules (names, roles, statuses); one that brings config, valibot, the domain's
-// services or the database slows every run, `--help` included.
+// A run loads only what its command needs (docs/ARCHITECTURE.md, "Start-up"): this module and
+// commands/*.ts, the command tree that --help, the man page and completion read, import only
+// small standalone modules (names, roles, statuses); actions/*.ts load when their command runs.
+// Config, valibot, the domain or the database imported from here would slow every run.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../unsafe-text.js';
 import type { GlobalOptions } from './context.js';
-import { resolveIo, runWithIo, type CliIo } from './io.js';
+import { currentIo, resolveIo, type CliIo } from './io.js';
 import { environmentHelp, EXIT_STATUS } from './about.js';
 import { PromptCancelled } from './cancelled.js';
 import { registerAccount } from './commands/account.js';
@@ -74,17 +71,9 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
 
 const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
 
-function exitCodeFor(err: unknown): number {
-  if (err instanceof CommanderError) return HELP_OR_VERSION.has(err.code) ? 0 : 2;
-  if (isAppError(err)) return err.kind === 'usage' || err.kind === 'config' ? 2 : 1;
-  return 1;
-}
-
 /**
- * Runs one command. `argv` is shaped like process.argv (the first two entries are skipped);
- * `given` replaces any of this process's streams, environment, working directory, clock and
- * stop signals for this run (tests run several at once). Returns the exit status; never exits
- * the process (only `serve` does, once it has shut down).
+ * Runs one command (`argv` shaped like process.argv); `given` replaces any of the process's io
+ * (io.ts) for this run. Returns the exit status; never exits the process (only `serve` does).
  */
 export async function main(argv: string[], given?: Partial<CliIo>): Promise<number> {
   const io = resolveIo(given);
@@ -93,26 +82,23 @@ export async function main(argv: string[], given?: Partial<CliIo>): Promise<numb
       await buildProgram(io).parseAsync(argv);
       return 0;
     } catch (err) {
-      const code = exitCodeFor(err);
-      if (err instanceof CommanderError) return code; // commander has printed its message
+      if (err instanceof CommanderError) return HELP_OR_VERSION.has(err.code) ? 0 : 2; // commander printed it
       if (err instanceof PromptCancelled) {
         io.stderr.write(err.interrupted ? '\ninterrupted\n' : 'cancelled: nothing was changed\n');
         return err.interrupted ? 130 : 1;
       }
       // Unexpected errors may quote SQL with bound values (hashes): cut those out. Messages
       // quote names and arguments, which may hold what a terminal would obey: escaped.
-      const message = escapeUnsafe(redactSecrets(err instanceof Error ? err.message : String(err)), {
-        keepNewlines: true,
-      });
+      const safe = (text: string) => escapeUnsafe(redactSecrets(text), { keepNewlines: true });
+      const message = safe(err instanceof Error ? err.message : String(err));
       io.stderr.write(`${message.startsWith('config error') ? '' : 'error: '}${message}\n`);
       // A user error is one line; anything else is a bug, whose stack helps only on request.
       if (!isAppError(err) && io.env.ARCHIVECTL_DEBUG && err instanceof Error)
-        io.stderr.write(`${escapeUnsafe(redactSecrets(err.stack ?? ''), { keepNewlines: true })}\n`);
-      return code;
+        io.stderr.write(`${safe(err.stack ?? '')}\n`);
+      return isAppError(err) && (err.kind === 'usage' || err.kind === 'config') ? 2 : 1;
     }
   };
-  // The process's own run (bin/archivectl) needs no store: io() falls back to the process's
-  // streams and clock. Leaving it out spares the daemon the promise hooks an AsyncLocalStorage
-  // keeps on every promise for as long as it runs.
-  return given ? runWithIo(io, run) : run();
+  // The process's own run needs no store (io() falls back to the process's), which spares the
+  // daemon the promise hooks an AsyncLocalStorage keeps on every promise for as long as it runs.
+  return given ? currentIo.run(io, run) : run();
 }

@@ -1,6 +1,5 @@
-// The manual page, archivectl(1), written from the same command tree as --help and the shell
-// completion, so that it can never describe a command that is not there. `npm run prepare`
-// writes it to man/archivectl.1, which package.json's "man" installs with the package.
+// archivectl(1), written from the command tree like --help and completion, so it never describes
+// a command that is not there. `npm run prepare` writes it to man/archivectl.1 (package "man").
 import { ENVIRONMENT, EXIT_STATUS } from './about.js';
 import type { Command, Option } from 'commander';
 

@@ -1,5 +1,4 @@
-// Shared output: text-output.ts (one JSON document for --json, notes, text for people), and
-// tables for people (table.ts: cli-table3, widths by string-width).
+// Output for commands that print tables: text-output.ts, and tables for people (table.ts).
 import type { TokenView } from '../domain/tokens/queries.js';
 import { LEGACY_NAME } from '../domain/tokens/names.js';
 import { io } from './io.js';
@@ -16,14 +15,9 @@ export async function printTable(
 ): Promise<void> {
   const { stdout } = io();
   const cells = rows.map((r) => r.map((cell) => (typeof cell === 'number' ? String(cell) : shown(cell))));
-  // string-width only for text that needs it: loading it costs 15 to 40 ms (table.ts).
   if (!cells.every((r) => r.every(isPlainAscii)) || !head.every(isPlainAscii)) await loadWidths();
-  for (const lines of renderTable(head, cells, {
-    terminal: Boolean(stdout.isTTY),
-    columns: stdout.columns ?? 80,
-    ...fit,
-  }))
-    writeOut(lines);
+  const opts = { terminal: Boolean(stdout.isTTY), columns: stdout.columns ?? 80, ...fit };
+  for (const lines of renderTable(head, cells, opts)) writeOut(lines);
 }
 
 /** `2026-11-20T22:35:06.123Z` → `2026-11-20 22:35 UTC`. */

@@ -1,17 +1,12 @@
 // A one-line progress display on stderr, only when stderr is a terminal (never in logs or CI).
 import { io, type OutStream } from './io.js';
 
-export interface Progress {
-  update(phase: string, done: number, total: number): void;
-  done(): void;
-}
-
-export function progressBar(stream: OutStream = io().stderr): Progress | undefined {
+export function progressBar(stream: OutStream = io().stderr) {
   if (!stream.isTTY) return undefined;
   let last = 0;
   let shown = false;
   return {
-    update(phase, done, total) {
+    update(phase: string, done: number, total: number) {
       const now = Date.now();
       if (done !== total && now - last < 100) return; // at most ten redraws a second
       last = now;

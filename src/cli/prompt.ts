@@ -1,24 +1,15 @@
-// Questions typed at a terminal, asked with @inquirer/prompts: a line of text, a secret typed
-// without echo, a yes or no. They are shown on stderr, so that stdout stays data, and read the
-// run's stdin. Ctrl-C or Ctrl-D end a question with PromptCancelled: Ctrl-C exits with status
-// 130, as a shell reports a command interrupted by SIGINT; Ctrl-D (end of input) prints
-// "cancelled", status 1. Loaded only when something is asked (ask.ts).
+// Questions at a terminal, asked with @inquirer/prompts on stderr (stdout stays data) from the
+// run's stdin; loaded only when something is asked (ask.ts). Ctrl-C ends one (PromptCancelled)
+// with status 130, as a shell reports SIGINT; Ctrl-D (end of input) with "cancelled", status 1.
 import { emitKeypressEvents } from 'node:readline';
 import { Writable } from 'node:stream';
 import { confirm, input, password } from '@inquirer/prompts';
 import { PromptCancelled } from './cancelled.js';
 import { io, type OutStream } from './io.js';
 
-interface Context {
-  input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
-  signal: AbortSignal;
-}
-
 /**
- * Writes through to `output`. @inquirer/prompts ends the stream it is given once answered,
- * which is harmless for the process's stderr (never closed by a pipe) but would close the
- * stream a run was given in its place (main(argv, io)), before the command has said its last.
+ * Writes through to `output`: @inquirer/prompts ends the stream it is given once answered, which
+ * would close a stream a run was given (main(argv, io)) before the command has said its last.
  */
 function passThrough(output: OutStream): Writable {
   const through = new Writable({
@@ -30,7 +21,7 @@ function passThrough(output: OutStream): Writable {
   return Object.assign(through, { isTTY: output.isTTY, columns: output.columns });
 }
 
-async function ask<T>(question: (context: Context) => Promise<T>): Promise<T> {
+async function ask<T>(question: (context: Parameters<typeof input>[1]) => Promise<T>): Promise<T> {
   const { stdin, stderr, signals } = io();
   // A question whose input ends (Ctrl-D on an empty line closes readline) is left open by
   // @inquirer/prompts: Ctrl-D or the end of stdin aborts it here. So does a SIGINT sent to the

@@ -18,17 +18,13 @@ export async function readInput(file: string): Promise<string> {
 }
 
 /**
- * A token value for `token revoke -` and `token lookup -`: typed without echo in a terminal,
- * else the first line of standard input. Never an argument: values on a command line stay in
- * shell history and show in ps.
+ * A token value, typed without echo in a terminal, else the first non-blank line of standard
+ * input; never an argument (it would stay in shell history and show in ps).
  */
 export async function readTokenValue(): Promise<string> {
   const { askSecret } = await import('./ask.js');
   const text = (await askSecret('Token value:')) ?? (await readInput('-'));
-  const value = text
-    .split(/\r?\n/)
-    .find((line) => line.trim() !== '')
-    ?.trim();
+  const value = text.trim().split(/\r?\n/, 1)[0]?.trim();
   if (!value) throw usage('no token value on standard input');
   return value;
 }

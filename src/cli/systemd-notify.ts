@@ -1,8 +1,7 @@
 // systemd's readiness protocol (Type=notify): READY=1 once the daemon listens, STOPPING=1 when
-// it begins to shut down, WATCHDOG=1 at half the watchdog interval. The messages are datagrams
-// on the unix socket named by NOTIFY_SOCKET; Node cannot send unix datagrams, so they are sent
-// by systemd's own `systemd-notify`, present wherever systemd runs. Its messages come from a
-// child process: the unit needs NotifyAccess=all (see the README's unit).
+// it begins to shut down, WATCHDOG=1 at half the watchdog interval. Node cannot send the unix
+// datagrams NOTIFY_SOCKET names, so systemd's own `systemd-notify` (there wherever systemd runs)
+// sends them; from a child process, which needs NotifyAccess=all in the unit (README).
 import { execFile } from 'node:child_process';
 
 export interface Notifier {
@@ -10,15 +9,12 @@ export interface Notifier {
   stopping(): void;
 }
 
-const NONE: Notifier = { ready: () => undefined, stopping: () => undefined };
-
 /**
- * A notifier when NOTIFY_SOCKET is set (else one that does nothing). `warn` hears once about a
- * message that could not be sent; the daemon keeps running (systemd then times the start out,
- * which says more than a crash would).
+ * A notifier when NOTIFY_SOCKET is set (else a no-op). `warn` hears once of a message not sent;
+ * the daemon keeps running (systemd then times the start out, which says more than a crash).
  */
 export function systemdNotifier(env: NodeJS.ProcessEnv, warn: (message: string) => void): Notifier {
-  if (!env.NOTIFY_SOCKET) return NONE;
+  if (!env.NOTIFY_SOCKET) return { ready: () => undefined, stopping: () => undefined };
   let warned = false;
   const send = (...messages: string[]) =>
     execFile('systemd-notify', messages, { env, timeout: 5000 }, (err) => {

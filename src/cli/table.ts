@@ -1,16 +1,10 @@
-// Tables: aligned columns two spaces apart, a heading line, no borders or lines between rows,
-// drawn by cli-table3. In a terminal the table fits its width: the widest free-text column(s)
-// are cut with "…", and when that is not enough, the columns the caller names are left out.
-// Anywhere else (a pipe, a file) nothing is cut or left out, one line per row. Cells arrive
-// escaped (output.ts): no tab, line break or terminal control can hide inside one, so the
-// output stays plain text that grep and awk read (--json is for programs).
+// Tables (docs/operations.md, "Tables and filters"), drawn by cli-table3 without borders. In a
+// terminal, free-text columns are cut to fit, then the columns the caller names are left out;
+// elsewhere nothing is. Cells arrive escaped (output.ts): plain text that grep and awk read.
 //
-// Widths are string-width's (East Asian width, emoji sequences, combining marks), measured
-// once for the whole table; cells are cut here, so cli-table3 only pads and joins them.
-//
-// Printable ASCII is one cell a character. Only other text needs string-width, whose loading
-// creates an Intl.Segmenter (ICU's segmentation data: 15 to 40 ms here), so it is loaded only
-// for such text: printTable (output.ts) calls loadWidths() when a cell holds any.
+// Widths are string-width's, measured once for the whole table; cells are cut here, so cli-table3
+// only pads and joins them. Printable ASCII is one cell a character: string-width, whose loading
+// creates an Intl.Segmenter (15 to 40 ms), is loaded (loadWidths, output.ts) for other text only.
 import Table from 'cli-table3';
 import { isPlainAscii } from './text-output.js';
 
@@ -30,21 +24,14 @@ const MIN_FLEX = 8;
 /** Rows per cli-table3 table: its layout costs rows², its set-up a little per table (measured). */
 const CHUNK = 16;
 
+/** cli-table3's border characters, all empty; only the one between columns is the gap. */
 const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
+  ...Object.fromEntries(
+    `top top-mid top-left top-right bottom bottom-mid bottom-left bottom-right
+     left left-mid mid mid-mid right right-mid`
+      .split(/\s+/)
+      .map((name) => [name, '']),
+  ),
   middle: GAP,
 };
 const PLAIN = { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true };
@@ -52,7 +39,6 @@ const PLAIN = { 'padding-left': 0, 'padding-right': 0, head: [], border: [], com
 let stringWidth: ((text: string) => number) | undefined;
 let graphemes: Intl.Segmenter | undefined;
 
-/** Loads string-width, for tables holding text that is not printable ASCII. */
 export async function loadWidths(): Promise<void> {
   stringWidth ??= (await import('string-width')).default;
 }
@@ -90,10 +76,9 @@ function draw(rows: string[][], colWidths: number[]): string[] {
 }
 
 /**
- * How much wider a text is than cli-table3 measures it. cli-table3 measures with an old
- * string-width (4.x), which counts newer emoji (🫠, U+1FAE0) as one cell and combining marks
- * outside U+0300–036F (Devanagari, U+20D7) and conjoining Hangul jamo as cells of their own.
- * Found by letting cli-table3 pad the text alone: it pads up to its own measure.
+ * How much wider a text is than cli-table3 measures it: its string-width 4.x counts newer emoji
+ * (🫠, U+1FAE0) as one cell, and combining marks outside U+0300–036F (Devanagari, U+20D7) and
+ * conjoining Hangul jamo as cells of their own. Found by letting cli-table3 pad the text alone.
  */
 function misjudged(text: string, cache: Map<string, number>): number {
   // ASCII, also when cut: both measure the "…" that ends a cut text as one cell.
@@ -108,11 +93,11 @@ function misjudged(text: string, cache: Map<string, number>): number {
   return delta;
 }
 
-/** Widths of the columns after cutting free-text ones until the line fits (as far as it can). */
-function fitWidths(widths: number[], head: string[], opts: TableOptions): number[] {
+/** Widths of the `kept` columns after cutting free-text ones until the line fits, if it can. */
+function fitWidths(head: string[], widths: number[], kept: number[], opts: TableOptions): number[] {
   const fitted = [...widths];
-  const total = () => lineWidth(fitted);
-  const flex = [...(opts.flex ?? [])];
+  const total = () => lineWidth(kept.map((i) => fitted[i] ?? 0));
+  const flex = (opts.flex ?? []).filter((i) => kept.includes(i));
   while (total() > opts.columns && flex.length > 0) {
     flex.sort((a, b) => (fitted[b] ?? 0) - (fitted[a] ?? 0));
     const widest = flex[0] as number;
@@ -121,7 +106,7 @@ function fitWidths(widths: number[], head: string[], opts: TableOptions): number
     if (cut >= (fitted[widest] ?? 0)) flex.shift();
     else fitted[widest] = cut;
   }
-  return fitted;
+  return kept.map((i) => fitted[i] ?? 0);
 }
 
 const lineWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
@@ -130,26 +115,17 @@ const lineWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP.
 function layout(head: string[], widths: number[], opts: TableOptions): { kept: number[]; fitted: number[] } {
   let kept = head.map((_, i) => i);
   if (!opts.terminal) return { kept, fitted: widths };
-  const fitKept = () =>
-    fitWidths(
-      kept.map((i) => widths[i] ?? 0),
-      kept.map((i) => head[i] ?? ''),
-      { ...opts, flex: (opts.flex ?? []).map((i) => kept.indexOf(i)).filter((i) => i >= 0) },
-    );
-  let fitted = fitKept();
+  let fitted = fitWidths(head, widths, kept, opts);
   // Leave out columns (opts.drop, in order) while even cutting the free-text ones is not enough.
   for (const column of opts.drop ?? []) {
     if (lineWidth(fitted) <= opts.columns) break;
     kept = kept.filter((i) => i !== column);
-    fitted = fitKept();
+    fitted = fitWidths(head, widths, kept, opts);
   }
   return { kept, fitted };
 }
 
-/**
- * The table's lines (each ending in a line break), a chunk at a time: a long table starts
- * showing before the last of it is drawn.
- */
+/** The table's lines, a chunk at a time: a long table starts showing before it is all drawn. */
 export function* renderTable(head: string[], rows: string[][], opts: TableOptions): Generator<string> {
   const widths = head.map((h, i) =>
     rows.reduce((widest, row) => Math.max(widest, displayWidth(row[i] ?? '')), displayWidth(h)),

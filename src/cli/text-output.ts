@@ -1,12 +1,10 @@
-// Output without tables: one JSON document for --json, notes, text for people. Data goes to
-// stdout (the run's, io.ts); notes, warnings and progress go to stderr, so `$(archivectl …)`
-// captures only data. Tables are in output.ts, which loads cli-table3 and string-width:
-// commands that print none (serve, migrate, backup) import this module and never load them.
+// Output without tables (those are output.ts, which loads cli-table3: commands that print none
+// import this module and never load it). Data goes to stdout (the run's, io.ts); notes, warnings
+// and progress to stderr, so `$(archivectl …)` captures only data.
 //
-// Text from the database (names, usernames, audit entries: rows written before names were
-// checked, or by a legacy import) may hold characters a terminal obeys instead of showing (an
-// escape sequence, a right-to-left override). People-facing output shows them escaped
-// (`\x1b`, `\u202e`); --json keeps the exact data, with those characters as JSON \u escapes.
+// Text from the database (rows written before names were checked, or by a legacy import) may
+// hold what a terminal obeys instead of showing (an escape sequence, a right-to-left override):
+// people-facing output shows it escaped (`\x1b`, `\u202e`); --json keeps it, as JSON \u escapes.
 import { escapeUnsafe, INVISIBLE_CLASS } from '../unsafe-text.js';
 import { io } from './io.js';
 

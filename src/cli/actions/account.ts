@@ -3,11 +3,10 @@ import { acting, confirm, isInteractive } from '../ask.js';
 import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { note, printJson, printTable, printTokens, shown, writeOut } from '../output.js';
 
-export async function create(
-  globals: Globals,
-  username: string,
-  opts: { role: string } & AsFlag & JsonFlag,
-): Promise<void> {
+export type CreateFlags = { role: string } & AsFlag & JsonFlag;
+export type DeleteFlags = AsFlag & JsonFlag & { yes?: boolean };
+
+export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
   const role = parseArg(ROLE, opts.role);
   const { createAccount } = await import('../../domain/accounts.js');
   const created = await withDb(globals(), (ctx) => createAccount(ctx, username, role, acting(opts.as)));
@@ -31,12 +30,11 @@ export async function list(globals: Globals, opts: JsonFlag): Promise<void> {
 export async function show(globals: Globals, username: string, opts: JsonFlag): Promise<void> {
   const { showAccount } = await import('../../domain/tokens/listing.js');
   const account = await withDb(globals(), (ctx) => showAccount(ctx, username));
-  if (opts.json) {
-    printJson(account);
-    return;
+  if (opts.json) printJson(account);
+  else {
+    writeOut(`Account: ${shown(account.username)}\nRole:    ${account.role}\n`);
+    await printTokens(account.tokens, false);
   }
-  writeOut(`Account: ${shown(account.username)}\nRole:    ${account.role}\n`);
-  await printTokens(account.tokens, false);
 }
 
 export async function changeRole(
@@ -52,11 +50,7 @@ export async function changeRole(
   else note(`${changed.username} is now ${changed.role}`);
 }
 
-export async function remove(
-  globals: Globals,
-  username: string,
-  opts: AsFlag & JsonFlag & { yes?: boolean },
-): Promise<void> {
+export async function remove(globals: Globals, username: string, opts: DeleteFlags): Promise<void> {
   const { deleteAccount, listAccounts } = await import('../../domain/accounts.js');
   const deleted = await withDb(globals(), async (ctx) => {
     if (!opts.yes && isInteractive()) {

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { usage } from '../../errors.js';
-import { withConfiguredDatabase, readConfig, type Globals } from '../context.js';
+import { withConfiguredDatabase, readConfig, type Globals, type JsonFlag } from '../context.js';
 import { io } from '../io.js';
 import { note, printJson } from '../text-output.js';
 
-export async function run(globals: Globals, file: string, opts: { force?: boolean; json?: boolean }): Promise<void> {
+export async function run(globals: Globals, file: string, opts: { force?: boolean } & JsonFlag): Promise<void> {
   const config = readConfig(globals());
   if (config.database.client !== 'sqlite3') {
     throw usage('backup copies SQLite databases; on PostgreSQL use pg_dump (pg_dump -Fc -f archive.dump …)');

@@ -11,13 +11,10 @@ const SEMI_SPACE_MB = 8;
 const HEAP_GROWING_PERCENT = 50;
 
 /**
- * The daemon's heap limits, chosen by the daemon itself, so that `archivectl serve`, `npm start`
- * and the systemd unit run alike (bench/RESULTS.md, "Memory"): under load V8's defaults cost
- * 30-40 MB of RSS a daemon that holds about 25 MB of live objects does not need. With 8 MB
- * semi-spaces the collector costs a few % of the CPU (4 MB: 12 %). Node takes
- * `--max-semi-space-size` only on its command line, so V8's growth factor holds the young
- * generation at that size: 2 while below it, 1 once there (V8 reads both settings at each
- * collection). A flag given on node's command line or in NODE_OPTIONS wins.
+ * The daemon sets its own heap limits, so `archivectl serve`, `npm start` and the unit run alike
+ * (bench/RESULTS.md, "Memory"): V8's defaults cost 30-40 MB of RSS under load, 8 MB semi-spaces a
+ * few % of CPU (4 MB: 12 %). Node takes `--max-semi-space-size` only on its command line, so V8's
+ * growth factor (read at each collection) holds the young generation there. Node's flags win.
  */
 function limitDaemonHeap(): void {
   const nodeFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''];
@@ -25,10 +22,9 @@ function limitDaemonHeap(): void {
   if (!given('--heap-growing-percent')) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (given('--max-semi-space-size') || given('--semi-space-growth-factor')) return;
   const cap = 2 * SEMI_SPACE_MB * 2 ** 20;
-  const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
   let growing = true;
   const governor = new PerformanceObserver(() => {
-    const full = newSpace() >= cap;
+    const full = (v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= cap;
     if (full !== growing) return;
     growing = !full;
     v8.setFlagsFromString(`--semi-space-growth-factor=${full ? 1 : 2}`);
@@ -44,10 +40,9 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
   const { stdout, clock, signals, env } = io();
   // A daemon that owns its process sets the process's heap (one running inside tests does not).
   if (signals === process) limitDaemonHeap();
-  // Signals are listened to before the daemon announces that it listens, so that none
-  // sent after that line meets a default action: SIGTERM or SIGINT during the start stops
-  // the daemon as soon as it has started; SIGHUP, whose default is to end the process, is
-  // logged and ignored (a daemon logging to stdout has nothing to reopen).
+  // Listened to before the daemon says it listens, so no later signal meets a default action:
+  // SIGTERM or SIGINT during the start stop the daemon once started; SIGHUP (by default the end
+  // of the process) is logged and ignored: a daemon logging to stdout has nothing to reopen.
   let stopRequested: ((signal: string) => void) | string | null = null;
   let hangup: () => void = () => undefined;
   const onTerm = () => request('SIGTERM');
@@ -72,8 +67,7 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
       ...(stdout === process.stdout ? {} : { logDestination: stdout }),
     });
     hangup = () => daemon.hangup();
-    const { systemdNotifier } = await import('../systemd-notify.js');
-    const systemd = systemdNotifier(env, (message) => daemon.log.warn(message));
+    const systemd = (await import('../systemd-notify.js')).systemdNotifier(env, (message) => daemon.log.warn(message));
     systemd.ready(`listening on ${daemon.url}`);
     failure = await new Promise<Error | undefined>((resolve) => {
       const stop = (signal: string) => {
@@ -92,10 +86,9 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
     signals.removeListener('SIGINT', onInt);
     signals.removeListener('SIGHUP', onHangup);
   }
-  // Everything is closed and flushed. A handler still waiting on its client after the
-  // shutdown deadline must not keep a stopped daemon alive: a daemon that owns its process
-  // leaves now (with status 1 after a failed shutdown, whatever the caller of main sets
-  // meanwhile). One running inside another program (tests) only returns its status.
+  // All is closed and flushed; a handler still waiting on its client past the shutdown deadline
+  // must not keep the daemon alive, so one that owns its process leaves now (status 1 after a
+  // failed shutdown, whatever main's caller sets meanwhile). Inside tests it only returns.
   if (signals === process) setImmediate(() => process.exit(failure ? 1 : undefined));
   if (failure) throw failure;
 }

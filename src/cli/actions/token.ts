@@ -6,13 +6,9 @@ import type { CreatedToken } from '../../domain/tokens/service.js';
 import { usage } from '../../errors.js';
 import type { v } from '../../validation.js';
 
-export interface RotateFlags extends AsFlag, JsonFlag {
-  expires?: string | false;
-}
-
-export interface CreateFlags extends RotateFlags {
-  name?: string;
-}
+export type RotateFlags = AsFlag & JsonFlag & { expires?: string | false };
+export type CreateFlags = RotateFlags & { name?: string };
+export type PruneFlags = AsFlag & JsonFlag & { dryRun?: boolean; yes?: boolean };
 
 export interface ListFlags extends AsFlag, JsonFlag {
   all?: boolean;
@@ -22,11 +18,6 @@ export interface ListFlags extends AsFlag, JsonFlag {
   kind?: string;
   unusedFor?: string;
   limit?: string;
-}
-
-export interface PruneFlags extends AsFlag, JsonFlag {
-  dryRun?: boolean;
-  yes?: boolean;
 }
 
 /** The value alone on stdout (so `TOKEN=$(archivectl token create …)` works); the rest on stderr. */
@@ -70,22 +61,6 @@ async function askExpiry(globals: Globals, flag: string | false | undefined): Pr
 const parseFilter = <S extends v.GenericSchema>(schema: S, value: string | undefined) =>
   value === undefined ? undefined : parseArg(schema, value, usage);
 
-/** The filters of token list, checked before the database is opened (a bad one is a usage error). */
-function listFilter(argument: string | undefined, opts: ListFlags) {
-  if (argument !== undefined && opts.account !== undefined && argument !== opts.account) {
-    throw usage(`give the account once: either as the argument or as --account`);
-  }
-  return {
-    username: argument ?? opts.account,
-    all: Boolean(opts.all),
-    status: parseFilter(TOKEN_STATUS, opts.status),
-    expiringWithinDays: parseFilter(wholeNumber('--expiring-within', 0), opts.expiringWithin),
-    kind: parseFilter(TOKEN_KIND, opts.kind),
-    unusedForDays: parseFilter(wholeNumber('--unused-for', 1), opts.unusedFor),
-    limit: parseFilter(wholeNumber('--limit', 1), opts.limit),
-  };
-}
-
 const daysBefore = (at: Date, days: number) => new Date(at.getTime() - days * 86_400_000);
 
 export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
@@ -98,7 +73,19 @@ export async function create(globals: Globals, username: string, opts: CreateFla
 }
 
 export async function list(globals: Globals, argument: string | undefined, opts: ListFlags): Promise<void> {
-  const filter = listFilter(argument, opts);
+  if (argument !== undefined && opts.account !== undefined && argument !== opts.account) {
+    throw usage(`give the account once: either as the argument or as --account`);
+  }
+  // The filters are checked before the database is opened (a bad one is a usage error).
+  const filter = {
+    username: argument ?? opts.account,
+    all: Boolean(opts.all),
+    status: parseFilter(TOKEN_STATUS, opts.status),
+    expiringWithinDays: parseFilter(wholeNumber('--expiring-within', 0), opts.expiringWithin),
+    kind: parseFilter(TOKEN_KIND, opts.kind),
+    unusedForDays: parseFilter(wholeNumber('--unused-for', 1), opts.unusedFor),
+    limit: parseFilter(wholeNumber('--limit', 1), opts.limit),
+  };
   const { listTokensAs } = await import('../../domain/tokens/listing.js');
   const tokens = await withDb(globals(), (ctx) =>
     listTokensAs(ctx, {
@@ -209,11 +196,9 @@ export async function handoff(globals: Globals, username: string, opts: AsFlag &
 
 export async function importLegacyFile(globals: Globals, file: string, opts: AsFlag & JsonFlag): Promise<void> {
   const actor = await resolveActor(opts.as);
-  const { readInput } = await import('../read-input.js');
-  const text = await readInput(file);
+  const text = await (await import('../read-input.js')).readInput(file);
   const { importLegacy } = await import('../../domain/tokens/legacy-import.js');
-  const { progressBar } = await import('../progress.js');
-  const progress = progressBar();
+  const progress = (await import('../progress.js')).progressBar();
   const result = await withDb(globals(), (ctx) =>
     importLegacy(ctx, text, { actor, progress: progress && ((...at) => progress.update(...at)) }),
   ).finally(() => progress?.done());

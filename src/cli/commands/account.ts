@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { AsFlag, Globals, JsonFlag } from '../context.js';
+import type { CreateFlags, DeleteFlags } from '../actions/account.js';
 import { ROLES } from '../../domain/roles.js';
+import { optionalAsHelp } from '../about.js';
 
 const actions = () => import('../actions/account.js');
-
-const AS_HELP = 'the admin or superuser doing it (else ARCHIVECTL_AS; without either, the audit log names the OS user)';
 
 export function registerAccount(program: Command, globals: Globals): void {
   const account = program
@@ -26,7 +26,7 @@ is never demoted or deleted.`,
     .command('create <username>')
     .description('create an account')
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`)
-    .option('--as <admin>', AS_HELP)
+    .option('--as <admin>', optionalAsHelp('doing it'))
     .option('--json', 'print {"username","role"}')
     .addHelpText(
       'after',
@@ -34,9 +34,7 @@ is never demoted or deleted.`,
         '  archivectl account create root --role superuser      # the first account\n' +
         '  archivectl account create ingest-bot --role editor --as root',
     )
-    .action(async (username: string, opts: { role: string } & AsFlag & JsonFlag) =>
-      (await actions()).create(globals, username, opts),
-    );
+    .action(async (username: string, opts: CreateFlags) => (await actions()).create(globals, username, opts));
 
   account
     .command('list')
@@ -53,7 +51,7 @@ is never demoted or deleted.`,
   account
     .command('set-role <username> <role>')
     .description('change the role (in effect on the next request)')
-    .option('--as <admin>', AS_HELP)
+    .option('--as <admin>', optionalAsHelp('doing it'))
     .option('--json', 'print {"username","role"}')
     .action(async (username: string, roleName: string, opts: AsFlag & JsonFlag) =>
       (await actions()).changeRole(globals, username, roleName, opts),
@@ -62,10 +60,8 @@ is never demoted or deleted.`,
   account
     .command('delete <username>')
     .description('delete the account; its tokens stop working at once')
-    .option('--as <admin>', AS_HELP)
+    .option('--as <admin>', optionalAsHelp('doing it'))
     .option('--yes', 'do not ask (in a terminal, deleting an account with active tokens asks first)')
     .option('--json', 'print {"username"}')
-    .action(async (username: string, opts: AsFlag & JsonFlag & { yes?: boolean }) =>
-      (await actions()).remove(globals, username, opts),
-    );
+    .action(async (username: string, opts: DeleteFlags) => (await actions()).remove(globals, username, opts));
 }

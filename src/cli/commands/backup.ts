@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Globals } from '../context.js';
+import type { Globals, JsonFlag } from '../context.js';
 
 const actions = () => import('../actions/backup.js');
 
@@ -23,7 +23,5 @@ On PostgreSQL this refuses (exit status 2): use pg_dump, e.g. pg_dump -Fc -f arc
 Example:
   archivectl backup /var/backups/archivectl/archive-$(date +%F).sqlite3`,
     )
-    .action(async (file: string, opts: { force?: boolean; json?: boolean }) =>
-      (await actions()).run(globals, file, opts),
-    );
+    .action(async (file: string, opts: { force?: boolean } & JsonFlag) => (await actions()).run(globals, file, opts));
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Globals } from '../context.js';
+import type { Globals, JsonFlag } from '../context.js';
 
 const actions = () => import('../actions/copy-database.js');
 
@@ -29,7 +29,5 @@ Examples:
   ARCHIVECTL_COPY_TO="$(cat /root/archive-target-url)" archivectl copy-database
   archivectl copy-database      # in a terminal: asks for the URL without echoing it`,
     )
-    .action(async (argument: string | undefined, opts: { json?: boolean }) =>
-      (await actions()).run(globals, argument, opts),
-    );
+    .action(async (argument: string | undefined, opts: JsonFlag) => (await actions()).run(globals, argument, opts));
 }

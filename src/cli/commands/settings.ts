@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { AsFlag, Globals, JsonFlag } from '../context.js';
+import { optionalAsHelp } from '../about.js';
 
 const actions = () => import('../actions/settings.js');
 
@@ -26,10 +27,7 @@ request.`,
   settings
     .command('set <name> <value>')
     .description('set public_api or public_access to on or off, or token_max_days to a number of days or off')
-    .option(
-      '--as <admin>',
-      'the admin or superuser changing it (else ARCHIVECTL_AS; without either, the audit log names the OS user)',
-    )
+    .option('--as <admin>', optionalAsHelp('changing it'))
     .option('--json', 'print the settings as JSON')
     .addHelpText(
       'after',

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { AsFlag, Globals, JsonFlag } from '../context.js';
 import type { CreateFlags, ListFlags, PruneFlags, RotateFlags } from '../actions/token.js';
 import { TOKEN_KINDS, TOKEN_STATUSES } from '../../domain/tokens/queries.js';
+import { optionalAsHelp } from '../about.js';
 
 const actions = () => import('../actions/token.js');
 
@@ -141,10 +142,7 @@ gives an earlier day (a way to renew a token that ends soon).`,
     .command('prune')
     .description('delete expired and revoked tokens')
     .option('--dry-run', 'count what would be deleted, delete nothing')
-    .option(
-      '--as <admin>',
-      'the admin or superuser pruning (else ARCHIVECTL_AS; without either, the audit log names the OS user)',
-    )
+    .option('--as <admin>', optionalAsHelp('pruning'))
     .option('--yes', 'do not ask (in a terminal, prune asks first)')
     .option('--json', 'print {"pruned": n}')
     .action(async (opts: PruneFlags) => (await actions()).prune(globals, opts));
