@@ -1,17 +1,13 @@
-// Telling running daemons that a committed transaction changed who may do what: on PostgreSQL
-// a NOTIFY sent with the commit, then a wait for every live daemon's acknowledgement
-// (./pg-lease.ts); on SQLite the signal file beside the database (./change-signal.ts).
+// Telling running daemons that a committed transaction changed who may do what: on PostgreSQL a
+// NOTIFY queued in the transaction, then after the commit a wait for every live daemon's
+// acknowledgement (./pg-lease.ts); on SQLite the signal file (./change-signal.ts).
 import type { Knex } from 'knex';
 import { movedGeneration, readAccessGeneration } from './access-generation.js';
 import { signalChange } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
 import { notifyInTransaction, waitForAcks } from './pg-lease.js';
 
-/**
- * Runs last inside a write transaction. When the transaction moved the access generation,
- * prepares the announcement (on PostgreSQL the NOTIFY, delivered at commit) and returns the
- * step to run after the commit; otherwise null.
- */
+/** Runs last in a write transaction: the step to run after the commit, or null if none is due. */
 export async function prepareAnnouncement(db: Db, trx: Knex.Transaction): Promise<(() => Promise<void>) | null> {
   if (!movedGeneration(trx)) return null;
   if (!isPg(db)) return () => signalChange(db);

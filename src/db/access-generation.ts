@@ -1,7 +1,6 @@
-// The access generation: a counter in `auth_state`, moved in the same transaction as every
-// change that can withdraw or grant access. Running daemons compare it with the value their
-// caches were built under; a transaction that moved it is announced to them once committed
-// (./write-transaction.ts, ./access-announce.ts).
+// The access generation: a counter in `auth_state`, moved in the same transaction as every change
+// that can withdraw or grant access. Running daemons compare it with the value their caches were
+// built under; a transaction that moved it is announced once committed (./access-announce.ts).
 import type { Knex } from 'knex';
 import type { Db } from './dialect.js';
 
@@ -13,9 +12,7 @@ export async function bumpAccessGeneration(trx: Knex.Transaction): Promise<void>
   movedIn.add(trx);
 }
 
-export function movedGeneration(trx: Knex.Transaction): boolean {
-  return movedIn.has(trx);
-}
+export const movedGeneration = (trx: Knex.Transaction): boolean => movedIn.has(trx);
 
 export async function readAccessGeneration(db: Db | Knex.Transaction): Promise<string> {
   const row = await db('auth_state').where('id', 1).first<{ generation: number | string } | undefined>('generation');

@@ -1,16 +1,12 @@
-// How a running daemon learns the current access generation for each request under /api
-// without a database round trip per request where the dialect allows: the signal file on
-// SQLite (./change-signal.ts), the notified generation while its lease holds on PostgreSQL
-// (./pg-lease.ts), otherwise one small indexed read.
+// How a running daemon learns the current access generation for each request under /api, without
+// a database round trip where the dialect allows: the signal file on SQLite (./change-signal.ts),
+// the generation notified while its lease holds on PostgreSQL (./pg-lease.ts), else one read.
 import { readAccessGeneration } from './access-generation.js';
 import { getSignalFile, SIGNAL_RECHECK_MS, SignalWatch } from './change-signal.js';
 import { isPg, type Db } from './dialect.js';
 import { startLease, type Lease, type NotificationState } from './pg-lease.js';
 
-/**
- * Where the current generation comes from; `read` runs once per request under /api, and gives
- * the generation itself when it knows it without waiting (a request then takes no await for it).
- */
+/** `read` gives the generation itself when known without waiting: the request takes no await. */
 export interface GenerationSource {
   read(): string | Promise<string>;
   close(): Promise<void>;
@@ -50,11 +46,7 @@ function signalledGeneration(db: Db, file: string): GenerationSource {
   };
 }
 
-/**
- * PostgreSQL: while this daemon holds its lease, the generation it was notified of is current,
- * because the CLI waits for every leased daemon to acknowledge a change before it returns;
- * without a valid lease, one read per request. The lease is exposed for diagnostics.
- */
+/** PostgreSQL: the notified generation while the lease holds, else a read; `lease`: diagnostics. */
 async function leasedGeneration(db: Db, onError: (err: Error) => void): Promise<GenerationSource & { lease: Lease }> {
   const lease = await startLease(db, () => readAccessGeneration(db), onError);
   return {

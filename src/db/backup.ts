@@ -1,7 +1,6 @@
-// A consistent copy of a live SQLite database. Copying the file while a daemon writes would miss
-// what is still in the -wal file or catch a half-written page; `VACUUM INTO` writes a snapshot
-// of one read transaction into a fresh file, while other connections go on reading and
-// writing. PostgreSQL has its own tools (pg_dump), which this does not try to replace.
+// A consistent copy of a live SQLite database (PostgreSQL has pg_dump). Copying the file while a
+// daemon writes would miss what is still in the -wal file or catch a half-written page; `VACUUM
+// INTO` writes a snapshot of one read transaction into a fresh file while others read and write.
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { conflict } from '../errors.js';
 import { isSqlite, type Db } from './dialect.js';

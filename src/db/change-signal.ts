@@ -1,10 +1,8 @@
 // How a running daemon learns, without a database round trip per request, that the CLI changed
-// something that can withdraw access (SQLite only; read by ./access-watch.ts). After committing
-// such a change, the CLI replaces a small file beside the database, `<database>-authgen` (written
-// under a temporary name, then renamed, so readers never see half a file). The daemon looks at it
-// on each request (one stat, against ~120 µs for a query through the single SQLite connection)
-// and reads the database only when it moved, or when a second has passed: that bounds the delay
-// if a CLI process died between its commit and the file write.
+// something that can withdraw access (SQLite only): after the commit, the CLI renames a new file
+// over `<database>-authgen` (never half a file to read). The daemon stats it per request (against
+// ~120 µs for a query through the single SQLite connection) and reads the database when it moved,
+// or once a second: that bounds the delay if a CLI died between its commit and the file write.
 import { randomUUID } from 'node:crypto';
 import {
   closeSync,
@@ -32,18 +30,14 @@ export function attachSignalFile(db: Db, databaseFile: string): void {
   signalFiles.set(db, `${real}-authgen`);
 }
 
-export function getSignalFile(db: Db): string | undefined {
-  return signalFiles.get(db);
-}
+export const getSignalFile = (db: Db): string | undefined => signalFiles.get(db);
 
-/** How often a daemon checks the database even when the signal file did not move. */
 export const SIGNAL_RECHECK_MS = 1_000;
 
 /**
- * Tells daemons on this database to re-check; called after the change has committed. The
- * content is a random nonce, readable by all (0644): the daemon may run as another user than
- * the CLI. When the file cannot be written, waiting out the daemons' once-a-second check keeps
- * the promise that the change counts once the command has returned.
+ * Called once the change has committed. The content is a nonce, readable by all (0644): the daemon
+ * may run as another user. When the file cannot be written, waiting out the daemons' once-a-second
+ * check keeps the promise that the change counts once the command has returned.
  */
 export async function signalChange(db: Db): Promise<void> {
   const file = signalFiles.get(db);
@@ -62,14 +56,10 @@ let unreadable = 0;
 
 /**
  * What a daemon sees of the signal file: its content ('' when absent); when it exists but cannot
- * be read, a value that never repeats, so the daemon checks the database on every request rather
- * than trust a signal it cannot see.
- *
- * Asked on every request, so it costs one stat: the CLI never writes the file in place but renames
- * a new one over it, so a file with the inode last read still holds what was read. That file is
- * kept open, which keeps its inode allocated: "same inode" cannot be a recycled number. (Sizes
- * and timestamps could miss two changes within one tick of a coarse filesystem clock.) Reading
- * the whole file each time cost 3.6 % of a busy daemon's time.
+ * be read, a value that never repeats, so the database is checked on every request. One stat per
+ * request: as the file is only ever replaced by a rename, the inode last read still holds what was
+ * read, and keeping it open keeps its number from being recycled. (Sizes and timestamps could miss
+ * two changes within one clock tick; reading the whole file cost 3.6 % of a busy daemon's time.)
  */
 export class SignalWatch {
   private held: { fd: number; dev: number; ino: number; content: string } | null = null;
@@ -87,8 +77,7 @@ export class SignalWatch {
       this.release();
       return '';
     }
-    const held = this.held;
-    if (held !== null && now.ino === held.ino && now.dev === held.dev) return held.content;
+    if (this.held !== null && now.ino === this.held.ino && now.dev === this.held.dev) return this.held.content;
     let fd;
     try {
       fd = openSync(this.file, 'r');
@@ -110,7 +99,6 @@ export class SignalWatch {
     }
   }
 
-  /** Lets go of the file last read. */
   release(): void {
     if (this.held !== null) closeSync(this.held.fd);
     this.held = null;

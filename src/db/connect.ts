@@ -10,14 +10,9 @@ import { configOf, isPg, type Db } from './dialect.js';
 import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
 import { LIVE_SINCE } from './pg-lease.js';
 
-export type { DatabaseUse } from './pg-config.js';
-
-type PgConnection = Knex.PgConnectionConfig & { statement_timeout?: number; query_timeout?: number };
-
 /**
- * A warning when the SQLite file can be read or written by its group or others (it holds token
- * hashes and the audit log), or null. New files get mode 0600; this catches one copied, restored
- * or made by hand. The CLI prints it on stderr and the daemon logs it, at each opening.
+ * A warning when its group or others may read or write the SQLite file (it holds token hashes and
+ * the audit log), or null. New files get mode 0600: this catches copies, restores, hand-made files.
  */
 export function databaseFileWarning(config: Pick<Config, 'database'>): string | null {
   if (config.database.client !== 'sqlite3') return null;
@@ -50,9 +45,8 @@ export function databaseLocation(database: Config['database']): string {
 }
 
 /**
- * False when the configured SQLite file does not exist: opening it would create an empty
- * database, which only `migrate` and `serve` may do. A PostgreSQL server is always "there";
- * whether it holds the schema is hasSchema's question.
+ * False when the configured SQLite file does not exist: opening it would create an empty database,
+ * which only `migrate` and `serve` may do. (A PostgreSQL server is always there: see hasSchema.)
  */
 export function databaseFileExists(database: Config['database']): boolean {
   return database.client !== 'sqlite3' || existsSync(database.filename);
@@ -63,10 +57,7 @@ export async function hasSchema(db: Db): Promise<boolean> {
   return db.schema.hasTable('knex_migrations');
 }
 
-/**
- * PostgreSQL: how many daemons are live by their heartbeat (./pg-lease.ts), and how many rows are
- * stale. SQLite daemons register nowhere: null.
- */
+/** PostgreSQL: daemons live by their heartbeat (./pg-lease.ts) and stale rows; null on SQLite. */
 export async function daemonHeartbeats(db: Db): Promise<{ live: number; stale: number } | null> {
   if (!isPg(db) || !(await db.schema.hasTable('daemons'))) return null;
   const rows = await db('daemons').select<{ live: string | number; total: string | number }[]>(
@@ -84,17 +75,15 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
   if (database.client === 'pg') return knex(pgKnexConfig(database, use));
   const file = database.filename;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  // The file holds token hashes and the audit log: readable by its owner only. SQLite gives
-  // the -wal and -shm files the same mode as the database file.
+  // Readable by its owner only (see databaseFileWarning); SQLite gives -wal and -shm the same mode.
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   const db = knex({
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
     compileSqlOnError: false,
-    // One connection per process: SQLite serialises writers anyway, and a single connection
-    // means this process never contends with itself. Other processes (the CLI next to the
-    // daemon) wait on the busy timeout instead of failing with SQLITE_BUSY.
+    // One connection per process: SQLite serialises writers anyway, and this process never contends
+    // with itself; others (the CLI next to the daemon) wait on the busy timeout, not SQLITE_BUSY.
     pool: {
       min: 1,
       max: 1,
@@ -109,15 +98,14 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
 }
 
 /**
- * Runs `work` on a handle to the database of `db` whose statements have no time limit (a
- * `command` handle): the daemon's start-up migrations may build an index over a million rows.
- * PostgreSQL: one connection of its own, closed after; SQLite bounds no statement: `db` itself.
+ * Runs `work` on a `command` handle (no statement time limit) to the database of `db`, as the
+ * daemon's start-up migrations may index a million rows. SQLite bounds no statement: `db` itself.
  */
 export async function withoutStatementLimit<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
   if (!isPg(db)) return work(db);
   const { default: knex } = await import('knex');
   const config = configOf(db);
-  const { statement_timeout: _s, query_timeout: _q, ...connection } = config.connection as PgConnection;
+  const { statement_timeout: _s, query_timeout: _q, ...connection } = config.connection as Knex.PgConnectionConfig;
   const unlimited = knex({ ...config, connection, pool: { ...config.pool, min: 0, max: 1 } });
   try {
     return await work(unlimited);

@@ -1,6 +1,5 @@
-// Copies a whole installation from one database to another (the move from SQLite to
-// PostgreSQL): accounts, token hashes, settings, the audit log, the catalogue. Rows keep their
-// ids; the target must be freshly migrated and empty; everything is written in one
+// Copies a whole installation from one database to another (the move from SQLite to PostgreSQL).
+// Rows keep their ids; the target must be freshly migrated and empty; everything is written in one
 // transaction, so a failed copy leaves the target as empty as it was.
 import { conflict } from '../errors.js';
 import { isPg, type Db } from './dialect.js';
@@ -37,7 +36,6 @@ const ORDER: Partial<Record<(typeof TABLES)[number], string[]>> = {
 
 const CHUNK = 500;
 
-type Row = Record<string, unknown>;
 type CopyCounts = Record<(typeof TABLES)[number], number>;
 
 export async function copyDatabase(
@@ -60,7 +58,7 @@ export async function copyDatabase(
       const order = ORDER[table] ?? ['id'];
       let copied = 0;
       for (let offset = 0; ; offset += CHUNK) {
-        const rows = (await source(table).select('*').orderBy(order).limit(CHUNK).offset(offset)) as Row[];
+        const rows = await source(table).select('*').orderBy(order).limit(CHUNK).offset(offset);
         if (rows.length === 0) break;
         await trx(table).insert(rows);
         copied += rows.length;
@@ -70,14 +68,12 @@ export async function copyDatabase(
       counts[table] = copied;
     }
     // Explicit ids leave PostgreSQL's sequences behind; move them past the copied rows.
-    if (isPg(target)) {
-      for (const table of TABLES) {
-        if (ORDER[table] || table === 'auth_state') continue;
-        await trx.raw(
-          `SELECT setval(pg_get_serial_sequence(?, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ??`,
-          [table, table],
-        );
-      }
+    for (const table of TABLES) {
+      if (!isPg(target) || ORDER[table] || table === 'auth_state') continue;
+      await trx.raw(
+        `SELECT setval(pg_get_serial_sequence(?, 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM ??`,
+        [table, table],
+      );
     }
   });
   return counts;

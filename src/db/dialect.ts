@@ -6,22 +6,14 @@ import type pg from 'pg';
 export type Db = Knex;
 
 /** The configuration the handle was made with (knex types its client loosely). */
-export function configOf(db: Db): Knex.Config {
-  return (db.client as { config: Knex.Config }).config;
-}
+export const configOf = (db: Db): Knex.Config => (db.client as { config: Knex.Config }).config;
 
-export function isPg(db: Db): boolean {
-  return configOf(db).client === 'pg';
-}
+export const isPg = (db: Db): boolean => configOf(db).client === 'pg';
 
-export function isSqlite(db: Db): boolean {
-  return configOf(db).client === 'sqlite3';
-}
+export const isSqlite = (db: Db): boolean => configOf(db).client === 'sqlite3';
 
 /** The file a SQLite handle works on, as it was named when opened. */
-export function sqliteFile(db: Db): string {
-  return (configOf(db).connection as { filename: string }).filename;
-}
+export const sqliteFile = (db: Db): string => (configOf(db).connection as { filename: string }).filename;
 
 /** Settings for a pg.Client of its own on the database of a PostgreSQL handle (knex may have parsed the URL). */
 export function pgClientConfig(db: Db): pg.ClientConfig {

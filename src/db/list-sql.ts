@@ -1,16 +1,14 @@
-// The SQL of a catalogue list per dialect: one page in the order an index serves (migration
-// catalog_scale), and the filter's bounded count. The SQL depends only on the list's shape
-// (table, sort, filters, search, paging), its `?` values named in `params`, so on SQLite each
-// shape is prepared once (prepared-reads.ts); writing it per request costs nothing measurable
-// (bench/RESULTS.md, "The list SQL written out"), so it is not remembered.
+// The SQL of a catalogue list per dialect (docs/catalogue-scale.md, "The read path"): one page in
+// the order an index serves (migration catalog_scale), and the filter's bounded count. It depends
+// only on the list's shape, its `?` values named in `params`; writing it per request costs nothing
+// measurable (bench/RESULTS.md, "The list SQL written out"), so it is not remembered.
 //
 // Order: NULLs last ascending and first descending, ties by id. SQLite puts NULLs first, so a
 // nullable column is ordered there by `(column IS NULL), column`, the expression its index holds.
 //
-// Search: LIKE states what matches (a lower-cased substring). On SQLite, for a search long
-// enough for trigrams, the FTS5 table `<table>_text` finds the candidates (text-index.ts): a page
-// in id order joins the hits, which FTS5 yields in rowid order, so a LIMIT stops after the page;
-// other orders take `id IN (hits)` and walk their sort's index. pg_trgm serves LIKE by itself.
+// Search: LIKE states what matches (a lower-cased substring); the text index finds the candidates
+// (text-index.ts). A page in id order joins the FTS5 hits, yielded in rowid order, so a LIMIT stops
+// after the page; other orders take `id IN (hits)` and walk their sort's index.
 import type { Knex } from 'knex';
 import { isPg, type Db } from './dialect.js';
 import { preparedReads } from './prepared-reads.js';
@@ -30,7 +28,6 @@ export interface KeyPosition {
   id: number;
 }
 
-/** What narrows a list. */
 export interface ListFilter {
   table: string;
   /** Columns narrowed to one value each (a resource's own filters), bound as `equal:<column>`. */
@@ -41,7 +38,6 @@ export interface ListFilter {
   indexed: boolean;
 }
 
-/** One page of a list, of a filter. */
 export interface PageShape {
   /** The columns read (the sort column among them: a cursor is made of it). */
   columns: readonly string[];
@@ -62,7 +58,6 @@ export interface Statement {
   params: readonly string[];
 }
 
-/** The column the maintained total travels in beside a page's own. */
 export const TOTAL_ALONG = 'list_total';
 
 /** The maintained row count of a table (bound as `table`). */
@@ -70,10 +65,7 @@ export const COUNTER: Statement = { sql: 'SELECT n FROM catalog_counts WHERE nam
 
 const q = (name: string) => `"${name}"`;
 
-/**
- * The rows of a statement with `values` (by the names of its params): on SQLite on a prepared
- * statement, elsewhere (PostgreSQL, a transaction) through knex.
- */
+/** The rows of `s` with `values` named by its params: on a prepared statement, or through knex. */
 export async function rowsOf(db: Db, s: Statement, values: Readonly<Record<string, unknown>>): Promise<Row[]> {
   const bindings = s.params.map((name) => values[name]);
   const reads = preparedReads(db);
@@ -84,7 +76,6 @@ export async function rowsOf(db: Db, s: Statement, values: Readonly<Record<strin
 
 /** The SQL of one page of a list. */
 export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
-  // The hits are joined when the order is the id's: FTS5 yields them in that order.
   const joined = f.indexed && s.key.column === 'id';
   const idColumn = joined ? TEXT_HIT_ID : q('id');
   const params: string[] = [];
@@ -112,11 +103,10 @@ export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
 }
 
 /**
- * The SQL of the filter's count, which stops after `rows` rows. Where nothing but a search
- * narrows the list and the text index is used, the index alone is counted: a trigram phrase of
- * the lower-cased search matches exactly the lower-cased values holding it, which is what the
- * LIKE says, and the table's rows are never read (a word in 1 % of a million names: 10,000 row
- * lookups, 24.5 → 6.2 ms of CPU). Otherwise through the join, with every condition.
+ * The SQL of the filter's count, which stops after `rows` rows. Where only a search narrows the
+ * list and the text index is used, the index alone is counted: a trigram phrase of the lower-cased
+ * search matches exactly the lower-cased values holding it, as the LIKE does, and the table's rows
+ * are never read (a word in 1 % of a million names: 10,000 row lookups, 24.5 → 6.2 ms of CPU).
  */
 export function countSql(f: ListFilter, rows: number): Statement {
   const params: string[] = [];

@@ -1,5 +1,4 @@
-// Runs the knex migrations in ./migrations (plain ESM files, shared by SQLite and PostgreSQL),
-// which knex loads from that directory itself.
+// Runs the knex migrations of /migrations: plain ESM files shared by both dialects, loaded by knex.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,8 @@ import { isPg, type Db } from './dialect.js';
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 const options: Knex.MigratorConfig = { directory: MIGRATIONS_DIR, loadExtensions: ['.js'] };
 const LOCK_TABLE = 'knex_migrations_lock';
+// Any fixed number, the same in every process: the key of PostgreSQL's advisory lock.
+const MIGRATION_LOCK_KEY = 7_204_116_883;
 
 /** Names of the migrations not applied yet: a plain read (knex's own listing creates its tables when missing). */
 export async function pendingMigrations(db: Db): Promise<string[]> {
@@ -21,17 +22,18 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
 }
 
 /**
- * Applies pending migrations; returns their names. Safe when several daemons (and the CLI) start
- * at once on a new database: each first looks (a read) and, only when something is pending,
- * migrates in one transaction that first takes the database's own lock, which the others wait for
- * and which a process that dies releases with its connection. knex's lock row is set and cleared
- * inside that transaction, so no crash leaves it set; one left set all the same (by an older build,
- * or by hand) is cleared, since whoever holds the database's lock is the only one migrating.
+ * Applies pending migrations; returns their names. Safe when several processes start at once on a
+ * new database (docs/ARCHITECTURE.md): only when something is pending, each migrates in one
+ * transaction that first takes the database's own lock. Whoever holds it is the only one
+ * migrating, so knex's lock row, left set only by an older build or by hand, is cleared.
  */
 export async function migrateLatest(db: Db): Promise<string[]> {
   if ((await pendingMigrations(db)).length === 0) return [];
   return db.transaction(async (trx) => {
-    const release = isPg(db) ? await lockPg(trx) : await lockSqlite(trx);
+    // PostgreSQL's lock is released when the transaction ends; it is waited for without a time
+    // limit on the migrations' own handle (withoutStatementLimit, or a CLI command's).
+    if (isPg(db)) await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
+    else await lockSqlite(trx);
     let applied: string[] = [];
     // Whoever held the lock before may have applied everything meanwhile.
     if ((await pendingMigrations(trx)).length > 0) {
@@ -41,18 +43,9 @@ export async function migrateLatest(db: Db): Promise<string[]> {
       }
       [, applied] = (await trx.migrate.latest(options)) as [number, string[]];
     }
-    await release();
+    if (!isPg(db)) await trx.schema.dropTable(SQLITE_LOCK_TABLE);
     return applied;
   });
-}
-
-// Any fixed number, the same in every process: the key of PostgreSQL's advisory lock.
-const MIGRATION_LOCK_KEY = 7_204_116_883;
-
-/** Released when the transaction ends. Waits without a time limit on the migrations' own handle (withoutStatementLimit, or a CLI command's). */
-async function lockPg(trx: Knex.Transaction): Promise<() => Promise<void>> {
-  await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
-  return () => Promise.resolve();
 }
 
 /** How long a process waits on SQLite for another one's migrations, rather than database.busyTimeoutMs. */
@@ -61,13 +54,11 @@ const SQLITE_LOCK_WAIT_MS = 60_000;
 const SQLITE_LOCK_TABLE = 'archivectl_migrating';
 
 /**
- * SQLite's one lock is its write lock. knex begins transactions deferred, and a transaction
- * that reads before it writes is refused at once (SQLITE_BUSY, no waiting) when another one
- * holds that lock. So the first statement writes, whatever the schema holds yet: it creates a
- * table that the same transaction drops before it commits. SQLite waits for the lock on the
- * busy timeout, here raised for as long as a migration may take.
+ * SQLite's one lock is its write lock, waited for only by a first statement that writes (see
+ * ./write-transaction.ts): whatever the schema holds yet, this creates a table the migrating
+ * transaction drops before it commits, on a busy timeout raised for as long as migrations take.
  */
-async function lockSqlite(trx: Knex.Transaction): Promise<() => Promise<void>> {
+async function lockSqlite(trx: Knex.Transaction): Promise<void> {
   const [{ timeout }] = (await trx.raw('PRAGMA busy_timeout')) as [{ timeout: number }];
   await trx.raw(`PRAGMA busy_timeout = ${SQLITE_LOCK_WAIT_MS}`);
   try {
@@ -75,7 +66,4 @@ async function lockSqlite(trx: Knex.Transaction): Promise<() => Promise<void>> {
   } finally {
     await trx.raw(`PRAGMA busy_timeout = ${timeout}`);
   }
-  return async () => {
-    await trx.schema.dropTable(SQLITE_LOCK_TABLE);
-  };
 }

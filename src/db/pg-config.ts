@@ -1,21 +1,15 @@
-// The knex settings of a PostgreSQL handle: the pool, and the timeouts that turn a database
-// that is away or stalled into prompt errors (answered 503 by the daemon) instead of requests
-// that wait for ever: connecting, waiting for a pooled connection, and, for the daemon's
-// requests only, running one statement.
+// The knex settings of a PostgreSQL handle: the pool, and the timeouts that turn a database that is
+// away or stalled into prompt errors (answered 503 by the daemon) instead of requests that wait for
+// ever: connecting, waiting for a pooled connection, running one statement (see DatabaseUse).
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import { DEFAULTS } from '../config/sections.js';
 
-/** The PostgreSQL database section; timeouts not given take their defaults. */
-type PgDatabase = Extract<Config['database'], { client: 'pg' }>;
-
 /**
- * Who a handle serves. `daemon`: requests, each statement bounded by `database.statementTimeoutMs`
- * (a stalled database answers 503 instead of holding the request). `command`: the CLI's work
- * (`catalog load`, `copy-database`, `migrate`, …) and the daemon's start-up migrations, whose
- * statements take as long as the data needs: a load of a million rows commits for longer than any
- * request may run. Connecting and waiting for a pooled connection stay bounded for both; so does
- * a `statement_timeout` set on the server or the role.
+ * Who a handle serves. `daemon`: requests, each statement bounded by `database.statementTimeoutMs`.
+ * `command`: the CLI and the daemon's start-up migrations, whose statements run as long as the data
+ * needs (a million-row load commits for longer than any request may run). Connecting and waiting
+ * for a pooled connection stay bounded for both, as does a server's or role's `statement_timeout`.
  */
 export type DatabaseUse = 'daemon' | 'command';
 
@@ -24,16 +18,12 @@ const CLIENT_GRACE_MS = 1_000;
 
 /**
  * knex prints "Connection Error: …" for every pooled connection the server ended and "Acquire
- * connection error: …" (with a stack) for each one it could not open: lines outside the daemon's
- * JSON log, once per request while the database is away, whose request is answered 503 and logged
- * (and /readyz says the database is down). knex's other warnings stay warnings.
+ * connection error: …" (with a stack) for each one it could not open: lines outside the JSON log,
+ * once per request while the database is away, which is answered 503, logged and shown by /readyz.
  */
-const CONNECTION_NOISE = /^(Connection Error|Acquire connection error):/;
 function quietConnectionErrors(message: unknown): void {
-  if (!CONNECTION_NOISE.test(String(message))) process.emitWarning(String(message));
+  if (!/^(Connection Error|Acquire connection error):/.test(String(message))) process.emitWarning(String(message));
 }
-
-const CLIENT_TIMEOUT = /^Query read timeout$/;
 
 interface PooledConnection {
   query: (...args: unknown[]) => unknown;
@@ -42,10 +32,9 @@ interface PooledConnection {
 }
 
 /**
- * A statement given up on by the client (query_timeout: the server stopped answering) is still
- * pending on its connection, and so is the transaction it ran in, whose ROLLBACK can no longer
- * be sent: reused, the connection would run the next request's statements inside it. Such a
- * connection is marked for knex to destroy; closing it makes the server abort its transaction.
+ * A statement the client gave up on (query_timeout: the server stopped answering) is still pending,
+ * as is its transaction, whose ROLLBACK can no longer be sent: reused, the connection would run the
+ * next request's statements inside it. Marked, knex destroys it; the server aborts its transaction.
  */
 function discardAfterClientTimeout(conn: PooledConnection, done: (err: Error | null, conn: unknown) => void): void {
   const query = conn.query.bind(conn);
@@ -53,7 +42,7 @@ function discardAfterClientTimeout(conn: PooledConnection, done: (err: Error | n
     const callback = args.at(-1);
     if (typeof callback === 'function') {
       args[args.length - 1] = (err: Error | null, ...rest: unknown[]) => {
-        if (err && CLIENT_TIMEOUT.test(err.message)) conn.__knex__disposed = err;
+        if (err && /^Query read timeout$/.test(err.message)) conn.__knex__disposed = err;
         return (callback as (...a: unknown[]) => unknown)(err, ...rest);
       };
     }
@@ -62,7 +51,7 @@ function discardAfterClientTimeout(conn: PooledConnection, done: (err: Error | n
   done(null, conn);
 }
 
-export function pgKnexConfig(database: PgDatabase, use: DatabaseUse): Knex.Config {
+export function pgKnexConfig(database: Extract<Config['database'], { client: 'pg' }>, use: DatabaseUse): Knex.Config {
   const statement = use === 'daemon' ? (database.statementTimeoutMs ?? DEFAULTS.database.statementTimeoutMs) : 0;
   return {
     client: 'pg',

@@ -1,15 +1,12 @@
 // PostgreSQL: how several daemons learn of access changes without reading the database on every
 // request, and still refuse a revoked token from the very next request.
-// - The CLI commits the change with a NOTIFY, then waits until every live daemon has acknowledged
-//   the new generation (waitForAcks).
-// - Each daemon LISTENs on a connection of its own, adopts a notified generation at once and
-//   acknowledges it in its row of `daemons`; a heartbeat every 500 ms re-reads the generation,
-//   acknowledges it and renews the daemon's lease.
-// - A daemon trusts what it knows only while its lease is valid: 2 s from the sending of its last
-//   successful heartbeat, which NOTIFYs a nonce through the pool and must hear it on the LISTEN
-//   connection; otherwise it reads the generation per request. The probe catches what no
-//   connection error shows: a pooler in transaction mode (PgBouncer) accepts LISTEN but never
-//   delivers, and a stalled server or network delivers late.
+// - The CLI commits the change with a NOTIFY, then waits for every live daemon's acknowledgement
+//   (waitForAcks). Each daemon LISTENs on a connection of its own, adopts a notified generation at
+//   once and acknowledges it in its `daemons` row. A 500 ms heartbeat acknowledges the generation
+//   it reads and renews the lease, valid 2 s from its sending if it heard its own nonce, NOTIFYd
+//   through the pool, on the LISTEN connection; without a valid lease a daemon reads per request.
+//   The probe catches what no connection error shows: a pooler in transaction mode (PgBouncer)
+//   accepts LISTEN but never delivers (docs/faults.md), a stalled server or network delivers late.
 // - The CLI counts a daemon live while its last heartbeat is under 3 s old by the database's
 //   clock: one it stops waiting for has lost its lease already (2 s < 3 s, measured from an
 //   earlier instant), so no daemon goes on trusting an old generation.
@@ -62,10 +59,9 @@ export async function startLease(
   let lapses = 0;
   let listener: pg.Client | null = null;
 
+  const ownRow = () => db('daemons').where('id', id);
   const ack = (gen: string): Promise<number> =>
-    db('daemons')
-      .where('id', id)
-      .update({ acked_generation: db.raw('GREATEST(acked_generation, ?)', [gen]), seen_ms: db.raw(DB_NOW_MS) });
+    ownRow().update({ acked_generation: db.raw('GREATEST(acked_generation, ?)', [gen]), seen_ms: db.raw(DB_NOW_MS) });
   const register = () =>
     db('daemons').insert({
       id,
@@ -193,8 +189,7 @@ export async function startLease(
       clearInterval(timer);
       leaseUntil = 0;
       await listener?.end().catch(() => undefined);
-      await db('daemons')
-        .where('id', id)
+      await ownRow()
         .delete()
         .catch(() => undefined);
     },
@@ -206,10 +201,7 @@ export async function notifyInTransaction(trx: Db, generation: string): Promise<
   await trx.raw("SELECT pg_notify(?, current_schema() || ':' || ?)", [CHANNEL, generation]);
 }
 
-/**
- * After the commit: wait until every live daemon has adopted `generation`. Returns the number
- * of daemons that did not confirm in time (they have lost their lease by then, see above).
- */
+/** After the commit: how many live daemons did not adopt `generation` in time (lease lapsed). */
 export async function waitForAcks(db: Db, generation: string): Promise<number> {
   const deadline = Date.now() + ACK_TIMEOUT_MS;
   for (;;) {

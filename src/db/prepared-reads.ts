@@ -1,13 +1,9 @@
-// SQLite's hot read path: the catalogue lists run their SQL as statements prepared once, on
-// connections of their own. Through knex's one connection per process (./connect.ts) a query
-// costs a pool acquire and a fresh prepare, in series with every other query of the process: a
-// quarter of the daemon's time in a profile of GET /api/actors under load. In WAL mode readers
-// wait for neither the writer nor each other, and each statement reads the last committed state
-// when it starts, so these connections answer what the knex connection would.
-//
-// The connections are read-only (query_only), opened on first use, closed with the knex handle.
-// PostgreSQL, a SQLite handle on no file, and a transaction (whose own writes other connections
-// do not see before it commits) get null: they read through knex.
+// SQLite's hot read path (docs/catalogue-scale.md, "The read path"): the catalogue lists run their
+// SQL as statements prepared once, on read-only (query_only) connections of their own, opened on
+// first use and closed with the knex handle. In WAL mode they answer what knex's one connection
+// would, without its pool acquire and fresh prepare in series with every other query (a quarter of
+// the daemon's time in a profile of GET /api/actors under load). PostgreSQL, a SQLite handle on no
+// file and a transaction (other connections do not see its writes before it commits) use knex.
 import type { Database, Statement } from 'sqlite3';
 import { isSqlite, sqliteFile, type Db } from './dialect.js';
 
@@ -15,10 +11,8 @@ import { isSqlite, sqliteFile, type Db } from './dialect.js';
 const READERS = 2;
 /** Prepared statements kept per connection (the list shapes in use are a few dozen). */
 const STATEMENTS_PER_READER = 256;
-/**
- * A WAL reader waits only while a checkpoint resets the log or another process recovers the
- * database; the knex connection's own timeout is not reachable from here, this bounds the wait.
- */
+// A WAL reader waits only while a checkpoint resets the log or another process recovers the
+// database; the knex connection's own timeout is not reachable from here, this bounds the wait.
 const BUSY_TIMEOUT_MS = 5_000;
 
 type Row = Record<string, unknown>;
@@ -127,11 +121,9 @@ const sameValues = (a: readonly unknown[], b: readonly unknown[]) =>
   a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
 
 /**
- * Runs a statement with `bindings`. Values equal to the ones bound last are not bound again:
- * SQLite lets the value of a LIMIT parameter shape the plan, so binding one marks the statement
- * for a fresh prepare at its next step (sqlite3Reprepare in a profile of the list requests, about
- * 10 µs a run). A statement's runs are queued in call order, so the values bound last when this
- * run is queued are the ones it meets.
+ * Values equal to the ones bound last are not bound again: SQLite lets a LIMIT value shape the
+ * plan, so a bind means a fresh prepare at the next step (sqlite3Reprepare, about 10 µs a run). A
+ * statement's runs are queued in call order: a run meets the values bound last when it is queued.
  */
 function run(prepared: Prepared, bindings: readonly unknown[]): Promise<Row[]> {
   return new Promise((resolve, reject) => {
