@@ -1,11 +1,7 @@
 // public_api and public_access (SPEC §4.2): stored in the database, both off by default.
-// token_max_days: the token lifetime policy (tokens/lifetime.ts), off by default. Who may change
-// them: actingAdmin (accounts.ts).
-import { bumpAccessGeneration } from '../db/access-generation.js';
-import { record, type Acting } from './audit.js';
+// token_max_days: the token lifetime policy (tokens/lifetime.ts), off by default. Read here by
+// the daemon and the CLI; changed by the CLI only (settings-change.ts).
 import type { Ctx } from './context.js';
-import { writeTransaction } from '../db/write-transaction.js';
-import { actingAdmin } from './accounts.js';
 import { SETTING_NAMES, TOKEN_MAX_DAYS, type SettingName } from './setting-names.js';
 
 export type Settings = Record<SettingName, boolean>;
@@ -29,25 +25,4 @@ export async function readTokenMaxDays(ctx: Pick<Ctx, 'db'>): Promise<number | n
 
 export async function readSettingsView(ctx: Pick<Ctx, 'db'>): Promise<SettingsView> {
   return { ...(await readSettings(ctx)), token_max_days: await readTokenMaxDays(ctx) };
-}
-
-export async function setSetting(ctx: Ctx, name: SettingName, on: boolean, by: Acting): Promise<SettingsView> {
-  return writeSetting(ctx, name, on ? 'on' : 'off', by, true);
-}
-
-/** `days` is checked by the caller (null: off). No request is judged by it: no access bump. */
-export async function setTokenMaxDays(ctx: Ctx, days: number | null, by: Acting): Promise<SettingsView> {
-  return writeSetting(ctx, TOKEN_MAX_DAYS, days === null ? 'off' : String(days), by, false);
-}
-
-/** Stores `key=value` and audits it; `bump`: the change decides access, so daemons re-read settings. */
-async function writeSetting(ctx: Ctx, key: string, value: string, by: Acting, bump: boolean): Promise<SettingsView> {
-  await writeTransaction(ctx.db, async (trx) => {
-    const actor = await actingAdmin(trx, by, 'change settings');
-    // One statement: with update-then-insert, two processes setting an absent key both insert it.
-    await trx('settings').insert({ key, value }).onConflict('key').merge(['value']);
-    if (bump) await bumpAccessGeneration(trx);
-    await record(trx, ctx.clock.now(), actor?.username ?? by.otherwise, 'settings.set', `${key}=${value}`);
-  });
-  return readSettingsView(ctx);
 }

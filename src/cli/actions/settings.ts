@@ -27,11 +27,12 @@ export async function show(globals: Globals, opts: { json?: boolean }): Promise<
 export async function set(globals: Globals, name: string, value: string, opts: AsFlag & JsonFlag): Promise<void> {
   const setting = parseArg(SETTING_NAME, name);
   const by = acting(opts.as);
-  const { setSetting, setTokenMaxDays } = await import('../../domain/settings.js');
   if (setting === TOKEN_MAX_DAYS) {
     const days = parseArg(MAX_DAYS, value);
+    const { setTokenMaxDays } = await import('../../domain/settings-change.js');
     return printSettings(await withDb(globals(), (ctx) => setTokenMaxDays(ctx, days, by)), opts.json);
   }
   const on = parseArg(SWITCH, value);
+  const { setSetting } = await import('../../domain/settings-change.js');
   await printSettings(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, by)), opts.json);
 }
