@@ -13,8 +13,9 @@ export type { TrustProxy } from './config/checks.js';
 export { DEFAULTS, LOG_LEVELS, type ConfigFile, type LogLevel } from './config/sections.js';
 
 /**
- * Which file to read: the flag, ARCHIVE_CONFIG, ./config.json, the system-wide file (so that
- * `sudo -u archive archivectl …`, which drops ARCHIVE_CONFIG, still finds it). `systemFile`: tests.
+ * Which file to read: the flag, ARCHIVE_CONFIG, else ./config.json and the system-wide file when
+ * present (so that `sudo -u archive archivectl …`, which drops ARCHIVE_CONFIG, still finds it).
+ * `systemFile`: tests.
  */
 export function configPath(
   flag: string | undefined,

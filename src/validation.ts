@@ -51,6 +51,7 @@ export function parseKnownFields<S extends v.ObjectSchema<v.ObjectEntries, v.Err
   const unknown = unknownFields(Object.keys(input), (key) => Object.hasOwn(schema.entries, key));
   const r = check(schema, input);
   if (r.ok && unknown.length === 0) return r.value;
+  // Object.fromEntries defines own properties: a field named __proto__ is reported like any other.
   const problems = Object.fromEntries([
     ...unknown.map((key) => [key, 'unknown field']),
     ...(r.ok ? [] : Object.entries(r.errors)),

@@ -1,5 +1,5 @@
-// What `--help` and the manual page (man-page.ts) both say about the environment and the exit
-// status: written once here, so the two cannot drift apart.
+// What `--help` and the manual page (man-page.ts) both say about the environment, the exit
+// status and the --as fallback: written once here, so the two cannot drift apart.
 
 /** Environment variables archivectl reads: name(s), what for. */
 export const ENVIRONMENT: readonly (readonly [string, string])[] = [

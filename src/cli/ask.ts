@@ -20,7 +20,8 @@ export async function resolveActor(flag: string | undefined): Promise<string> {
   if (!isInteractive()) {
     throw usage('missing --as <username> (or ARCHIVECTL_AS): the account this action is done as');
   }
-  const answer = (await (await questions()).prompt('Act as which account (--as)?')).trim();
+  const { prompt } = await questions();
+  const answer = (await prompt('Act as which account (--as)?')).trim();
   if (!answer) throw usage('missing --as <username>');
   return answer;
 }

@@ -6,9 +6,10 @@
 // Order: NULLs last ascending and first descending, ties by id. SQLite puts NULLs first, so a
 // nullable column is ordered there by `(column IS NULL), column`, the expression its index holds.
 //
-// Search: LIKE states what matches (a lower-cased substring); the text index finds the candidates
-// (text-index.ts). A page in id order joins the FTS5 hits, yielded in rowid order, so a LIMIT stops
-// after the page; other orders take `id IN (hits)` and walk their sort's index.
+// Search: LIKE states what matches (a lower-cased substring). On SQLite, for words long enough
+// for trigrams, the text index finds the candidates (text-index.ts): a page in id order joins the
+// FTS5 hits, yielded in rowid order, so a LIMIT stops after the page; other orders take
+// `id IN (hits)` and walk their sort's index. PostgreSQL's pg_trgm indexes serve the LIKE itself.
 import type { Knex } from 'knex';
 import { isPg, type Db } from './dialect.js';
 import { preparedReads } from './prepared-reads.js';
@@ -132,13 +133,16 @@ function fromClause(f: ListFilter, joined: boolean, params: string[]): string {
 
 /** The filter's conditions (their values pushed onto `params` in order). */
 function conditions(f: ListFilter, joined: boolean, params: string[]): string[] {
-  const where = f.equal.map((column) => `${q(column)} = ?`);
-  params.push(...f.equal.map((column) => `equal:${column}`));
+  const where: string[] = [];
+  for (const column of f.equal) {
+    where.push(`${q(column)} = ?`);
+    params.push(`equal:${column}`);
+  }
   if (f.like === null) return where;
   if (f.indexed && !joined) where.push(`${q(f.table)}.${q('id')} IN (${textHits(f.table, 'rowid', params)})`);
   // Backslash escapes `%`, `_` and itself (query.ts likePattern): the search is a plain substring.
   where.push(`(${f.like.map((column) => `${q(column)} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-  params.push(...f.like.map(() => 'like'));
+  for (let i = 0; i < f.like.length; i++) params.push('like');
   return where;
 }
 

@@ -28,7 +28,8 @@ const reconciliation = (method: Method, path: string): RouteSpec => ({ ...author
 
 /**
  * A register's reconciliation service (W3C Reconciliation API 0.2, and 1.0-draft under its own
- * root), under the register's authority rule: its POSTs of queries only read, like its GETs.
+ * root), under the register's authority rule: its POSTs of queries only read (hence authority,
+ * not editor), and are open only while public_access is on (public_api opens GET and HEAD).
  */
 const reconciliationService = (kind: 'actors' | 'places' | 'keywords'): RouteSpec[] => [
   reconciliation('GET', `/api/${kind}/reconcile`),

@@ -4,7 +4,8 @@
 
 /** `api_token`, and the array forms a PHP-style parser would read as it (`api_token[]`, `api_token[x]`). */
 export function isApiTokenKey(key: string): boolean {
-  return key === 'api_token' || key.startsWith('api_token[');
+  // Runs before authentication: a parser's nameless part (undefined) must not crash it.
+  return typeof key === 'string' && (key === 'api_token' || key.startsWith('api_token['));
 }
 
 export const API_TOKEN_MESSAGE =

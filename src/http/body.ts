@@ -106,9 +106,10 @@ const DISCARD_REST_BYTES = 64 * 1024;
 const LINGER_MS = 2_000;
 
 /**
- * Answers with `Connection: close`, then closes lingering (a reset can throw the answer away
- * unread): our FIN follows the answer, and the connection discards what the client still sends
- * until it closes its side or LINGER_MS has passed; the connection limits count it meanwhile.
+ * Answers with `Connection: close`, then closes lingering: closed at once, what the client still
+ * sends meets a reset that can throw the answer away unread (seen under load: clients got no 413
+ * at all). Instead our FIN follows the answer, and the connection discards what the client still
+ * sends until it closes its side or LINGER_MS has passed; the connection limits count it meanwhile.
  */
 function closeAfterAnswer(ctx: ApiContext): void {
   const req = ctx.req;

@@ -3,7 +3,8 @@ import { readConfig, type Globals } from '../context.js';
 import { printJson, printTable } from '../output.js';
 
 export async function run(globals: Globals, opts: { json?: boolean }): Promise<void> {
-  const findings = await (await import('../doctor-checks.js')).runChecks(() => readConfig(globals()));
+  const { runChecks } = await import('../doctor-checks.js');
+  const findings = await runChecks(() => readConfig(globals()));
   if (opts.json) printJson(findings);
   else
     await printTable(

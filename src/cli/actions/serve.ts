@@ -12,9 +12,10 @@ const HEAP_GROWING_PERCENT = 50;
 
 /**
  * The daemon sets its own heap limits, so `archivectl serve`, `npm start` and the unit run alike
- * (bench/RESULTS.md, "Memory"): V8's defaults cost 30-40 MB of RSS under load, 8 MB semi-spaces a
- * few % of CPU (4 MB: 12 %). Node takes `--max-semi-space-size` only on its command line, so V8's
- * growth factor (read at each collection) holds the young generation there. Node's flags win.
+ * (bench/RESULTS.md, "Memory of the daemon started as `archivectl serve`"): V8's defaults cost
+ * 30-40 MB of RSS under load, 8 MB semi-spaces a few % of CPU (4 MB: 12 %). Node takes
+ * `--max-semi-space-size` only on its command line, so V8's growth factor (read at each
+ * collection) holds the young generation at 8 MB: 2 while below, 1 once there. Node's flags win.
  */
 function limitDaemonHeap(): void {
   const nodeFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''];
@@ -24,7 +25,8 @@ function limitDaemonHeap(): void {
   const cap = 2 * SEMI_SPACE_MB * 2 ** 20;
   let growing = true;
   const governor = new PerformanceObserver(() => {
-    const full = (v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= cap;
+    const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    const full = (newSpace?.space_size ?? 0) >= cap;
     if (full !== growing) return;
     growing = !full;
     v8.setFlagsFromString(`--semi-space-growth-factor=${full ? 1 : 2}`);
@@ -67,7 +69,8 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
       ...(stdout === process.stdout ? {} : { logDestination: stdout }),
     });
     hangup = () => daemon.hangup();
-    const systemd = (await import('../systemd-notify.js')).systemdNotifier(env, (message) => daemon.log.warn(message));
+    const { systemdNotifier } = await import('../systemd-notify.js');
+    const systemd = systemdNotifier(env, (message) => daemon.log.warn(message));
     systemd.ready(`listening on ${daemon.url}`);
     failure = await new Promise<Error | undefined>((resolve) => {
       const stop = (signal: string) => {

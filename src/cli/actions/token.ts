@@ -124,7 +124,8 @@ export async function lookup(globals: Globals, argument: string, opts: AsFlag & 
     // Never quoted: it may be the value itself.
     throw usage('give "-" and the value on stdin: a value on the command line stays in shell history and ps');
   }
-  const value = await (await import('../read-input.js')).readTokenValue();
+  const { readTokenValue } = await import('../read-input.js');
+  const value = await readTokenValue();
   const { lookupTokenAs } = await import('../../domain/tokens/listing.js');
   const found = await withDb(globals(), (ctx) => lookupTokenAs(ctx, value, optionalActor(opts.as)));
   if (opts.json) printJson(found);
@@ -196,7 +197,8 @@ export async function handoff(globals: Globals, username: string, opts: AsFlag &
 
 export async function importLegacyFile(globals: Globals, file: string, opts: AsFlag & JsonFlag): Promise<void> {
   const actor = await resolveActor(opts.as);
-  const text = await (await import('../read-input.js')).readInput(file);
+  const { readInput } = await import('../read-input.js');
+  const text = await readInput(file);
   const { importLegacy } = await import('../../domain/tokens/legacy-import.js');
   const progress = (await import('../progress.js')).progressBar();
   const result = await withDb(globals(), (ctx) =>

@@ -166,6 +166,7 @@ export class Authenticator {
     // verification that read the row before it.
     const flight = `${key} ${generation}`;
     const inFlight = this.verifying.get(flight);
+    // A request sharing another's verification is a use of its own (its own address).
     if (inFlight) return this.admitted(await inFlight, address);
     const verification = this.verify(key, parsed, generation, client);
     this.verifying.set(flight, verification);

@@ -21,5 +21,14 @@ export async function describeSelf(
   const { id, name, kind, account, created, expires } = toView(row, ctx.clock.now());
   const lastUsed = Math.max(storedLastUsed(row.last_used_at), who.lastUsed);
   const lastUsedAt = Number.isFinite(lastUsed) ? new Date(lastUsed).toISOString() : null;
-  return { id, name, kind, account, role: who.role, created, expires, last_used: lastUsedAt };
+  return {
+    id,
+    name,
+    kind,
+    account,
+    role: who.role,
+    created,
+    expires,
+    last_used: lastUsedAt,
+  };
 }

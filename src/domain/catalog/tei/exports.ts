@@ -92,7 +92,13 @@ const META_COLUMNS = [
 function freshMeta(kind: TeiKind, row: StoredRow | undefined, version: string | null): TeiExportMeta | null {
   if (!row || version === null || row.source_version !== version || row.format !== TEI_FORMAT) return null;
   if (row.etag === null || row.modified_at === null) return null;
-  return { kind, entries: Number(row.entries), etag: row.etag, modifiedAt: row.modified_at, stored: true };
+  return {
+    kind,
+    entries: Number(row.entries),
+    etag: row.etag,
+    modifiedAt: row.modified_at,
+    stored: true,
+  };
 }
 
 /** A section's rows in SQL: the choice sectionHolds makes (a NULL column is in no list). */
