@@ -59,6 +59,15 @@ describe('token handoff', () => {
     expect(t.token.slice(4, 12)).toBe(t.id);
   });
 
+  it('ends exactly 12 hours after the instant it names as its creation, however the clock moves meanwhile', async () => {
+    let at = Date.parse(T0);
+    const moving = { now: () => new Date((at += 700)) }; // every read of the clock is 0.7 s later
+    const t = await cli.json<CreatedTokenJson>(['token', 'handoff', 'dave', '--as', 'alice'], { clock: moving });
+    const end = Date.parse(t.created) + 12 * 3_600_000;
+    expect(await statusOf(t.id, new Date(end - 1).toISOString())).toBe('active');
+    expect(await statusOf(t.id, new Date(end).toISOString())).toBe('expired');
+  });
+
   it('is valid for 12 hours: active at +11h59m, expired at +12h', async () => {
     const t = await cli.json<CreatedTokenJson>(['token', 'handoff', 'dave', '--as', 'alice'], { now: T0 });
     expect(await statusOf(t.id, PLUS_11H59)).toBe('active');

@@ -77,6 +77,8 @@ export interface RunOptions {
   input?: string;
   /** An ISO instant that pins the CLI's clock (in-process runs only). */
   now?: string;
+  /** A clock of the test's own, e.g. one that moves on at every read (in-process runs only). */
+  clock?: { now(): Date };
   /** Runs the real binary as a child process instead of main() in this process. */
   spawn?: boolean;
   /** Working directory of the CLI; the sandbox directory by default. */
@@ -166,14 +168,14 @@ export function collector(): { stream: Writable; text: () => string } {
 /**
  * Runs the CLI's `main` in this process with the given environment and working directory,
  * stdin a non-terminal stream holding `input`, stdout/stderr captured and, when `now` is given,
- * the clock pinned. Runs are queued one at a time: a command waiting for SQLite's write lock
+ * the clock pinned (or `clock` used). Runs are queued one at a time: a command waiting for SQLite's write lock
  * blocks a thread of libuv's pool, and several of them could starve the one holding the lock
  * (or a daemon in this process) of the thread its scrypt run needs. Child processes each have
  * their own pool.
  */
 export function runInProcess(
   args: string[],
-  opts: { env: NodeJS.ProcessEnv; cwd: string; now?: string; input?: string },
+  opts: { env: NodeJS.ProcessEnv; cwd: string; now?: string; clock?: { now(): Date }; input?: string },
 ): Promise<CliResult> {
   const at = opts.now === undefined ? undefined : Date.parse(opts.now);
   if (Number.isNaN(at)) throw new Error(`now: "${opts.now}" is not an ISO 8601 instant`);
@@ -187,7 +189,7 @@ export function runInProcess(
       stdin: Readable.from([Buffer.from(opts.input ?? '')]),
       env: opts.env,
       cwd: opts.cwd,
-      ...(at === undefined ? {} : { clock: { now: () => new Date(at) } }),
+      ...(opts.clock ? { clock: opts.clock } : at === undefined ? {} : { clock: { now: () => new Date(at) } }),
     });
     await new Promise((resolve) => setImmediate(resolve)); // writes still on their way
     return { code, stdout: out.text(), stderr: err.text() };
@@ -262,8 +264,11 @@ export async function createSandbox(
       env: childEnv(dbEnv, opts.env),
       ...(opts.input === undefined ? {} : { input: opts.input }),
     };
-    if (!opts.spawn) return runInProcess(argv, { ...where, ...(opts.now === undefined ? {} : { now: opts.now }) });
-    if (opts.now !== undefined) throw new Error('a spawned CLI cannot have its clock pinned (now)');
+    if (!opts.spawn) {
+      const { now, clock } = opts;
+      return runInProcess(argv, { ...where, ...(now === undefined ? {} : { now }), ...(clock ? { clock } : {}) });
+    }
+    if (opts.now !== undefined || opts.clock) throw new Error('a spawned CLI cannot have its clock pinned (now)');
     return runRaw(argv, where);
   };
 

@@ -30,6 +30,8 @@ interface NewToken {
   kind: TokenKind;
   /** The end: a date (expiry.ts), a handoff token's instant alone, or null for none. */
   expiry: { expires: string | null; expiresAt: string } | null;
+  /** The creation instant, when the end was counted from it (a handoff's 12 hours): one clock read. */
+  createdAt?: Date;
 }
 
 async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Promise<CreatedToken> {
@@ -46,7 +48,7 @@ async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Pro
     throw conflict(
       `${spec.account.username} already has a token named "${name}" (names are unique among non-revoked tokens)`,
     );
-  const now = ctx.clock.now().toISOString();
+  const now = (spec.createdAt ?? ctx.clock.now()).toISOString();
   const row = {
     selector: minted.selector,
     account_id: spec.account.id,
@@ -209,6 +211,7 @@ export async function handoffToken(ctx: Ctx, username: string, actorName: string
       name: (selector) => `External viewer handoff ${selector}`,
       kind: 'handoff',
       expiry: { expires: null, expiresAt: handoffExpiry(now) },
+      createdAt: now,
     });
     const note = removed > 0 ? ` (removed ${removed} expired handoff tokens)` : '';
     await record(trx, now, actor.username, 'token.handoff', `${created.token.id} of ${owner.username}${note}`);
