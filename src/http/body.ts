@@ -152,9 +152,8 @@ async function readWithin(ctx: ApiContext, read: Promise<ParsedBody>, ms: number
  * removed, at once, also while the rest of the body is still being discarded; (4) only then is
  * the body resolved and answered.
  */
-function readMultipart(ctx: ApiContext, limits: BodyLimits): Promise<ParsedBody> {
+function readMultipart(ctx: ApiContext, limits: BodyLimits, refused: boolean): Promise<ParsedBody> {
   const keep = limits.keepFiles(ctx);
-  const refused = limits.refused(ctx);
   const req = ctx.req;
   return new Promise((resolve) => {
     const fields: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -326,7 +325,7 @@ export function readBody(limits: BodyLimits) {
         ctx.state.body = await read(readJsonOrForm(ctx, 'json', limits.jsonBytes));
       else if (ctx.is('application/x-www-form-urlencoded'))
         ctx.state.body = await read(readJsonOrForm(ctx, 'form', limits.formBytes));
-      else if (ctx.is('multipart/form-data')) ctx.state.body = await readMultipart(ctx, limits);
+      else if (ctx.is('multipart/form-data')) ctx.state.body = await readMultipart(ctx, limits, refused);
       else if (ctx.method === 'POST' || ctx.method === 'PUT')
         ctx.state.body = invalidBody(415, 'send application/json, a urlencoded form or multipart/form-data');
     }
