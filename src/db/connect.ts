@@ -82,6 +82,7 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
     connection: { filename: pinned.path },
     useNullAsDefault: true,
     compileSqlOnError: false,
+    log: { warn: quietRefusals },
     // One connection per process: SQLite serialises writers anyway, and this process never contends
     // with itself; others (the CLI next to the daemon) wait on the busy timeout, not SQLITE_BUSY.
     pool: {
@@ -141,6 +142,14 @@ function pinDatabaseFile(file: string): PinnedFile {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * knex prints "Acquire connection error: <stack>" for a connection afterCreate refused, outside
+ * any log; the refusal reaches the caller, which reports it (exit status 2, or the daemon's log).
+ */
+function quietRefusals(message: unknown): void {
+  if (!String(message).startsWith('Acquire connection error: AppError: ')) process.emitWarning(String(message));
 }
 
 /** An error when the pinned name now leads to another file than the one judged, else null. */

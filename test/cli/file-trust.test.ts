@@ -4,9 +4,11 @@
 // refuses a key others may write, naming the file and the fix, with exit status 2: writable by
 // its group or others, or owned by a user other than the one running it and root.
 import { existsSync } from 'node:fs';
-import { chmod, chown, copyFile, lchown, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, copyFile, lchown, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { openDatabase } from '../../src/db/connect.js';
 import { createAccounts, createToken, IS_PG, lines, useSandbox, type CliResult } from '../helpers/cli.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -270,5 +272,37 @@ describe.skipIf(!isRoot)(`a symbolic link to another user's file (${isRoot ? 'ch
     await symlink(mine, path.join(dir, 'config.json'));
     const r = await cli.run(['token', 'list', '--json'], { config: false, cwd: dir });
     expect(r.code, r.stderr).toBe(0);
+  });
+});
+
+describe.skipIf(IS_PG)('a SQLite file swapped between its check and its opening by SQLite', () => {
+  it('is refused once SQLite has it open, reading and writing nothing', async () => {
+    const dir = path.join(cli.dir, 'swapped');
+    await mkdir(dir);
+    const file = path.join(dir, 'archive.sqlite3');
+    await copyFile(cli.dbFile as string, file);
+    await chmod(file, 0o600);
+    // Judged and pinned by openDatabase; SQLite opens the name at the first statement.
+    const db = await openDatabase({ client: 'sqlite3', filename: file, busyTimeoutMs: 1000 } as Config['database']);
+    const planted = path.join(dir, 'planted');
+    await writeFile(planted, 'not the judged file', { mode: 0o600 });
+    await rename(planted, file);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const err = await db('accounts')
+        .select('username')
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      expect(String(err)).toMatch(new RegExp(`the database file ${file} was replaced while it was opened`));
+    } finally {
+      process.off('warning', onWarning);
+      await db.destroy();
+    }
+    expect(await readFile(file, 'utf8')).toBe('not the judged file');
+    expect(warnings).toEqual([]); // no stack trace printed beside the refusal
   });
 });
