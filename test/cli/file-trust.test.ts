@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { chmod, chown, copyFile, lchown, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { createAccounts, createToken, IS_PG, lines, useSandbox, type CliResult } from '../helpers/cli.js';
 
@@ -283,7 +282,7 @@ describe.skipIf(IS_PG)('a SQLite file swapped between its check and its opening 
     await copyFile(cli.dbFile as string, file);
     await chmod(file, 0o600);
     // Judged and pinned by openDatabase; SQLite opens the name at the first statement.
-    const db = await openDatabase({ client: 'sqlite3', filename: file, busyTimeoutMs: 1000 } as Config['database']);
+    const db = await openDatabase({ client: 'sqlite3', filename: file, busyTimeoutMs: 1000 });
     const planted = path.join(dir, 'planted');
     await writeFile(planted, 'not the judged file', { mode: 0o600 });
     await rename(planted, file);
