@@ -99,12 +99,12 @@ export default defineConfig(
   },
   {
     // Outside tsconfig.test.json's program, so linted without types.
-    files: ['*.js', '*.cjs', 'bin/archivectl'],
+    files: ['*.js', '*.cjs', 'bin/archivectl', 'bin/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
   },
   {
-    // bin/archivectl is CommonJS too (bin/package.json).
-    files: ['**/*.cjs', 'bin/archivectl'],
+    // bin/ is CommonJS too (bin/package.json).
+    files: ['**/*.cjs', 'bin/archivectl', 'bin/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' },

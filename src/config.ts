@@ -1,12 +1,13 @@
 // Configuration (SPEC §5), from the file configPath finds, else the defaults (config/sections.ts).
 // A bad key stops the program with one line naming the key and the file; so does a file that
-// another user could have written (config/file-trust.ts).
-import { existsSync, readFileSync } from 'node:fs';
+// another user could have written, or that sits where another user could swap it
+// (config/file-trust.ts: judged on the descriptor it is read from, and its directory).
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { configError } from './errors.js';
 import { v } from './validation.js';
 import { configSchema, type Config } from './config/schema.js';
-import { untrustedFile } from './config/file-trust.js';
+import { readTrustedFile } from './config/file-trust.js';
 
 export type { Config } from './config/schema.js';
 export type { TrustProxy } from './config/checks.js';
@@ -30,14 +31,12 @@ export function configPath(
   return existsSync(systemFile) ? systemFile : null;
 }
 
+/** The file's JSON, read from the descriptor whose owner and mode were judged (config/file-trust.ts). */
 function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw configError(`config error: cannot read ${file} (${code})`);
-  }
+  const read = readTrustedFile(file, 'config file');
+  if (read === null) throw configError(`config error: cannot read ${file} (ENOENT)`);
+  if ('problem' in read) throw configError(`config error: ${read.problem}`);
+  const text = read.data.toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
@@ -54,8 +53,6 @@ function problem(issue: v.BaseIssue<unknown>): string {
 
 export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
   const file = configPath(flag, env, cwd);
-  const untrusted = file ? untrustedFile(file, 'config file') : null;
-  if (untrusted) throw configError(`config error: ${untrusted}`);
   const raw = file ? readJson(file) : {};
   const databaseUrl = env.DATABASE_URL || undefined;
   const parsed = v.safeParse(configSchema(file ? path.dirname(file) : cwd, databaseUrl), raw);

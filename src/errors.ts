@@ -33,22 +33,38 @@ export function isAppError(err: unknown): err is AppError {
 
 /**
  * Text of an unexpected error as it may be shown or logged: database errors can quote SQL with
- * bound values. Token values go as in redactTokens; other runs of 40 or more base64 characters (a
- * hash) only when mixed-case with digits, so that a file path in a stack trace is kept. Whole runs
- * only, and not the one after `arc_`, whose id redactTokens keeps.
+ * bound values. Token values go as in redactTokens; other runs of 40 or more base64 characters
+ * when they look like a hash (isHashRun), not a file path of a stack trace. Whole runs only, and
+ * not the one after `arc_`, whose id redactTokens keeps.
  */
 export function redactSecrets(text: string): string {
   const base64 = text.replace(/(?<![A-Za-z0-9+/=])(?<![Aa][Rr][Cc]_)[A-Za-z0-9+/=]{40,}/g, (run) =>
-    /[0-9]/.test(run) && /[A-Z]/.test(run) && /[a-z]/.test(run) ? '[REDACTED]' : run,
+    isHashRun(run) ? '[REDACTED]' : run,
   );
   return redactTokens(base64);
+}
+
+/** base64 of `scrypt\0`: how every stored secret hash (scrypt-kdf) begins. */
+const SCRYPT_KDF = 'c2NyeXB0';
+const MIXED = /^(?=.*[0-9])(?=.*[A-Z])(?=.*[a-z])/;
+
+/**
+ * A stored hash (scrypt-kdf's header), or base64 of random bytes: `+` or `=`, or 20 or more
+ * characters between slashes of mixed case with digits. A path's folders are names, shorter or
+ * of one case (a commit id), so `…/e3b0c442…/src/http/startup` is kept.
+ */
+function isHashRun(run: string): boolean {
+  if (run.startsWith(SCRYPT_KDF) || /[+=]/.test(run)) return true;
+  return run.split('/').some((piece) => piece.length >= 20 && MIXED.test(piece));
 }
 
 // --- token values in free text (every log line, error texts; README "Token values stay secret") --
 // - `arc_` + the 8-character public id + more [A-Za-z0-9] → `arc_<id>[REDACTED]`: the id stays
 //   so that operators can tell which token leaked;
-// - any other run of LONG_RUN or more [A-Za-z0-9] → `[REDACTED]`: legacy values (60), and values
-//   that lost their `arc_` (54) or are cut (a secret alone is 40);
+// - any other run of LONG_RUN or more [A-Za-z0-9] that may be a value (isSecretRun) → `[REDACTED]`:
+//   legacy values (60), and values that lost their `arc_` (54) or are cut (a secret alone is 40);
+//   not a run of one case, as commit ids and digests are written (hex), in the path of a checkout
+//   that stack traces name;
 // - characters count also percent-encoded, even twice by a proxy (`%2561`), as in raw paths.
 // One pass finds candidate runs (token characters, `_` and `%`, CANDIDATE_LENGTH or more); only
 // those are looked at further (escapes are sorted out per run).
@@ -69,10 +85,34 @@ const isRunChar = (c: number) => c < 128 && RUN_CHARS[c] === 1;
 const hexDigit = (c: number) =>
   c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
 
+/** Lengths of token values without `arc_` (54) and of legacy values (60): redacted whatever they hold. */
+const VALUE_LENGTHS = new Set([54, 60]);
+
+/**
+ * Whether a run of `length` [A-Za-z0-9] (`code(i)`: its i-th) may be (part of) a token value.
+ * Values are drawn uniformly from 62 characters, so 40 of them without an upper-case or without a
+ * lower-case letter come once in about 10^9: a run of one case (a commit id, a hex digest, `kkk…`)
+ * is kept, unless it has a value's length.
+ */
+function isSecretRun(length: number, code: (i: number) => number): boolean {
+  if (length < LONG_RUN) return false;
+  if (VALUE_LENGTHS.has(length)) return true;
+  let upper = false;
+  let lowerCase = false;
+  for (let i = 0; i < length && !(upper && lowerCase); i++) {
+    const c = code(i);
+    if (c >= 0x41 && c <= 0x5a) upper = true;
+    else if (c >= 0x61 && c <= 0x7a) lowerCase = true;
+  }
+  return upper && lowerCase;
+}
+
 /** Redacts one candidate run (see above); `raw` as it stands in the text, escapes included. */
 function redactRun(raw: string): string {
   // Without escapes or `_`, only the long-run rule can apply.
-  if (!raw.includes('%') && !raw.includes('_')) return raw.length >= LONG_RUN ? REDACTED : raw;
+  if (!raw.includes('%') && !raw.includes('_')) {
+    return isSecretRun(raw.length, (i) => raw.charCodeAt(i)) ? REDACTED : raw;
+  }
   // Decode the run into units: the character each stands for and where it starts in `raw`.
   const codes: number[] = [];
   const starts: number[] = [];
@@ -114,7 +154,7 @@ function redactRun(raw: string): string {
     if (afterPrefix && length > ID_LENGTH) {
       out += raw.slice(copied, starts[segment + ID_LENGTH]) + REDACTED;
       copied = rawEnd;
-    } else if (length >= LONG_RUN) {
+    } else if (isSecretRun(length, (i) => codes[segment + i] as number)) {
       out += raw.slice(copied, starts[segment]) + REDACTED;
       copied = rawEnd;
     }

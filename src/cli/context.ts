@@ -6,7 +6,7 @@
 // (or by `sudo -u`, which drops ARCHIVE_CONFIG), a command that quietly created an empty
 // database would answer "no accounts" and mint tokens that no daemon knows.
 import { loadConfig, type Config } from '../config.js';
-import { untrustedFile } from '../config/file-trust.js';
+import { trustedPath } from '../config/file-trust.js';
 import { configError } from '../errors.js';
 import type { Db } from '../db/dialect.js';
 import type { Ctx } from '../domain/context.js';
@@ -37,14 +37,20 @@ function noDatabase(config: Config, what: string): Error {
   );
 }
 
-/** Why the SQLite database or its -wal or -shm file cannot be trusted (config/file-trust.ts). */
+/**
+ * Why the SQLite database or its -wal or -shm file cannot be trusted, by name: each file, its
+ * directory, a symbolic link and its target (config/file-trust.ts). openDatabase judges the file
+ * it opens again.
+ */
 export function untrustedDatabase(config: Pick<Config, 'database'>): string | null {
   if (config.database.client !== 'sqlite3') return null;
-  const file = config.database.filename;
+  const named = trustedPath(config.database.filename, 'database file');
+  // SQLite keeps the -wal and -shm files beside the file a link leads to.
+  const file = named.path ?? config.database.filename;
   return (
-    untrustedFile(file, 'database file') ??
-    untrustedFile(`${file}-wal`, 'database write-ahead log') ??
-    untrustedFile(`${file}-shm`, 'database shared-memory file')
+    named.problem ??
+    trustedPath(`${file}-wal`, 'database write-ahead log').problem ??
+    trustedPath(`${file}-shm`, 'database shared-memory file').problem
   );
 }
 

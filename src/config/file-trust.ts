@@ -2,8 +2,17 @@
 // refused when another user could have written them, as ssh refuses such a key: writable by the
 // group or others, or owned by someone other than the user running archivectl and root. A planted
 // ./config.json in a shared directory, or a database others may rewrite, would be used silently.
-import { readFileSync, statSync } from 'node:fs';
+//
+// What is judged is what is used. A path checked, then opened later, can name another file by
+// then: in a directory others may write, a name can be swapped for a symbolic link to their file
+// between the two. So the directory holding the file is judged too (another user who cannot
+// write it cannot swap names in it), a symbolic link is followed only when the link, its
+// directory and its target are all trusted, and readTrustedFile judges the file it has open
+// (fstat of the descriptor it then reads), not the name. Directories above the file's own are
+// not judged.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 
 /** `file` as one shell word, for a fix the operator can paste. */
 export function shellWord(file: string): string {
@@ -25,15 +34,20 @@ function userName(uid: number): string | null {
 
 /** Why `file` (a "config file", a "database file") cannot be trusted, with the fix; else null. */
 export function untrustedFile(file: string, what: string): string | null {
-  const me = process.getuid?.();
-  if (me === undefined) return null; // a system without file owners to compare
-  let owner: number;
-  let mode: number;
+  let st: { uid: number; mode: number };
   try {
-    ({ uid: owner, mode } = statSync(file));
+    st = statSync(file);
   } catch {
     return null; // not there (or not readable): whoever reads it reports that
   }
+  return untrustedOwnerAndMode(st, file, what);
+}
+
+/** As untrustedFile, on the owner and mode of what is open (an fstat) or a stat already made. */
+export function untrustedOwnerAndMode(st: { uid: number; mode: number }, file: string, what: string): string | null {
+  const me = process.getuid?.();
+  if (me === undefined) return null; // a system without file owners to compare
+  const { uid: owner, mode } = st;
   if (owner !== me && owner !== 0) {
     const name = userName(me);
     const trusted = me === 0 ? 'root' : `${name ?? `uid ${me}`} (who runs archivectl) or root`;
@@ -51,4 +65,104 @@ export function untrustedFile(file: string, what: string): string | null {
     );
   }
   return null;
+}
+
+/**
+ * Why the directory `dir`, holding the `what` `file`, cannot be trusted, with the fix; else null:
+ * owned by another user than the one running archivectl and root, or writable by its group or
+ * others, unless sticky (as /tmp: others may add names there but not rename or remove ours).
+ */
+export function untrustedDirectory(dir: string, file: string, what: string): string | null {
+  const me = process.getuid?.();
+  if (me === undefined) return null;
+  let st: { uid: number; mode: number };
+  try {
+    st = statSync(dir);
+  } catch {
+    return null; // not there: whoever opens the file reports that
+  }
+  if (st.uid !== me && st.uid !== 0) {
+    return (
+      `the ${what} ${file} is in ${dir}, which belongs to ${userName(st.uid) ?? `uid ${st.uid}`}: ` +
+      `its owner may replace the file at any time. Move the file to a directory of yours or root's`
+    );
+  }
+  if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) {
+    const octal = (st.mode & 0o7777).toString(8).padStart(4, '0');
+    return (
+      `the ${what} ${file} is in ${dir}, of mode ${octal}: its group or other users may replace the ` +
+      `file with one of theirs. Fix it with: chmod go-w ${shellWord(dir)} (or move the file)`
+    );
+  }
+  return null;
+}
+
+/**
+ * The file to open for the name `file`, judged as a name (untrustedFile plus its directory): `file`
+ * itself, or, for a symbolic link that is trusted (owned by the user or root, in a trusted
+ * directory) to a trusted file, the link's target resolved. `problem` says why not; both null
+ * when nothing is there. The file as opened still needs judging (readTrustedFile, fstat).
+ */
+export function trustedPath(file: string, what: string): { path: string | null; problem: string | null } {
+  const absolute = path.resolve(file);
+  let link: { uid: number; mode: number; isSymbolicLink(): boolean };
+  try {
+    link = lstatSync(absolute);
+  } catch {
+    const problem = untrustedDirectory(path.dirname(absolute), absolute, what);
+    return { path: null, problem };
+  }
+  const dirProblem = untrustedDirectory(path.dirname(absolute), absolute, what);
+  if (dirProblem) return { path: null, problem: dirProblem };
+  if (!link.isSymbolicLink()) return { path: absolute, problem: untrustedOwnerAndMode(link, absolute, what) };
+  const me = process.getuid?.();
+  if (me !== undefined && link.uid !== me && link.uid !== 0) {
+    return {
+      path: null,
+      problem:
+        `the ${what} ${absolute} is a symbolic link of ${userName(link.uid) ?? `uid ${link.uid}`}: it may point ` +
+        `anywhere at any time. Replace it with the file itself, or a link of your own`,
+    };
+  }
+  let target: string;
+  try {
+    target = realpathSync(absolute);
+  } catch {
+    return { path: null, problem: null }; // a dangling link: nothing to read
+  }
+  const targetProblem =
+    untrustedDirectory(path.dirname(target), target, what) ??
+    untrustedFile(target, `${what} (the target of ${absolute})`);
+  return targetProblem ? { path: null, problem: targetProblem } : { path: target, problem: null };
+}
+
+/**
+ * The content of `file`, read from a descriptor whose file is judged (fstat), after its name
+ * (trustedPath): what is judged is what is read. Opened without following a symbolic link
+ * (O_NOFOLLOW: the name was resolved and judged just before) and without waiting on a FIFO.
+ * `problem` when it cannot be trusted or read; null when it is not there.
+ */
+export function readTrustedFile(file: string, what: string): { data: Buffer } | { problem: string } | null {
+  const named = trustedPath(file, what);
+  if (named.problem) return { problem: named.problem };
+  if (!named.path) return null;
+  let fd: number;
+  try {
+    fd = openSync(named.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') return { problem: `the ${what} ${file} was replaced by a symbolic link while it was opened` };
+    return { problem: `cannot read ${file} (${code})` };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { problem: `the ${what} ${file} is not a regular file` };
+    const problem = untrustedOwnerAndMode(st, file, what);
+    return problem ? { problem } : { data: readFileSync(fd) };
+  } catch (err) {
+    return { problem: `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})` };
+  } finally {
+    closeSync(fd);
+  }
 }

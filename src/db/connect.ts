@@ -1,10 +1,11 @@
 // Opens the database named by the configuration, with the settings each dialect needs.
-import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Database } from 'sqlite3';
 import type { Config } from '../config.js';
-import { shellWord } from '../config/file-trust.js';
+import { shellWord, trustedPath, untrustedOwnerAndMode } from '../config/file-trust.js';
+import { configError } from '../errors.js';
 import { attachSignalFile } from './change-signal.js';
 import { configOf, isPg, type Db } from './dialect.js';
 import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
@@ -75,19 +76,24 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
   if (database.client === 'pg') return knex(pgKnexConfig(database, use));
   const file = database.filename;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  // Readable by its owner only (see databaseFileWarning); SQLite gives -wal and -shm the same mode.
-  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  const pinned = pinDatabaseFile(file);
   const db = knex({
     client: 'sqlite3',
-    connection: { filename: file },
+    connection: { filename: pinned.path },
     useNullAsDefault: true,
     compileSqlOnError: false,
+    log: { warn: quietRefusals },
     // One connection per process: SQLite serialises writers anyway, and this process never contends
     // with itself; others (the CLI next to the daemon) wait on the busy timeout, not SQLITE_BUSY.
     pool: {
       min: 1,
       max: 1,
       afterCreate(conn: Database, done: (err: Error | null, conn: Database) => void) {
+        const swapped = replacedSince(pinned, file);
+        if (swapped) {
+          done(swapped, conn);
+          return;
+        }
         conn.configure('busyTimeout', database.busyTimeoutMs);
         conn.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;', (err) => done(err, conn));
       },
@@ -95,6 +101,67 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
   });
   attachSignalFile(db, file);
   return db;
+}
+
+/** The SQLite file as judged before SQLite opens it: the path handed to SQLite, and its identity. */
+interface PinnedFile {
+  path: string;
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Opens the SQLite file once ourselves (creating it, mode 0600, if it is not there), without
+ * following a symbolic link, and judges what is open (fstat): owner and mode, after its name and
+ * directory (trustedPath). SQLite can only be given a name; replacedSince then checks that the
+ * name still leads to this file once SQLite has opened it. What this promises: no other user can
+ * have SQLite open a file of theirs here, since the directory is one no other user may write (a
+ * sticky one aside, where they cannot rename or remove our file); the before-and-after identity
+ * check catches a swap that completes around the open, not one undone before the check.
+ */
+function pinDatabaseFile(file: string): PinnedFile {
+  const named = trustedPath(file, 'database file');
+  if (named.problem) throw configError(named.problem);
+  const target = named.path ?? path.resolve(file);
+  let fd: number;
+  try {
+    // Readable by its owner only (see databaseFileWarning); SQLite gives -wal and -shm the same mode.
+    fd = openSync(target, constants.O_RDONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ELOOP')
+      throw configError(`the database file ${file} was replaced by a symbolic link as it was opened`);
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw configError(`the database file ${file} is not a regular file`);
+    const problem = untrustedOwnerAndMode(st, file, 'database file');
+    if (problem) throw configError(problem);
+    return { path: target, dev: st.dev, ino: st.ino };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * knex prints "Acquire connection error: <stack>" for a connection afterCreate refused, outside
+ * any log; the refusal reaches the caller, which reports it (exit status 2, or the daemon's log).
+ */
+function quietRefusals(message: unknown): void {
+  if (!String(message).startsWith('Acquire connection error: AppError: ')) process.emitWarning(String(message));
+}
+
+/** An error when the pinned name now leads to another file than the one judged, else null. */
+function replacedSince(pinned: PinnedFile, file: string): Error | null {
+  let st: { dev: number; ino: number; isFile(): boolean };
+  try {
+    st = lstatSync(pinned.path);
+  } catch {
+    st = { dev: -1, ino: -1, isFile: () => false };
+  }
+  if (st.isFile() && st.dev === pinned.dev && st.ino === pinned.ino) return null;
+  return configError(`the database file ${file} was replaced while it was opened: nothing was read from it`);
 }
 
 /**

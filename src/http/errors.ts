@@ -4,7 +4,7 @@ import createError from 'http-errors';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/dialect.js';
-import { errorCode, isAppError, isNoSpace, redactSecrets, type ErrorKind } from '../errors.js';
+import { errorCode, isAppError, isNoSpace, redactSecrets, redactTokens, type ErrorKind } from '../errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 422,
@@ -42,6 +42,11 @@ export function scrub(err: unknown): { type: string; code?: string; message: str
   };
 }
 
+/** Field problems with token values cut from names and texts alike; own properties, `__proto__` too. */
+function redactedFields(fields: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).map(([name, text]) => [redactTokens(name), redactTokens(text)]));
+}
+
 /** Seconds a client is asked to wait when the database cannot serve (away, stalled, full). */
 const UNAVAILABLE_RETRY_AFTER_S = 2;
 
@@ -71,13 +76,16 @@ export function errorHandler(log: Logger) {
       const environment = decided ? null : environmentFailure(caught);
       if (environment) log.warn({ err: scrub(caught), ...where }, environment.message);
       const err = environment ?? caught;
+      // An answer passes the logs' redaction (README "Token values stay secret"): a refusal may
+      // quote what the client sent, a field's name included (a value sent as a key).
       if (createError.isHttpError(err) && err.expose) {
         ctx.status = err.status;
         if (err.headers) ctx.set(err.headers);
-        ctx.body = { error: err.message };
+        ctx.body = { error: redactTokens(err.message) };
       } else if (isAppError(err)) {
         ctx.status = STATUS[err.kind];
-        ctx.body = err.fields ? { error: err.message, fields: err.fields } : { error: err.message };
+        const error = redactTokens(err.message);
+        ctx.body = err.fields ? { error, fields: redactedFields(err.fields) } : { error };
       } else {
         log.error({ err: scrub(err), ...where }, 'unhandled error');
         ctx.status = 500;

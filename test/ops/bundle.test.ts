@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, lines, REPO_ROOT, type CliResult } from '../helpers/cli.js';
+import { arcValue } from '../helpers/token-values.js';
 
 const run = promisify(execFile);
 let tmp: string;
@@ -36,18 +37,25 @@ async function archivectl(root: string, args: string[], cwd: string): Promise<Cl
  * `serve` with a dataDir below a regular file: the daemon cannot start, and its journal line
  * (stdout, JSON) carries the error's stack. Returns the stack's frames.
  */
-async function startupFailureFrames(root: string): Promise<string[]> {
+async function startupFailureFrames(root: string, dataDir = 'data'): Promise<string[]> {
+  return (await startupFailure(root, dataDir)).frames;
+}
+
+/** As startupFailureFrames, with the fatal log line as written; `dataDir` below the regular file. */
+async function startupFailure(root: string, dataDir: string): Promise<{ frames: string[]; line: string }> {
   const dir = await mkdtemp(path.join(tmp, 'serve-'));
   await writeFile(path.join(dir, 'a-file'), 'not a directory\n');
   const config = path.join(dir, 'config.json');
-  await writeFile(config, JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './a-file/data' }));
+  await writeFile(
+    config,
+    JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: `./a-file/${dataDir}` }),
+  );
   const r = await archivectl(root, ['--config', config, 'serve', '--host', '127.0.0.1', '--port', '0'], dir);
   expect(r.code, r.stderr).toBe(1);
-  const fatal = lines(r.stdout)
-    .map((l) => JSON.parse(l) as { level: string; err?: { stack?: string } })
-    .find((e) => e.level === 'fatal');
-  expect(fatal?.err?.stack, r.stdout).toBeDefined();
-  return (fatal?.err?.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l));
+  const line = lines(r.stdout).find((l) => (JSON.parse(l) as { level: string }).level === 'fatal') ?? '';
+  const fatal = JSON.parse(line || '{}') as { err?: { stack?: string } };
+  expect(fatal.err?.stack, r.stdout).toBeDefined();
+  return { frames: (fatal.err?.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)), line };
 }
 
 /** Checks that `frame` names a line of src/ (below `root`) that holds `text` in the checkout's src/. */
@@ -80,6 +88,24 @@ describe('bin/archivectl', () => {
     await expectSourceLine(frames[0], REPO_ROOT, 'StartupError');
     expect(frames.some((f) => f.includes(path.join(REPO_ROOT, 'src', 'cli', 'main.ts')))).toBe(true);
     expect(await unmappedSrcFrames(frames, REPO_ROOT)).toEqual([]);
+  });
+
+  it('names them whole in a checkout below a folder named by a commit id, while token values are redacted', async () => {
+    // The log's redaction took a 40-character commit id for a token value: `../[REDACTED]/src/…`.
+    const root = path.join(tmp, 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4', 'archivectl');
+    await mkdir(path.join(root, 'dist'), { recursive: true });
+    for (const part of ['bin', 'package.json', 'migrations', path.join('dist', 'bundle')]) {
+      await cp(path.join(REPO_ROOT, part), path.join(root, part), { recursive: true });
+    }
+    await symlink(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'));
+    const value = arcValue();
+    const { frames, line } = await startupFailure(root, value);
+    await expectSourceLine(frames[0], root, 'StartupError');
+    expect(frames[0]).toContain(path.join(root, 'src', 'http', 'startup.ts'));
+    expect(await unmappedSrcFrames(frames, root)).toEqual([]);
+    expect(line).not.toContain('[REDACTED]/src');
+    expect(line).toContain(`arc_${value.slice(4, 12)}[REDACTED]`);
+    expect(line).not.toContain(value.slice(12));
   });
 
   it('--help loads no database code: it runs with every bundle file that holds some removed, and no node_modules', async () => {

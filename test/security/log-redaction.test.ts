@@ -50,6 +50,28 @@ describe('redactTokens', () => {
     );
   });
 
+  it("keeps runs of one case, as commit ids and digests are written, unless they have a value's length", () => {
+    const commit = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4';
+    const frames = [
+      `at start (/home/ci/builds/${commit}/src/http/startup.ts:41:11)`,
+      `at start (../${commit}/src/http/startup.ts:41:11)`,
+      `/srv/${commit.toUpperCase()}/x`,
+      `sha256 ${'a1'.repeat(32)}`,
+      `%2F${commit}%2Fsrc`,
+    ];
+    for (const text of frames) expect(redactTokens(text)).toBe(text);
+    // A value's length (a legacy value, a value without its arc_) is redacted whatever it holds.
+    expect(redactTokens(`/x/${'a'.repeat(60)}/y`)).toBe('/x/[REDACTED]/y');
+    expect(redactTokens(`/x/${'0'.repeat(54)}/y`)).toBe('/x/[REDACTED]/y');
+    // Token values beside a commit id still go.
+    const v = arcValue();
+    const legacy = legacyValue();
+    const secret = v.slice(12, 52);
+    expect(redactTokens(`/srv/${commit}/${v} ${legacy} ${secret}`)).toBe(
+      `/srv/${commit}/arc_${v.slice(4, 12)}[REDACTED] [REDACTED] [REDACTED]`,
+    );
+  });
+
   it('sees through percent-encoding', () => {
     const v = arcValue();
     const id = v.slice(4, 12);
@@ -97,6 +119,12 @@ describe('redactTokens', () => {
     // A file path in a stack trace is made of the same characters, and is kept.
     const frame = 'at run (/srv/archivectl/node_modules/knex/lib/execution/internal/delay.js:12:3)';
     expect(redactSecrets(frame)).toBe(frame);
+    // Also below a folder named by a commit id, beside a temporary folder's mixed-case suffix.
+    const checkout = 'at start (/tmp/build-Xk3d9Q/e3b0c44298fc1c149afbf4c8996fb92427ae41e4/src/http/startup.ts:41:11)';
+    expect(redactSecrets(checkout)).toBe(checkout);
+    // Random base64 (not a stored hash) of 40 characters or more still goes.
+    const blob = 'q3Vb9XzR2mLp8TwK4yHn6JcF1sDg5AeU7oPi0NlM';
+    expect(redactSecrets(`key '${blob}'`)).toBe(`key '[REDACTED]'`);
   });
 });
 
