@@ -41,20 +41,21 @@ function displayWidth(text: string): number {
   return stringWidth(text);
 }
 
-/** `text` cut to `width` cells, ending in "…" when cut; never inside a character sequence (👩‍💻, 🇩🇪, é). */
-function truncate(text: string, width: number): string {
-  if (displayWidth(text) <= width) return text;
+/** `text` in exactly `width` cells: padded, or cut with "…", never inside a character sequence (👩‍💻, 🇩🇪, é). */
+function fit(text: string, width: number): string {
+  const w = displayWidth(text);
+  if (w <= width) return text + ' '.repeat(width - w);
   if (isPlainAscii(text)) return `${text.slice(0, width - 1)}…`;
   let out = '';
   let used = 0;
   graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) {
-    const w = displayWidth(segment);
-    if (used + w > width - 1) break;
+    const cells = displayWidth(segment);
+    if (used + cells > width - 1) break;
     out += segment;
-    used += w;
+    used += cells;
   }
-  return `${out}…`;
+  return `${out}…${' '.repeat(width - 1 - used)}`;
 }
 
 const lineWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
@@ -98,17 +99,12 @@ export function* renderTable(head: string[], rows: string[][], opts: TableOption
   const { kept, fitted } = layout(head, widths, opts);
   const line = (row: string[]) =>
     kept
-      .map((column, k) => {
-        const width = fitted[k] ?? 0;
-        const cell = width === widths[column] ? (row[column] ?? '') : truncate(row[column] ?? '', width);
-        return k === kept.length - 1 ? cell : cell + ' '.repeat(width - displayWidth(cell));
-      })
+      .map((column, k) => fit(row[column] ?? '', fitted[k] ?? 0))
       .join(GAP)
       .trimEnd();
   const all = [head, ...rows];
-  for (let i = 0; i < all.length; i += CHUNK)
-    yield `${all
-      .slice(i, i + CHUNK)
-      .map(line)
-      .join('\n')}\n`;
+  for (let i = 0; i < all.length; i += CHUNK) {
+    const lines = all.slice(i, i + CHUNK).map(line);
+    yield `${lines.join('\n')}\n`;
+  }
 }
