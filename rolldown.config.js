@@ -10,6 +10,8 @@ export default defineConfig({
     'man-page': 'src/cli/man-page.ts',
   },
   platform: 'node',
+  // Modules that both the command tree and the actions import stay in archivectl.cjs, which every
+  // run loads anyway, instead of small files of their own: --help reads 2 files, not 11.
   preserveEntrySignatures: 'allow-extension',
   // Database drivers are loaded by knex and pg only when configured; sqlite3 is native.
   external: [/^(sqlite3|pg-native|pg-query-stream|mysql2?|mariadb|oracledb|tedious|better-sqlite3)(\/|$)/],
