@@ -11,21 +11,34 @@
 //   BENCH_ONLY=flood     only phase (h) of the attack section: a never-verified id flooded, 5 runs
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
-//   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
+//   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/, dist/bundle/ and src/) instead of ..
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { build } from 'rolldown';
 import { get, median, memoryOf, ms, percentile, startDaemon } from './daemon.js';
 
 const ROOT = process.env.BENCH_DAEMON_ROOT
   ? path.resolve(process.env.BENCH_DAEMON_ROOT)
   : fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'archivectl');
-const { checksum, randomBase62 } = await import(path.join(ROOT, 'dist/domain/tokens/format.js'));
-const { hashSecret } = await import(path.join(ROOT, 'dist/domain/tokens/hash.js'));
+// The token format and hash of the checkout measured, from its src/, bundled for node (which runs
+// no TypeScript) into a directory of this run's.
+const SOURCE = mkdtempSync(path.join(os.tmpdir(), 'archivectl-bench-src-'));
+process.on('exit', () => rmSync(SOURCE, { recursive: true, force: true }));
+await build({
+  input: { format: path.join(ROOT, 'src/domain/tokens/format.ts'), hash: path.join(ROOT, 'src/domain/tokens/hash.ts') },
+  platform: 'node',
+  resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
+  output: { dir: SOURCE, format: 'esm' },
+  logLevel: 'silent',
+});
+const FORMAT_MODULE = path.join(SOURCE, 'format.js');
+const { checksum, randomBase62 } = await import(FORMAT_MODULE);
+const { hashSecret } = await import(path.join(SOURCE, 'hash.js'));
 
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -364,7 +377,7 @@ try {
       config,
       env,
       token,
-      formatModule: path.join(ROOT, 'dist/domain/tokens/format.js'),
+      formatModule: FORMAT_MODULE,
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
     });
   }
@@ -375,7 +388,7 @@ try {
       config,
       env,
       token,
-      formatModule: path.join(ROOT, 'dist/domain/tokens/format.js'),
+      formatModule: FORMAT_MODULE,
     });
   }
 } finally {

@@ -1,39 +1,37 @@
 #!/usr/bin/env node
-// npm's "prepare": builds dist/ from src/ when TypeScript is installed (a checkout, `npm ci`),
-// then the bundle bin/archivectl runs, dist/bundle/ (scripts/build-bundle.js), then writes the
-// manual page man/archivectl.1 from the built command tree.
+// npm's "prepare": builds dist/bundle/, what bin/archivectl runs, when the build's tools are
+// installed (a checkout, `npm ci`): `npm run build` (rolldown.config.js), then writes the manual
+// page man/archivectl.1 from the command tree of the bundle just built.
 // A production install (`npm ci --omit=dev` on a built tree, or a packed tarball) has no
-// TypeScript: it uses the bundle already there, and only fails when there is none to use.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// rolldown: it uses the bundle already there, and only fails when there is none to use.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-let tsc;
+const require = createRequire(path.join(root, 'package.json'));
+let rolldown;
 try {
-  tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
+  rolldown = require.resolve('rolldown');
 } catch {
-  tsc = null;
+  rolldown = null;
 }
-if (tsc) {
-  // The build info the tests' global setup (test/global-setup.ts) keeps too: after `npm ci`,
-  // `npm test` finds dist/ up to date instead of compiling src/ a second time. Without a dist/
-  // the build info would call an empty output up to date, so it goes first.
-  const buildInfo = path.join(root, 'node_modules', '.cache', 'archivectl-build', 'tsconfig.tsbuildinfo');
-  if (!existsSync(path.join(root, 'dist', 'cli', 'main.js'))) rmSync(buildInfo, { force: true });
-  const args = [tsc, '-p', path.join(root, 'tsconfig.json'), '--incremental', '--tsBuildInfoFile', buildInfo];
-  execFileSync(process.execPath, args, { stdio: 'inherit' });
-  execFileSync(process.execPath, [path.join(root, 'scripts', 'build-bundle.js')], { stdio: 'inherit' });
-  const dist = (file) => import(pathToFileURL(path.join(root, 'dist', 'cli', file)).href);
-  const [{ buildProgram, version }, { manPage }] = await Promise.all([dist('main.js'), dist('man-page.js')]);
+if (rolldown) {
+  // What `npm run build` (`rolldown -c`) does, without an npm of its own.
+  const [{ build }, { default: config }] = await Promise.all([
+    import(pathToFileURL(rolldown).href),
+    import(pathToFileURL(path.join(root, 'rolldown.config.js')).href),
+  ]);
+  await build({ ...config, cwd: root });
+  const bundle = (file) => require(path.join(root, 'dist', 'bundle', file));
+  const [{ buildProgram, version }, { manPage }] = [bundle('archivectl.cjs'), bundle('man-page.cjs')];
   mkdirSync(path.join(root, 'man'), { recursive: true });
   const today = new Date().toISOString().slice(0, 10);
   writeFileSync(path.join(root, 'man', 'archivectl.1'), manPage(buildProgram(), version(), today));
 } else if (existsSync(path.join(root, 'dist', 'bundle', 'archivectl.cjs'))) {
-  console.error('prepare: TypeScript is not installed (a production install); using the dist/bundle/ already built');
+  console.error('prepare: rolldown is not installed (a production install); using the dist/bundle/ already built');
 } else {
-  console.error('prepare: no dist/bundle/ and no TypeScript to build it: run "npm ci" (with dev dependencies) first');
+  console.error('prepare: no dist/bundle/ and no rolldown to build it: run "npm ci" (with dev dependencies) first');
   process.exit(1);
 }

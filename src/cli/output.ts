@@ -49,6 +49,6 @@ export async function printTokens(tokens: TokenView[], withAccount = true): Prom
       t.expires ?? 'never',
     ]),
     // In a narrow terminal Kind goes first, then Created (--json or a pipe shows everything).
-    withAccount ? { flex: [1, 2], drop: [3, 5] } : { flex: [1], drop: [2, 4] },
+    { flex: ['Account', 'Name'], drop: ['Kind', 'Created'] },
   );
 }

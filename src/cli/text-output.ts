@@ -1,5 +1,5 @@
-// Output without tables (those are output.ts, which loads cli-table3: commands that print none
-// import this module and never load it). Data goes to stdout (the run's, io.ts); notes, warnings
+// Output without tables (those are output.ts and table.ts: commands that print none import this
+// module and never load them). Data goes to stdout (the run's, io.ts); notes, warnings
 // and progress to stderr, so `$(archivectl …)` captures only data.
 //
 // Text from the database (rows written before names were checked, or by a legacy import) may

@@ -4,11 +4,20 @@
 // would, without its pool acquire and fresh prepare in series with every other query (a quarter of
 // the daemon's time in a profile of GET /api/actors under load). PostgreSQL, a SQLite handle on no
 // file and a transaction (other connections do not see its writes before it commits) use knex.
+import os from 'node:os';
 import type { Database, Statement } from 'sqlite3';
 import { isSqlite, sqliteFile, type Db } from './dialect.js';
 
-/** Readers per database: two cores here; more would only queue on the same cores. */
-const READERS = 2;
+/**
+ * Readers per database: one per core, at most one per thread of libuv's pool (4 unless
+ * UV_THREADPOOL_SIZE says otherwise), which runs each query. A connection runs one statement at a
+ * time, so readers beyond the cores or the pool's threads only queue there: with the daemon
+ * pinned to one CPU, one reader served as many requests as two (bench/RESULTS.md).
+ */
+const READERS = Math.max(
+  1,
+  Math.min(os.availableParallelism(), Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10) || 4),
+);
 /** Prepared statements kept per connection (the list shapes in use are a few dozen). */
 const STATEMENTS_PER_READER = 256;
 // A WAL reader waits only while a checkpoint resets the log or another process recovers the

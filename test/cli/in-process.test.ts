@@ -1,10 +1,9 @@
-// The CLI as a function: `main(argv, io)` of dist/cli/main.js runs one command with the given
+// The CLI as a function: `main(argv, io)` of src/cli/main.ts runs one command with the given
 // streams, environment, working directory and clock, and importing the module does nothing.
 // This is what lets tests pin the clock without an environment variable in the product.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, childEnv, createAccounts, legacyValue, REPO_ROOT, useSandbox } from '../helpers/cli.js';
 
@@ -14,9 +13,7 @@ beforeAll(async () => {
   await createAccounts(cli, { alice: 'admin', bob: 'user' });
 });
 
-type Main = typeof import('../../src/cli/main.js');
-const loadMain = async (): Promise<Main> =>
-  (await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'cli', 'main.js')).href)) as Main;
+const loadMain = () => import('../../src/cli/main.js');
 
 function sink(): { stream: Writable; text: () => string } {
   const parts: string[] = [];
@@ -50,17 +47,13 @@ async function inProcess(
 }
 
 describe('main(argv, io)', () => {
-  it('does nothing when dist/cli/main.js is imported: no output, exit status 0', async () => {
-    const url = pathToFileURL(path.join(REPO_ROOT, 'dist', 'cli', 'main.js')).href;
+  it('does nothing when the built entry (what bin/archivectl loads) is loaded: no output, exit status 0', async () => {
+    const entry = path.join(REPO_ROOT, 'dist', 'bundle', 'archivectl.cjs');
     const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ['--input-type=module', '-e', `await import(${JSON.stringify(url)});`, 'account', 'list'],
-        {
-          cwd: cli.dir,
-          env: childEnv(cli.env),
-        },
-      );
+      const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(entry)});`, 'account', 'list'], {
+        cwd: cli.dir,
+        env: childEnv(cli.env),
+      });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr.on('data', (c: Buffer) => (out += c.toString()));

@@ -14,7 +14,7 @@
 // environment variable), so that nobody can back-date audit entries or mint long-lived
 // "12-hour" tokens. `spawn: true` runs `node bin/archivectl …` instead, for what only a process
 // shows: exit status and bin/, real pipes, signals, several processes at once, crash safety.
-// test/global-setup.ts builds dist/ from src/ before any test, so the binary matches the source.
+// test/global-setup.ts builds dist/bundle/ from src/ before any test, so the binary matches the source.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

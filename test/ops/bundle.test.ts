@@ -1,7 +1,8 @@
-// bin/archivectl runs the program as the build bundles it (dist/bundle/, scripts/build-bundle.js):
-// CommonJS files that node loads itself, with source maps. What that must give users: stack traces
-// that name src/*.ts lines, `--help` that loads no database code, and a packed install that runs
-// (knex finding the migrations in the package's migrations/ directory).
+// bin/archivectl runs the program as the build bundles it (dist/bundle/, `npm run build`:
+// rolldown.config.js): CommonJS files that node loads itself, with source maps. What that must
+// give users: stack traces that name src/*.ts lines, `--help` that loads no database code, and a
+// packed install that runs (finding its package.json, and knex the migrations in the package's
+// migrations/ directory).
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -68,18 +69,9 @@ async function expectSourceLine(frame: string | undefined, root: string, text: s
   expect(source.split('\n')[Number(line) - 1]).toContain(text);
 }
 
-/**
- * Frames that name a file of the bundle that has a source map: code of src/ left unmapped.
- * (Packages' code is bundled in files without one; its frames name those files.)
- */
-async function unmappedSrcFrames(frames: string[], root: string): Promise<string[]> {
-  const bundle = path.join(root, 'dist', 'bundle');
-  const mapped = new Set((await readdir(bundle)).filter((f) => f.endsWith('.map')).map((f) => f.slice(0, -4)));
-  return frames.filter((f) => {
-    const at = /dist\/bundle\/([^/:]+):\d/.exec(f);
-    return at !== null && mapped.has(at[1] as string);
-  });
-}
+/** Frames that name a file of the bundle: code left unmapped (every file has a source map). */
+const unmappedFrames = (frames: string[]) =>
+  frames.filter((f) => f.includes(`${path.sep}dist${path.sep}bundle${path.sep}`));
 
 describe('bin/archivectl', () => {
   it("names src/*.ts lines in a daemon error's stack trace", async () => {
@@ -87,7 +79,7 @@ describe('bin/archivectl', () => {
     // The error is made in src/http/startup.ts (StartupError); its first frame is that line.
     await expectSourceLine(frames[0], REPO_ROOT, 'StartupError');
     expect(frames.some((f) => f.includes(path.join(REPO_ROOT, 'src', 'cli', 'main.ts')))).toBe(true);
-    expect(await unmappedSrcFrames(frames, REPO_ROOT)).toEqual([]);
+    expect(unmappedFrames(frames)).toEqual([]);
   });
 
   it('names them whole in a checkout below a folder named by a commit id, while token values are redacted', async () => {
@@ -110,8 +102,8 @@ describe('bin/archivectl', () => {
 
   it('--help loads no database code: it runs with every bundle file that holds some removed, and no node_modules', async () => {
     // A copy of what --help could need: bin/, package.json and the bundle, less each file that
-    // holds database code: src/db/ (its source map names it) or knex (packages' files have no
-    // map; knex's default table name marks it). No node_modules beside it: no driver either.
+    // holds database code, src/db/ or knex, as its source map names them. No node_modules beside
+    // it: no driver either.
     const root = path.join(tmp, 'help-only');
     await mkdir(path.join(root, 'dist'), { recursive: true });
     await cp(path.join(REPO_ROOT, 'bin'), path.join(root, 'bin'), { recursive: true });
@@ -120,10 +112,9 @@ describe('bin/archivectl', () => {
     const bundle = path.join(root, 'dist', 'bundle');
     const removed = { src: [] as string[], knex: [] as string[] };
     for (const file of (await readdir(bundle)).filter((f) => f.endsWith('.cjs'))) {
-      const map = await readFile(path.join(bundle, `${file}.map`), 'utf8').catch(() => null);
-      const sources = map === null ? [] : (JSON.parse(map) as { sources: string[] }).sources;
-      const knex = map === null && /[`'"]knex_migrations[`'"]/.test(await readFile(path.join(bundle, file), 'utf8'));
-      if (knex || sources.some((s) => s.startsWith('../../src/db/'))) {
+      const map = JSON.parse(await readFile(path.join(bundle, `${file}.map`), 'utf8')) as { sources: string[] };
+      const knex = map.sources.some((s) => s.includes('/node_modules/knex/'));
+      if (knex || map.sources.some((s) => s.startsWith('../../src/db/'))) {
         await rm(path.join(bundle, file));
         removed[knex ? 'knex' : 'src'].push(file);
       }
@@ -179,9 +170,16 @@ describe('a packed install', () => {
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ username: 'root', role: 'superuser' })]);
   });
 
+  it("prints the package's version, read from its package.json", async () => {
+    const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
+    const r = await archivectl(root, ['--version'], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(version);
+  });
+
   it("names src/*.ts lines in a daemon error's stack trace", async () => {
     const frames = await startupFailureFrames(root);
     await expectSourceLine(frames[0], root, 'StartupError');
-    expect(await unmappedSrcFrames(frames, root)).toEqual([]);
+    expect(unmappedFrames(frames)).toEqual([]);
   });
 });

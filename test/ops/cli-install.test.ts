@@ -1,5 +1,5 @@
 // Issue 10, finding 12: `npm ci --omit=dev` failed because "prepare" ran tsc, a dev dependency.
-// prepare now builds only where TypeScript is installed, and the package carries what a
+// prepare now builds only where the build's tool (rolldown) is installed, and the package carries what a
 // production install needs (bin/, dist/bundle/, migrations/), so a packed tarball installs with
 // `npm install -g` and puts archivectl on PATH (test/ops/bundle.test.ts runs one).
 import { execFile } from 'node:child_process';
@@ -35,16 +35,16 @@ async function prepareIn(withDist: boolean): Promise<{ code: number; stderr: str
 }
 
 describe('npm prepare', () => {
-  it('skips the build, with a note, where TypeScript is missing and the bundle is built', async () => {
+  it('skips the build, with a note, where rolldown is missing and the bundle is built', async () => {
     const r = await prepareIn(true);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/TypeScript is not installed .*using the dist\/bundle\/ already built/);
+    expect(r.stderr).toMatch(/rolldown is not installed .*using the dist\/bundle\/ already built/);
   });
 
-  it('fails, saying why, where there is neither TypeScript nor a bundle', async () => {
+  it('fails, saying why, where there is neither rolldown nor a bundle', async () => {
     const r = await prepareIn(false);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no dist\/bundle\/ and no TypeScript/);
+    expect(r.stderr).toMatch(/no dist\/bundle\/ and no rolldown/);
   });
 });
 
@@ -64,7 +64,8 @@ describe('npm pack', () => {
       const named = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(await readFile(path.join(REPO_ROOT, file), 'utf8'));
       if (named) maps.push(`dist/bundle/${named[1]}`);
     }
-    expect(maps).toContain('dist/bundle/shared.cjs.map');
+    expect(maps).toContain('dist/bundle/archivectl.cjs.map');
+    expect(maps).toHaveLength(bundled.length);
     for (const map of maps) expect(files).toContain(map);
     expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/'))).toEqual([]);
     expect(files.some((f) => f.startsWith('migrations/') && f.endsWith('.js'))).toBe(true);

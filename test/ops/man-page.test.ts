@@ -2,6 +2,7 @@
 // it, and groff renders it without a warning (-ww: all warnings on).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +10,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, version } from '../../src/cli/main.js';
 import { manPage } from '../../src/cli/man-page.js';
+import { REPO_ROOT } from '../helpers/cli.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 
 const groff = systemTool('groff', 'groff-base');
@@ -31,6 +33,14 @@ describe('the manual page', () => {
       expect(page).toContain(roffText(option));
     }
     expect(page).toMatch(/^\.TH ARCHIVECTL 1 "2026-11-22" "archivectl \d+\.\d+\.\d+"/);
+  });
+
+  it('is what the bundle that ships writes (npm prepare writes man/archivectl.1 from it)', () => {
+    const bundle = (file: string) =>
+      createRequire(import.meta.url)(path.join(REPO_ROOT, 'dist', 'bundle', file)) as unknown;
+    const shipped = bundle('archivectl.cjs') as { buildProgram: typeof buildProgram; version: typeof version };
+    const { manPage: shippedPage } = bundle('man-page.cjs') as { manPage: typeof manPage };
+    expect(shippedPage(shipped.buildProgram(), shipped.version(), '2026-11-22')).toBe(page);
   });
 
   it.skipIf(groff.skip !== null)('renders with groff without a warning', async () => {

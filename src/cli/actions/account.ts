@@ -23,7 +23,7 @@ export async function list(globals: Globals, opts: JsonFlag): Promise<void> {
     await printTable(
       ['Username', 'Role', 'Active tokens'],
       accounts.map((a) => [a.username, a.role, a.tokens]),
-      { flex: [0] },
+      { flex: ['Username'] },
     );
 }
 

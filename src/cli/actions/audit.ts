@@ -12,6 +12,6 @@ export async function run(globals: Globals, opts: { since?: string; json?: boole
     await printTable(
       ['At', 'Actor', 'Action', 'Target'],
       entries.map((e) => [humanTime(e.at), e.actor, e.action, e.target]),
-      { flex: [1, 3] },
+      { flex: ['Actor', 'Target'] },
     );
 }
