@@ -68,6 +68,8 @@ export function text(max: number, min = 1): ValueSchema<string> {
       (s) => codePoints(s) >= min && codePoints(s) <= max,
       min > 0 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`,
     ),
+    // What the description of the API says of it (JSON Schema counts code points, as the check does).
+    v.metadata({ minLength: min, maxLength: max }),
     v.rawCheck<string>(({ dataset, addIssue }) => {
       const problem = dataset.typed ? textProblem(dataset.value) : null;
       if (problem !== null) addIssue({ message: problem });
@@ -80,6 +82,7 @@ export function name(max = 255): ValueSchema<string> {
   return v.pipe(
     text(max),
     v.check((s) => !/[\r\n\t]/.test(s), 'must be a single line'),
+    v.description('a single line: no line breaks or tabs'),
   );
 }
 
@@ -91,6 +94,7 @@ export function pattern(re: RegExp, description: string, normalise = (s: string)
     v.trim(),
     v.transform(normalise),
     v.check((s) => s.length <= 64 && re.test(s), `must be ${description}`),
+    v.description(description),
   );
 }
 
@@ -111,6 +115,13 @@ const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
 export const LABEL_MAP: ValueSchema<Record<string, string> | null> = v.pipe(
   v.custom<Record<string, unknown>>(isPlainObject, 'must be an object of locale → string, e.g. {"en": "…"}'),
   v.check((o) => Object.keys(o).length <= 50, 'must have at most 50 locales'),
+  v.metadata({
+    type: 'object',
+    maxProperties: 50,
+    propertyNames: { pattern: LOCALE_RE.source },
+    additionalProperties: { type: ['string', 'null'], maxLength: 255 },
+    description: 'locale → name, e.g. {"de": "Zürich", "fr": "Zurich"}; null or blank names are dropped',
+  }),
   converted((o: Record<string, unknown>, refuse) => {
     // A null-prototype object: a locale named "__proto__" stays a plain key.
     const out = Object.create(null) as Record<string, string>;
@@ -141,6 +152,7 @@ export function nameList(max: number, notArray: string): ValueSchema<string[]> {
   return v.pipe(
     v.array(v.unknown(), notArray),
     v.maxLength(max, `must have at most ${max} entries`),
+    v.metadata({ items: { type: 'string', minLength: 1, maxLength: 255 } }),
     converted((items: unknown[], refuse) => {
       const out: string[] = [];
       for (const [i, item] of items.entries()) {
@@ -171,6 +183,7 @@ export const PARTIAL_DATE: ValueSchema<string> = v.pipe(
   v.string(DATE_MESSAGE),
   v.trim(),
   v.check(isCalendarDate, DATE_MESSAGE),
+  v.metadata({ pattern: '^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$', description: 'a date: YYYY, YYYY-MM or YYYY-MM-DD' }),
 );
 export const partialDate = checker(PARTIAL_DATE);
 
@@ -212,6 +225,7 @@ const LOCATION_MESSAGE =
 /** `location`: `"<lat> <lon>"` in decimal degrees, or Swiss coordinates (LV95/LV03) converted. */
 export const LOCATION: ValueSchema<string> = v.pipe(
   v.string(LOCATION_MESSAGE),
+  v.description(LOCATION_MESSAGE.replace(/^must be/, 'given as')),
   converted((raw: string, refuse) => {
     const parts = raw.trim().split(/\s+/);
     if (parts.length === 2 && parts.every((p) => DECIMAL_RE.test(p))) {
@@ -256,6 +270,7 @@ function decoded(s: string): string | null {
 export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.string(WIKIPEDIA_MESSAGE),
   v.maxLength(2048, WIKIPEDIA_MESSAGE),
+  v.metadata({ format: 'uri', description: WIKIPEDIA_MESSAGE.replace(/^must be/, 'given as') }),
   converted((raw: string, refuse) => {
     const m = WIKIPEDIA_RE.exec(raw.trim());
     if (!m) return refuse(WIKIPEDIA_MESSAGE);
