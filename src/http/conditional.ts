@@ -39,7 +39,7 @@ export function notModified(ctx: ApiContext, etag: string, lastModified: Date | 
  *   Nothing depends on `Origin` (CORS answers `*` to every origin), so nothing varies on it.
  */
 export function cacheControl(ctx: ApiContext): void {
-  const given = ctx.response.get('Cache-Control');
+  const given = String(ctx.response.get('Cache-Control') ?? '');
   if (ctx.get('Authorization') !== '') {
     ctx.set('Cache-Control', given === 'no-cache' ? 'private, no-cache' : 'private, no-store');
   } else if (given === '') {
