@@ -13,14 +13,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/api.js';
-import {
-  createAccounts,
-  createSandbox,
-  createToken,
-  lines,
-  STACK_FRAME_RE,
-  type Sandbox,
-} from '../helpers/cli.js';
+import { createAccounts, createSandbox, createToken, lines, STACK_FRAME_RE, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 
@@ -140,13 +133,7 @@ describe('Cache-Control and Vary', () => {
     const forged = await request(d, '/api/actors', { Authorization: 'Bearer arc_forged_value_for_the_cache_test' });
     expect(forged.status).toBe(401);
     expect(forged.headers['cache-control']).toBe('private, no-store');
-    const write = await request(
-      d,
-      '/api/actors',
-      bearer(editor),
-      'POST',
-      JSON.stringify({ name: 'Written, Wanda' }),
-    );
+    const write = await request(d, '/api/actors', bearer(editor), 'POST', JSON.stringify({ name: 'Written, Wanda' }));
     expect(write.status).toBe(201);
     expect(write.headers['cache-control']).toBe('private, no-store');
   });
@@ -288,11 +275,19 @@ describe('behind a trusted proxy (trustProxy loopback, publicUrl set)', () => {
       .find((e) => e.request_id === requestId && e.ip !== undefined);
 
   it('refuses X-Forwarded-For entries that are no IP address with 400, and logs none of them', async () => {
-    const junk = ['unknown', 'not-an-address', 'a'.repeat(8000), '198.51.100.7:8080', 'fe80::1%eth0', '\u0085evil', '1.2.3.04'];
+    const junk = [
+      'unknown',
+      'not-an-address',
+      'a'.repeat(8000),
+      '198.51.100.7:8080',
+      'fe80::1%eth0',
+      '\u0085evil',
+      '1.2.3.04',
+    ];
     for (const value of [...junk, `${junk[0]}, 198.51.100.7`, '198.51.100.7, , 198.51.100.8', '198.51.100.7,']) {
       const r = await request(p, '/api/actors', { ...bearer(token), 'X-Forwarded-For': value });
       expect(r.status, value.slice(0, 40)).toBe(400);
-      expect(JSON.parse(r.text)).toEqual({ error: expect.stringContaining('X-Forwarded-For') });
+      expect((JSON.parse(r.text) as { error: string }).error).toContain('X-Forwarded-For');
       const id = String(r.headers['x-request-id']);
       expect(logOf(id)?.ip, value.slice(0, 40)).toBe('127.0.0.1');
     }
