@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
 import { patchConfig, type Json } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { requestWhole, type WholeAnswer } from '../helpers/raw-http.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 import { eventually } from '../helpers/until.js';
 import { codeBlocks, readmeSection } from './readme-replay.js';
@@ -27,12 +28,6 @@ const OPENSSL = systemTool('openssl', 'openssl');
 const missing = NGINX.skip ?? OPENSSL.skip;
 
 const SECTION = 'Behind a reverse proxy';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
 
 /** A free loopback port (nginx is told to listen on it). */
 async function freePort(): Promise<number> {
@@ -128,35 +123,22 @@ function through(
   headers: Record<string, string> = {},
   method = 'GET',
   body?: string,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: '127.0.0.1',
-        port: nginx.port,
-        path: target,
-        method,
-        rejectUnauthorized: false,
-        agent: false,
-        headers: {
-          ...(body === undefined
-            ? {}
-            : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }),
-          ...headers,
-        },
-        timeout: 10_000,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end(body);
-  });
+): Promise<WholeAnswer> {
+  const sized =
+    body === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
+  return requestWhole(
+    https,
+    {
+      host: '127.0.0.1',
+      port: nginx.port,
+      path: target,
+      method,
+      rejectUnauthorized: false,
+      agent: false,
+      headers: { ...sized, ...headers },
+    },
+    body,
+  );
 }
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

@@ -16,12 +16,9 @@ import { bearer } from '../helpers/api.js';
 import { createAccounts, createSandbox, createToken, lines, STACK_FRAME_RE, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { requestWhole, type WholeAnswer } from '../helpers/raw-http.js';
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
+type Answer = WholeAnswer;
 
 /** A request with headers fetch will not send as given (Host above all). */
 function request(
@@ -32,32 +29,19 @@ function request(
   body?: string,
 ): Promise<Answer> {
   const url = new URL(target, d.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers: {
-          ...headers,
-          ...(body === undefined
-            ? {}
-            : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }),
-        },
-        timeout: 10_000,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end(body);
-  });
+  const sized =
+    body === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
+  return requestWhole(
+    http,
+    {
+      host: url.hostname,
+      port: url.port,
+      path: `${url.pathname}${url.search}`,
+      method,
+      headers: { ...headers, ...sized },
+    },
+    body,
+  );
 }
 
 const varyNames = (a: Answer) =>
