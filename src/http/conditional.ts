@@ -1,7 +1,8 @@
 // Conditional GET (RFC 9110 §13.1-13.2), one rule for every document the API serves with
 // validators (BEACON dumps, TEI exports): If-None-Match decides when present (weak comparison:
 // `W/"x"` matches `"x"`; `*` matches any); only without it does If-Modified-Since count, against
-// Last-Modified at whole seconds, as HTTP dates have them.
+// Last-Modified at whole seconds, as HTTP dates have them. And who may keep an answer at all
+// (cacheControl, on every answer): nothing meant for one token may reach another client from a cache.
 import type { ApiContext } from './types.js';
 
 export const floorSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
