@@ -101,7 +101,11 @@ describe('doctor on a working installation', () => {
     const by = Object.fromEntries(findings.map((f) => [f.check, f]));
     expect(by.config).toEqual({ check: 'config', status: 'ok', detail: `config file ${cli.configFile}` });
     expect(by.database?.status).toBe('ok');
-    expect(by.migrations).toEqual({ check: 'migrations', status: 'ok', detail: `all applied: schema ${newestMigration()}` });
+    expect(by.migrations).toEqual({
+      check: 'migrations',
+      status: 'ok',
+      detail: `all applied: schema ${newestMigration()}`,
+    });
     expect(by.dataDir?.status).toMatch(/ok|warn/);
     if (IS_PG) expect(by.daemons?.status).toBe('warn');
     else expect(by['database mode']?.status).toBe('ok');

@@ -34,20 +34,20 @@ async function schemaDump(box: Sandbox): Promise<string[]> {
 const BOOKKEEPING = ['knex_migrations', 'knex_migrations_lock'];
 
 async function sqliteSchema(db: Knex): Promise<string[]> {
-  const objects = (await db.raw(
+  const objects = await db.raw<{ type: string; name: string; tbl_name: string }[]>(
     "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
-  )) as { type: string; name: string; tbl_name: string }[];
+  );
   const out: string[] = [];
   for (const o of objects) {
     if (BOOKKEEPING.includes(o.tbl_name)) continue;
     if (o.type === 'table') {
-      const columns = (await db.raw(`PRAGMA table_info("${o.name}")`)) as Record<string, unknown>[];
+      const columns = await db.raw<Record<string, unknown>[]>(`PRAGMA table_info("${o.name}")`);
       for (const c of columns)
         out.push(
           `column ${o.name}.${String(c.name)} ${String(c.type)} ${String(c.notnull)} ${String(c.dflt_value)} ${String(c.pk)}`,
         );
     } else if (o.type === 'index') {
-      const columns = (await db.raw(`PRAGMA index_info("${o.name}")`)) as { name: string }[];
+      const columns = await db.raw<{ name: string }[]>(`PRAGMA index_info("${o.name}")`);
       out.push(`index ${o.tbl_name}.${o.name}(${columns.map((c) => c.name).join(',')})`);
     } else out.push(`${o.type} ${o.tbl_name}.${o.name}`);
   }
@@ -55,7 +55,7 @@ async function sqliteSchema(db: Knex): Promise<string[]> {
 }
 
 async function pgSchema(db: Knex): Promise<string[]> {
-  const rows = async (sql: string) => ((await db.raw(sql)) as { rows: Record<string, unknown>[] }).rows;
+  const rows = async (sql: string) => (await db.raw<{ rows: Record<string, unknown>[] }>(sql)).rows;
   const out: string[] = [];
   const skip = (t: unknown) => BOOKKEEPING.includes(String(t));
   for (const c of await rows(
@@ -69,9 +69,10 @@ async function pgSchema(db: Knex): Promise<string[]> {
   ))
     out.push(`trigger ${Object.values(t).map(String).join(' ')}`);
   for (const f of await rows(
-    `SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'`,
+    `SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'
+     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')`,
   ))
-    out.push(`function ${String(f.proname)}`);
+    out.push(`function ${String(f.proname)}`); // an extension's own (pg_trgm, kept by catalog_scale's down) are not the schema's
   // search_statistics sets how many entries ANALYZE samples per column.
   for (const a of await rows(
     `SELECT c.relname, a.attname, a.attstattarget FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
@@ -83,7 +84,7 @@ async function pgSchema(db: Knex): Promise<string[]> {
 }
 
 const appliedNames = (box: Sandbox) =>
-  withSandboxDb(box, async (db) => await db('knex_migrations').orderBy('name').pluck<string[]>('name'));
+  withSandboxDb(box, (db) => db('knex_migrations').orderBy('name').pluck<string[]>('name'));
 const accountCount = (box: Sandbox) =>
   withSandboxDb(box, async (db) => Number(((await db('accounts').count({ n: '*' }).first()) as { n: unknown }).n));
 const backups = async (box: Sandbox) => (await readdir(box.dir)).filter((f) => f.endsWith('.bak')).sort();
