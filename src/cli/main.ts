@@ -6,7 +6,7 @@
 // small standalone modules (names, roles, statuses); actions/*.ts load when their command runs.
 // Config, valibot, the domain or the database imported from here would slow every run.
 import { Command, CommanderError } from 'commander';
-import { expectedSchema, programVersion } from '../db/release.js';
+import { expectedSchema, programVersion } from '../release/versions.js';
 import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../unsafe-text.js';
 import type { GlobalOptions } from './context.js';
@@ -46,7 +46,9 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
       getErrHasColors: () => false,
     })
     .description('Archive API daemon and its admin CLI')
-    .version(versionLine(), '-V, --version', 'print the version and the database schema it expects')
+    // Not commander's .version(): that wants the text when the tree is built, and reading the
+    // migrations' directory is work only --version needs.
+    .option('-V, --version', 'print the version and the database schema it expects')
     .option(
       '--config <file>',
       'configuration file (else ARCHIVE_CONFIG, else ./config.json, else /etc/archivectl/config.json, else defaults)',
@@ -55,6 +57,10 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText('after', `\nEnvironment:\n${environmentHelp()}\n\nExit status: ${EXIT_STATUS}`);
+  program.on('option:version', () => {
+    io.stdout.write(`${versionLine()}\n`);
+    throw new CommanderError(0, 'commander.version', versionLine());
+  });
   const globals = () => program.opts<GlobalOptions>();
   registerServe(program, globals);
   registerMigrate(program, globals);

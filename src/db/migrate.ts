@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { configError, usage } from '../errors.js';
 import { backupSqlite } from './backup.js';
 import { isPg, isSqlite, sqliteFile, type Db } from './dialect.js';
-import { knownMigrations, MIGRATIONS_DIR, schemaName } from './release.js';
+import { knownMigrations, MIGRATIONS_DIR, schemaName } from '../release/versions.js';
 import { newerSchemaMessage, schemaState, type SchemaState } from './schema-state.js';
 
 const options: Knex.MigratorConfig = { directory: MIGRATIONS_DIR, loadExtensions: ['.js'] };
@@ -40,7 +40,7 @@ export async function migrateLatest(db: Db): Promise<string[]> {
 }
 
 /**
- * Brings the schema to `target` (a known schema version: ./release.ts), down or up, one migration
+ * Brings the schema to `target` (a known schema version: ../release/versions.ts), down or up, one migration
  * at a time; returns the migrations run, each `-` (down) or `+` (up) and its name.
  */
 export async function migrateTo(db: Db, target: string): Promise<string[]> {

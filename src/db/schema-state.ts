@@ -1,9 +1,9 @@
 // Whether the database's schema is the one this release expects: one read of knex_migrations,
-// compared with the names of the release's migration files (./release.ts). No migration module is
+// compared with the names of the release's migration files (../release/versions.ts). No migration module is
 // loaded, so every command pays for this check, not for migrating (docs/upgrading.md).
 import { configError } from '../errors.js';
 import type { Db } from './dialect.js';
-import { expectedSchema, knownMigrations, programVersion, schemaName } from './release.js';
+import { expectedSchema, knownMigrations, programVersion, schemaName } from '../release/versions.js';
 
 export interface SchemaState {
   /** The database's schema: the newest migration applied to it, or null when none is. */

@@ -7,7 +7,7 @@ export async function run(globals: Globals, opts: { to?: string; backup: boolean
   const config = readConfig(globals());
   const { backupBeforeMigrating, migrateLatest, migrateTo, refuseNewerSchema } = await import('../../db/migrate.js');
   const { databaseLocation } = await import('../../db/connect.js');
-  const { expectedSchema } = await import('../../db/release.js');
+  const { expectedSchema } = await import('../../release/versions.js');
   const where = databaseLocation(config.database);
   await withConfiguredDatabase(config, { create: true }, async (db) => {
     // Null for a new database: nothing in it to back up or roll back to.

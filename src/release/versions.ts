@@ -1,11 +1,11 @@
 // What this release is: its version (package.json) and the database schema it expects, the name
 // of its newest migration. Both are read from files without loading a module of the database:
-// `--version` and every command's schema check (db/schema-state.ts) pay for a directory listing.
+// `--version` and every command's schema check (src/db/schema-state.ts) pay for a directory listing.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package's root, two levels above src/db/ and dist/bundle/ alike. */
+/** The package's root, two levels above src/release/ and dist/bundle/ alike. */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Where the knex migrations are: plain ESM files shared by both dialects (docs/upgrading.md). */
