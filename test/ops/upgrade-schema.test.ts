@@ -18,7 +18,7 @@ import {
   useSandbox,
   withSandboxDb,
 } from '../helpers/cli.js';
-import { spawnDaemon } from '../helpers/daemon.js';
+import { logEntries, spawnDaemon, startDaemon } from '../helpers/daemon.js';
 import { migrationFiles, newestMigration, schemaOf } from '../helpers/migrations.js';
 
 const { version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -303,6 +303,27 @@ describe('a daemon running while the schema is migrated under it', () => {
       expect(statuses.length).toBeGreaterThanOrEqual(5);
       expect(new Set(statuses)).toEqual(new Set([200]));
       expect(daemon.running()).toBe(true);
+    } finally {
+      expect((await daemon.stop()).code).toBe(0);
+    }
+  });
+});
+
+describe('serve on a database with pending migrations', () => {
+  const cli = useSandbox();
+
+  it('applies them at start-up, after the backup migrate would take (SQLite), and logs both', async () => {
+    expect((await cli.run(['migrate', '--to', previous, '--no-backup'])).code).toBe(0);
+    const daemon = await startDaemon(cli);
+    try {
+      const entries = logEntries(daemon);
+      expect(entries.find((e) => e.msg === 'applied database migrations')?.migrations).toEqual([files.at(-1)]);
+      const backedUp = entries.find((e) => e.msg === 'backed up the database before migrating it');
+      if (IS_PG) expect(backedUp).toBeUndefined();
+      else
+        expect(backedUp?.backup).toMatch(new RegExp(`archive\\.sqlite3\\.schema-${previous}\\.\\d{8}T\\d{6}Z\\.bak$`));
+      expect(await backups(cli)).toHaveLength(IS_PG ? 0 : 1);
+      expect(await appliedNames(cli)).toEqual(files);
     } finally {
       expect((await daemon.stop()).code).toBe(0);
     }
