@@ -118,13 +118,11 @@ function catalogue(route: RouteSpec, r: AnyResource): Described | undefined {
   if (route.path === `${base}/:id` && route.method === 'GET')
     return {
       summary: `Read one ${what}`,
-      parameters: [ID_PARAMETER],
       responses: { 200: ok(`The ${what}`, json(dataOf(record))), 404: response('NotFound') },
     };
   if (route.path === `${base}/:id`)
     return {
       summary: `Change ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} (the fields given)`,
-      parameters: [ID_PARAMETER],
       requestBody: body(ref(`${recordName(r)}Change`)),
       responses: {
         200: ok(`The changed ${what}`, json(dataOf(record))),
@@ -163,7 +161,6 @@ function reconciliation(route: RouteSpec): Described {
           : {}),
       };
   const parameters: Schema[] = [];
-  if (tail.includes(':id')) parameters.push({ ...ID_PARAMETER, schema: { type: 'string', minLength: 1 } });
   if (jsonp)
     parameters.push({
       name: 'callback',
@@ -333,13 +330,18 @@ function access(rule: Rule, ruleWithIds?: Rule): Schema {
   };
 }
 
-/** Answers every route may give: the pipeline's (unreadable bodies, authentication, overload). */
-function pipelineAnswers(route: RouteSpec): Answers {
-  const out: Answers = { 400: response('BadRequest'), 413: response('TooLarge'), 415: response('UnsupportedType') };
-  if (route.rule !== 'open') Object.assign(out, { 401: response('Unauthorized'), 403: response('Forbidden') });
-  out[503] = response('Unavailable');
-  return out;
-}
+/**
+ * Answers every route may give: the pipeline's (unreadable bodies; a token in the URL, one not
+ * valid, or a blocked account's, even where none is needed; overload).
+ */
+const PIPELINE_ANSWERS: Answers = {
+  400: response('BadRequest'),
+  401: response('Unauthorized'),
+  403: response('Forbidden'),
+  413: response('TooLarge'),
+  415: response('UnsupportedType'),
+  503: response('Unavailable'),
+};
 
 /** Answers a successful request with a token carries (the token's end). */
 function withTokenHeaders(responses: Answers, rule: Rule): Answers {
@@ -356,8 +358,8 @@ function withTokenHeaders(responses: Answers, rule: Rule): Answers {
   );
 }
 
-export function paths(routes: readonly RouteSpec[]): Record<string, Record<string, Schema>> {
-  const out: Record<string, Record<string, Schema>> = {};
+export function paths(routes: readonly RouteSpec[]): Record<string, Record<string, Schema | Schema[]>> {
+  const out: Record<string, Record<string, Schema | Schema[]>> = {};
   for (const route of routes) {
     const d = describe(route);
     const path = displayPath(route.path);
@@ -369,16 +371,26 @@ export function paths(routes: readonly RouteSpec[]): Record<string, Record<strin
       ...access(route.rule, route.ruleWithIds),
       ...(d.parameters && d.parameters.length > 0 ? { parameters: d.parameters } : {}),
       ...(d.requestBody ? { requestBody: d.requestBody } : {}),
-      responses: withTokenHeaders({ ...d.responses, ...pipelineAnswers(route), ...d.responses }, route.rule),
+      responses: withTokenHeaders({ ...d.responses, ...PIPELINE_ANSWERS, ...d.responses }, route.rule),
     };
-    (out[path] ??= {})[route.method.toLowerCase()] = operation;
+    const item = (out[path] ??= {});
+    // The `{id}` of a path, once for all its operations: a row id, or a reconciliation entity's id.
+    if (route.path.includes(':id'))
+      item.parameters = [
+        route.crossOrigin ? { ...ID_PARAMETER, schema: { type: 'string', minLength: 1 } } : ID_PARAMETER,
+      ];
+    item[route.method.toLowerCase()] = operation;
     if (route.crossOrigin && !out[path].options)
       out[path].options = {
         operationId: `options${operationId(route).replace(/^(get|post)/, '')}`,
         summary: 'CORS preflight (OpenRefine calls the service from its web page)',
+        description: 'Answered before authentication: a browser sends no token with a preflight.',
         tags: [tagOf(route.path)],
         security: [],
-        responses: { 204: { description: 'The methods and headers a browser may use' } },
+        responses: {
+          204: { description: 'The methods and headers a browser may use' },
+          401: response('Unauthorized'),
+        },
       };
   }
   return out;
