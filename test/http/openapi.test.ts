@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { displayPath, ROUTES } from '../../src/domain/access.js';
+import { describedProblems } from '../helpers/described.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
 const { cli, api, t } = useDaemonWithTokens();
@@ -122,6 +123,22 @@ describe('GET /api/openapi.json', () => {
     const firstItem = text.split('\n').find((line) => line.startsWith('- **')) ?? 'none';
     expect(doc.info.description).toContain(firstItem);
     expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain('docs/anton-differences.md');
+  });
+});
+
+describe('every answer of the HTTP tests is judged by the description (test/helpers/described.ts)', () => {
+  it('flags an undocumented field, status, media type or a missing Location', async () => {
+    const r = await api.post('/api/actors', { name: 'Described' }, t.editor);
+    expect(describedProblems(r)).toEqual([]);
+    const body = r.body as { data: Record<string, unknown> };
+    const extra = { ...r, body: { data: { ...body.data, secret: 1 } } };
+    expect(describedProblems(extra).join()).toMatch(/additional/);
+    expect(describedProblems({ ...r, status: 418 }).join()).toMatch(/status not described/);
+    const headers = new Headers(r.headers);
+    headers.delete('location');
+    expect(describedProblems({ ...r, headers }).join()).toMatch(/no Location header/);
+    headers.set('content-type', 'text/html');
+    expect(describedProblems({ ...r, headers }).join()).toMatch(/text\/html media type/);
   });
 });
 

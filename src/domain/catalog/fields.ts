@@ -270,7 +270,7 @@ function decoded(s: string): string | null {
 export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.string(WIKIPEDIA_MESSAGE),
   v.maxLength(2048, WIKIPEDIA_MESSAGE),
-  v.metadata({ format: 'uri', description: WIKIPEDIA_MESSAGE.replace(/^must be/, 'given as') }),
+  v.metadata({ format: 'iri', description: WIKIPEDIA_MESSAGE.replace(/^must be/, 'given as') }),
   converted((raw: string, refuse) => {
     const m = WIKIPEDIA_RE.exec(raw.trim());
     if (!m) return refuse(WIKIPEDIA_MESSAGE);

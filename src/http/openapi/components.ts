@@ -176,7 +176,7 @@ const TOKEN: Schema = {
     account: { type: 'string' },
     role: { enum: [...ROLES], type: 'string', description: "the account's role as of this request" },
     created: { type: 'string', format: 'date-time' },
-    expires: { type: ['string', 'null'], format: 'date-time' },
+    expires: { type: ['string', 'null'], format: 'date', description: 'the last day (UTC) it is accepted' },
     last_used: { type: ['string', 'null'], format: 'date-time' },
   },
   required: ['id', 'name', 'kind', 'account', 'role', 'created', 'expires', 'last_used'],

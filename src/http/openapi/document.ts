@@ -23,6 +23,7 @@ const ERRORS: Record<string, [number, string]> = {
   Unauthorized: [401, 'No token, or one that is not valid (`WWW-Authenticate: Bearer realm="archive"`)'],
   Forbidden: [403, "The token's role may not do this"],
   NotFound: [404, 'No such record'],
+  MethodNotAllowed: [405, 'Not a method of this path (`Allow` names those that are)'],
   Conflict: [409, 'The state changed: the request no longer applies'],
   TooLarge: [413, 'The body, or a reconciliation batch, is larger than allowed'],
   UnsupportedType: [415, 'A body of a type this route does not read'],
@@ -52,7 +53,7 @@ const text = (description: string, format?: string): Schema => ({
 });
 
 const HEADERS: Record<string, Schema> = {
-  Location: text('The absolute URL of what was created (from `publicUrl` when set)', 'uri'),
+  Location: { ...text('The absolute URL of what was created (from `publicUrl` when set)', 'uri'), required: true },
   ETag: text('The entity tag, for If-None-Match'),
   LastModified: text('When the content last changed (an HTTP date)'),
   Link: text('RFC 8288 links of a list page: `next`, `prev`, `first`, `last`'),

@@ -261,6 +261,7 @@ function special(route: RouteSpec): Described | undefined {
           202: ok('The submission, received', json(dataOf(ref('Submission'))), {
             Location: header('Location'),
           }),
+          409: response('Conflict'),
           422: response('Invalid'),
           507: response('NoSpace'),
         },
@@ -390,6 +391,7 @@ export function paths(routes: readonly RouteSpec[]): Record<string, Record<strin
         responses: {
           204: { description: 'The methods and headers a browser may use' },
           401: response('Unauthorized'),
+          405: response('MethodNotAllowed'),
         },
       };
   }
