@@ -13,9 +13,12 @@ export function makeCertificate(dir: string): { cert: string; key: string } {
   const key = path.join(dir, 'key.pem');
   execFileSync(
     pathOf(OPENSSL, 'openssl'),
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'].concat(
-      ['-keyout', key, '-out', cert],
-    ),
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'].concat([
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ]),
     { stdio: 'ignore' },
   );
   chmodSync(key, 0o600); // whatever the umask and the openssl version
