@@ -97,7 +97,11 @@ function keyReadableByAll(file: string, mode: number): string | null {
 }
 
 /** Reads a PEM file; `refuse` judges the file opened (by its mode) before it is read. */
-function readPem(file: string, key: string, refuse: (file: string, mode: number) => string | null = () => null): Buffer {
+function readPem(
+  file: string,
+  key: string,
+  refuse: (file: string, mode: number) => string | null = () => null,
+): Buffer {
   const cannot = (err: unknown) => configError(`config error: cannot read "${key}" ${file} (${errorCode(err)})`);
   let fd: number;
   try {
