@@ -122,7 +122,7 @@ async function readyDatabase(config: Config, migrate: boolean, log: Logger, open
  * The cipher suites offered over TLS: Mozilla's "intermediate" list (TLS 1.2 and 1.3, forward
  * secrecy and AEAD only). Node's default adds static-RSA key exchange, CBC, CCM8 and ARIA.
  */
-export const TLS_CIPHERS = [
+const TLS_CIPHERS = [
   'TLS_AES_128_GCM_SHA256',
   'TLS_AES_256_GCM_SHA384',
   'TLS_CHACHA20_POLY1305_SHA256',
