@@ -148,8 +148,7 @@ function createServer(config: Config, tls: TlsFiles | null): http.Server {
         ...tls,
         minVersion: 'TLSv1.2',
         ciphers: TLS_CIPHERS,
-        // Node's own, idle-time deadline; the connection guard adds a fixed one from the TCP accept.
-        handshakeTimeout: headersMs,
+        // The handshake's deadline is the connection guard's (from the TCP accept, not idle time).
       })
     : http.createServer(options);
   server.headersTimeout = headersMs;
