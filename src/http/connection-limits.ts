@@ -17,9 +17,8 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { clientKey } from './client-address.js';
 
+/** A counted connection, keyed by its TCP socket (over TLS, the one under the TLS socket). */
 interface Tracked {
-  /** The TCP connection (over TLS, the socket under the one requests arrive on). */
-  tcp: Socket;
   /** The unit the per-address cap counts: an IPv4 address, or an IPv6 /64. */
   address: string;
   /** Requests received on this connection and not yet answered. */
@@ -170,7 +169,7 @@ export function guardConnections(
       release(victim); // counted out now: its 'close' comes later
       victim.destroy();
     }
-    tracked.set(socket, { tcp: socket, address, pending: 0, request: null, progress: { at: 0, bytes: 0 } });
+    tracked.set(socket, { address, pending: 0, request: null, progress: { at: 0, bytes: 0 } });
     markIdle(socket, address);
     // Read again: the connection closed to make room may have been this address's own.
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
