@@ -398,6 +398,7 @@ try {
   if (RUN_BEACON_BURST) {
     const { runHostVaryingBeacon } = await import('./attacks.js');
     await runHostVaryingBeacon({ bin: BIN, config, env });
+  }
   if (RUN_TLS_HOLD) {
     const { runTlsHandshakeHold } = await import('./tls-hold.js');
     await runTlsHandshakeHold({ bin: BIN, config, env, token, dir });
