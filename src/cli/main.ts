@@ -11,7 +11,7 @@ import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../unsafe-text.js';
 import type { GlobalOptions } from './context.js';
 import { currentIo, resolveIo, type CliIo } from './io.js';
-import { environmentHelp, EXIT_STATUS } from './about.js';
+import { environmentHelp, EXIT_STATUS, helpText } from './about.js';
 import { PromptCancelled } from './cancelled.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
@@ -43,6 +43,9 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
       getOutHasColors: () => false,
       getErrHasColors: () => false,
     })
+    // Commands listed by name alone (`help <command>` shows the arguments), so that descriptions
+    // keep room to wrap at 80 columns; commander wraps nothing narrower than minWidthToWrap.
+    .configureHelp({ subcommandTerm: (cmd) => cmd.name(), minWidthToWrap: 24 })
     .description('Archive API daemon and its admin CLI')
     .version(version(), '-V, --version', 'print the version')
     .option(
@@ -52,7 +55,7 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
     .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .addHelpText('after', `\nEnvironment:\n${environmentHelp()}\n\nExit status: ${EXIT_STATUS}`);
+    .addHelpText('after', helpText(`\nEnvironment:\n${environmentHelp()}\n\nExit status: ${EXIT_STATUS}`));
   const globals = () => program.opts<GlobalOptions>();
   registerServe(program, globals);
   registerMigrate(program, globals);
@@ -66,7 +69,26 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
   registerDoctor(program, globals);
   registerBackup(program, globals);
   registerCompletion(program);
+  registerHelp(program);
   return program;
+}
+
+/** `help token create` shows the help of `token create` (commander's own stops at `token`). */
+function registerHelp(program: Command): void {
+  program.helpCommand(false);
+  program
+    .command('help [command...]')
+    .description('show the help of a command, e.g. archivectl help token create')
+    .action((names: string[]) => {
+      let command = program;
+      for (const name of names) {
+        const next = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!next)
+          command.error(`error: unknown command '${[...names.slice(0, names.indexOf(name)), name].join(' ')}'`);
+        else command = next;
+      }
+      command.help();
+    });
 }
 
 const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);

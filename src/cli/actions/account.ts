@@ -1,5 +1,5 @@
 import { ROLE, parseArg } from '../args.js';
-import { acting, confirm, isInteractive } from '../ask.js';
+import { acting, confirmDestructive } from '../ask.js';
 import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { note, printJson, printTable, printTokens, shown, writeOut } from '../output.js';
 
@@ -53,12 +53,10 @@ export async function changeRole(
 export async function remove(globals: Globals, username: string, opts: DeleteFlags): Promise<void> {
   const { deleteAccount, listAccounts } = await import('../../domain/accounts.js');
   const deleted = await withDb(globals(), async (ctx) => {
-    if (!opts.yes && isInteractive()) {
+    await confirmDestructive(opts.yes, async () => {
       const active = (await listAccounts(ctx)).find((a) => a.username === username)?.tokens ?? 0;
-      if (active > 0) {
-        await confirm(`Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.`);
-      }
-    }
+      return active > 0 ? `Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.` : null;
+    });
     return deleteAccount(ctx, username, acting(opts.as));
   });
   if (opts.json) printJson(deleted);
