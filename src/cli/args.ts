@@ -45,7 +45,10 @@ export const SWITCH = v.pipe(
 
 /** A real calendar day `YYYY-MM-DD` (UTC): `2038-02-30` and `tomorrow` are refused. */
 const calendarDay = (what: string, rule = 'a date YYYY-MM-DD') =>
-  v.pipe(v.string(), v.check((text) => parseDate(text) !== null, mustBe(what, rule)));
+  v.pipe(
+    v.string(),
+    v.check((text) => parseDate(text) !== null, mustBe(what, rule)),
+  );
 
 export const SINCE = calendarDay('--since');
 

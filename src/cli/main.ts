@@ -68,7 +68,7 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
   registerCopyDatabase(program, globals);
   registerDoctor(program, globals);
   registerBackup(program, globals);
-  registerCompletion(program);
+  registerCompletion(program, globals);
   registerHelp(program);
   return program;
 }

@@ -55,7 +55,9 @@ export async function remove(globals: Globals, username: string, opts: DeleteFla
   const deleted = await withDb(globals(), async (ctx) => {
     await confirmDestructive(opts.yes, async () => {
       const active = (await listAccounts(ctx)).find((a) => a.username === username)?.tokens ?? 0;
-      return active > 0 ? `Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.` : null;
+      return active > 0
+        ? `Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.`
+        : null;
     });
     return deleteAccount(ctx, username, acting(opts.as));
   });

@@ -17,7 +17,8 @@ const sizeOf = (file: string) => {
 /** A folder the copy can go into, or a plain refusal naming it (never a raw ENOENT). */
 function checkFolder(target: string): void {
   const folder = path.dirname(target);
-  if (!existsSync(folder)) throw invalid(`cannot write ${target}: the folder ${folder} does not exist (create it first)`);
+  if (!existsSync(folder))
+    throw invalid(`cannot write ${target}: the folder ${folder} does not exist (create it first)`);
   if (!statSync(folder).isDirectory()) throw invalid(`cannot write ${target}: ${folder} is not a folder`);
 }
 
@@ -34,7 +35,8 @@ export async function run(globals: Globals, file: string, opts: { force?: boolea
   // its write-ahead log), read ten times a second. The copy may end smaller (free pages are left out).
   const progress = progressLine();
   const expected = sizeOf(config.database.filename) + sizeOf(`${config.database.filename}-wal`);
-  const timer = progress && setInterval(() => progress.update('writing the copy', sizeOf(target), expected, 'bytes'), 100);
+  const timer =
+    progress && setInterval(() => progress.update('writing the copy', sizeOf(target), expected, 'bytes'), 100);
   const bytes = await withConfiguredDatabase(config, {}, (db) =>
     backupSqlite(db, target, { force: Boolean(opts.force) }),
   ).finally(() => {

@@ -67,7 +67,11 @@ export async function run(
   const counts = await withConfiguredDatabase(config, {}, async (source) => {
     const target = await openDatabase({ client: 'pg', url, pool: { min: 0, max: 2 } });
     try {
-      return await copyDatabase(source, target, progress && ((table, rows) => progress.update(`copying ${table}`, rows)));
+      return await copyDatabase(
+        source,
+        target,
+        progress && ((table, rows) => progress.update(`copying ${table}`, rows)),
+      );
     } finally {
       progress?.done();
       await target.destroy();
