@@ -4,7 +4,8 @@
 // is checked as it is typed (`check`), and a refused one is asked again with the reason below it.
 import os from 'node:os';
 import type { Acting } from '../domain/audit.js';
-import { isAppError, usage } from '../errors.js';
+import { forbidden, isAppError, usage } from '../errors.js';
+import type { Ctx } from '../domain/context.js';
 import { io } from './io.js';
 import { PromptCancelled } from './cancelled.js';
 
@@ -40,6 +41,16 @@ export function refusals(check: (answer: string) => Promise<unknown>): Check {
   };
 }
 
+/** The check of an acting account typed at the question: it exists and is an admin or superuser. */
+export const mayAdminister = (ctx: Ctx, what: string): Check =>
+  refusals(async (name) => {
+    const { getAccount } = await import('../domain/accounts.js');
+    const { atLeast } = await import('../domain/roles.js');
+    const account = await getAccount(ctx, name);
+    if (!atLeast(account.role, 'admin'))
+      throw forbidden(`${account.username} (${account.role}) may not ${what}: only an admin or superuser may`);
+  });
+
 const nonEmpty =
   (what: string, check?: Check): Check =>
   (answer) =>
@@ -62,21 +73,29 @@ export function optionalActor(flag: string | undefined): string | undefined {
 }
 
 /**
- * Who acts where an account is optional: --as, else ARCHIVECTL_AS, else the operating-system user
- * as the audit log names it (`os:alice`): the sysadmin bootstrapping the first account, or pruning
- * from cron. Usernames of accounts cannot contain ":", so it never reads as an account.
+ * The operating-system user as the audit log names it (`os:alice`): who acts while an
+ * installation has no account yet (its first `account create`). Usernames of accounts cannot
+ * contain ":", so it never reads as an account.
  */
-export function acting(flag: string | undefined): Acting {
-  return { account: optionalActor(flag), otherwise: osActor() };
-}
-
-function osActor(): string {
+export function osActor(): string {
   try {
     return `os:${os.userInfo().username}`;
   } catch {
     // No entry in the user database (a container running under an arbitrary uid).
     return `os:uid=${process.getuid?.() ?? 'unknown'}`;
   }
+}
+
+/**
+ * The acting account of a command that changes something, as the domain takes it: --as, else
+ * ARCHIVECTL_AS, else asked in a terminal (resolveActor). While the installation has no account
+ * at all (its first `account create`, settings made before it) nobody could be named: the
+ * operating-system user acts and is recorded.
+ */
+export async function acting(ctx: Ctx, flag: string | undefined, check?: Check): Promise<Acting> {
+  const otherwise = osActor();
+  if (optionalActor(flag) === undefined && !(await ctx.db('accounts').first('id'))) return { otherwise };
+  return { account: await resolveActor(flag, check), otherwise };
 }
 
 /** A value that may be asked for in a terminal (never empty); without one, its absence is a usage error. */

@@ -14,6 +14,7 @@ import {
   useSandbox,
   type CreatedTokenJson,
   type TokenJson,
+  asAdministrator,
 } from '../helpers/cli.js';
 
 const NOW = '2026-11-20T12:00:00Z';
@@ -312,16 +313,23 @@ describe('token prune', () => {
   it('counts with --dry-run without deleting anything', async () => {
     const before = await allTokens(cli, { now: LATER });
     expect(before).toHaveLength(3);
-    expect(await cli.json(['token', 'prune', '--dry-run'], { now: LATER })).toEqual({ pruned: 2 });
+    expect(await cli.json(['token', 'prune', '--dry-run', ...(await asAdministrator(cli))], { now: LATER })).toEqual({
+      pruned: 2,
+    });
     expect(await allTokens(cli, { now: LATER })).toEqual(before);
   });
 
   it('does not count a token that has not expired yet by the pinned clock', async () => {
-    expect(await cli.json(['token', 'prune', '--dry-run'], { now: '2026-11-20T23:59:59Z' })).toEqual({ pruned: 1 });
+    expect(
+      await cli.json(['token', 'prune', '--dry-run', ...(await asAdministrator(cli))], { now: '2026-11-20T23:59:59Z' }),
+    ).toEqual({ pruned: 1 });
   });
 
   it('deletes expired and revoked tokens and prints {"pruned": n}', async () => {
-    const result = await cli.json<Record<string, unknown>>(['token', 'prune'], { now: LATER });
+    const result = await cli.json<Record<string, unknown>>(
+      ['token', 'prune', ...(await asAdministrator(cli)), '--yes'],
+      { now: LATER },
+    );
     expect(Object.keys(result)).toEqual(['pruned']);
     expect(result).toEqual({ pruned: 2 });
     const left = await allTokens(cli, { now: LATER });
@@ -329,7 +337,9 @@ describe('token prune', () => {
   });
 
   it('prunes nothing when run again', async () => {
-    expect(await cli.json(['token', 'prune'], { now: LATER })).toEqual({ pruned: 0 });
+    expect(await cli.json(['token', 'prune', ...(await asAdministrator(cli)), '--yes'], { now: LATER })).toEqual({
+      pruned: 0,
+    });
     expect(await allTokens(cli, { now: LATER })).toHaveLength(1);
   });
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, BIN, childEnv, createAccounts, createToken, useSandbox } from '../helpers/cli.js';
+import { allTokens, BIN, childEnv, createAccounts, createToken, useSandbox, asAdministrator } from '../helpers/cli.js';
 import { runInTerminal, waitFor } from './cli-terminal.js';
 
 const cli = useSandbox();
@@ -43,7 +43,7 @@ describe('account delete of an account with active tokens', () => {
     expect(r.stderr).not.toMatch(/\(y\/N\)/);
     await createAccounts(cli, { fay: 'user', gus: 'user' });
     await createToken(cli, 'fay', 'x', 'alice');
-    const piped = await cli.run(['account', 'delete', 'fay', '--as', 'alice']);
+    const piped = await cli.run(['account', 'delete', 'fay', '--as', 'alice', '--yes']);
     expect(piped.code, piped.stderr).toBe(0);
     const none = await runInTerminal(cli, ['account', 'delete', 'gus', '--as', 'alice']).done;
     expect(none.code, none.stderr).toBe(0);
@@ -84,7 +84,7 @@ describe('token prune', () => {
     const yes = await runInTerminal(cli, ['token', 'prune', '--yes']).done;
     expect(yes.code, yes.stderr).toBe(0);
     expect(yes.stderr).toMatch(/pruned 1 token/);
-    const piped = await cli.run(['token', 'prune']);
+    const piped = await cli.run(['token', 'prune', ...(await asAdministrator(cli)), '--yes']);
     expect(piped.code).toBe(0);
   });
 });

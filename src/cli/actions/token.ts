@@ -6,6 +6,7 @@ import {
   confirmDestructive,
   isInteractive,
   optionalActor,
+  osActor,
   refusals,
   resolveActor,
 } from '../ask.js';
@@ -232,8 +233,11 @@ export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag
 export async function prune(globals: Globals, opts: PruneFlags): Promise<void> {
   const { pruneTokens } = await import('../../domain/tokens/service.js');
   const dryRun = Boolean(opts.dryRun);
-  const by = acting(opts.as);
   const result = await withDb(globals(), async (ctx) => {
+    // A dry run changes nothing: it needs no acting account.
+    const by = dryRun
+      ? { account: optionalActor(opts.as), otherwise: osActor() }
+      : await acting(ctx, opts.as, mayManage(ctx, 'prune'));
     if (!dryRun) {
       await confirmDestructive(opts.yes, async () => {
         const { pruned } = await pruneTokens(ctx, { dryRun: true, by });
