@@ -4,7 +4,6 @@
 // terminal). Before this rule `token import-legacy … --as <a user>` imported a token of the
 // superuser root with a value the importer chose, and `token handoff root` without --as minted a
 // superuser token recorded as "system". A blocked account gets no new token.
-import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   allTokens,
@@ -222,12 +221,17 @@ describe('token prune records who pruned', () => {
     expect(audit.filter((e) => e.action === 'token.prune').at(-1)?.actor).toBe('alice');
   });
 
-  it('records the operating-system user without --as', async () => {
+  it('needs an acting account without a terminal (exit 2), deleting nothing; ARCHIVECTL_AS names one', async () => {
     const t = await createToken(cli, 'carol', 'pruned by the sysadmin', 'adam');
     await cli.json(['token', 'revoke', t.id, '--as', 'adam']);
-    await cli.json(['token', 'prune', ...(await asAdministrator(cli)), '--yes']);
+    const r = await cli.run(['token', 'prune', '--yes']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/missing --as/);
+    expect(await tokenIds()).toContain(t.id);
+    await cli.json(['token', 'prune', '--yes'], { env: { ARCHIVECTL_AS: 'alice' } });
     const audit = await cli.json<AuditEntry[]>(['audit']);
-    expect(audit.filter((e) => e.action === 'token.prune').at(-1)?.actor).toBe(`os:${os.userInfo().username}`);
+    expect(audit.filter((e) => e.action === 'token.prune').at(-1)?.actor).toBe('alice');
+    expect(await tokenIds()).not.toContain(t.id);
   });
 
   it('refuses --as an account that may not manage tokens, deleting nothing', async () => {
