@@ -18,9 +18,9 @@ export const EXIT_STATUS =
   'not there included: only migrate and serve create one; a config or SQLite file that\n' +
   'another user could have written), 130 interrupted (Ctrl-C).';
 
-/** The help of --as where the acting account is optional; `doing`: what the admin does. */
+/** The help of --as of account and settings commands; `doing`: what the admin does. */
 export const optionalAsHelp = (doing: string) =>
-  `the admin or superuser ${doing} (else ARCHIVECTL_AS; without either, the audit log names the OS user)`;
+  `the admin or superuser ${doing} (else ARCHIVECTL_AS, else asked in a terminal; not needed while there is no account)`;
 
 /** The environment as `--help` lists it: names in a column of 20, a longer one on a line of its own. */
 export function environmentHelp(): string {

@@ -98,7 +98,8 @@ describe('progress', () => {
     const r = await runInTerminal(cli, ['token', 'import-legacy', file, '--as', 'alice']).done;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/\rhashing tokens \[#{20}\] 100% {2}3\/3/);
-    expect(r.stderr).toMatch(/\r\u001b\[K(\r\u001b\[K)?imported 3 legacy token\(s\)/);
+    // Erased (carriage return, erase to the end of the line) before the closing note.
+    expect(r.stderr).toContain(`\r${String.fromCharCode(27)}[Kimported 3 legacy token(s)`);
     const piped = await cli.run(['token', 'import-legacy', file, '--as', 'alice']);
     expect(piped.stderr).toBe('imported 0 legacy token(s), skipped 3 already imported\n');
   });

@@ -117,7 +117,7 @@ export async function create(globals: Globals, username: string, opts: CreateFla
             .db('tokens')
             .where({ account_id: owner.id, name: checkTokenName(typed) })
             .whereNull('revoked_at')
-            .first('id');
+            .first<{ id: number } | undefined>('id');
           if (clash) throw usage(`${owner.username} already has a token named "${typed}": names are unique`);
         }),
     );

@@ -32,8 +32,7 @@ request.`),
     .addHelpText(
       'after',
       helpText(`
-The audit log records who changed it: the --as account, or the operating-system user who ran
-the command as os:<name>.
+The audit log records who changed it: the --as account (an admin or superuser; asked in a terminal), or, on an installation without any account yet, the operating-system user as os:<name>.
 
 Examples:
   archivectl settings set public_access on --as alice

@@ -17,8 +17,7 @@ The acting account is given with --as <username> or ARCHIVECTL_AS (asked for in 
 Every command that makes or removes tokens (create, revoke, rotate, handoff, import-legacy)
 follows one rule: only an admin or superuser acts; only a superuser acts on a superuser's
 tokens; no account acts on its own tokens, except that an account may hand off for itself.
-A blocked account gets no new token. prune takes --as optionally; without it, the audit log
-records the operating-system user as os:<name>.
+A blocked account gets no new token. prune needs --as too (an admin or superuser), and without a terminal --yes.
 
 While the setting token_max_days is N, create and rotate without --expires end the token N days
 from today, and refuse a later --expires or --no-expires (archivectl settings --help).`),
@@ -61,8 +60,7 @@ from today, and refuse a later --expires or --no-expires (archivectl settings --
       helpText(`
 The filters combine: --kind legacy --unused-for 90 are the legacy tokens unused for 90 days.
 In a terminal the table fits its width (long names are cut with "…"; in a narrow one the Kind
-and Created columns are left out); piped or redirected, each token is one line of aligned
-columns, never cut. --json prints everything, for programs.
+and Created columns are left out); piped or redirected, each token is one line of aligned columns, never cut. Scripts use --json: it prints everything, and names may hold spaces.
 
 Examples:
   archivectl token list --expiring-within 30          # what needs rotating this month
@@ -145,7 +143,7 @@ gives an earlier day (a way to renew a token that ends soon).`),
     .description('delete expired and revoked tokens')
     .option('--dry-run', 'count what would be deleted, delete nothing')
     .option('--as <admin>', optionalAsHelp('pruning'))
-    .option('--yes', 'do not ask (in a terminal, prune asks first)')
+    .option('--yes', 'do not ask (in a terminal, prune asks first; without one --yes is required)')
     .option('--json', 'print {"pruned": n}')
     .action(async (opts: PruneFlags) => (await actions()).prune(globals, opts));
 
