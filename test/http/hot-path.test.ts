@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startDaemon, type Daemon } from '../../src/http/server.js';
 import { checksum, randomBase62 } from '../../src/domain/tokens/format.js';
-import { createAccounts, createSandbox, createToken, IS_PG, pgAdmin, type Sandbox } from '../helpers/cli.js';
+import {
+  createAccounts,
+  createSandbox,
+  createToken,
+  IS_PG,
+  pgAdmin,
+  type Sandbox,
+  asAdministrator,
+} from '../helpers/cli.js';
 
 let box: Sandbox;
 let daemon: Daemon;
@@ -119,9 +127,9 @@ describe('the cache never serves a token that lost its access', () => {
     const deleted = await token('to delete', 'deleteme');
     expect((await get(blocked.token)).status).toBe(200);
     expect((await get(deleted.token)).status).toBe(200);
-    await box.run(['account', 'set-role', 'blockme', 'blocked']);
+    await box.run(['account', 'set-role', 'blockme', 'blocked', ...(await asAdministrator(box))]);
     expect((await get(blocked.token)).status).toBe(403);
-    await box.run(['account', 'delete', 'deleteme']);
+    await box.run(['account', 'delete', 'deleteme', ...(await asAdministrator(box)), '--yes']);
     expect((await get(deleted.token)).status).toBe(401);
   });
 
@@ -135,7 +143,7 @@ describe('the cache never serves a token that lost its access', () => {
         body: '{"name":"Climber"}',
       });
     expect((await post()).status).toBe(403);
-    await box.run(['account', 'set-role', 'climber', 'editor']);
+    await box.run(['account', 'set-role', 'climber', 'editor', ...(await asAdministrator(box))]);
     expect((await post()).status).toBe(201);
   });
 });

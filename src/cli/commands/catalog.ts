@@ -1,3 +1,4 @@
+import { helpText } from '../about.js';
 import type { Command } from 'commander';
 import type { Globals } from '../context.js';
 
@@ -12,7 +13,7 @@ export function registerCatalog(program: Command, globals: Globals): void {
     .option('--json', 'print {"actors": n, "places": n, "keywords": n, "objects": n}')
     .addHelpText(
       'after',
-      `
+      helpText(`
 The file is a JSON object with optional arrays:
   actors    [{"name": "…", "type": "person", "gnd": "118540238", …}]
   places    [{"name": "…", "country_code": "CH", "location": "47.37 8.54", …}]
@@ -23,7 +24,7 @@ Keywords are matched by name, case-insensitively: existing ones are reused, and 
 of keywords created. An object identifier that already exists is refused.
 
 Example:
-  archivectl catalog load demo-catalog.json`,
+  archivectl catalog load demo-catalog.json`),
     )
     .action(async (file: string, opts: { json?: boolean }) => (await actions()).load(globals, file, opts));
 }

@@ -97,8 +97,11 @@ export async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
         'Give the 8-character id shown by token list, or pipe the value in: archivectl token revoke - (or lookup -)',
     );
   }
-  if (!isSelector(id))
+  // A short word is a typo of an id, named as such; a longer text may be part of a value, never quoted.
+  if (!isSelector(id)) {
+    if (/^[A-Za-z0-9_-]{1,16}$/.test(id)) throw notFound(`no token with id ${id} (an id is 8 letters and digits)`);
     throw invalid('that is not a token id: give the 8-character id shown by token list, not the value');
+  }
   const row = await findTokenBySelector(ctx, id);
   if (!row) throw notFound(`no token with id ${id}`);
   return row;
