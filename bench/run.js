@@ -9,6 +9,7 @@
 //   BENCH_ONLY=attacks   only the attack section (setup included)
 //   BENCH_ONLY=core      only the figures before it
 //   BENCH_ONLY=flood     only phase (h) of the attack section: a never-verified id flooded, 5 runs
+//   BENCH_ONLY=refusal   only the refusal timing of forged values, known id beside unknown id
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/ and dist/) instead of ..
@@ -31,8 +32,8 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'flood', 'scale', 'soak'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "core", "attacks", "flood", "scale" or "soak", not "${ONLY}"`);
+if (!['', 'core', 'attacks', 'flood', 'refusal', 'scale', 'soak'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "core", "attacks", "flood", "refusal", "scale" or "soak", not "${ONLY}"`);
   process.exit(2);
 }
 if (ONLY === 'scale') {
@@ -49,6 +50,7 @@ if (ONLY === 'soak') {
 const RUN_CORE = ONLY === '' || ONLY === 'core';
 const RUN_ATTACKS = ONLY === '' || ONLY === 'attacks';
 const RUN_FLOOD = RUN_ATTACKS || ONLY === 'flood';
+const RUN_REFUSAL = ONLY === '' || ONLY === 'refusal';
 
 // Never hang, never leave a daemon behind: a hard timeout for the whole run, and every daemon
 // this process started is killed when it exits.
@@ -355,6 +357,16 @@ try {
     const what = `account show of an account with ${bulkTokens.toLocaleString('en')} tokens, ms (median of 5)`;
     row(what, shown.toFixed(0), '< 1000', shown < 1000);
     printCore();
+  }
+  if (RUN_REFUSAL) {
+    const { runRefusalTiming } = await import('./refusal-timing.js');
+    await runRefusalTiming({
+      bin: BIN,
+      config,
+      env,
+      token,
+      formatModule: path.join(ROOT, 'dist/domain/tokens/format.js'),
+    });
   }
   if (RUN_ATTACKS) {
     const { runAttacks } = await import('./attacks.js');
