@@ -360,11 +360,13 @@ try {
   }
   if (RUN_REFUSAL) {
     const { runRefusalTiming } = await import('./refusal-timing.js');
+    const unused = cli('token', 'create', 'bench', '--name', 'never used').trim();
     await runRefusalTiming({
       bin: BIN,
       config,
       env,
       token,
+      unused,
       formatModule: path.join(ROOT, 'dist/domain/tokens/format.js'),
     });
   }
