@@ -1,9 +1,9 @@
 // Creating, revoking, rotating, pruning and handing off tokens. The CLI calls these; the rules
 // live here once (policy.ts for who may act, expiry.ts for dates).
 import type { Knex } from 'knex';
-import { bumpAccessGeneration } from '../../db/access-generation.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { conflict, invalid, notFound } from '../../errors.js';
+import { revokeTokenRow } from '../access-changes.js';
 import { getAccount, type Account } from '../accounts.js';
 import { record, type Acting } from '../audit.js';
 import type { Ctx } from '../context.js';
@@ -129,8 +129,7 @@ export async function revokeToken(
   if (row.revoked_at) return { token: toView(row, ctx.clock.now()), alreadyRevoked: true };
   const now = ctx.clock.now().toISOString();
   await writeTransaction(ctx.db, async (trx) => {
-    await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
-    await bumpAccessGeneration(trx);
+    await revokeTokenRow(trx, row.id, now);
     const target = `${row.selector} "${row.name}" of ${row.username}`;
     await record(trx, ctx.clock.now(), actor.username, 'token.revoke', target);
   });
@@ -158,9 +157,7 @@ export async function rotateToken(
   const { expiry, policyDays } = await expiryUnderPolicy(ctx, expires, old);
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
-    const revoked = await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
-    if (revoked === 0) throw conflict(`token ${id} was revoked meanwhile`);
-    await bumpAccessGeneration(trx);
+    if (!(await revokeTokenRow(trx, row.id, now))) throw conflict(`token ${id} was revoked meanwhile`);
     // A rotated legacy token becomes a regular one: the new value has the new format.
     const created = await insertToken(ctx, trx, {
       account: owner,
