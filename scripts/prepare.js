@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // npm's "prepare": builds dist/ from src/ when TypeScript is installed (a checkout, `npm ci`),
 // then the bundle bin/archivectl runs, dist/bundle/ (scripts/build-bundle.js), then writes the
-// manual page man/archivectl.1 from the built command tree.
+// manual page man/archivectl.1 and the shell completions completion/archivectl.bash and
+// completion/_archivectl (zsh) from the built command tree; the package ships all three (the
+// production install puts them where man, bash and zsh look: docs/operations.md).
 // A production install (`npm ci --omit=dev` on a built tree, or a packed tarball) has no
 // TypeScript: it uses the bundle already there, and only fails when there is none to use.
 import { execFileSync } from 'node:child_process';
@@ -27,10 +29,17 @@ if (tsc) {
   execFileSync(process.execPath, args, { stdio: 'inherit' });
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build-bundle.js')], { stdio: 'inherit' });
   const dist = (file) => import(pathToFileURL(path.join(root, 'dist', 'cli', file)).href);
-  const [{ buildProgram, version }, { manPage }] = await Promise.all([dist('main.js'), dist('man-page.js')]);
+  const [{ buildProgram, version }, { manPage }, { bashCompletion, zshCompletion }] = await Promise.all([
+    dist('main.js'),
+    dist('man-page.js'),
+    dist('completion.js'),
+  ]);
   mkdirSync(path.join(root, 'man'), { recursive: true });
   const today = new Date().toISOString().slice(0, 10);
   writeFileSync(path.join(root, 'man', 'archivectl.1'), manPage(buildProgram(), version(), today));
+  mkdirSync(path.join(root, 'completion'), { recursive: true });
+  writeFileSync(path.join(root, 'completion', 'archivectl.bash'), bashCompletion(buildProgram()));
+  writeFileSync(path.join(root, 'completion', '_archivectl'), zshCompletion(buildProgram()));
 } else if (existsSync(path.join(root, 'dist', 'bundle', 'archivectl.cjs'))) {
   console.error('prepare: TypeScript is not installed (a production install); using the dist/bundle/ already built');
 } else {

@@ -78,7 +78,7 @@ function entryKey(kind: Batched, values: Values): string {
  */
 async function writeBatch(trx: Knex, kind: Batched, batch: Values[], at: Date): Promise<number> {
   const keys = batch.map((values) => entryKey(kind, values));
-  const names = [...new Set(keys.map((key) => (JSON.parse(key) as unknown[])[0] as string))];
+  const names = [...new Set(batch.map((values) => String(values.name).toLowerCase()))];
   const rows = await trx(kind.t.table)
     .whereIn('name_lower', names)
     .select<Values[]>(...kind.identity);
