@@ -26,8 +26,12 @@ if (tsc) {
   const buildInfo = path.join(root, 'node_modules', '.cache', 'archivectl-build', 'tsconfig.tsbuildinfo');
   if (!existsSync(path.join(root, 'dist', 'cli', 'main.js'))) rmSync(buildInfo, { force: true });
   const args = [tsc, '-p', path.join(root, 'tsconfig.json'), '--incremental', '--tsBuildInfoFile', buildInfo];
+  // What is being built, shown where npm shows script output (the checkout's .npmrc).
+  console.error('prepare: compiling src/ to dist/ (TypeScript)');
   execFileSync(process.execPath, args, { stdio: 'inherit' });
+  console.error('prepare: bundling dist/bundle/, what bin/archivectl runs');
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build-bundle.js')], { stdio: 'inherit' });
+  console.error('prepare: writing man/archivectl.1 and the bash and zsh completions in completion/');
   const dist = (file) => import(pathToFileURL(path.join(root, 'dist', 'cli', file)).href);
   const [{ buildProgram, version }, { manPage }, { bashCompletion, zshCompletion }] = await Promise.all([
     dist('main.js'),

@@ -63,13 +63,21 @@ const BATCHED: Partial<Record<Section, Batched>> = {
   },
 };
 
-const keyOf = (identity: readonly string[], row: Values) =>
-  JSON.stringify(identity.map((column) => row[column] ?? null));
+/** A record's identity as one string: its identifying columns, each null told from any text. */
+function keyOf(identity: readonly string[], value: (column: string) => unknown): string {
+  let key = '';
+  for (const column of identity) {
+    const v = value(column);
+    key += v === null || v === undefined ? '\u0000-' : `\u0000=${String(v)}`;
+  }
+  return key;
+}
 
-/** The entry's identity as its row will hold it. */
+/** The entry's identity as its row will hold it (the lower-cased name, the insert's defaults). */
 function entryKey(kind: Batched, values: Values): string {
-  const name = typeof values.name === 'string' ? values.name.toLowerCase() : null;
-  return keyOf(kind.identity, { ...kind.defaults, ...values, name_lower: name });
+  return keyOf(kind.identity, (column) =>
+    column === 'name_lower' ? String(values.name).toLowerCase() : (values[column] ?? kind.defaults[column]),
+  );
 }
 
 /**
@@ -82,7 +90,7 @@ async function writeBatch(trx: Knex, kind: Batched, batch: Values[], at: Date): 
   const rows = await trx(kind.t.table)
     .whereIn('name_lower', names)
     .select<Values[]>(...kind.identity);
-  const there = new Set(rows.map((row) => keyOf(kind.identity, row)));
+  const there = new Set(rows.map((row) => keyOf(kind.identity, (column) => row[column])));
   const fresh = batch.filter((_, i) => {
     const key = keys[i] as string;
     if (there.has(key)) return false;
