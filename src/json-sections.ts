@@ -65,6 +65,47 @@ class Reader {
     }
   }
 
+  /** peek() from what is read already; null when more input is needed to tell. */
+  peekNow(): string | null {
+    while (this.pos < this.buf.length && WS.has(this.buf.charCodeAt(this.pos))) this.pos++;
+    return this.pos < this.buf.length ? (this.buf[this.pos] as string) : null;
+  }
+
+  /** Consumes the character peekNow() or peek() returned. */
+  skip(): void {
+    this.pos++;
+  }
+
+  /**
+   * value() from what is read already: null when the value (or, for a number or a literal, what
+   * follows it) is not all there yet. The common case, without a promise per value.
+   */
+  valueNow(): string | null {
+    const first = this.peekNow();
+    if (first === null) return null;
+    const buf = this.buf;
+    const scalar = !OPEN.has(first.charCodeAt(0)) && first.charCodeAt(0) !== QUOTE;
+    let depth = 0;
+    let inString = false;
+    let escaped = false;
+    for (let i = this.pos; i < buf.length; i++) {
+      const c = buf.charCodeAt(i);
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) {
+          inString = false;
+          if (depth === 0) return this.take(i + 1);
+        }
+      } else if (scalar) {
+        if (WS.has(c) || CLOSE.has(c) || c === 0x2c) return this.take(i);
+      } else if (c === QUOTE) inString = true;
+      else if (OPEN.has(c)) depth++;
+      else if (CLOSE.has(c) && --depth === 0) return this.take(i + 1);
+    }
+    return null;
+  }
+
   async expect(char: string, what: string): Promise<void> {
     const c = await this.peek();
     if (c !== char) this.fail(c === undefined ? `unexpected end, expected ${what}` : `expected ${what}`);
@@ -125,16 +166,17 @@ class Reader {
 }
 
 /**
- * The outer object's keys and its arrays' entries, in the order of the input. A value other than
- * an array is skipped (reported as `holds: 'other'`); no value may be longer than `maxValue`
- * characters. Throws JsonSyntaxError where the input stops being JSON, JsonNotObjectError when it
- * does not start as an object.
+ * The outer object's keys and its arrays' entries, in the order of the input, in batches (what one
+ * read of the input completes). A value other than an array is skipped (reported as `holds:
+ * 'other'`); no value may be longer than `maxValue` characters. Throws JsonSyntaxError where the
+ * input stops being JSON, JsonNotObjectError when it does not start as an object.
  */
 export async function* jsonSections(
   chunks: AsyncIterable<string | Buffer>,
   maxValue: number,
-): AsyncGenerator<JsonSectionEvent> {
+): AsyncGenerator<JsonSectionEvent[]> {
   const r = new Reader(chunks[Symbol.asyncIterator](), maxValue);
+  let out: JsonSectionEvent[] = [];
   const first = await r.peek();
   if (first === undefined) r.fail('no JSON value');
   if (first !== '{') throw new JsonNotObjectError('not an object');
@@ -146,22 +188,36 @@ export async function* jsonSections(
       const name = r.parse(await r.value()) as string;
       await r.expect(':', '":"');
       if ((await r.peek()) === '[') {
-        yield { type: 'section', name, holds: 'array' };
+        out.push({ type: 'section', name, holds: 'array' });
         await r.expect('[', '"["');
         if ((await r.peek()) === ']') await r.expect(']', '"]"');
         else {
+          // The entries: from what is read already while it lasts; the batch so far is handed
+          // on before waiting for more input.
           for (let index = 0; ; index++) {
-            yield { type: 'entry', section: name, index, value: r.parse(await r.value()) };
-            if ((await r.peek()) === ',') await r.expect(',', '","');
-            else {
-              await r.expect(']', '"," or "]"');
-              break;
+            let text = r.valueNow();
+            if (text === null) {
+              if (out.length > 0) yield out;
+              out = [];
+              text = await r.value();
             }
+            out.push({ type: 'entry', section: name, index, value: r.parse(text) });
+            let next = r.peekNow();
+            if (next === null) {
+              if (out.length > 0) yield out;
+              out = [];
+              next = (await r.peek()) ?? null;
+            }
+            if (next === ',') r.skip();
+            else if (next === ']') {
+              r.skip();
+              break;
+            } else r.fail(next === null ? 'unexpected end, expected "," or "]"' : 'expected "," or "]"');
           }
         }
       } else {
         const value = r.parse(await r.value());
-        yield { type: 'section', name, holds: value === null ? 'null' : 'other' };
+        out.push({ type: 'section', name, holds: value === null ? 'null' : 'other' });
       }
       if ((await r.peek()) === ',') await r.expect(',', '","');
       else {
@@ -171,4 +227,5 @@ export async function* jsonSections(
     }
   }
   if ((await r.peek()) !== undefined) r.fail('unexpected text after the JSON value');
+  if (out.length > 0) yield out;
 }

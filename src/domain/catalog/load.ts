@@ -68,7 +68,7 @@ function keyOf(identity: readonly string[], value: (column: string) => unknown):
   let key = '';
   for (const column of identity) {
     const v = value(column);
-    key += v === null || v === undefined ? '\u0000-' : `\u0000=${String(v)}`;
+    key += v === null || v === undefined ? '\u0000-' : `\u0000=${typeof v === 'string' ? v : JSON.stringify(v)}`;
   }
   return key;
 }
@@ -105,7 +105,7 @@ async function writeBatch(trx: Knex, kind: Batched, batch: Values[], at: Date): 
  * entry is checked; after the first bad one nothing more is written, the rest is still checked
  * (so one run names the problems of the whole file), and the transaction is rolled back.
  */
-export async function loadCatalog(ctx: Ctx, events: AsyncIterable<JsonSectionEvent>): Promise<LoadCounts> {
+export async function loadCatalog(ctx: Ctx, events: AsyncIterable<JsonSectionEvent[]>): Promise<LoadCounts> {
   const at = ctx.clock.now();
   const counts: LoadCounts = {
     actors: 0,
@@ -139,62 +139,63 @@ export async function loadCatalog(ctx: Ctx, events: AsyncIterable<JsonSectionEve
     /** Object identifiers of this file, to refuse one given twice. */
     const identifiers = new Map<string, number>();
 
-    for await (const event of events) {
-      if (event.type === 'section') {
-        if (!(SECTIONS as readonly string[]).includes(event.name))
-          problem(shownFieldName(event.name), 'unknown section', sectionErrors);
-        else if (event.holds === 'other') problem(event.name, 'must be an array', sectionErrors);
-        continue;
+    for await (const batch of events)
+      for (const event of batch) {
+        if (event.type === 'section') {
+          if (!(SECTIONS as readonly string[]).includes(event.name))
+            problem(shownFieldName(event.name), 'unknown section', sectionErrors);
+          else if (event.holds === 'other') problem(event.name, 'must be an array', sectionErrors);
+          continue;
+        }
+        const section = event.section as Section;
+        if (!(SECTIONS as readonly string[]).includes(section)) continue; // reported as unknown
+        const place = `${section}[${event.index}]`;
+        const kind = BATCHED[section];
+        if (kind) {
+          const r = kind.check(event.value);
+          if (!r.ok) {
+            for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
+            continue;
+          }
+          const pending = (batches[section] ??= { values: [] });
+          pending.values.push(r.values);
+          if (pending.values.length >= INSERT_BATCH) await flush(section);
+        } else if (section === 'keywords') {
+          const entry = event.value;
+          if (typeof entry !== 'string' && !isPlainObject(entry)) {
+            problem(place, 'must be a name or an object with name, label, gnd');
+            continue;
+          }
+          const r = checkKeywordCreate(entry);
+          if (!r.ok) for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
+          else if (problems === 0) {
+            if ((await ensureKeyword(trx, r.values, at)).created) counts.keywords++;
+            else counts.skipped.keywords++;
+          }
+        } else {
+          const r = checkObjectCreate(event.value);
+          if (!r.ok) {
+            for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
+            continue;
+          }
+          const o = r.values;
+          const first = identifiers.get(o.identifier);
+          if (first !== undefined) {
+            problem(`${place}.identifier`, `"${o.identifier}" is also objects[${first}]`);
+            continue;
+          }
+          identifiers.set(o.identifier, event.index);
+          if (problems > 0) continue;
+          if (await trx(OBJECT.table).where('identifier', o.identifier).first('id')) {
+            counts.skipped.objects++;
+            continue;
+          }
+          // Keywords named only by objects are created too, and counted.
+          for (const name of o.keywords ?? []) if ((await ensureKeyword(trx, { name }, at)).created) counts.keywords++;
+          await createObject(trx, o, at);
+          counts.objects++;
+        }
       }
-      const section = event.section as Section;
-      if (!(SECTIONS as readonly string[]).includes(section)) continue; // reported as unknown
-      const place = `${section}[${event.index}]`;
-      const kind = BATCHED[section];
-      if (kind) {
-        const r = kind.check(event.value);
-        if (!r.ok) {
-          for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
-          continue;
-        }
-        const pending = (batches[section] ??= { values: [] });
-        pending.values.push(r.values);
-        if (pending.values.length >= INSERT_BATCH) await flush(section);
-      } else if (section === 'keywords') {
-        const entry = event.value;
-        if (typeof entry !== 'string' && !isPlainObject(entry)) {
-          problem(place, 'must be a name or an object with name, label, gnd');
-          continue;
-        }
-        const r = checkKeywordCreate(entry);
-        if (!r.ok) for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
-        else if (problems === 0) {
-          if ((await ensureKeyword(trx, r.values, at)).created) counts.keywords++;
-          else counts.skipped.keywords++;
-        }
-      } else {
-        const r = checkObjectCreate(event.value);
-        if (!r.ok) {
-          for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
-          continue;
-        }
-        const o = r.values;
-        const first = identifiers.get(o.identifier);
-        if (first !== undefined) {
-          problem(`${place}.identifier`, `"${o.identifier}" is also objects[${first}]`);
-          continue;
-        }
-        identifiers.set(o.identifier, event.index);
-        if (problems > 0) continue;
-        if (await trx(OBJECT.table).where('identifier', o.identifier).first('id')) {
-          counts.skipped.objects++;
-          continue;
-        }
-        // Keywords named only by objects are created too, and counted.
-        for (const name of o.keywords ?? []) if ((await ensureKeyword(trx, { name }, at)).created) counts.keywords++;
-        await createObject(trx, o, at);
-        counts.objects++;
-      }
-    }
     for (const section of SECTIONS) await flush(section);
     if (problems > 0) fail({ ...sectionErrors, ...errors }, problems);
   });
