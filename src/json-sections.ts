@@ -112,39 +112,23 @@ class Reader {
     this.pos++;
   }
 
-  /** The text of the JSON value that starts at the next character, consumed (not yet checked). */
+  /**
+   * The text of the JSON value that starts at the next character, consumed (not yet checked). A
+   * value cut by the end of what is read is scanned again once more is read: at most
+   * maxValue / chunk size times.
+   */
   async value(): Promise<string> {
-    const first = await this.peek();
-    if (first === undefined) this.fail('unexpected end, expected a value');
-    let i = this.pos; // scanned up to here
-    let depth = 0;
-    let inString = false;
-    let escaped = false;
-    const scalar = !OPEN.has(first.charCodeAt(0)) && first.charCodeAt(0) !== QUOTE;
     for (;;) {
-      const buf = this.buf;
-      for (; i < buf.length; i++) {
-        const c = buf.charCodeAt(i);
-        if (inString) {
-          if (escaped) escaped = false;
-          else if (c === BACKSLASH) escaped = true;
-          else if (c === QUOTE) {
-            inString = false;
-            if (depth === 0) return this.take(i + 1);
-          }
-        } else if (scalar) {
-          if (WS.has(c) || CLOSE.has(c) || c === 0x2c) return this.take(i);
-        } else if (c === QUOTE) inString = true;
-        else if (OPEN.has(c)) depth++;
-        else if (CLOSE.has(c) && --depth === 0) return this.take(i + 1);
-      }
-      if (i - this.pos > this.maxValue) this.fail(`a value longer than ${this.maxValue} characters`);
-      const start = this.pos;
+      const text = this.valueNow();
+      if (text !== null) return text;
+      if (this.buf.length - this.pos > this.maxValue) this.fail(`a value longer than ${this.maxValue} characters`);
       if (!(await this.more())) {
-        if (scalar) return this.take(i - start);
-        this.fail('unexpected end inside a value', i - start);
+        const rest = this.buf.slice(this.pos).trimEnd();
+        // A number or literal may end the input; anything else cut short is not JSON.
+        if (rest === '') this.fail('unexpected end, expected a value');
+        if (OPEN.has(rest.charCodeAt(0)) || rest.charCodeAt(0) === QUOTE) this.fail('unexpected end inside a value');
+        return this.take(this.pos + rest.length);
       }
-      i -= start; // more() moved the unread text to the front of buf
     }
   }
 
