@@ -156,12 +156,19 @@ gives an earlier day (a way to renew a token that ends soon).`),
 
   token
     .command('import-legacy <file>')
-    .description('import legacy tokens from CSV (username,token[,name]); "-" reads stdin')
+    .description('import legacy tokens from CSV with the header line username,token[,name]; "-" reads stdin')
     .option('--as <admin>', 'the admin or superuser importing them')
     .option('--json', 'print {"imported": n, "skipped": n}')
     .addHelpText(
       'after',
       helpText(`
+The first line is the header, naming the columns in the order of the lines below it:
+  username,token,name
+  bob,AbCdEfGh0123456789AbCdEfGh0123456789AbCdEfGh0123456789AbCdEf,nightly export
+  carol,ZyXwVuTs0123456789ZyXwVuTs0123456789ZyXwVuTs0123456789ZyXwVu,
+"name" may be left out (header username,token): such tokens are named "Legacy API token".
+A file without the header is refused (its first line would be read as column names).
+
 The whole file is checked first: any bad line (reported by number, never with its token) means
 nothing is imported. That includes a line for an account whose tokens the --as account may not
 make (its own, or a superuser's unless it is a superuser). Tokens imported before are skipped,
