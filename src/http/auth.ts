@@ -4,12 +4,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { decide } from '../domain/access.js';
-import type { AccessSnapshot, AccessState } from '../domain/access-state.js';
+import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator, AuthResult, Refusal } from '../domain/tokens/authenticate.js';
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
 import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
-import { isPromise, type Step } from './gate.js';
+import type { Step } from './gate.js';
 import type { ApiContext, ApiState } from './types.js';
 
 /** The first instant at which the request's token is refused (RFC 3339, UTC); see README. */
@@ -74,18 +74,11 @@ function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): Htt
  * gets its own 401 first (step 1), and the body reader does not write a refused request's uploads.
  */
 export function judgeAuthorization(access: AccessState, authenticator: Authenticator): Step {
-  return function judgeHeader(ctx) {
+  return async function judgeHeader(ctx) {
     const judgedAt = performance.now();
     // The generation is read before the token: what the token check then reads is at least as
     // fresh as it, so a request that arrives after a revocation sees the revocation.
-    const snapshot = access.current();
-    return isPromise(snapshot)
-      ? snapshot.then((known) => judgeWith(ctx, known, judgedAt))
-      : judgeWith(ctx, snapshot, judgedAt);
-  };
-
-  /** The verdict on the header, with the access state read for this request (no await without a token). */
-  function judgeWith(ctx: ApiContext, snapshot: AccessSnapshot, judgedAt: number): void | Promise<void> {
+    const snapshot = await access.current();
     ctx.state.settings = snapshot.settings;
     ctx.state.principal = null;
     ctx.state.refusal = null;
@@ -99,11 +92,9 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     if (!match || match[1]?.toLowerCase() !== 'bearer')
       return refuseHeader(ctx, unauthorized('only Authorization: Bearer <token> is accepted', false));
     if (!value) return refuseHeader(ctx, unauthorized('the Authorization header carries no token', false));
-    // A token verified under this generation is judged at once (no await), as a request without one is.
-    const result = authenticator.authenticate(value, snapshot.generation, ctx.state.client, ctx.request.ip);
-    if (isPromise(result)) return result.then((known) => keepVerdict(ctx, known, judgedAt));
+    const result = await authenticator.authenticate(value, snapshot.generation, ctx.state.client, ctx.request.ip);
     keepVerdict(ctx, result, judgedAt);
-  }
+  };
 
   /** A header that is no usable Bearer header: refused at once, without a pause. */
   function refuseHeader(ctx: ApiContext, error: HttpError): void {

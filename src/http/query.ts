@@ -5,7 +5,7 @@
 // derives from it alone may be remembered with it (the list parameters: parseListQuery).
 import type Koa from 'koa';
 import type { QueryInput } from '../domain/catalog/list/params.js';
-import { rememberIn } from '../remembered.js';
+import { Remembered } from '../remembered.js';
 
 /** Query strings longer than this get Koa's own parse, once per request, and are not shared. */
 const REMEMBERED_LENGTH = 256;
@@ -26,7 +26,7 @@ export function shareParsedQueries(app: Koa): void {
   const koaQuery = accessorOf(app.request, 'query');
   const koaParse = koaQuery?.get;
   if (!koaParse) throw new Error("Koa's request has no query getter to share");
-  const remembered = new Map<string, QueryInput>();
+  const remembered = new Remembered<string, QueryInput>(REMEMBERED);
   Object.defineProperty(app.request, 'query', {
     configurable: true,
     enumerable: koaQuery.enumerable ?? true,
@@ -34,7 +34,7 @@ export function shareParsedQueries(app: Koa): void {
       const text = this.querystring;
       // Koa's getter parses and keeps the parse for this request: a long string stays Koa's.
       if (text.length > REMEMBERED_LENGTH) return koaParse.call(this) as QueryInput;
-      return rememberIn(remembered, REMEMBERED, text, () => {
+      return remembered.get(text, () => {
         const parsed = koaParse.call(this) as QueryInput;
         for (const value of Object.values(parsed)) if (Array.isArray(value)) Object.freeze(value);
         return Object.freeze(parsed);
