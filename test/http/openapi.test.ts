@@ -98,7 +98,14 @@ describe('GET /api/openapi.json', () => {
     expect(create.properties.type?.enum).toEqual(expect.arrayContaining(['person', 'software']));
     expect(doc.components.schemas.UsageInput).toMatchObject({
       additionalProperties: false,
-      properties: { provider: { minLength: 1, maxLength: 64 } },
+      properties: { provider: { minLength: 1, maxLength: 64, pattern: '\\S' } },
+    });
+    // The survey's refusals, described: name length, location format, blank provider, unknown field.
+    const place = doc.components.schemas.PlaceCreate as { properties: Record<string, { description?: string }> };
+    expect(place.properties.location?.description).toMatch(/latitude.*longitude/);
+    expect(doc.components.schemas.PlaceCreate?.additionalProperties).toBe(false);
+    expect((doc.components.schemas.PlaceCreate?.properties as Record<string, unknown>).country_code).toMatchObject({
+      enum: expect.arrayContaining(['CH', 'DE', null]) as unknown,
     });
     const post = doc.paths['/api/actors']?.post;
     expect(Object.keys(post?.responses['201']?.headers ?? {})).toEqual(

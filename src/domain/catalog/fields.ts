@@ -1,6 +1,8 @@
 // The value schemas of the catalogue's fields, combined into record schemas (record-schema.ts).
 // Each turns an untrusted JSON value into a typed, normalised value or one short message, never a
 // path inside its value, so a client's 422 names the field it sent.
+// The table alone (index.js): the package's main entry also loads the names in 80 languages.
+import { getAlpha2Codes } from 'i18n-iso-countries/index.js';
 import { v } from '../../validation.js';
 import { swissToWgs84 } from './anton/location.js';
 import { isPlainObject } from './json-values.js';
@@ -211,12 +213,12 @@ export const GEONAMES_ID = pattern(/^[1-9][0-9]{0,11}$/, 'a GeoNames identifier 
   s.replace(GEONAMES_URI_RE, '$1'),
 );
 
-const COUNTRY_MESSAGE = 'must be two uppercase letters (ISO 3166-1 alpha-2)';
+const COUNTRY_MESSAGE = 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. CH';
 
-export const COUNTRY_CODE: ValueSchema<string> = v.pipe(
-  v.string(COUNTRY_MESSAGE),
-  v.regex(/^[A-Z]{2}$/, COUNTRY_MESSAGE),
-);
+/** The assigned ISO 3166-1 alpha-2 codes, from i18n-iso-countries' table (not every two letters). */
+const COUNTRY_CODES = Object.keys(getAlpha2Codes()).sort();
+
+export const COUNTRY_CODE: ValueSchema<string> = v.picklist(COUNTRY_CODES, COUNTRY_MESSAGE);
 
 const DECIMAL_RE = /^[-+]?\d{1,3}(?:\.\d{1,12})?$/;
 const LOCATION_MESSAGE =

@@ -56,7 +56,8 @@ function walk(schema: Schema): Schema {
 
 /** `schema`, or null. */
 export function orNull(schema: Schema): Schema {
-  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
-  if (Array.isArray(schema.enum)) return { ...schema, enum: [...(schema.enum as unknown[]), null] };
-  return { anyOf: [schema, { type: 'null' }] };
+  const out = { ...schema };
+  if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
+  if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'] };
+  return Array.isArray(out.enum) ? out : { anyOf: [schema, { type: 'null' }] };
 }
