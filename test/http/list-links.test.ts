@@ -51,3 +51,10 @@ it("ignores unknown query parameters such as jQuery's `_` and a JSONP `callback`
   expect(extra.status).toBe(200);
   expect(dataOf(extra)).toEqual(dataOf(plain));
 });
+
+it("sends no links for a query string so long that four copies would overflow a client's limit on heads", async () => {
+  const many = Array.from({ length: 300 }, (_, i) => `p${i}=${i}`).join('&');
+  const r = await api.get(`/api/actors?search=linked&${many}`, t.user);
+  expect(r.status).toBe(200);
+  expect(r.headers.get('link')).toBeNull();
+});

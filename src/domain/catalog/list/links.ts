@@ -3,8 +3,15 @@
 // other parameter (search, sort, format) carries over; `page` (or `cursor`) is replaced.
 import type { ListMeta } from './query.js';
 
+/**
+ * Query strings longer than this get no links: each of the four would repeat it, and an answer's
+ * head past 16 KiB is refused by common clients (undici, nginx's default proxy buffers).
+ */
+const LINKED_QUERY_CHARS = 2048;
+
 /** The header's value for a page answered from `url` (absolute), or null when there is no link. */
 export function listLinks(url: URL, meta: ListMeta, rows: number): string | null {
+  if (url.search.length > LINKED_QUERY_CHARS) return null;
   const at = (set: Record<string, string>) => {
     const next = new URL(url);
     for (const [k, v] of Object.entries(set)) next.searchParams.set(k, v);
