@@ -123,9 +123,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
       uploadBytes: limits.sipUploadBytes,
       // Files are written to disk only for an editor's upload; anyone else's are discarded.
       keepFiles: (ctx) =>
-        ctx.state.route?.path === '/api/sips/import' &&
-        ctx.state.principal !== null &&
-        atLeast(ctx.state.principal.role, 'editor'),
+        ctx.state.route?.upload === true && ctx.state.principal !== null && atLeast(ctx.state.principal.role, 'editor'),
       // A request already known to be refused is answered at its first file part, the rest unread.
       refused: willBeRefused,
       refusedBodyMs: deps.config.timeouts.headersMs,

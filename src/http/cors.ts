@@ -9,7 +9,6 @@
 //   meets the route's rule). Any other OPTIONS is a method like any other (405 with Allow).
 // - JSONP: a script tag sends no Authorization header, so it only reaches what is open.
 import { invalid } from '../errors.js';
-import { RECONCILE_KINDS } from '../domain/catalog/reconcile/entities.js';
 import { hasBody } from './body.js';
 import { ANSWERED } from './gate.js';
 import type { ApiContext } from './types.js';
@@ -22,17 +21,9 @@ const EXPOSED = 'WWW-Authenticate, Retry-After, Allow, Token-Expiration';
 /** The methods the reconciliation protocol uses: what a preflight of a path that is no route allows. */
 const PROTOCOL_METHODS = 'GET, HEAD, POST';
 
-const SERVICE_ROOTS = RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile`);
-
-function isCrossOrigin(ctx: ApiContext): boolean {
-  if (ctx.state.crossOrigin) return true;
-  const p = ctx.path;
-  return SERVICE_ROOTS.some((root) => p.startsWith(root) && (p.length === root.length || p[root.length] === '/'));
-}
-
 /** Run after the route is resolved, before anything can refuse the request. */
 export function corsHeaders(ctx: ApiContext): void {
-  if (isCrossOrigin(ctx)) {
+  if (ctx.state.crossOrigin) {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', EXPOSED);
   }
@@ -42,7 +33,7 @@ export function corsHeaders(ctx: ApiContext): void {
 export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
   const isPreflight =
     ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-  if (!isPreflight || !isCrossOrigin(ctx)) return undefined;
+  if (!isPreflight || !ctx.state.crossOrigin) return undefined;
   ctx.status = 204;
   ctx.set({
     'Access-Control-Allow-Methods': ctx.state.allowed.length > 0 ? ctx.state.allowed.join(', ') : PROTOCOL_METHODS,

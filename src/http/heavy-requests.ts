@@ -6,9 +6,6 @@
 import type { Step } from './gate.js';
 import { httpError } from './errors.js';
 import { isPlainObject } from '../domain/catalog/json-values.js';
-import { RESOURCES } from '../domain/catalog/resources/index.js';
-import { RECONCILE_KINDS } from '../domain/catalog/reconcile/service.js';
-import { TEI_KINDS } from '../domain/catalog/tei/exports.js';
 import type { ApiContext, ParsedBody } from './types.js';
 
 const WAIT_MS = 10_000;
@@ -17,14 +14,6 @@ const RETRY_AFTER_S = 2;
 const LIGHT_BATCH = 10;
 /** A batch given as text longer than this is heavy without being read. */
 const BATCH_TEXT_BYTES = 64 * 1024;
-
-const TEI_PATHS = new Set(['/api/tei/refresh', ...TEI_KINDS.map((kind) => `/api/tei/${kind}`)]);
-const BEACON_PATHS = new Set(RESOURCES.filter((r) => r.beacon).map((r) => `/api/${r.table}`));
-const RECONCILE_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile`));
-// Reconciliation 1.0-draft takes its batches as a JSON body: `{"queries": [...]}` to match,
-// `{"ids": [...], ...}` to extend (domain/catalog/reconcile/v1/).
-const DRAFT_MATCH_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile/1.0-draft/match`));
-const DRAFT_EXTEND_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile/1.0-draft/extend`));
 
 /** How many queries (`queries`) or entities (`extend.ids`) a reconciliation parameter holds. */
 function batchSize(ctx: ApiContext, field: 'queries' | 'extend'): number {
@@ -58,15 +47,22 @@ function param(ctx: ApiContext, name: string): unknown {
 
 /** Whether a request (already allowed, its body read) is one whose cost grows with the catalogue. */
 function isHeavy(ctx: ApiContext): boolean {
-  const path = ctx.state.route?.path;
-  if (path === undefined) return false;
-  if (TEI_PATHS.has(path)) return true;
-  if (BEACON_PATHS.has(path)) return ctx.query.format === 'beacon';
-  if (RECONCILE_PATHS.has(path))
-    return batchSize(ctx, 'queries') > LIGHT_BATCH || batchSize(ctx, 'extend') > LIGHT_BATCH;
-  if (DRAFT_MATCH_PATHS.has(path)) return bodyArrayLength(ctx, 'queries') > LIGHT_BATCH;
-  if (DRAFT_EXTEND_PATHS.has(path)) return bodyArrayLength(ctx, 'ids') > LIGHT_BATCH;
-  return false;
+  switch (ctx.state.route?.heavy) {
+    case undefined:
+      return false;
+    case 'export':
+      return true;
+    case 'beacon':
+      return ctx.query.format === 'beacon';
+    case 'batch':
+      return batchSize(ctx, 'queries') > LIGHT_BATCH || batchSize(ctx, 'extend') > LIGHT_BATCH;
+    // Reconciliation 1.0-draft takes its batches as a JSON body: `{"queries": [...]}` to match,
+    // `{"ids": [...], ...}` to extend (domain/catalog/reconcile/v1/).
+    case 'draft-match':
+      return bodyArrayLength(ctx, 'queries') > LIGHT_BATCH;
+    case 'draft-extend':
+      return bodyArrayLength(ctx, 'ids') > LIGHT_BATCH;
+  }
 }
 
 /** `places` at once, `waiting` more in a queue (first come, first served). */

@@ -27,6 +27,12 @@ function selectRoute(route: RouteSpec | null, allowed: readonly string[], crossO
   };
 }
 
+/** The shortest paths of the cross-origin routes: the roots of the services (README, "CORS"). */
+function crossOriginRoots(): string[] {
+  const paths = ROUTES.filter((r) => r.crossOrigin).map((r) => r.path);
+  return [...new Set(paths.filter((p) => !paths.some((q) => p !== q && p.startsWith(`${q}/`))))];
+}
+
 /** The request's route, found by @koa/router, then `pipeline` and the route's handler. */
 export function routeRequests(handlers: HandlerMap, pipeline: ApiMiddleware[]): ApiMiddleware {
   const unknown = Object.keys(handlers).filter((k) => !ROUTES.some((r) => routeKey(r) === k));
@@ -52,6 +58,9 @@ export function routeRequests(handlers: HandlerMap, pipeline: ApiMiddleware[]): 
     const others = METHODS.filter((m) => !allowed.includes(m));
     router.register(path, others, [selectRoute(null, allowed, crossOrigin), rest]);
   }
+  // A path under a cross-origin service's root that is no route is its 404, readable by a page:
+  // registered last, the wildcard loses to every route above (fewer or as many parameters).
+  for (const root of crossOriginRoots()) router.register(`${root}/*rest`, METHODS, [selectRoute(null, [], true), rest]);
   return compose([router.routes() as ApiMiddleware, selectRoute(null, [], false), rest]);
 }
 
