@@ -37,7 +37,7 @@
 // loop — where latencies are measured — is not the attacker's. Only the defaults of the daemon's
 // configuration are used.
 import { execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -1109,4 +1109,189 @@ export async function runNeverVerifiedFlood({ bin, config, env, token, formatMod
   );
   console.log(lines.join('\n'));
   return { allPass, lines };
+}
+
+// ---------------------------------------------------------------------------------------------
+// (i) Host-varying BEACON burst (BENCH_ONLY=beacon, and after the attack section): a BEACON dump
+// is a file built once per change of its register; if its key took the request's Host (or
+// X-Forwarded-Host), every new Host would cost a full build, and evict real dumps. With
+// BEACON_ACTORS more actors that have GND ids (loaded first), a fresh daemon, and public_access
+// on (anonymous dumps, as run.js sets it): a legitimate harvester loops on the full dump of
+// actors alone for T_SECONDS (calm), then again while BEACON_ATTACKERS clients from
+// 127.0.0.2… loop on the same dump, first all with one Host, then each request with a Host and
+// X-Forwarded-Host never used before. The harvester's medians are compared side by side (the
+// burst with one Host is what serving the dumps costs; a new Host each must cost no more); the
+// dump files in the exports folder are counted (the builds) and the daemon's CPU measured.
+const BEACON_ACTORS = num('BENCH_BEACON_ACTORS', 20_000);
+const BEACON_ATTACKERS = num('BENCH_BEACON_ATTACKERS', 8);
+const BEACON_ROUNDS = num('BENCH_BEACON_ROUNDS', 4);
+const BEACON_PATH = '/api/actors?format=beacon';
+
+/** One full GET of `path` (the body read and counted), with extra headers; {status, ms, bytes} or {error, ms}. */
+function fetchWhole(target, { path: p, headers = {}, agent, localAddress = '127.0.0.1', timeoutMs = 30_000 }) {
+  return new Promise((resolve) => {
+    const t0 = now();
+    let done = false;
+    let bytes = 0;
+    const finish = (r) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve({ ...r, ms: now() - t0 });
+    };
+    const req = http.get({ host: target.host, port: target.port, path: p, headers, agent, localAddress }, (res) => {
+      res.on('data', (c) => (bytes += c.length));
+      res.on('end', () => finish({ status: res.statusCode, bytes, retryAfter: res.headers['retry-after'] }));
+      res.on('error', (err) => finish({ error: err.code ?? err.message }));
+    });
+    req.on('error', (err) => finish({ error: err.code ?? err.message }));
+    const timer = setTimeout(() => {
+      finish({ error: 'timeout' });
+      req.destroy();
+    }, timeoutMs);
+  });
+}
+
+export async function runHostVaryingBeacon({ bin, config, env }) {
+  const exportsDir = path.join(path.dirname(config), 'data', 'exports');
+  const daemon = new Daemon({ bin, config, env });
+  const killOnExit = () => daemon.kill();
+  process.on('exit', killOnExit);
+  const watchdog = setTimeout(
+    () => {
+      console.error('host-varying BEACON burst: hard timeout reached; stopping');
+      daemon.kill();
+      process.exit(3);
+    },
+    (2 * T_SECONDS + 300) * 1000,
+  );
+  const lines = [];
+  try {
+    const actors = Array.from({ length: BEACON_ACTORS }, (_, i) => ({
+      name: `Beacon, Actor ${i}`,
+      gnd: `1${String(20_000_000 + i)}X`,
+      type: 'person',
+    }));
+    const file = path.join(path.dirname(config), 'beacon-catalogue.json');
+    writeFileSync(file, JSON.stringify({ actors }));
+    await new Promise((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [bin, '--config', config, 'catalog', 'load', file],
+        { env, timeout: 600_000 },
+        (err) => (err ? reject(new Error(`catalog load: ${err.message}`)) : resolve()),
+      ),
+    );
+    rmSync(file, { force: true });
+    await daemon.start();
+    const target = daemon.target;
+    const first = await fetchWhole(target, { path: BEACON_PATH });
+    if (first.status !== 200) throw new Error(`the BEACON dump answers ${first.status ?? first.error} without a token`);
+
+    /** The harvester: full dumps in a loop on a keep-alive connection, for `ms`. */
+    const harvest = async (ms, rec = { latencies: [], errors: {} }) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      for (const end = now() + ms; now() < end;) {
+        const r = await fetchWhole(target, { path: BEACON_PATH, agent });
+        if (r.status === 200) rec.latencies.push(r.ms);
+        else {
+          const k = r.status ?? r.error;
+          rec.errors[k] = (rec.errors[k] ?? 0) + 1;
+          await sleep(r.retryAfter ? Number(r.retryAfter) * 1000 : 50);
+        }
+      }
+      agent.destroy();
+      return rec;
+    };
+    const figures = (rec) => {
+      const s = sorted(rec.latencies);
+      return { n: s.length, p50: pct(s, 50), p90: pct(s, 90), max: s.at(-1) ?? NaN, errors: rec.errors };
+    };
+
+    await harvest(WARM_MS); // JIT and SQLite's cache, not counted
+    const calm = figures(await harvest(T_SECONDS * 1000));
+
+    /**
+     * The harvester beside BEACON_ATTACKERS clients for `ms`: each request with a new Host
+     * (`varying`), or all one; added to `b`.
+     */
+    const burst = async (varying, ms, b) => {
+      const stop = { stop: false };
+      const attacker = async (k) => {
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        const localAddress = `127.0.0.${2 + k}`;
+        while (!stop.stop) {
+          const host = varying ? `h${hostsUsed++}.attacker.example` : 'archive.example.org';
+          b.hosts.add(host);
+          const r = await fetchWhole(target, {
+            path: BEACON_PATH,
+            agent,
+            localAddress,
+            headers: { Host: host, 'X-Forwarded-Host': `x.${host}` },
+          });
+          b.sent++;
+          const key = r.status ?? r.error;
+          b.statuses[key] = (b.statuses[key] ?? 0) + 1;
+          if (r.error) await sleep(20);
+        }
+        agent.destroy();
+      };
+      const cpu0 = processCpu(daemon.proc.pid);
+      // Each build ends in a rename to a name of its own (the text's hash): the names that appear are the builds.
+      const builtNames = new Set();
+      const watcher = watch(exportsDir, (_event, name) => {
+        if (name?.startsWith('beacon-') && existsSync(path.join(exportsDir, name))) builtNames.add(name);
+      });
+      const t0 = now();
+      const attackers = Array.from({ length: BEACON_ATTACKERS }, (_, k) => attacker(k));
+      await harvest(ms, b.legit);
+      stop.stop = true;
+      await Promise.race([Promise.all(attackers), limit(35_000)]);
+      // Jiffies (1/100 s on Linux) of the daemon's CPU time over the burst.
+      b.cpuSeconds += (processCpu(daemon.proc.pid) - cpu0) / 100;
+      b.seconds += (now() - t0) / 1000;
+      watcher.close();
+      b.built += builtNames.size;
+    };
+    let hostsUsed = 0;
+    const fresh = () => ({
+      legit: { latencies: [], errors: {} },
+      sent: 0,
+      statuses: {},
+      hosts: new Set(),
+      cpuSeconds: 0,
+      seconds: 0,
+      built: 0,
+    });
+    // Alternated in rounds, so that the machine's own ups and downs fall on both alike.
+    const same = fresh();
+    const varying = fresh();
+    for (let round = 0; round < BEACON_ROUNDS; round++) {
+      await burst(false, (T_SECONDS * 1000) / BEACON_ROUNDS, same);
+      await burst(true, (T_SECONDS * 1000) / BEACON_ROUNDS, varying);
+    }
+    await daemon.stop();
+    const harvester = (label, h) =>
+      `    ${label.padEnd(38)} ${String(h.n).padStart(4)} dumps, median ${f2(h.p50).padStart(7)} ms, p90 ${f2(h.p90).padStart(7)} ms, max ${f2(h.max).padStart(7)} ms, median ×${f2(h.p50 / calm.p50)} of alone${Object.keys(h.errors).length ? `, refused ${fmtCounts(h.errors)}` : ''}`;
+    const attackers = (label, b) =>
+      `    ${label.padEnd(38)} ${b.sent} requests, ${b.hosts.size} distinct Host values, answers ${fmtCounts(b.statuses)}; daemon CPU ${f1(b.cpuSeconds)} s in ${f1(b.seconds)} s; dumps built ${b.built}`;
+    const sameH = figures(same.legit);
+    const varyingH = figures(varying.legit);
+    lines.push(
+      '',
+      `(i) host-varying BEACON burst: ${BEACON_ATTACKERS} clients (127.0.0.2…) looping on ${BEACON_PATH} (${f1(first.bytes / 1024)} KiB, ${BEACON_ACTORS} more actors with GND ids, no token) beside one harvester; ${T_SECONDS} s alone, then ${T_SECONDS} s of each burst in ${BEACON_ROUNDS} alternating rounds, one daemon`,
+      harvester('harvester alone:', calm),
+      harvester('harvester, burst with one Host:', sameH),
+      harvester('harvester, burst with a new Host each:', varyingH),
+      attackers('attackers with one Host:', same),
+      attackers('attackers with a new Host each:', varying),
+      `    a new Host each vs one Host: harvester median ×${f2(varyingH.p50 / sameH.p50)}, attackers served ×${f2(varying.sent / same.sent)}, daemon CPU ×${f2(varying.cpuSeconds / same.cpuSeconds)}`,
+    );
+  } finally {
+    clearTimeout(watchdog);
+    await daemon.stop();
+    process.off('exit', killOnExit);
+  }
+  console.log(lines.join('\n'));
+  return { lines };
 }

@@ -9,6 +9,7 @@
 //   BENCH_ONLY=attacks   only the attack section (setup included)
 //   BENCH_ONLY=core      only the figures before it
 //   BENCH_ONLY=flood     only phase (h) of the attack section: a never-verified id flooded, 5 runs
+//   BENCH_ONLY=beacon    only phase (i): BEACON dumps asked for with a new Host each, beside a harvester
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/, dist/bundle/ and src/) instead of ..
@@ -44,8 +45,8 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'flood', 'scale', 'soak'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "core", "attacks", "flood", "scale" or "soak", not "${ONLY}"`);
+if (!['', 'core', 'attacks', 'flood', 'beacon', 'scale', 'soak'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "core", "attacks", "flood", "beacon", "scale" or "soak", not "${ONLY}"`);
   process.exit(2);
 }
 if (ONLY === 'scale') {
@@ -62,6 +63,7 @@ if (ONLY === 'soak') {
 const RUN_CORE = ONLY === '' || ONLY === 'core';
 const RUN_ATTACKS = ONLY === '' || ONLY === 'attacks';
 const RUN_FLOOD = RUN_ATTACKS || ONLY === 'flood';
+const RUN_BEACON_BURST = RUN_ATTACKS || ONLY === 'beacon';
 
 // Never hang, never leave a daemon behind: a hard timeout for the whole run, and every daemon
 // this process started is killed when it exits.
@@ -390,6 +392,10 @@ try {
       token,
       formatModule: FORMAT_MODULE,
     });
+  }
+  if (RUN_BEACON_BURST) {
+    const { runHostVaryingBeacon } = await import('./attacks.js');
+    await runHostVaryingBeacon({ bin: BIN, config, env });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

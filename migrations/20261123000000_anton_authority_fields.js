@@ -17,16 +17,18 @@ export async function up(knex) {
   });
 }
 
+/**
+ * SQLite's own DROP COLUMN: knex would copy the table without the columns, and the copy loses
+ * the table's triggers (tei_sources' version triggers on actors and places).
+ * @param {import('knex').Knex} knex
+ */
+async function dropColumns(knex, table, columns) {
+  if (knex.client.config.client === 'pg') await knex.schema.alterTable(table, (t) => t.dropColumns(...columns));
+  else for (const column of columns) await knex.raw('ALTER TABLE ?? DROP COLUMN ??', [table, column]);
+}
+
 /** @param {import('knex').Knex} knex */
 export async function down(knex) {
-  await knex.schema.alterTable('actors', (t) => {
-    t.dropColumn('variants');
-    t.dropColumn('abbreviations');
-    t.dropColumn('sikart');
-  });
-  await knex.schema.alterTable('places', (t) => {
-    t.dropColumn('variants');
-    t.dropColumn('abbreviations');
-    t.dropColumn('wikipedia');
-  });
+  await dropColumns(knex, 'actors', ['variants', 'abbreviations', 'sikart']);
+  await dropColumns(knex, 'places', ['variants', 'abbreviations', 'wikipedia']);
 }

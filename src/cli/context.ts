@@ -1,4 +1,4 @@
-// What a command needs to run: the configuration, the database (schema current) and the run's
+// What a command needs to run: the configuration, the database (schema checked) and the run's
 // clock (io.ts), opened per command and closed when it ends.
 //
 // Only `migrate` and `serve` create a database. Every other command refuses one that is not
@@ -88,11 +88,13 @@ export async function withConfiguredDatabase<T>(
 }
 
 export async function withDb<T>(globals: GlobalOptions, work: (ctx: Ctx) => Promise<T>): Promise<T> {
-  return withConfiguredDatabase(readConfig(globals), {}, async (db) => {
-    // An existing installation is brought up to date (an upgrade), as `serve` does.
-    const { migrateLatest } = await import('../db/migrate.js');
-    const applied = await migrateLatest(db);
-    if (applied.length > 0) note(`applied ${applied.length} database migration(s)`);
+  const config = readConfig(globals);
+  return withConfiguredDatabase(config, {}, async (db) => {
+    // Only `migrate` and `serve` change the schema: a command on a database with pending
+    // migrations, or one a later release migrated, refuses before it reads or writes anything.
+    const { requireExpectedSchema } = await import('../db/schema-state.js');
+    const { databaseLocation } = await import('../db/connect.js');
+    await requireExpectedSchema(db, databaseLocation(config.database));
     return work({ db, clock: io().clock });
   });
 }

@@ -12,7 +12,7 @@ import {
   openDatabase,
 } from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
-import { pendingMigrations } from '../db/migrate.js';
+import { newerSchemaMessage, schemaState } from '../db/schema-state.js';
 import { errorCode, redactSecrets } from '../errors.js';
 import { configSource, untrustedDatabase } from './context.js';
 import { io } from './io.js';
@@ -89,11 +89,20 @@ async function databaseChecks(config: Config, findings: Finding[]): Promise<void
       findings.push(fail('migrations', `${where} holds no archive (no migrations table): run archivectl migrate`));
       return;
     }
-    const pending = await pendingMigrations(db);
+    const schema = await schemaState(db);
+    if (schema.unknown.length > 0) {
+      // A later release's schema: nothing more is read, as every other command refuses it.
+      findings.push(fail('migrations', newerSchemaMessage(schema, where)));
+      return;
+    }
     findings.push(
-      pending.length === 0
-        ? ok('migrations', 'all applied')
-        : fail('migrations', `${pending.length} pending (${pending.join(', ')}): run archivectl migrate`),
+      schema.pending.length === 0
+        ? ok('migrations', `all applied: schema ${schema.database}`)
+        : fail(
+            'migrations',
+            `schema ${schema.database ?? 'none'}; this release expects ${schema.expected}: ` +
+              `${schema.pending.length} pending (${schema.pending.join(', ')}): run archivectl migrate`,
+          ),
     );
     const daemons = await daemonHeartbeats(db);
     if (daemons) {

@@ -5,8 +5,8 @@
 // commands/*.ts, the command tree that --help, the man page and completion read, import only
 // small standalone modules (names, roles, statuses); actions/*.ts load when their command runs.
 // Config, valibot, the domain or the database imported from here would slow every run.
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { expectedSchema, programVersion } from '../release/versions.js';
 import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../unsafe-text.js';
 import type { GlobalOptions } from './context.js';
@@ -27,9 +27,11 @@ import { registerSettings } from './commands/settings.js';
 import { registerToken } from './commands/token.js';
 
 export function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
+  return programVersion();
 }
+
+/** What --version prints: the release, and the database schema it expects (no database opened). */
+export const versionLine = (): string => `archivectl ${version()} (database schema ${expectedSchema()})`;
 
 export function buildProgram(io: CliIo = resolveIo()): Command {
   const program = new Command('archivectl')
@@ -44,7 +46,9 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
       getErrHasColors: () => false,
     })
     .description('Archive API daemon and its admin CLI')
-    .version(version(), '-V, --version', 'print the version')
+    // Not commander's .version(): that wants the text when the tree is built, and reading the
+    // migrations' directory is work only --version needs.
+    .option('-V, --version', 'print the version and the database schema it expects')
     .option(
       '--config <file>',
       'configuration file (else ARCHIVE_CONFIG, else ./config.json, else /etc/archivectl/config.json, else defaults)',
@@ -53,6 +57,10 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText('after', `\nEnvironment:\n${environmentHelp()}\n\nExit status: ${EXIT_STATUS}`);
+  program.on('option:version', () => {
+    io.stdout.write(`${versionLine()}\n`);
+    throw new CommanderError(0, 'commander.version', versionLine());
+  });
   const globals = () => program.opts<GlobalOptions>();
   registerServe(program, globals);
   registerMigrate(program, globals);

@@ -35,9 +35,17 @@ function pgSettings(db: sections.ConfigFile['database']): {
   return { pool, statementTimeoutMs, acquireTimeoutMs, connectTimeoutMs };
 }
 
+/**
+ * Behind a proxy the daemon cannot tell which origin clients use: the Host and X-Forwarded-Host a
+ * request carries are the client's to choose (and a cache in front would hand a poisoned answer to
+ * everyone), so with `trustProxy` the absolute URLs need `publicUrl`.
+ */
+const PUBLIC_URL_BEHIND_PROXY =
+  'is required when "trustProxy" names proxies: set it to the origin clients use through the proxy, e.g. "https://archive.example.org"';
+
 export function configSchema(base: string, databaseUrl: string | undefined) {
   const resolve = (p: string) => path.resolve(base, p);
-  return v.strictObject(
+  const file = v.strictObject(
     {
       ...sections.CONFIG_FILE.entries,
       database: database(base, databaseUrl),
@@ -48,6 +56,13 @@ export function configSchema(base: string, databaseUrl: string | undefined) {
       ),
     },
     'must be an object',
+  );
+  return v.pipe(
+    file,
+    v.forward(
+      v.check((c) => c.trustProxy === false || c.publicUrl !== null, PUBLIC_URL_BEHIND_PROXY),
+      ['publicUrl'],
+    ),
   );
 }
 

@@ -4,6 +4,7 @@
 import { conflict } from '../errors.js';
 import { isPg, type Db } from './dialect.js';
 import { migrateLatest } from './migrate.js';
+import { requireExpectedSchema } from './schema-state.js';
 
 /** Every table, parents before children (foreign keys hold at each insert). */
 const TABLES = [
@@ -43,7 +44,8 @@ export async function copyDatabase(
   target: Db,
   progress?: (table: string, rows: number) => void,
 ): Promise<CopyCounts> {
-  await migrateLatest(source);
+  // The source is only read, at the schema this release expects; the target is a new database.
+  await requireExpectedSchema(source, 'the source database');
   await migrateLatest(target);
   for (const table of TABLES) {
     if (table === 'auth_state') continue; // created with its one row by the migration

@@ -14,6 +14,7 @@ import {
 } from './auth.js';
 import { atLeast } from '../domain/roles.js';
 import { readBody } from './body.js';
+import { cacheControl } from './conditional.js';
 import { corsHeaders, corsPreflight } from './cors.js';
 import { redactTokens } from '../errors.js';
 import { errorHandler, httpError } from './errors.js';
@@ -67,6 +68,12 @@ function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: 
   };
 }
 
+/** A trusted proxy that forwards something other than IP addresses as the client's is answered 400. */
+function refuseForwarded(ctx: ApiContext): void {
+  if (ctx.state.forwardedRefused)
+    throw httpError(400, 'X-Forwarded-For must list IP addresses only (it is set by the proxy named in trustProxy)');
+}
+
 /** Body problems (400/413/415, or an upload not stored) are answered after the access rule. */
 function rejectUnreadableBody(log: Logger): Step {
   return function unreadableBody(ctx) {
@@ -98,17 +105,22 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
   const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
 
   app.use(async (ctx: ApiContext, next: Next) => {
-    ctx.request.ip = clientAddress(ctx.req, trust);
+    const client = clientAddress(ctx.req, trust);
+    ctx.request.ip = client.address;
+    ctx.state.forwardedRefused = client.forwardedRefused;
     ctx.state.client = budgetKey(ctx.request.ip);
     ctx.state.requestId = requestIdFor(ctx.req, trust);
     ctx.set(REQUEST_ID_HEADER, ctx.state.requestId);
     await next();
+    // Once the answer is made (errors too): who may keep it, so a cache in front never hands one
+    // client's answer to another.
+    cacheControl(ctx);
   });
   app.use(accessLog(log, (ctx) => ctx.state.probe === true && !deps.config.log.probes));
   app.use(countRequests(metrics));
   app.use(errorHandler(log));
   // Steps from here on run in gates (gate.ts); the body reader removes unclaimed uploads afterwards.
-  app.use(gate([serveProbes(readiness, metrics, deps.config.metrics), beginApiRequest(deps)]));
+  app.use(gate([refuseForwarded, serveProbes(readiness, metrics, deps.config.metrics), beginApiRequest(deps)]));
   // The rest runs in the route's chain (router.ts), found before anything of the request is read.
   const pipeline = [
     gate([

@@ -1,8 +1,11 @@
 // Who is calling, for the failure budgets, the KDF queue's turns, the connection limits and the
 // logs. Only peers named in `trustProxy` (never a hop count, which would trust any peer) may name
 // the client in X-Forwarded-For; anyone else's forwarded headers are removed before anything reads
-// them: a client cannot choose its address.
+// them: a client cannot choose its address. What a trusted proxy forwards is checked too: the
+// daemon never writes a client-chosen text where an address belongs (logs, `last_used_from`,
+// budget keys), and never builds a URL from a forwarded host (routes/input.ts, baseUrl).
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 import type { TrustProxy } from '../config.js';
@@ -16,33 +19,66 @@ export function compileTrust(trust: TrustProxy): TrustFn {
   return trust === false ? () => false : proxyaddr.compile(trust);
 }
 
-/** The client's address; a peer not trusted loses its forwarded headers (Koa reads them too). */
-export function clientAddress(req: IncomingMessage, trust: TrustFn): string {
+/** Whose request: the client's address, or (`forwardedRefused`) the proxy's, when it forwarded no addresses. */
+export interface Client {
+  address: string;
+  /** A trusted proxy's X-Forwarded-For holds something that is no IP address: answered 400. */
+  forwardedRefused: boolean;
+}
+
+/**
+ * The client's address, as canonical text. A peer not trusted loses its forwarded headers (Koa
+ * reads them too). From a trusted proxy: every X-Forwarded-For entry must be an IP address, else
+ * the request is refused (`forwardedRefused`); X-Forwarded-Proto is kept only when it is exactly
+ * `http` or `https`; X-Forwarded-Host and Forwarded are dropped (nothing may read them).
+ */
+export function clientAddress(req: IncomingMessage, trust: TrustFn): Client {
   const socket = req.socket;
   let peer = peers.get(socket);
   if (peer === undefined) {
     const raw = socket.remoteAddress ?? '';
-    peer = { address: normalise(raw), trusted: trust(raw, 0) };
+    peer = { address: canonicalAddress(raw) ?? raw, trusted: trust(raw, 0) };
     peers.set(socket, peer);
   }
+  const headers = req.headers;
   if (!peer.trusted) {
-    for (const name of FORWARDED) delete req.headers[name];
-    return peer.address;
+    for (const name of FORWARDED) delete headers[name];
+    return { address: peer.address, forwardedRefused: false };
   }
-  return normalise(proxyaddr(req, trust));
+  delete headers['x-forwarded-host'];
+  delete headers.forwarded;
+  const proto = headers['x-forwarded-proto'];
+  if (proto !== 'http' && proto !== 'https') delete headers['x-forwarded-proto'];
+  const forwardedFor = [headers['x-forwarded-for'] ?? []].flat().join(',');
+  if (forwardedFor.trim() === '') return { address: peer.address, forwardedRefused: false };
+  if (!forwardedFor.split(',').every((entry) => canonicalAddress(entry.trim()) !== null)) {
+    delete headers['x-forwarded-for'];
+    return { address: peer.address, forwardedRefused: true };
+  }
+  const address = proxyaddr(req, trust);
+  return { address: canonicalAddress(address) ?? peer.address, forwardedRefused: false };
 }
 
 /** A connection's peer, read once: keep-alive requests on it need no parsing again. */
 const peers = new WeakMap<object, { address: string; trusted: boolean }>();
 
-/** An address as ipaddr.js writes it, IPv4-mapped IPv6 as IPv4; anything unreadable as it is. */
-function normalise(address: string): string {
-  return ipaddr.isValid(address) ? ipaddr.process(address).toString() : address;
+/**
+ * An IP address as canonical text, or null for anything else: IPv4 in dotted decimal (as
+ * node:net accepts it, no leading zeros), IPv4-mapped IPv6 as IPv4, other IPv6 in RFC 5952's
+ * form (lower case, the longest run of zeros shortened). A zone (`%eth0`) is no client address.
+ */
+export function canonicalAddress(text: string): string | null {
+  const family = isIP(text);
+  if (family === 4) return text;
+  if (family !== 6 || text.includes('%')) return null;
+  const parsed = ipaddr.IPv6.parse(text);
+  if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
+  return new URL(`http://[${text}]/`).hostname.slice(1, -1);
 }
 
 /** The unit the connection limits count a peer address in: its budgetKey, once normalised. */
 export function clientKey(peer: string): string {
-  return budgetKey(normalise(peer));
+  return budgetKey(canonicalAddress(peer) ?? peer);
 }
 
 /** A budget's unit: an IPv4 address, or an IPv6 /64 (one subscriber's: a host can pick any of 2^64). */

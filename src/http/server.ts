@@ -9,14 +9,14 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { watchAccessGeneration } from '../db/access-watch.js';
-import { databaseFileWarning, openDatabase, withoutStatementLimit } from '../db/connect.js';
+import { databaseFileWarning, databaseLocation, openDatabase, withoutStatementLimit } from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
-import { migrateLatest, pendingMigrations } from '../db/migrate.js';
+import { migrateAtStart, pendingAtStart } from '../db/migrate.js';
 import { AccessState } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
 import { expiringCounts, ExpiryNotices } from '../domain/tokens/expiring.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
-import { configError, errorCode, usage } from '../errors.js';
+import { configError, errorCode, isAppError, usage } from '../errors.js';
 import { createApp } from './app.js';
 import { compileTrust } from './client-address.js';
 import { guardConnections, type ConnectionGuard } from './connection-limits.js';
@@ -96,22 +96,32 @@ async function startExpiryNotices(ctx: { db: Db; clock: Clock }, log: Logger): P
  * Opens, migrates (with `migrate` false: checks) the database and watches its access generation; a
  * failure in this is the one start-up line naming the database. `opened` gets what to release.
  */
-async function readyDatabase(config: Config, migrate: boolean, log: Logger, opened: (() => Promise<unknown>)[]) {
+async function readyDatabase(
+  config: Config,
+  migrate: boolean,
+  log: Logger,
+  opened: (() => Promise<unknown>)[],
+  clock: Clock,
+) {
   let pending: string[] = [];
   try {
     const db = await openDatabase(config.database, 'daemon');
     opened.push(() => db.destroy());
+    // Either way, a database a later release migrated is refused (exit status 2).
+    const where = databaseLocation(config.database);
     if (migrate) {
-      const applied = await withoutStatementLimit(db, migrateLatest);
+      const { applied, backup } = await withoutStatementLimit(db, (d) => migrateAtStart(d, where, clock.now()));
+      if (backup) log.info({ backup }, 'backed up the database before migrating it');
       if (applied.length > 0) log.info({ migrations: applied }, 'applied database migrations');
     } else {
-      pending = await pendingMigrations(db);
+      pending = await pendingAtStart(db, where);
     }
     const source = await watchAccessGeneration(db, (err) =>
       log.warn({ err: scrub(err) }, 'change notifications interrupted; checking the database per request'),
     );
     if (pending.length === 0) return { db, source };
   } catch (err) {
+    if (isAppError(err)) throw err;
     throw databaseUnreachable(err, config.database.client);
   }
   throw usage(
@@ -187,7 +197,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     const fileWarning = databaseFileWarning(config);
     if (fileWarning) log.warn(fileWarning);
     await prepareDataDir(config.dataDir);
-    const { db, source } = await readyDatabase(config, options.migrate !== false, log, opened);
+    const { db, source } = await readyDatabase(config, options.migrate !== false, log, opened, clock);
     const access = new AccessState(db, source);
     opened.push(() => access.close());
     const lastUsed = new LastUsedRecorder(db, clock);

@@ -49,6 +49,8 @@ export interface ApiState {
   probe?: boolean;
   /** This request's id (X-Request-Id), in its answer and its log lines. */
   requestId: string;
+  /** A trusted proxy forwarded a client "address" that is no IP address (answered 400). */
+  forwardedRefused: boolean;
   /** The caller's budget unit (its address, an IPv6 /64), behind trusted proxies the client's. */
   client: string;
   body: ParsedBody;

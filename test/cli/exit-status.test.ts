@@ -14,6 +14,7 @@ import {
   useSandbox,
   type CliResult,
 } from '../helpers/cli.js';
+import { newestMigration } from '../helpers/migrations.js';
 
 // The tests only read, or change accounts and tokens of their own: they run concurrently.
 const cli = useSandbox();
@@ -43,7 +44,7 @@ describe.concurrent('exit status 0', () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     const r = await cli.run(['--version']);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(pkg.version);
+    expect(r.stdout.trim()).toBe(`archivectl ${pkg.version} (database schema ${newestMigration()})`);
   });
 
   it('prints usage with --help, naming the commands', async () => {
@@ -190,7 +191,7 @@ describe.concurrent('the binary, as a process', () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     const r = await cli.run(['--version'], spawned);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(pkg.version);
+    expect(r.stdout.trim()).toBe(`archivectl ${pkg.version} (database schema ${newestMigration()})`);
   });
 
   it('exits 2 on a usage error and 1 on a refusal, with one line and no stack trace', async () => {

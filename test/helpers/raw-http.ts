@@ -221,3 +221,31 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+export interface WholeAnswer {
+  status: number;
+  headers: import('node:http').IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * One request through node:http or node:https, for headers fetch will not send as given (Host
+ * above all); resolves with the whole answer, rejects after 10 s without one.
+ */
+export function requestWhole(
+  client: Pick<typeof import('node:http'), 'request'>,
+  options: import('node:https').RequestOptions,
+  body?: string,
+): Promise<WholeAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = client.request({ timeout: 10_000, ...options }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}

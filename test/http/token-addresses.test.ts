@@ -28,7 +28,7 @@ let d: RunningDaemon;
 
 beforeAll(async () => {
   box = await createSandbox();
-  await patchConfig(box, { trustProxy: ['loopback'] });
+  await patchConfig(box, { trustProxy: ['loopback'], publicUrl: 'https://archive.example.org' });
   await createAccounts(box, { root: 'superuser', bot: 'editor', gone: 'user', viewer: 'user' });
   d = await startDaemon(box);
 });

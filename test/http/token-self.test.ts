@@ -44,7 +44,7 @@ describe('GET /api/token', () => {
       created: t.created,
       expires: LAST_DAY,
     });
-    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('cache-control')).toBe('private, no-store');
   });
 
   it('never holds the value, its secret or a hash', async () => {

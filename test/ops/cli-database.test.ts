@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configPath } from '../../src/config.js';
 import { createAccounts, IS_PG, lines, pgAdmin, STACK_FRAME_RE, useSandbox } from '../helpers/cli.js';
+import { newestMigration } from '../helpers/migrations.js';
 import { own, runUnprivileged, unprivilegedSkip } from '../cli/unprivileged.js';
 
 describe('a command on a database that is not there', () => {
@@ -100,7 +101,11 @@ describe('doctor on a working installation', () => {
     const by = Object.fromEntries(findings.map((f) => [f.check, f]));
     expect(by.config).toEqual({ check: 'config', status: 'ok', detail: `config file ${cli.configFile}` });
     expect(by.database?.status).toBe('ok');
-    expect(by.migrations).toEqual({ check: 'migrations', status: 'ok', detail: 'all applied' });
+    expect(by.migrations).toEqual({
+      check: 'migrations',
+      status: 'ok',
+      detail: `all applied: schema ${newestMigration()}`,
+    });
     expect(by.dataDir?.status).toMatch(/ok|warn/);
     if (IS_PG) expect(by.daemons?.status).toBe('warn');
     else expect(by['database mode']?.status).toBe('ok');

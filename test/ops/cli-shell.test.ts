@@ -37,7 +37,7 @@ describe('version and help', () => {
     const short = await cli.run(['-V']);
     const long = await cli.run(['--version']);
     expect(short.code).toBe(0);
-    expect(short.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(short.stdout).toMatch(/^archivectl \d+\.\d+\.\d+ \(database schema \d{14}_\w+\)\n$/);
     expect(short.stdout).toBe(long.stdout);
   });
 

@@ -104,7 +104,7 @@ describe('behind a trusted proxy', () => {
   let d: RunningDaemon;
   beforeAll(async () => {
     box = await createSandbox();
-    await patchConfig(box, { trustProxy: ['loopback'] });
+    await patchConfig(box, { trustProxy: ['loopback'], publicUrl: 'https://archive.example.org' });
     d = await startDaemon(box);
   });
   afterAll(async () => {

@@ -175,7 +175,7 @@ unshare --net bash -e -o pipefail "$T/phase2.sh" "$T"
   });
 
   it('step 4 as written: doctor passes and root is created; its token works, none is refused', () => {
-    expect(run.stdout).toMatch(/^ok +migrations +all applied$/m);
+    expect(run.stdout).toMatch(/^ok +migrations +all applied: schema \d{14}_\w+$/m);
     expect(run.stdout).toMatch(/^ok +dataDir /m);
     expect(run.stdout).not.toMatch(/^FAIL/m);
     expect(`${run.stdout}${run.stderr}`).toContain('created account root (superuser)');

@@ -42,7 +42,7 @@ describe('trustProxy as a hop count', () => {
 
   it('the proxies named by address or range are still accepted', async () => {
     for (const trustProxy of [['127.0.0.1'], ['10.0.0.0/8', '::1'], ['loopback'], false]) {
-      const file = await configFile({ trustProxy });
+      const file = await configFile({ trustProxy, publicUrl: 'https://archive.example.org' });
       expect(loadConfig(file, {}).trustProxy, JSON.stringify(trustProxy)).toEqual(trustProxy);
     }
   });

@@ -9,6 +9,9 @@ export function registerServe(program: Command, globals: Globals): void {
     .description('run the API daemon (logs JSON lines to stdout; stops cleanly on SIGTERM)')
     .option('--host <host>', 'listen address (overrides listen.host)')
     .option('--port <port>', 'listen port (overrides listen.port)')
-    .option('--no-migrate', 'refuse to start when migrations are pending instead of applying them')
+    .option(
+      '--no-migrate',
+      'refuse to start while migrations are pending (without it, serve applies them; on SQLite after the backup migrate takes)',
+    )
     .action(async (opts: { host?: string; port?: string; migrate: boolean }) => (await actions()).run(globals, opts));
 }

@@ -1,6 +1,8 @@
 // What route handlers read from a request: the `:id` path parameter and the body as an object.
 import { invalid, notFound } from '../../errors.js';
 import { isPlainObject } from '../../domain/catalog/fields.js';
+import type { Socket } from 'node:net';
+import { canonicalAddress } from '../client-address.js';
 import type { ApiContext } from '../types.js';
 import { parseRowId } from '../../db/row-id.js';
 import { floorSecond, notModified } from '../conditional.js';
@@ -37,19 +39,21 @@ export function bodyObject(ctx: ApiContext): Record<string, unknown> {
   }
 }
 
-const PLAIN_HOST = /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/;
-
 /**
- * The base of the absolute URLs the API writes: `publicUrl` when set, else the origin the client
- * used (behind `trustProxy`, the forwarded protocol and host). A Host header that is not a plain
- * host name or address gives way to the listen address: a crafted one cannot put text into them.
+ * The base of the absolute URLs the API writes (Location, the reconciliation manifests, BEACON's
+ * #TARGET): `publicUrl` when set, else the daemon's own origin as this connection reached it — its
+ * scheme, the local address of the socket and the port. Never the request's Host or X-Forwarded-*:
+ * a client (or a cache in front) would choose where others are sent, tokens included, and every
+ * distinct value would cost a BEACON dump of its own. Behind a proxy `publicUrl` is required.
  */
 export function baseUrl(ctx: ApiContext): string {
-  const { publicUrl, listen } = ctx.state.deps.config;
+  const { publicUrl } = ctx.state.deps.config;
   if (publicUrl) return publicUrl;
-  if (PLAIN_HOST.test(ctx.host)) return `${ctx.protocol}://${ctx.host}`;
-  const address = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
-  return `${ctx.protocol}://${address}:${listen.port}`;
+  const socket = ctx.req.socket as Socket & { encrypted?: boolean };
+  const local = socket.localAddress ?? '';
+  const address = canonicalAddress(local) ?? local;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return `${socket.encrypted ? 'https' : 'http'}://${host}:${socket.localPort ?? 0}`;
 }
 
 /** `Location` of a created resource: its absolute URL (RFC 9110 §10.2.2), from baseUrl. */

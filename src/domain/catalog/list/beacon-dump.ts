@@ -1,6 +1,8 @@
 // BEACON dumps as files (export-file.ts, docs/ARCHITECTURE.md): built once per version of the
 // table (`tei_sources`) and sent from that file until the next. Each register, provider,
-// narrowing and target URL (which may come from the request's Host) has a dump of its own.
+// narrowing and target URL has a dump of its own. The target URL is the configured base
+// (`publicUrl`, else the daemon's own origin: http/routes/input.ts, baseUrl), never the request's
+// Host: a client sending a new Host each time would otherwise cost a full build each time.
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Knex } from 'knex';
@@ -8,7 +10,7 @@ import type { Ctx } from '../../context.js';
 import { openOrRebuild, SharedBuilds, slicesOf, tableVersion, withBuild } from '../export-file.js';
 import { beaconHeader, beaconLine, type BeaconProvider } from './beacon.js';
 
-/** Which dump: a register's links to one provider, some of its rows, linked under `baseUrl`. */
+/** Which dump: a register's links to one provider, some of its rows, linked under `baseUrl` (the configured base). */
 export interface DumpRequest {
   /** What a dump needs of the resource's description. */
   source: { table: string; beacon?: { name: string } };

@@ -19,7 +19,7 @@ export interface ManifestOptions {
   authentication?: boolean;
 }
 
-/** `baseUrl`: where clients reach the API (`publicUrl`, else the request's origin), no final /. */
+/** `baseUrl`: where clients reach the API (`publicUrl`, else the daemon's own origin; never the request's Host), no final /. */
 export function manifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}) {
   const { types, view } = serviceOf(kind);
   const service = `${baseUrl}/api/${kind}/reconcile`;
