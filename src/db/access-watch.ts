@@ -6,9 +6,9 @@ import { getSignalFile, SIGNAL_RECHECK_MS, SignalWatch } from './change-signal.j
 import { isPg, type Db } from './dialect.js';
 import { startLease, type Lease, type NotificationState } from './pg-lease.js';
 
-/** `read` gives the generation itself when known without waiting: the request takes no await. */
+/** `read` gives the current generation (from memory where the dialect allows). */
 export interface GenerationSource {
-  read(): string | Promise<string>;
+  read(): Promise<string>;
   close(): Promise<void>;
   /** PostgreSQL: whether change notifications are up, unverified or down (for /readyz). */
   notifications?(): NotificationState;
@@ -36,7 +36,7 @@ function signalledGeneration(db: Db, file: string): GenerationSource {
     return generation;
   };
   return {
-    read() {
+    async read() {
       const content = signal.read();
       const at = performance.now();
       if (content === seen && at - checkedAt < SIGNAL_RECHECK_MS) return generation;
@@ -52,7 +52,7 @@ async function leasedGeneration(db: Db, onError: (err: Error) => void): Promise<
   return {
     lease,
     notifications: () => lease.notifications(),
-    read: () => lease.current() ?? readAccessGeneration(db),
+    read: async () => lease.current() ?? readAccessGeneration(db),
     close: () => lease.close(),
   };
 }

@@ -18,15 +18,9 @@ export class AccessState {
     readonly source: GenerationSource,
   ) {}
 
-  /** The snapshot itself when the generation is known at once and has not moved, else a promise of it. */
-  current(): AccessSnapshot | Promise<AccessSnapshot> {
-    const generation = this.source.read();
-    if (typeof generation === 'string' && this.snapshot?.generation === generation) return this.snapshot;
-    return this.refresh(generation);
-  }
-
-  private async refresh(reading: string | Promise<string>): Promise<AccessSnapshot> {
-    const generation = await reading;
+  /** The generation now, and the settings read when it last moved. */
+  async current(): Promise<AccessSnapshot> {
+    const generation = await this.source.read();
     if (this.snapshot?.generation === generation) return this.snapshot;
     const settings = await readSettings({ db: this.db });
     this.snapshot = { generation, settings };

@@ -10,7 +10,7 @@
 // - JSONP: a script tag sends no Authorization header, so it only reaches what is open.
 import { invalid } from '../errors.js';
 import { hasBody } from './body.js';
-import { ANSWERED } from './gate.js';
+import type { Next } from 'koa';
 import type { ApiContext } from './types.js';
 
 /** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
@@ -22,18 +22,22 @@ const EXPOSED = 'WWW-Authenticate, Retry-After, Allow, Token-Expiration';
 const PROTOCOL_METHODS = 'GET, HEAD, POST';
 
 /** Run after the route is resolved, before anything can refuse the request. */
-export function corsHeaders(ctx: ApiContext): void {
+export async function corsHeaders(ctx: ApiContext, next: Next): Promise<void> {
   if (ctx.state.crossOrigin) {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', EXPOSED);
   }
+  await next();
 }
 
 /** Run after the api_token check and before authentication: answers preflights. */
-export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
+export async function corsPreflight(ctx: ApiContext, next: Next): Promise<void> {
   const isPreflight =
     ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-  if (!isPreflight || !ctx.state.crossOrigin) return undefined;
+  if (!isPreflight || !ctx.state.crossOrigin) {
+    await next();
+    return;
+  }
   ctx.status = 204;
   ctx.set({
     'Access-Control-Allow-Methods': ctx.state.allowed.length > 0 ? ctx.state.allowed.join(', ') : PROTOCOL_METHODS,
@@ -42,7 +46,6 @@ export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
   });
   // A preflight has no body; one sent anyway is not read, so the connection is not reused.
   if (hasBody(ctx)) ctx.set('Connection', 'close');
-  return ANSWERED;
 }
 
 /** A JSONP callback: a JavaScript name or dotted path (`jQuery3710_17`, `cb.done`), 64 characters at most. */

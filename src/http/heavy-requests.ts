@@ -3,10 +3,9 @@
 // in one of `limits.heavyQueue` (at most WAIT_MS), else 503 with Retry-After. Everything else
 // never waits here: a crowd of anonymous harvesters, or clients that do not read what they asked
 // for, cannot take the daemon from a token holder.
-import type { Step } from './gate.js';
 import { httpError } from './errors.js';
 import { isPlainObject } from '../domain/catalog/json-values.js';
-import type { ApiContext, ParsedBody } from './types.js';
+import type { ApiContext, ApiMiddleware, ParsedBody } from './types.js';
 
 const WAIT_MS = 10_000;
 const RETRY_AFTER_S = 2;
@@ -76,7 +75,7 @@ export class HeavyPlaces {
   ) {}
 
   /** The release of a place, at once or after a wait; null when none was free in time. */
-  take(gone: Promise<void>): Promise<(() => void) | null> | (() => void) | null {
+  async take(gone: Promise<void>): Promise<(() => void) | null> {
     if (this.running < this.places) {
       this.running++;
       return this.release();
@@ -113,13 +112,16 @@ export class HeavyPlaces {
 }
 
 /** A heavy request holds a place until its answer is sent or its connection closes (else 503). */
-export function limitHeavyRequests(places: HeavyPlaces): Step {
+export function limitHeavyRequests(places: HeavyPlaces): ApiMiddleware {
   const refuse = () =>
     httpError(503, 'too many exports and other heavy requests at once; retry later', {
       'Retry-After': String(RETRY_AFTER_S),
     });
-  return function heavy(ctx) {
-    if (!isHeavy(ctx)) return;
+  return async function heavy(ctx, next) {
+    if (!isHeavy(ctx)) {
+      await next();
+      return;
+    }
     // One 'close' listener for both uses: a streamed answer gathers many on its response
     // (Koa's pipeline, on-finished, the send timeout), and node warns past ten.
     let isClosed = false;
@@ -131,12 +133,10 @@ export function limitHeavyRequests(places: HeavyPlaces): Step {
         resolve();
       }),
     );
-    const taken = places.take(closed);
-    const hold = (release: (() => void) | null): void => {
-      if (release === null) throw refuse();
-      if (isClosed) return release();
-      held = release;
-    };
-    return taken instanceof Promise ? taken.then(hold) : hold(taken);
+    const release = await places.take(closed);
+    if (release === null) throw refuse();
+    if (isClosed) release();
+    else held = release;
+    await next();
   };
 }

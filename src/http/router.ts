@@ -7,15 +7,13 @@
 import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import type { Middleware } from 'koa';
+import type { Next } from 'koa';
 import { ROUTES, type RouteSpec } from '../domain/access.js';
 import { httpError } from './errors.js';
-import type { ApiContext, ApiState, HandlerMap } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, HandlerMap } from './types.js';
 import { redactTokens } from '../errors.js';
 
 const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
-
-type ApiMiddleware = Middleware<ApiState, ApiContext>;
 
 /** What the pipeline needs to know of a request's route: its matrix entry, its pattern's methods. */
 function selectRoute(route: RouteSpec | null, allowed: readonly string[], crossOrigin: boolean): ApiMiddleware {
@@ -65,8 +63,11 @@ export function routeRequests(handlers: HandlerMap, pipeline: ApiMiddleware[]): 
 }
 
 /** 404 for unknown paths, 405 with Allow for a known path and a wrong method; after authentication. */
-export function requireRoute(ctx: ApiContext): void {
-  if (ctx.state.route) return;
+export async function requireRoute(ctx: ApiContext, next: Next): Promise<void> {
+  if (ctx.state.route) {
+    await next();
+    return;
+  }
   if (ctx.state.allowed.length > 0) {
     throw httpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
   }
