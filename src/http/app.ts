@@ -24,7 +24,6 @@ import { requireRoute, routeRequests } from './router.js';
 import { readinessAnswer, type ReadinessProbe } from './observe/health.js';
 import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
-import { shareParsedQueries } from './query.js';
 import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiMiddleware, ApiState, Deps } from './types.js';
@@ -106,7 +105,6 @@ function beginApiRequest(deps: Deps): ApiMiddleware {
 export function createApp({ deps, log, access, authenticator, trust, readiness, metrics }: AppParts): Koa<ApiState> {
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
-  shareParsedQueries(app);
   const { limits } = deps.config;
   const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
 

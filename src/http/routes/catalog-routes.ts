@@ -37,7 +37,7 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
   const handlers: HandlerMap = {
     [`GET ${path}`]: async (ctx) => {
       const { deps } = ctx.state;
-      const q = parseListQuery(ctx.query, resource.listOptions);
+      const q = parseListQuery(ctx.query, resource.listOptions, ctx.querystring);
       const filter = api.filter?.(ctx.query) as Filter;
       if (q.format === 'beacon' && api.beacon && resource.beacon) {
         const provider = parseBeaconProvider(ctx.query, resource.beacon.providers);
