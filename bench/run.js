@@ -10,6 +10,7 @@
 //   BENCH_ONLY=core      only the figures before it
 //   BENCH_ONLY=flood     only phase (h) of the attack section: a never-verified id flooded, 5 runs
 //   BENCH_ONLY=beacon    only phase (i): BEACON dumps asked for with a new Host each, beside a harvester
+//   BENCH_ONLY=tls       only the TLS handshake hold (bench/tls-hold.js), also run after the attacks
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/, dist/bundle/ and src/) instead of ..
@@ -45,8 +46,8 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'flood', 'beacon', 'scale', 'soak'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "core", "attacks", "flood", "beacon", "scale" or "soak", not "${ONLY}"`);
+if (!['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'scale', 'soak'].includes(ONLY)) {
+  console.error(`BENCH_ONLY must be "core", "attacks", "flood", "beacon", "tls", "scale" or "soak", not "${ONLY}"`);
   process.exit(2);
 }
 if (ONLY === 'scale') {
@@ -64,6 +65,7 @@ const RUN_CORE = ONLY === '' || ONLY === 'core';
 const RUN_ATTACKS = ONLY === '' || ONLY === 'attacks';
 const RUN_FLOOD = RUN_ATTACKS || ONLY === 'flood';
 const RUN_BEACON_BURST = RUN_ATTACKS || ONLY === 'beacon';
+const RUN_TLS_HOLD = RUN_ATTACKS || ONLY === 'tls';
 
 // Never hang, never leave a daemon behind: a hard timeout for the whole run, and every daemon
 // this process started is killed when it exits.
@@ -396,6 +398,10 @@ try {
   if (RUN_BEACON_BURST) {
     const { runHostVaryingBeacon } = await import('./attacks.js');
     await runHostVaryingBeacon({ bin: BIN, config, env });
+  }
+  if (RUN_TLS_HOLD) {
+    const { runTlsHandshakeHold } = await import('./tls-hold.js');
+    await runTlsHandshakeHold({ bin: BIN, config, env, token, dir });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -52,7 +52,7 @@ export function configSchema(base: string, databaseUrl: string | undefined) {
       dataDir: v.pipe(sections.CONFIG_FILE.entries.dataDir, v.transform(resolve)),
       tls: v.pipe(
         sections.tls,
-        v.transform((t) => (t.cert && t.key ? { cert: resolve(t.cert), key: resolve(t.key) } : null)),
+        v.transform((t) => (t.cert && t.key ? { cert: resolve(t.cert), key: resolve(t.key), hsts: t.hsts } : null)),
       ),
     },
     'must be an object',

@@ -47,12 +47,27 @@ export const log = section({
   probes: v.optional(v.boolean('must be true or false'), false),
 });
 
+/** HSTS max-age, in seconds: up to two years (the HSTS preload list asks for at least one). */
+const HSTS_MAX = 63_072_000;
+
 export const tls = v.optional(
   v.pipe(
-    group({ cert: v.optional(textOrNull, null), key: v.optional(textOrNull, null) }),
+    group({
+      cert: v.optional(textOrNull, null),
+      key: v.optional(textOrNull, null),
+      /** `Strict-Transport-Security: max-age=<hsts>` on every answer over TLS; 0: none. */
+      hsts: v.optional(int(0, HSTS_MAX), 0),
+    }),
     v.forward(
       v.check((pair) => Boolean(pair.cert) === Boolean(pair.key), 'and "tls.key" must be given together'),
       ['cert'],
+    ),
+    v.forward(
+      v.check(
+        (t) => t.hsts === 0 || Boolean(t.cert),
+        'is sent only over HTTPS: set "tls.cert" and "tls.key" too, or set it to 0',
+      ),
+      ['hsts'],
     ),
   ),
   {},

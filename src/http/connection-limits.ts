@@ -7,11 +7,17 @@
 //   body must not hold its place for `timeouts.requestMs` (bodyStalled, markRefusedBody);
 // - `pipelined`: HTTP/1.1 answers in order and Node parses all a client sends, so a deeper
 //   pipeline is closed at once (those in flight finish unanswered) rather than cost memory and CPU.
+// Over TLS a connection counts from its TCP accept, not from the end of its handshake: a socket
+// that never sends its ClientHello costs a file descriptor and memory all the same. The handshake
+// must end within `handshakeMs` (a fixed deadline: a ClientHello sent a byte at a time does not
+// extend it), and a connection still in it counts as idle at the cap.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { clientKey } from './client-address.js';
 
+/** A counted connection, keyed by its TCP socket (over TLS, the one under the TLS socket). */
 interface Tracked {
   /** The unit the per-address cap counts: an IPv4 address, or an IPv6 /64. */
   address: string;
@@ -42,22 +48,45 @@ const BUSY_ANSWER =
 export interface ConnectionGuard {
   /** Call first for every request; false when the request's connection was closed instead. */
   admit(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Closes the connections still in their TLS handshake (on shutdown: none has a request). */
+  closeHandshakes(): void;
+  /** Closes every connection the server accepted and has not closed yet, whatever it is doing. */
+  closeAll(): void;
   readonly stats: {
     refused: number;
     evicted: number;
     pipelineClosed: number;
+    /** TLS connections closed for not finishing their handshake within `handshakeMs`. */
+    handshakeTimeouts: number;
     open: () => number;
     /** Connections with a request in progress (its head parsed, its answer not yet sent). */
     busy: () => number;
+    /** TLS connections still in their handshake. */
+    handshaking: () => number;
   };
 }
+
+/** What identifies a TCP connection, the same on a TLS socket as on the TCP socket under it. */
+const fourTuple = (s: Socket) => `${s.remoteAddress}|${s.remotePort}|${s.localAddress}|${s.localPort}`;
 
 export function guardConnections(
   server: Server,
   limits: { total: number; perAddress: number; pipelined: number },
-  options: { trusted: (address: string) => boolean; log: Logger; secure: boolean },
+  options: {
+    trusted: (address: string) => boolean;
+    log: Logger;
+    /** Over TLS: how long a connection may take to finish its handshake; null: plain HTTP. */
+    handshakeMs: number | null;
+  },
 ): ConnectionGuard {
+  const secure = options.handshakeMs !== null;
+  /** Every accepted TCP connection not yet closed, counted or refused: shutdown closes them all. */
+  const accepted = new Set<Socket>();
+  /** Counted connections, by their TCP socket. */
   const tracked = new Map<Socket, Tracked>();
+  /** TLS: the connections in their handshake (by four-tuple, their deadline), and each TLS socket's TCP one. */
+  const handshaking = new Map<string, { tcp: Socket; deadline: NodeJS.Timeout }>();
+  const tcpOf = new WeakMap<Socket, Socket>();
   const busy = new Map<Socket, Tracked>();
   /** Per address, its connections with nothing in progress, longest idle first (re-inserted when they go idle). */
   const idle = new Map<string, Set<Socket>>();
@@ -80,9 +109,11 @@ export function guardConnections(
     const req = entry.request;
     const awaitingClient = req !== null && !req.complete && req.readableLength < req.readableHighWaterMark;
     if (awaitingClient && refusedBodies.has(req)) return true;
-    if (awaitingClient && socket.bytesRead - entry.progress.bytes < BODY_PROGRESS_BYTES)
+    // Bytes as the request's socket reads them (over TLS: decrypted).
+    const bytesRead = (req?.socket ?? socket).bytesRead;
+    if (awaitingClient && bytesRead - entry.progress.bytes < BODY_PROGRESS_BYTES)
       return now - entry.progress.at >= BODY_STALL_MS;
-    entry.progress = { at: now, bytes: socket.bytesRead };
+    entry.progress = { at: now, bytes: bytesRead };
     return false;
   };
   // The connection to close at the cap: of the address with the most open connections that has an
@@ -101,19 +132,29 @@ export function guardConnections(
     }
     return best;
   };
-  const stats = { refused: 0, evicted: 0, pipelineClosed: 0, open: () => tracked.size, busy: () => busy.size };
+  const stats = {
+    refused: 0,
+    evicted: 0,
+    pipelineClosed: 0,
+    handshakeTimeouts: 0,
+    open: () => tracked.size,
+    busy: () => busy.size,
+    handshaking: () => handshaking.size,
+  };
 
   const refuse = (socket: Socket, address: string, why: string) => {
     stats.refused++;
     if (stats.refused === 1 || stats.refused % 1000 === 0)
       options.log.warn({ ip: address, refused_total: stats.refused, reason: why }, 'refused a connection');
     // Plain HTTP gets a short answer; a TLS handshake cannot be answered in plain text.
-    if (options.secure) socket.destroy();
-    else socket.end(BUSY_ANSWER);
-    socket.destroySoon?.();
+    if (secure) return void socket.destroy();
+    socket.end(BUSY_ANSWER);
+    socket.destroySoon();
   };
 
   const onConnection = (socket: Socket) => {
+    accepted.add(socket);
+    socket.once('close', () => accepted.delete(socket));
     const peer = socket.remoteAddress ?? '';
     const address = clientKey(peer);
     const mine = perAddress.get(address) ?? 0;
@@ -133,6 +174,35 @@ export function guardConnections(
     // Read again: the connection closed to make room may have been this address's own.
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     socket.once('close', () => release(socket));
+    if (options.handshakeMs !== null) awaitHandshake(socket, options.handshakeMs);
+  };
+  const awaitHandshake = (socket: Socket, ms: number) => {
+    const key = fourTuple(socket);
+    const deadline = setTimeout(() => {
+      stats.handshakeTimeouts++;
+      if (stats.handshakeTimeouts === 1 || stats.handshakeTimeouts % 1000 === 0)
+        options.log.warn(
+          { ip: tracked.get(socket)?.address, handshake_timeouts_total: stats.handshakeTimeouts },
+          'closed a connection that did not finish its TLS handshake in time',
+        );
+      socket.destroy();
+    }, ms);
+    deadline.unref();
+    handshaking.set(key, { tcp: socket, deadline });
+    socket.once('close', () => {
+      clearTimeout(deadline);
+      if (handshaking.get(key)?.tcp === socket) handshaking.delete(key);
+    });
+  };
+  // The handshake is done: requests arrive on the TLS socket from now on.
+  const onSecure = (tlsSocket: TLSSocket) => {
+    const key = fourTuple(tlsSocket);
+    const waiting = handshaking.get(key);
+    handshaking.delete(key);
+    if (waiting) clearTimeout(waiting.deadline);
+    // A connection closed here (evicted, past its deadline) is not served, even if its TLS layer lags.
+    if (!waiting || !tracked.has(waiting.tcp)) return void tlsSocket.destroy();
+    tcpOf.set(tlsSocket, waiting.tcp);
   };
   /** Forgets a connection (once, whether it was closed by its client or evicted). */
   const release = (socket: Socket) => {
@@ -145,15 +215,22 @@ export function guardConnections(
     if (left > 0) perAddress.set(entry.address, left);
     else perAddress.delete(entry.address);
   };
-  // For HTTPS the requests arrive on the TLS socket, which is what must be tracked.
-  server.on(options.secure ? 'secureConnection' : 'connection', onConnection);
+  // Counted from the TCP accept, for HTTPS too (its TLS server has made its TLS socket by then).
+  server.on('connection', onConnection);
+  if (secure) server.on('secureConnection', onSecure);
 
   return {
     stats,
+    closeHandshakes: () => {
+      for (const { tcp } of [...handshaking.values()]) tcp.destroy();
+    },
+    closeAll: () => {
+      for (const socket of [...accepted]) socket.destroy();
+    },
     admit(req, res) {
-      const socket = req.socket;
       // Requests Node parsed from a connection already closed here are dropped silently.
-      if (socket.destroyed) return false;
+      if (req.socket.destroyed) return false;
+      const socket = tcpOf.get(req.socket) ?? req.socket;
       const entry = tracked.get(socket);
       if (!entry) return true;
       if (entry.pending >= limits.pipelined) {

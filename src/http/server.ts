@@ -1,9 +1,9 @@
 // The daemon: opens the database, brings its schema up to date, and serves the Koa app over
 // HTTP or HTTPS with the configured limits and timeouts until its graceful `close()`.
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
@@ -16,7 +16,7 @@ import { AccessState } from '../domain/access-state.js';
 import { Authenticator, DEFAULT_AUTH_OPTIONS, type AuthenticatorOptions } from '../domain/tokens/authenticate.js';
 import { expiringCounts, ExpiryNotices } from '../domain/tokens/expiring.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
-import { configError, errorCode, isAppError, usage } from '../errors.js';
+import { isAppError, usage } from '../errors.js';
 import { createApp } from './app.js';
 import { compileTrust } from './client-address.js';
 import { guardConnections, type ConnectionGuard } from './connection-limits.js';
@@ -24,7 +24,7 @@ import { scrub } from './errors.js';
 import { ReadinessProbe } from './observe/health.js';
 import { createLogger, logAppErrors } from './observe/log.js';
 import { DaemonMetrics, type Stopwatch } from './observe/metrics.js';
-import { databaseUnreachable, listenOn, prepareDataDir } from './startup.js';
+import { databaseUnreachable, listenOn, prepareDataDir, readTlsFiles, type TlsFiles } from './startup.js';
 
 export interface DaemonOptions {
   migrate?: boolean;
@@ -57,8 +57,13 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) {
+/**
+ * Answers a request Node could not parse, then closes the connection once the answer is out. A
+ * TLS connection whose handshake failed or never ended is closed at once: a plain-text answer
+ * cannot go through it, and would wait there for ever, the connection with it.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket, handshaken: WeakSet<Socket>): void {
+  if (!socket.writable || ((socket as TLSSocket).encrypted && !handshaken.has(socket))) {
     socket.destroy();
     return;
   }
@@ -73,14 +78,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-}
-
-function readPem(file: string, key: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (err) {
-    throw configError(`config error: cannot read "${key}" ${file} (${errorCode(err)})`);
-  }
+  socket.destroySoon();
 }
 
 /** A daemon started on a new day writes the notice if none has; a failed check is logged, not fatal. */
@@ -130,19 +128,45 @@ async function readyDatabase(
   );
 }
 
+/**
+ * The cipher suites offered over TLS: Mozilla's "intermediate" list (TLS 1.2 and 1.3, forward
+ * secrecy and AEAD only). Node's default adds static-RSA key exchange, CBC, CCM8 and ARIA.
+ */
+const TLS_CIPHERS = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
 /** The HTTP(S) server with the configured limits and deadlines; requests are handled by the caller. */
-function createServer(config: Config, tls: { cert: Buffer; key: Buffer } | null): http.Server {
+function createServer(config: Config, tls: TlsFiles | null): http.Server {
   const { headersMs, requestMs, keepAliveMs } = config.timeouts;
   const options = {
     maxHeaderSize: config.limits.headerBytes,
     // Node checks deadlines only this often (30 s by default): a stalled client would outlive them.
     connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(headersMs, requestMs) / 2))),
   };
-  const server = tls ? https.createServer({ ...options, ...tls }) : http.createServer(options);
+  const server = tls
+    ? https.createServer({
+        ...options,
+        ...tls,
+        minVersion: 'TLSv1.2',
+        ciphers: TLS_CIPHERS,
+        // The handshake's deadline is the connection guard's (from the TCP accept, not idle time).
+      })
+    : http.createServer(options);
   server.headersTimeout = headersMs;
   server.requestTimeout = requestMs;
   server.keepAliveTimeout = keepAliveMs;
-  server.on('clientError', answerClientError);
+  const handshaken = new WeakSet<Socket>();
+  if (tls) server.on('secureConnection', (socket: TLSSocket) => handshaken.add(socket));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, handshaken));
   return server;
 }
 
@@ -150,13 +174,19 @@ function createServer(config: Config, tls: { cert: Buffer; key: Buffer } | null)
  * Hands requests to the app through the connection guard, counting those in flight until their
  * handler ends, client gone or not: shutdown must not close the database under a running handler.
  */
-function serveRequests(server: http.Server, handle: ReturnType<Koa['callback']>, guard: ConnectionGuard) {
+function serveRequests(
+  server: http.Server,
+  handle: ReturnType<Koa['callback']>,
+  guard: ConnectionGuard,
+  hsts: string | null,
+) {
   let closing = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!guard.admit(req, res)) return;
     inFlight++;
+    if (hsts) res.setHeader('Strict-Transport-Security', hsts);
     if (closing) res.setHeader('Connection', 'close');
     void handle(req, res).finally(() => {
       inFlight--;
@@ -182,10 +212,8 @@ function serveRequests(server: http.Server, handle: ReturnType<Koa['callback']>,
  */
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
-  // Read before anything is opened, so a bad path stops the start cleanly.
-  const tls = config.tls
-    ? { cert: readPem(config.tls.cert, 'tls.cert'), key: readPem(config.tls.key, 'tls.key') }
-    : null;
+  // Read before anything is opened, so a bad path or an exposed key stops the start cleanly.
+  const tls = config.tls ? readTlsFiles(config.tls) : null;
   const log = await createLogger(config.log.level, options.logDestination);
   // What is opened is released, last first, on shutdown and on a failed start: nothing may keep
   // the process alive, or this daemon registered on PostgreSQL, once it has given up.
@@ -217,7 +245,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     const guard = guardConnections(
       server,
       { total: limits.connections, perAddress: limits.connectionsPerAddress, pipelined: limits.pipelinedRequests },
-      { trusted: (address) => trust(address, 0), log, secure: tls !== null },
+      { trusted: (address) => trust(address, 0), log, handshakeMs: tls ? config.timeouts.headersMs : null },
     );
     const metrics = new DaemonMetrics({
       authenticator,
@@ -230,7 +258,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust, readiness, metrics });
     // Every line the daemon writes is a log line: Koa's own listener would print to stderr.
     app.on('error', logAppErrors(log));
-    const requests = serveRequests(server, app.callback(), guard);
+    const hsts = config.tls?.hsts ? `max-age=${config.tls.hsts}` : null;
+    const requests = serveRequests(server, app.callback(), guard, hsts);
 
     await listenOn(server, options.host ?? config.listen.host, options.port ?? config.listen.port);
     const address = server.address() as AddressInfo;
@@ -245,10 +274,13 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         log.info({ in_flight: requests.inFlight() }, 'shutting down: no new connections, finishing requests in flight');
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        guard.closeHandshakes(); // no request yet, like the idle ones
         await requests.drain(config.timeouts.shutdownMs);
         // Past the deadline, connections are cut; handlers still waiting on their clients then
-        // end at once (their bodies count as aborted) and remove their temporary files.
+        // end at once (their bodies count as aborted) and remove their temporary files. The guard
+        // cuts those Node's HTTP layer does not know: in a handshake, refused, past a client error.
         server.closeAllConnections();
+        guard.closeAll();
         await requests.drain(1_000);
         await stopped;
         await release(false); // "last used" flushed, the access watch, the database

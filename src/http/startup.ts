@@ -3,10 +3,12 @@
 // "runs" while listening on nothing, or while every upload fails, is never restarted and never
 // noticed. Each failure is an error whose message is that line (no stack: it is not a bug).
 import { randomUUID } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import path from 'node:path';
-import { errorCode } from '../errors.js';
+import { shellWord, untrustedFile } from '../config/file-trust.js';
+import { configError, errorCode } from '../errors.js';
 
 /** A reason the daemon cannot start, shown as `error: <message>`. */
 export class StartupError extends Error {
@@ -65,4 +67,58 @@ export function databaseUnreachable(err: unknown, client: string): StartupError 
   if (err instanceof StartupError) return err;
   const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
   return new StartupError(`cannot start: the ${client === 'pg' ? 'PostgreSQL' : 'SQLite'} database: ${message}`);
+}
+
+export interface TlsFiles {
+  cert: Buffer;
+  key: Buffer;
+}
+
+/**
+ * The certificate and the private key, read once. The key file is refused as the config file is
+ * when another user could have written it (then the key is not ours: with its certificate, it
+ * decides who clients talk to), and also when every user may read it (then it is no secret). Its
+ * group may read it: Debian gives keys to the `ssl-cert` group.
+ */
+export function readTlsFiles(tls: { cert: string; key: string }): TlsFiles {
+  const cert = readPem(tls.cert, 'tls.cert');
+  const untrusted = untrustedFile(tls.key, 'TLS key file');
+  if (untrusted) throw configError(`config error: ${untrusted}`);
+  return { cert, key: readPem(tls.key, 'tls.key', keyReadableByAll) };
+}
+
+function keyReadableByAll(file: string, mode: number): string | null {
+  if ((mode & 0o004) === 0) return null;
+  const octal = (mode & 0o777).toString(8).padStart(4, '0');
+  return (
+    `the TLS key file ${file} has mode ${octal}: every user may read the private key. ` +
+    `Fix it with: chmod o-rwx ${shellWord(file)} (and replace the key if others may have read it)`
+  );
+}
+
+/** Reads a PEM file; `refuse` judges the file opened (by its mode) before it is read. */
+function readPem(
+  file: string,
+  key: string,
+  refuse: (file: string, mode: number) => string | null = () => null,
+): Buffer {
+  const cannot = (err: unknown) => configError(`config error: cannot read "${key}" ${file} (${errorCode(err)})`);
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    throw cannot(err);
+  }
+  let why: string | null;
+  let pem: Buffer;
+  try {
+    why = refuse(file, fstatSync(fd).mode);
+    pem = why ? Buffer.alloc(0) : readFileSync(fd);
+  } catch (err) {
+    throw cannot(err);
+  } finally {
+    closeSync(fd);
+  }
+  if (why) throw configError(`config error: ${why}`);
+  return pem;
 }

@@ -225,7 +225,7 @@ describe('the per-address cap', () => {
     guardConnections(
       server,
       { total, perAddress, pipelined: 16 },
-      { trusted: () => false, log: pino({ level: 'silent' }), secure: false },
+      { trusted: () => false, log: pino({ level: 'silent' }), handshakeMs: null },
     );
     return (address: string) => {
       const s = new FakeSocket(address);
