@@ -40,6 +40,15 @@ module.exports = {
       to: { path: '^src/(domain|db|http|cli)/' },
     },
     {
+      name: 'access-changes-in-one-place',
+      severity: 'error',
+      comment:
+        'A change of who may do what moves the access generation: only src/domain/access-changes.ts ' +
+        '(and the database seam) may touch it, so no caller can forget it (docs/ARCHITECTURE.md).',
+      from: { path: '^src/', pathNot: '^src/db/|^src/domain/access-changes[.]ts$' },
+      to: { path: '^src/db/access-generation[.]ts$' },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module of src/ nothing imports: dead code, or an entry point missing from this list.',

@@ -31,7 +31,7 @@ const nodeGlobals = Object.fromEntries(
 );
 
 export default defineConfig(
-  globalIgnores(['dist/', 'coverage/', 'data/', 'node_modules/']),
+  globalIgnores(['dist/', 'coverage/', 'data/', 'node_modules/', '.stryker-tmp/', 'reports/']),
   {
     files: ['**/*.{ts,cts,js,cjs}', 'bin/archivectl'],
     extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],

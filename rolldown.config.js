@@ -6,8 +6,10 @@ import { defineConfig } from 'rolldown';
 export default defineConfig({
   input: {
     archivectl: 'src/cli/main.ts',
-    // For npm's prepare, which writes man/archivectl.1 from the command tree that ships.
+    // For npm's prepare, which writes man/archivectl.1 and the shell completions from the
+    // command tree that ships.
     'man-page': 'src/cli/man-page.ts',
+    completion: 'src/cli/completion.ts',
   },
   platform: 'node',
   // Modules that both the command tree and the actions import stay in archivectl.cjs, which every

@@ -11,6 +11,7 @@
 //   BENCH_ONLY=flood     only phase (h) of the attack section: a never-verified id flooded, 5 runs
 //   BENCH_ONLY=beacon    only phase (i): BEACON dumps asked for with a new Host each, beside a harvester
 //   BENCH_ONLY=tls       only the TLS handshake hold (bench/tls-hold.js), also run after the attacks
+//   BENCH_ONLY=refusal   only the refusal timing of forged values, known id beside unknown id
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/, dist/bundle/ and src/) instead of ..
@@ -46,8 +47,10 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'scale', 'soak'].includes(ONLY)) {
-  console.error(`BENCH_ONLY must be "core", "attacks", "flood", "beacon", "tls", "scale" or "soak", not "${ONLY}"`);
+if (!['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'refusal', 'scale', 'soak'].includes(ONLY)) {
+  console.error(
+    `BENCH_ONLY must be "core", "attacks", "flood", "beacon", "tls", "refusal", "scale" or "soak", not "${ONLY}"`,
+  );
   process.exit(2);
 }
 if (ONLY === 'scale') {
@@ -66,6 +69,7 @@ const RUN_ATTACKS = ONLY === '' || ONLY === 'attacks';
 const RUN_FLOOD = RUN_ATTACKS || ONLY === 'flood';
 const RUN_BEACON_BURST = RUN_ATTACKS || ONLY === 'beacon';
 const RUN_TLS_HOLD = RUN_ATTACKS || ONLY === 'tls';
+const RUN_REFUSAL = ONLY === '' || ONLY === 'refusal';
 
 // Never hang, never leave a daemon behind: a hard timeout for the whole run, and every daemon
 // this process started is killed when it exits.
@@ -372,6 +376,18 @@ try {
     const what = `account show of an account with ${bulkTokens.toLocaleString('en')} tokens, ms (median of 5)`;
     row(what, shown.toFixed(0), '< 1000', shown < 1000);
     printCore();
+  }
+  if (RUN_REFUSAL) {
+    const { runRefusalTiming } = await import('./refusal-timing.js');
+    const unused = cli('token', 'create', 'bench', '--name', 'never used').trim();
+    await runRefusalTiming({
+      bin: BIN,
+      config,
+      env,
+      token,
+      unused,
+      formatModule: path.join(ROOT, 'dist/domain/tokens/format.js'),
+    });
   }
   if (RUN_ATTACKS) {
     const { runAttacks } = await import('./attacks.js');

@@ -13,12 +13,17 @@
 //   BENCH_PG_URL / ARCHIVE_TEST_PG_URL   a PostgreSQL server (its `postgres` database is used
 //                                    to create the bench databases); without one, SQLite only
 //   BENCH_SAMPLES=200                requests per query
-//   BENCH_SCALE_PART=queries|throughput   one of the two parts only
+//   BENCH_SCALE_PART=queries|throughput|load   one part only (`load` runs only when asked)
 //   BENCH_VARIANTS=before=path/to/bin,…   other builds of archivectl (a bin/archivectl beside
-//                                    its dist/) run in the same throughput rounds, to measure
-//                                    what a change bought side by side
+//                                    its dist/) run in the same throughput rounds, and the same
+//                                    catalogue loads, to measure what a change bought side by side
+//
+// The load part (BENCH_SCALE_PART=load, sizes BENCH_SCALE_SIZES, default 100,000 and 1,000,000):
+// `catalog load` of n actors into a new SQLite database, by each build in turn: seconds, µs per
+// actor and the command's peak RSS (node's own maxRSS, written as it exits); then the same file a
+// second time by this checkout's build (every actor already there: skipped).
 import { execFile, execFileSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { get, median, memoryOf, ms, percentile, pinningOf, startDaemon, startServer } from './daemon.js';
@@ -173,8 +178,81 @@ async function bodyOf(url) {
 }
 
 export async function runScale() {
+  if (PART === 'load') return runLoads();
   if (PART !== 'throughput') await runQueries();
   if (PART !== 'queries' && SIZES.includes(1000)) await runThroughput();
+}
+
+/**
+ * `catalog load <file>` with `bin` on `config`: seconds, CPU seconds (user and system, which the
+ * disk's and other processes' waits leave out) and the command's peak RSS in MB.
+ */
+function timedLoad(bin, config, file) {
+  const usageFile = path.join(CACHE, 'load-usage');
+  const preload = path.join(CACHE, 'load-usage.cjs');
+  writeFileSync(
+    preload,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(usageFile)}, JSON.stringify(process.resourceUsage())));\n`,
+  );
+  rmSync(usageFile, { force: true });
+  const t0 = process.hrtime.bigint();
+  const out = execFileSync(process.execPath, [bin, '--config', config, 'catalog', 'load', file, '--json'], {
+    // MALLOC_ARENA_MAX=2: as bin/archivectl's interpreter line runs it.
+    env: {
+      ...process.env,
+      ARCHIVE_CONFIG: '',
+      DATABASE_URL: '',
+      MALLOC_ARENA_MAX: '2',
+      NODE_OPTIONS: `--require ${preload}`,
+    },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const seconds = ms(t0) / 1000;
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+  const cpu = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
+  return { seconds, cpu, peakMb: usage.maxRSS / 1024, counts: JSON.parse(out) };
+}
+
+const figures = (r, n) => [r.seconds.toFixed(1), r.cpu.toFixed(1), ((r.cpu / n) * 1e6).toFixed(1), r.peakMb.toFixed(0)];
+
+async function runLoads() {
+  const sizes = process.env.BENCH_SCALE_SIZES ? SIZES : [100_000, 1_000_000];
+  const builds = [['this checkout', BIN], ...VARIANTS.map(([name, bin]) => [name, path.resolve(bin)])];
+  const rows = [];
+  mkdirSync(CACHE, { recursive: true });
+  for (const n of sizes) {
+    const file = path.join(CACHE, `catalog-${DATA}-${n}.json`);
+    if (!existsSync(file)) await writeCatalog(file, n);
+    const mb = statSync(file).size / 1024 / 1024;
+    for (const [name, bin] of builds) {
+      const base = path.join(CACHE, `load-${n}`);
+      rmSync(`${base}.sqlite3`, { force: true });
+      const config = `${base}.json`;
+      writeFileSync(
+        config,
+        JSON.stringify({ database: { filename: `./load-${n}.sqlite3` }, dataDir: `./load-data-${n}` }),
+      );
+      cli(config, ['migrate']);
+      const first = timedLoad(bin, config, file);
+      if (first.counts.actors !== n) throw new Error(`${name}: loaded ${first.counts.actors} of ${n} actors`);
+      rows.push([n, mb.toFixed(0), name, 'new database', ...figures(first, n)]);
+      console.error(
+        `${name} ${n}: ${first.seconds.toFixed(1)} s, CPU ${first.cpu.toFixed(1)} s, peak ${first.peakMb.toFixed(0)} MB`,
+      );
+      if (bin === BIN) {
+        const again = timedLoad(bin, config, file);
+        if (again.counts.skipped?.actors !== n)
+          throw new Error(`the second load skipped ${again.counts.skipped?.actors} of ${n}`);
+        rows.push([n, mb.toFixed(0), name, 'same file again (all skipped)', ...figures(again, n)]);
+      }
+      rmSync(`${base}.sqlite3`, { force: true });
+    }
+  }
+  console.log(
+    '\n| actors | file MB | build | load | s | CPU s | CPU µs per actor | peak RSS MB |\n|---|---|---|---|---|---|---|---|',
+  );
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 }
 
 async function runQueries() {

@@ -1,5 +1,7 @@
 // What `--help` and the manual page (man-page.ts) both say about the environment, the exit
-// status and the --as fallback: written once here, so the two cannot drift apart.
+// status and the --as fallback: written once here, so the two cannot drift apart; and how help
+// text is laid out for the terminal it is shown on.
+import { io } from './io.js';
 
 /** Environment variables archivectl reads: name(s), what for. */
 export const ENVIRONMENT: readonly (readonly [string, string])[] = [
@@ -16,9 +18,9 @@ export const EXIT_STATUS =
   'not there included: only migrate and serve create one; a config or SQLite file that\n' +
   'another user could have written), 130 interrupted (Ctrl-C).';
 
-/** The help of --as where the acting account is optional; `doing`: what the admin does. */
+/** The help of --as of account and settings commands; `doing`: what the admin does. */
 export const optionalAsHelp = (doing: string) =>
-  `the admin or superuser ${doing} (else ARCHIVECTL_AS; without either, the audit log names the OS user)`;
+  `the admin or superuser ${doing} (else ARCHIVECTL_AS, else asked in a terminal; not needed while there is no account)`;
 
 /** The environment as `--help` lists it: names in a column of 20, a longer one on a line of its own. */
 export function environmentHelp(): string {
@@ -26,4 +28,93 @@ export function environmentHelp(): string {
   return ENVIRONMENT.map(([name, text]) =>
     name.length < width ? `  ${name.padEnd(width)}${text}` : `  ${name}\n  ${' '.repeat(width)}${text}`,
   ).join('\n');
+}
+
+/** Words of `text` (a shell command's quoted parts kept whole) on lines of at most `width`. */
+function fill(words: string[], width: number, first: string, rest: string, joint = ''): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of words) {
+    // A word longer than a line stays whole: a word broken in two reads as two words.
+    if (!empty && line.length + 1 + word.length + joint.length > width) {
+      lines.push(line + joint);
+      line = rest + word;
+    } else line = empty ? line + word : `${line} ${word}`;
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
+
+const SHELL_WORDS = /(?:"[^"]*"|'[^']*'|\S)+/g;
+
+/** An example command too long for a line: its comment gets a line of its own, then `\` continues it. */
+function fitCommand(line: string, width: number): string[] {
+  if (line.length <= width) return [line];
+  const indent = /^\s*/.exec(line)?.[0] ?? '';
+  const [, command, comment] = /^(.*?\S)\s+(# .*)$/.exec(line) ?? [];
+  if (command !== undefined && comment !== undefined) {
+    const tight = `${command}  ${comment}`;
+    if (tight.length <= width) return [tight];
+    return [...fill(comment.slice(2).split(' '), width, `${indent}# `, `${indent}# `), ...fitCommand(command, width)];
+  }
+  // An option and its value stay on one line (`--expires 2027-06-30`).
+  const words: string[] = [];
+  for (const word of line.trim().match(SHELL_WORDS) ?? []) {
+    const last = words.at(-1);
+    if (last?.startsWith('--') && !last.includes('=') && !word.startsWith('-'))
+      words[words.length - 1] = `${last} ${word}`;
+    else words.push(word);
+  }
+  return fill(words, width, indent, `${indent}    `, ' \\');
+}
+
+/**
+ * Help text laid out for `width` columns: lines at the left margin are prose, joined into
+ * paragraphs (a blank line or a line ending in ":" ends one) and wrapped; an indented
+ * `term   description` line wraps under its description; lines after "Example:" or
+ * "Examples:" are commands, never broken inside a word (a long one continues with `\`).
+ */
+export function reflow(text: string, width: number): string {
+  const out: string[] = [];
+  let paragraph: string[] = [];
+  let commands = false;
+  const flush = () => {
+    if (paragraph.length > 0) out.push(...fill(paragraph.join(' ').split(/\s+/), width, '', ''));
+    paragraph = [];
+  };
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') {
+      flush();
+      out.push('');
+      commands = false;
+    } else if (!/^\s/.test(line)) {
+      paragraph.push(line.trim());
+      if (line.endsWith(':')) {
+        flush();
+        commands = /Examples?:$/.test(line);
+      }
+    } else {
+      flush();
+      const [, term, description] = /^(\s+\S.*?\s{2,})(\S.*)$/.exec(line) ?? [];
+      if (commands) out.push(...fitCommand(line, width));
+      else if (term !== undefined && description !== undefined)
+        out.push(...fill(description.split(' '), width, term, ' '.repeat(term.length)));
+      else {
+        const indent = /^\s*/.exec(line)?.[0] ?? '';
+        out.push(...fill(line.trim().split(' '), width, indent, indent));
+      }
+    }
+  }
+  flush();
+  return out.join('\n');
+}
+
+/** Text for commander's addHelpText, reflowed for the terminal it is shown on (80 columns elsewhere). */
+export function helpText(text: string) {
+  return (context: { error: boolean }): string => {
+    const { stdout, stderr } = io();
+    return reflow(text, (context.error ? stderr : stdout).columns ?? 80);
+  };
 }

@@ -1,73 +1,82 @@
 // Values commander hands over as text, each read through a valibot schema whose message is the
 // one line the CLI prints: a bad value is refused before the configuration or database is touched.
-import { invalid, type AppError } from '../errors.js';
+// Every refusal is a usage error (exit status 2, README "Exit status") and says the same thing
+// the same way: `<what> must be <rule>, got "<value>"`.
+import { usage, type AppError } from '../errors.js';
 import { ROLES } from '../domain/roles.js';
 import { parseDate } from '../domain/dates.js';
 import { ALL_SETTING_NAMES, TOKEN_MAX_DAYS_LIMIT } from '../domain/setting-names.js';
 import { TOKEN_KINDS, TOKEN_STATUSES } from '../domain/tokens/queries.js';
+import { LATEST_EXPIRY } from '../domain/tokens/expiry.js';
 import { parseInput, summary, v } from '../validation.js';
 
-/** `value` through `schema`; a refusal is `fail(message)`: invalid input (exit 1) unless said otherwise. */
+/** `value` through `schema`; a refusal is `fail(message)`: a usage error unless said otherwise. */
 export function parseArg<S extends v.GenericSchema>(
   schema: S,
   value: unknown,
-  fail: (message: string) => AppError = invalid,
+  fail: (message: string) => AppError = usage,
 ): v.InferOutput<S> {
   return parseInput(schema, value, (errors) => fail(summary(errors)));
 }
 
-export const ROLE = v.picklist(ROLES, (issue) => `unknown role "${String(issue.input)}" (one of ${ROLES.join(', ')})`);
+/** The one message shape of a refused value. */
+export const mustBe = (what: string, rule: string) => (issue: { input: unknown }) =>
+  `${what} must be ${rule}, got "${String(issue.input)}"`;
 
-export const SETTING_NAME = v.picklist(
-  ALL_SETTING_NAMES,
-  (issue) => `unknown setting "${String(issue.input)}" (one of ${ALL_SETTING_NAMES.join(', ')})`,
-);
+const oneOf = <T extends string>(what: string, choices: readonly T[]) =>
+  v.picklist(choices, mustBe(what, `one of ${choices.join(', ')}`));
+
+export const ROLE = oneOf('the role', ROLES);
+export const SETTING_NAME = oneOf('the setting', ALL_SETTING_NAMES);
 
 export const MAX_DAYS = v.pipe(
   v.string(),
   v.check(
     (text) => text === 'off' || (/^[1-9]\d{0,8}$/.test(text) && Number(text) <= TOKEN_MAX_DAYS_LIMIT),
-    (issue) =>
-      `token_max_days is a whole number of days from 1 to ${TOKEN_MAX_DAYS_LIMIT}, or "off"; got "${String(issue.input)}"`,
+    mustBe('token_max_days', `a whole number of days from 1 to ${TOKEN_MAX_DAYS_LIMIT}, or "off"`),
   ),
   v.transform((text) => (text === 'off' ? null : Number(text))),
 );
 
 export const SWITCH = v.pipe(
-  v.picklist(['on', 'off'], (issue) => `a setting is "on" or "off", got "${String(issue.input)}"`),
+  oneOf('the value', ['on', 'off']),
   v.transform((value) => value === 'on'),
 );
 
 /** A real calendar day `YYYY-MM-DD` (UTC): `2038-02-30` and `tomorrow` are refused. */
-export const SINCE = v.pipe(
-  v.string(),
-  v.check(
-    (text) => parseDate(text) !== null,
-    (issue) => `--since must be a date YYYY-MM-DD, got "${String(issue.input)}"`,
-  ),
+const calendarDay = (what: string, rule = 'a date YYYY-MM-DD') =>
+  v.pipe(
+    v.string(),
+    v.check((text) => parseDate(text) !== null, mustBe(what, rule)),
+  );
+
+export const SINCE = calendarDay('--since');
+
+/** --expires: a calendar day up to the latest expiry; whether it is past is the service's to say. */
+export const EXPIRES = v.pipe(
+  calendarDay('--expires', 'a calendar date YYYY-MM-DD (UTC)'),
+  v.check((text) => text <= LATEST_EXPIRY, mustBe('--expires', `a date up to ${LATEST_EXPIRY}`)),
 );
 
 /** Never quoted in its message: a connection URL may hold a password. */
 export const POSTGRES_URL = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'the target must be a postgres:// URL'));
 
-/** A whole number from `min` on, given as text (`--limit 20`); the message names the flag. */
+/** A whole number from `min` on, given as text (`--limit 20`); one message for every bad value. */
 export function wholeNumber(flag: string, min: number) {
+  const refused = mustBe(flag, `a whole number from ${min} on`);
   return v.pipe(
     v.string(),
-    v.regex(/^\d{1,9}$/, (issue) => `${flag} must be a whole number, got "${String(issue.input)}"`),
+    v.check((text) => /^\d{1,9}$/.test(text) && Number(text) >= min, refused),
     v.transform(Number),
-    v.minValue(min, `${flag} must be at least ${min}`),
   );
 }
 
-const notPort = (issue: v.BaseIssue<unknown>) =>
-  `--port must be an integer from 0 to 65535, got "${String(issue.input)}"`;
-
 /** A TCP port, 0 (any free port) to 65535. */
-export const PORT = v.pipe(v.string(), v.regex(/^\d{1,5}$/, notPort), v.transform(Number), v.maxValue(65535, notPort));
-
-const oneOf = <T extends string>(flag: string, choices: readonly T[]) =>
-  v.picklist(choices, (issue) => `${flag} must be one of ${choices.join(', ')}, got "${String(issue.input)}"`);
+export const PORT = v.pipe(
+  v.string(),
+  v.check((text) => /^\d{1,5}$/.test(text) && Number(text) <= 65535, mustBe('--port', 'an integer from 0 to 65535')),
+  v.transform(Number),
+);
 
 export const TOKEN_KIND = oneOf('--kind', TOKEN_KINDS);
 export const TOKEN_STATUS = oneOf('--status', TOKEN_STATUSES);

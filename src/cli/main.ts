@@ -11,7 +11,7 @@ import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../unsafe-text.js';
 import type { GlobalOptions } from './context.js';
 import { currentIo, resolveIo, type CliIo } from './io.js';
-import { environmentHelp, EXIT_STATUS } from './about.js';
+import { environmentHelp, EXIT_STATUS, helpText } from './about.js';
 import { PromptCancelled } from './cancelled.js';
 import { registerAccount } from './commands/account.js';
 import { registerAudit } from './commands/audit.js';
@@ -45,6 +45,9 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
       getOutHasColors: () => false,
       getErrHasColors: () => false,
     })
+    // Commands listed by name alone (`help <command>` shows the arguments), so that descriptions
+    // keep room to wrap at 80 columns; commander wraps nothing narrower than minWidthToWrap.
+    .configureHelp({ subcommandTerm: (cmd) => cmd.name(), minWidthToWrap: 24 })
     .description('Archive API daemon and its admin CLI')
     // Not commander's .version(): that wants the text when the tree is built, and reading the
     // migrations' directory is work only --version needs.
@@ -56,7 +59,7 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
     .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .addHelpText('after', `\nEnvironment:\n${environmentHelp()}\n\nExit status: ${EXIT_STATUS}`);
+    .addHelpText('after', helpText(`\nEnvironment:\n${environmentHelp()}\n\nExit status: ${EXIT_STATUS}`));
   program.on('option:version', () => {
     io.stdout.write(`${versionLine()}\n`);
     throw new CommanderError(0, 'commander.version', versionLine());
@@ -73,8 +76,27 @@ export function buildProgram(io: CliIo = resolveIo()): Command {
   registerCopyDatabase(program, globals);
   registerDoctor(program, globals);
   registerBackup(program, globals);
-  registerCompletion(program);
+  registerCompletion(program, globals);
+  registerHelp(program);
   return program;
+}
+
+/** `help token create` shows the help of `token create` (commander's own stops at `token`). */
+function registerHelp(program: Command): void {
+  program.helpCommand(false);
+  program
+    .command('help [command...]')
+    .description('show the help of a command, e.g. archivectl help token create')
+    .action((names: string[]) => {
+      let command = program;
+      for (const name of names) {
+        const next = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!next)
+          command.error(`error: unknown command '${[...names.slice(0, names.indexOf(name)), name].join(' ')}'`);
+        else command = next;
+      }
+      command.help();
+    });
 }
 
 const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);

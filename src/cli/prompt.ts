@@ -54,11 +54,20 @@ async function ask<T>(question: (context: Parameters<typeof input>[1]) => Promis
   }
 }
 
-/** A line typed at the terminal (`hidden`: without echo, for secrets). */
-export async function prompt(message: string, opts: { hidden?: boolean } = {}): Promise<string> {
+/**
+ * A line typed at the terminal (`hidden`: without echo, for secrets). `validate` judges each
+ * answer as it is entered: a refusal's reason is shown on its own line under the question, which
+ * waits for a better answer.
+ */
+export async function prompt(
+  message: string,
+  opts: { hidden?: boolean; validate?: (answer: string) => Promise<string | true> | string | true } = {},
+): Promise<string> {
+  const { validate } = opts;
   // A secret is never shown, not even on request (password's Ctrl-T): screens are shared and recorded.
-  if (opts.hidden) return ask((context) => password({ message, toggleMask: false }, context));
-  return ask((context) => input({ message }, context));
+  if (opts.hidden) return ask((context) => password({ message, toggleMask: false, validate }, context));
+  // An answer is taken as typed: Tab would otherwise fill in a default, and none is offered.
+  return ask((context) => input({ message, validate, theme: { validationFailureMode: 'keep' } }, context));
 }
 
 /** Yes or no; the default (Enter) is no. */

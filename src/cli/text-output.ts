@@ -41,3 +41,17 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 export function isPlainAscii(text: string): boolean {
   return PRINTABLE_ASCII.test(text);
 }
+
+const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** A size for people: `453963776` → `433 MiB`, `1536` → `1.5 KiB`, `12` → `12 bytes`. */
+export function humanBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = unit === 0 || value >= 10 ? String(Math.round(value)) : value.toFixed(1);
+  return `${shown} ${UNITS[unit]}`;
+}

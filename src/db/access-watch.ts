@@ -6,7 +6,7 @@ import { getSignalFile, SIGNAL_RECHECK_MS, SignalWatch } from './change-signal.j
 import { isPg, type Db } from './dialect.js';
 import { startLease, type Lease, type NotificationState } from './pg-lease.js';
 
-/** `read` gives the current generation (from memory where the dialect allows). */
+/** `read` answers from memory when the dialect allows (no database round trip). */
 export interface GenerationSource {
   read(): Promise<string>;
   close(): Promise<void>;

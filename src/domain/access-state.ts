@@ -18,7 +18,7 @@ export class AccessState {
     readonly source: GenerationSource,
   ) {}
 
-  /** The generation now, and the settings read when it last moved. */
+  /** The snapshot of the current generation: the settings are read again only when it moved. */
   async current(): Promise<AccessSnapshot> {
     const generation = await this.source.read();
     if (this.snapshot?.generation === generation) return this.snapshot;

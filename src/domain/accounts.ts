@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { insertedId } from '../db/row-id.js';
-import { bumpAccessGeneration } from '../db/access-generation.js';
+import { deleteAccountRow, setAccountRole } from './access-changes.js';
 import { record, SYSTEM, type Acting } from './audit.js';
 import type { Ctx } from './context.js';
 import { atLeast, type Role } from './roles.js';
@@ -122,8 +122,7 @@ export async function setRole(ctx: Ctx, username: string, role: Role, by: Acting
       assertSuperuserActs(actor, `change the role of the superuser ${account.username}`);
     if (role === 'superuser') assertSuperuserActs(actor, 'make an account superuser');
     assertNotLastSuperuser(superusers, account, `made ${role}`);
-    await trx('accounts').where('id', account.id).update({ role, updated_at: ctx.clock.now().toISOString() });
-    await bumpAccessGeneration(trx);
+    await setAccountRole(trx, account.id, role, ctx.clock.now().toISOString());
     const target = `${username} (${account.role} -> ${role})`;
     await record(trx, ctx.clock.now(), actor?.username ?? by.otherwise, 'account.set-role', target);
     return { ...account, role };
@@ -139,9 +138,7 @@ export async function deleteAccount(ctx: Ctx, username: string, by: Acting): Pro
     assertNotLastSuperuser(superusers, account, 'deleted');
     // Tokens go with the account, and the addresses they were used from with them (token_addresses:
     // ON DELETE CASCADE; every connection turns foreign keys on, db/connect.ts).
-    await trx('tokens').where('account_id', account.id).delete();
-    await trx('accounts').where('id', account.id).delete();
-    await bumpAccessGeneration(trx);
+    await deleteAccountRow(trx, account.id);
     await record(trx, ctx.clock.now(), actor?.username ?? by.otherwise, 'account.delete', username);
     return { username };
   });

@@ -1,7 +1,8 @@
 // Account commands record who acted and follow the role rules (SPEC §2): with --as (or
 // ARCHIVECTL_AS) the acting account must be an admin or superuser, and only a superuser creates
-// a superuser, makes an account superuser, or changes or deletes a superuser. Without one (the
-// first account of an installation) the audit log names the operating-system user, os:<name>.
+// a superuser, makes an account superuser, or changes or deletes a superuser. While there is no
+// account at all (the first account of an installation) the operating-system user acts and the
+// audit log names it, os:<name>; once there is one, a missing --as is a usage error (exit 2).
 // The last superuser is never demoted or deleted, also not by two commands at the same time.
 import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import {
   useSandbox,
   type CliResult,
   type Sandbox,
+  asAdministrator,
 } from '../helpers/cli.js';
 
 interface AuditEntry {
@@ -59,21 +61,12 @@ describe.concurrent('account commands and the acting account', () => {
     });
   });
 
-  it('records the operating-system user as os:<name> without --as (bootstrap)', async () => {
-    await cli.json(['account', 'create', 'boot', '--role', 'user']);
-    expect((await lastAudit(cli, 'account.create', 'boot'))?.actor).toBe(OS_ACTOR);
-    await cli.json(['account', 'set-role', 'boot', 'editor']);
-    expect((await lastAudit(cli, 'account.set-role', 'boot'))?.actor).toBe(OS_ACTOR);
-    await cli.json(['account', 'delete', 'boot']);
-    expect((await lastAudit(cli, 'account.delete', 'boot'))?.actor).toBe(OS_ACTOR);
-  });
-
   it('records the --as account for create, set-role and delete', async () => {
     await cli.json(['account', 'create', 'hired', '--role', 'user', '--as', 'alice']);
     expect((await lastAudit(cli, 'account.create', 'hired'))?.actor).toBe('alice');
     await cli.json(['account', 'set-role', 'hired', 'editor', '--as', 'alice']);
     expect((await lastAudit(cli, 'account.set-role', 'hired'))?.actor).toBe('alice');
-    await cli.json(['account', 'delete', 'hired', '--as', 'root']);
+    await cli.json(['account', 'delete', 'hired', '--as', 'root', '--yes']);
     expect((await lastAudit(cli, 'account.delete', 'hired'))?.actor).toBe('root');
   });
 
@@ -104,7 +97,7 @@ describe.concurrent('account commands and the acting account', () => {
     expect(await roleOf(cli, `by-${actor}`)).toBeUndefined();
     expectRefused(await cli.run(['account', 'set-role', 'bob', 'admin', '--as', actor]), mentions);
     expect(await roleOf(cli, 'bob')).toBe('user');
-    expectRefused(await cli.run(['account', 'delete', 'eddie', '--as', actor]), mentions);
+    expectRefused(await cli.run(['account', 'delete', 'eddie', '--as', actor, '--yes']), mentions);
     expect(await roleOf(cli, 'eddie')).toBe('editor');
   });
 
@@ -136,7 +129,7 @@ describe.concurrent('account commands and the acting account', () => {
 
   it("refuses an admin changing a superuser's role or deleting a superuser", async () => {
     expectRefused(await cli.run(['account', 'set-role', 'sam', 'blocked', '--as', 'alice']), /superuser sam/);
-    expectRefused(await cli.run(['account', 'delete', 'sam', '--as', 'alice']), /superuser sam/);
+    expectRefused(await cli.run(['account', 'delete', 'sam', '--as', 'alice', '--yes']), /superuser sam/);
     expect(await roleOf(cli, 'sam')).toBe('superuser');
   });
 
@@ -144,7 +137,7 @@ describe.concurrent('account commands and the acting account', () => {
     await createAccounts(cli, { temp: 'user' });
     await cli.json(['account', 'set-role', 'temp', 'blocked', '--as', 'alice']);
     expect(await roleOf(cli, 'temp')).toBe('blocked');
-    await cli.json(['account', 'delete', 'temp', '--as', 'alice']);
+    await cli.json(['account', 'delete', 'temp', '--as', 'alice', '--yes']);
     expect(await roleOf(cli, 'temp')).toBeUndefined();
   });
 });
@@ -159,7 +152,10 @@ describe('the last superuser', () => {
   it('is never demoted, even without --as: exit 1, a clear message, nothing changed', async () => {
     const audit = await cli.json<AuditEntry[]>(['audit']);
     for (const role of ['admin', 'user', 'blocked']) {
-      expectRefused(await cli.run(['account', 'set-role', 'root', role]), /root is the last superuser/);
+      expectRefused(
+        await cli.run(['account', 'set-role', 'root', role, ...(await asAdministrator(cli))]),
+        /root is the last superuser/,
+      );
       expectRefused(await cli.run(['account', 'set-role', 'root', role, '--as', 'root']), /root is the last superuser/);
     }
     expect(await roleOf(cli, 'root')).toBe('superuser');
@@ -167,8 +163,11 @@ describe('the last superuser', () => {
   });
 
   it('is never deleted, even by itself', async () => {
-    expectRefused(await cli.run(['account', 'delete', 'root']), /root is the last superuser/);
-    expectRefused(await cli.run(['account', 'delete', 'root', '--as', 'root']), /root is the last superuser/);
+    expectRefused(
+      await cli.run(['account', 'delete', 'root', ...(await asAdministrator(cli)), '--yes']),
+      /root is the last superuser/,
+    );
+    expectRefused(await cli.run(['account', 'delete', 'root', '--as', 'root', '--yes']), /root is the last superuser/);
     expect(await roleOf(cli, 'root')).toBe('superuser');
   });
 
@@ -176,8 +175,40 @@ describe('the last superuser', () => {
     await cli.json(['account', 'create', 'heir', '--role', 'superuser', '--as', 'root']);
     await cli.json(['account', 'set-role', 'root', 'admin', '--as', 'heir']);
     expect(await roleOf(cli, 'root')).toBe('admin');
-    expectRefused(await cli.run(['account', 'delete', 'heir']), /heir is the last superuser/);
+    expectRefused(
+      await cli.run(['account', 'delete', 'heir', ...(await asAdministrator(cli)), '--yes']),
+      /heir is the last superuser/,
+    );
     expect(await roleOf(cli, 'heir')).toBe('superuser');
+  });
+});
+
+describe('the first account of an installation', () => {
+  let box: Sandbox;
+
+  beforeAll(async () => {
+    box = await createSandbox();
+    return () => box.cleanup();
+  });
+
+  it('is made by the operating-system user (os:<name>); after it, every change needs --as (exit 2)', async () => {
+    await box.json(['account', 'create', 'first', '--role', 'superuser']);
+    expect((await lastAudit(box, 'account.create', 'first'))?.actor).toBe(OS_ACTOR);
+    for (const args of [
+      ['account', 'create', 'second', '--role', 'user'],
+      ['account', 'set-role', 'first', 'admin'],
+      ['account', 'delete', 'first', '--yes'],
+      ['settings', 'set', 'public_api', 'on'],
+      ['token', 'prune', '--yes'],
+    ]) {
+      const r = await box.run(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/^error: missing --as <username> \(or ARCHIVECTL_AS\)/);
+    }
+    expect(await box.json<AccountJson[]>(['account', 'list'])).toEqual([
+      { username: 'first', role: 'superuser', tokens: 0 },
+    ]);
+    expect(await box.json(['settings'])).toMatchObject({ public_api: false });
   });
 });
 
@@ -194,15 +225,21 @@ describe('the last superuser, with two commands at the same time', () => {
     let survivor = 'first';
     for (let round = 1; round <= 4; round++) {
       const other = `second${round}`;
-      await box.json(['account', 'create', other, '--role', 'superuser']);
-      // Alternate demotion and deletion, each racing against the demotion of the other one.
+      await box.json(['account', 'create', other, '--role', 'superuser', '--as', survivor]);
+      // Alternate demotion and deletion, each racing against the demotion of the other one; each
+      // superuser acts on the other, so the one that comes second is refused either as the last
+      // superuser or because its acting account is no longer a superuser.
       const [a, b] = await Promise.all([
-        box.run(['account', 'set-role', survivor, 'admin']),
-        box.run(round % 2 === 0 ? ['account', 'delete', other] : ['account', 'set-role', other, 'admin']),
+        box.run(['account', 'set-role', survivor, 'admin', '--as', other]),
+        box.run(
+          round % 2 === 0
+            ? ['account', 'delete', other, '--as', survivor, '--yes']
+            : ['account', 'set-role', other, 'admin', '--as', survivor],
+        ),
       ]);
       expect([a.code, b.code].sort(), `${a.stderr}\n${b.stderr}`).toEqual([0, 1]);
       const loser = a.code === 1 ? a : b;
-      expect(loser.stderr).toMatch(/is the last superuser/);
+      expect(loser.stderr).toMatch(/is the last superuser|may not (change|delete)|no account named/);
       const superusers = (await box.json<AccountJson[]>(['account', 'list'])).filter((x) => x.role === 'superuser');
       expect(superusers).toHaveLength(1);
       survivor = superusers[0]!.username;

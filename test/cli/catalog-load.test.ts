@@ -1,10 +1,11 @@
-// SPEC §6 `archivectl catalog load <file.json>`: actors, places, keywords and objects, checked
-// first and written in one transaction; a bad entry is named and nothing is loaded.
+// SPEC §6 `archivectl catalog load <file.json>`: actors, places, keywords and objects, each
+// checked and all written in one transaction; a bad entry is named and nothing is loaded; what is
+// there already is skipped. The file is read as a stream (src/json-sections.ts).
 // Runs the built CLI as a child process against a throw-away installation.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IS_PG, lines, STACK_FRAME_RE, useSandbox } from '../helpers/cli.js';
+import { IS_PG, lines, STACK_FRAME_RE, useSandbox, withSandboxDb } from '../helpers/cli.js';
 
 const cli = useSandbox();
 
@@ -19,7 +20,21 @@ interface Counts {
   places: number;
   keywords: number;
   objects: number;
+  skipped: { actors: number; places: number; keywords: number; objects: number };
 }
+
+const NONE = { actors: 0, places: 0, keywords: 0, objects: 0 };
+
+/** Rows of the catalogue's tables, counted in the database. */
+const rowCounts = () =>
+  withSandboxDb(cli, async (db) => {
+    const out: Record<string, number> = {};
+    for (const table of ['actors', 'places', 'keywords', 'objects', 'object_keywords']) {
+      const [row] = await db(table).count<{ n: number | string }[]>({ n: '*' });
+      out[table] = Number(row?.n);
+    }
+    return out;
+  });
 
 const GOOD = {
   actors: [
@@ -44,15 +59,73 @@ const GOOD = {
   ],
 };
 
-/** GOOD with identifiers of its own, to load a second time. */
-const GOOD_AGAIN = { ...GOOD, objects: GOOD.objects.map((o) => ({ ...o, identifier: `${o.identifier}-again` })) };
+/** GOOD with names and identifiers of its own, to load a second time. */
+const GOOD_AGAIN = {
+  actors: GOOD.actors.map((a) => ({ ...a, name: `${a.name} (again)` })),
+  places: GOOD.places.map((p) => ({ ...p, name: `${p.name} (again)` })),
+  keywords: GOOD.keywords,
+  objects: GOOD.objects.map((o) => ({ ...o, identifier: `${o.identifier}-again` })),
+};
 
 describe('catalog load', () => {
   it('loads a good file and prints the counts as JSON', async () => {
     const counts = await cli.json<Counts>(['catalog', 'load', await file('good.json', GOOD)]);
     // Keywords: Letters and Manuscripts from the list, Poetry named only by an object;
     // "letters" is the same keyword as "Letters".
-    expect(counts).toEqual({ actors: 2, places: 1, keywords: 3, objects: 2 });
+    expect(counts).toEqual({ actors: 2, places: 1, keywords: 3, objects: 2, skipped: NONE });
+  });
+
+  it('skips what is there already: the same file twice adds nothing, and says so', async () => {
+    const before = await rowCounts();
+    const path1 = await file('good-again.json', GOOD);
+    const counts = await cli.json<Counts>(['catalog', 'load', path1]);
+    expect(counts).toEqual({ ...NONE, skipped: { actors: 2, places: 1, keywords: 2, objects: 2 } });
+    expect(await rowCounts()).toEqual(before);
+    const table = await cli.run(['catalog', 'load', path1]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/Loaded +Already there \(skipped\)/);
+    expect(table.stdout).toMatch(/^actors +0 +2$/m);
+  });
+
+  it('tells records apart by their identifying fields: a differing one is new, a repeated one is skipped', async () => {
+    const before = await rowCounts();
+    const counts = await cli.json<Counts>([
+      'catalog',
+      'load',
+      await file('near.json', {
+        actors: [
+          // The same as GOOD's Goethe, letter case aside: skipped. Another date or no GND: new.
+          { name: 'GOETHE, Johann Wolfgang von', gnd: '118540238', date_start: '1749-08-28', date_end: '1832-03-22' },
+          { name: 'Goethe, Johann Wolfgang von', gnd: '118540238', date_start: '1749-08-29', date_end: '1832-03-22' },
+          { name: 'Goethe, Johann Wolfgang von' },
+          { name: 'Goethe, Johann Wolfgang von' }, // repeated in the file: skipped
+          { name: 'Schweizerisches Literaturarchiv', type: 'corporate_body', comment: 'not part of the identity' },
+          { name: 'Schweizerisches Literaturarchiv', type: 'group' },
+        ],
+        places: [
+          { name: 'bern', country_code: 'CH', geonames: '2661552', comment: 'same place' },
+          { name: 'Bern', country_code: 'US' },
+        ],
+      }),
+    ]);
+    expect(counts).toEqual({
+      ...NONE,
+      actors: 3,
+      places: 1,
+      skipped: { actors: 3, places: 1, keywords: 0, objects: 0 },
+    });
+    const after = await rowCounts();
+    expect((after.actors ?? 0) - (before.actors ?? 0)).toBe(3);
+    expect((after.places ?? 0) - (before.places ?? 0)).toBe(1);
+  });
+
+  it('skips repeats across insert batches as within one (500 rows a batch)', async () => {
+    const before = await rowCounts();
+    const actors = Array.from({ length: 1200 }, (_, i) => ({ name: `Batch person ${i % 600}` }));
+    const counts = await cli.json<Counts>(['catalog', 'load', await file('batches.json', { actors })]);
+    expect(counts.actors).toBe(600);
+    expect(counts.skipped.actors).toBe(600);
+    expect(((await rowCounts()).actors ?? 0) - (before.actors ?? 0)).toBe(600);
   });
 
   it('reuses existing keywords and counts only new ones', async () => {
@@ -61,7 +134,7 @@ describe('catalog load', () => {
       'load',
       await file('more.json', { keywords: ['LETTERS', 'Diaries'] }),
     ]);
-    expect(counts).toEqual({ actors: 0, places: 0, keywords: 1, objects: 0 });
+    expect(counts).toEqual({ ...NONE, keywords: 1, skipped: { ...NONE, keywords: 1 } });
   });
 
   it('prints a table of counts for people', async () => {
@@ -71,8 +144,8 @@ describe('catalog load', () => {
       await file('human.json', { actors: [{ name: 'Schiller, Friedrich' }] }),
     ]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^actors +1$/m); // plain columns since issue 10 (no borders)
-    expect(r.stdout).toMatch(/^objects +0$/m);
+    expect(r.stdout).toMatch(/^actors +1 +0$/m); // plain columns since issue 10 (no borders)
+    expect(r.stdout).toMatch(/^objects +0 +0$/m);
   });
 
   it('refuses a bad entry, naming it, and loads nothing of the file', async () => {
@@ -94,7 +167,18 @@ describe('catalog load', () => {
       'load',
       await file('retry.json', { keywords: ['Only-in-bad-file'], objects: [{ identifier: 'BAD-1' }] }),
     ]);
-    expect(again).toEqual({ actors: 0, places: 0, keywords: 1, objects: 1 });
+    expect(again).toEqual({ ...NONE, keywords: 1, objects: 1, skipped: NONE });
+  });
+
+  it('names a bad entry found after thousands of good ones, and loads none of them', async () => {
+    const before = await rowCounts();
+    const actors: unknown[] = Array.from({ length: 2500 }, (_, i) => ({ name: `Late failure ${i}` }));
+    actors.push({ name: 'Late failure bad', date_start: 'not a date' });
+    const r = await cli.run(['catalog', 'load', await file('late.json', { actors }), '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('actors[2500].date_start');
+    expect(r.stderr).toContain('nothing was loaded');
+    expect(await rowCounts()).toEqual(before);
   });
 
   it('reports several problems with their places', async () => {
@@ -114,25 +198,32 @@ describe('catalog load', () => {
     expect(r.stderr).toContain('nothing was loaded');
   });
 
-  it('refuses an object identifier that already exists, and loads nothing', async () => {
-    const r = await cli.run([
+  it('skips an object identifier that already exists, and loads the rest', async () => {
+    const counts = await cli.json<Counts>([
       'catalog',
       'load',
       await file('dup.json', {
         actors: [{ name: 'Walser, Robert' }],
         keywords: ['Only-in-dup-file'],
-        objects: [{ identifier: 'NEW-1' }, { identifier: 'SLA-1' }],
+        objects: [
+          { identifier: 'NEW-1', keywords: ['Only-for-new-1'] },
+          { identifier: 'SLA-1', title: 'Changed' },
+        ],
       }),
     ]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('objects[1].identifier');
-    expect(r.stderr).toContain('SLA-1');
-    const again = await cli.json<Counts>([
-      'catalog',
-      'load',
-      await file('dup-retry.json', { keywords: ['Only-in-dup-file'], objects: [{ identifier: 'NEW-1' }] }),
-    ]);
-    expect(again).toEqual({ actors: 0, places: 0, keywords: 1, objects: 1 });
+    expect(counts).toEqual({
+      actors: 1,
+      places: 0,
+      keywords: 2,
+      objects: 1,
+      skipped: { ...NONE, objects: 1 },
+    });
+    // SLA-1 is as it was: existing records are never changed.
+    const title = await withSandboxDb(cli, async (db) => {
+      const row = await db('objects').where('identifier', 'SLA-1').first<{ title: string }>('title');
+      return row?.title;
+    });
+    expect(title).toBe('Letter to Schiller');
   });
 
   it('refuses the same identifier twice in one file', async () => {
@@ -149,6 +240,19 @@ describe('catalog load', () => {
     const notJson = await cli.run(['catalog', 'load', await file('broken.json', '{"actors": [')]);
     expect(notJson.code).toBe(1);
     expect(notJson.stderr).toContain('not valid JSON');
+    expect(lines(notJson.stderr)).toHaveLength(1);
+    for (const [name, text] of [
+      ['trailing.json', '{"actors": []} {}'],
+      ['bad-entry.json', '{"actors": [{"name": "A"}, {"name": }]}'],
+      ['no-comma.json', '{"actors": [{"name": "A"} {"name": "B"}]}'],
+      ['cut-string.json', '{"actors": [{"name": "A'],
+      ['bare-key.json', '{actors: []}'],
+    ] as const) {
+      const r = await cli.run(['catalog', 'load', await file(name, text)]);
+      expect(r.code, name).toBe(1);
+      expect(r.stderr, name).toMatch(/is not valid JSON \(.* at character \d+\); nothing was loaded/);
+      expect(r.stderr).not.toMatch(STACK_FRAME_RE);
+    }
     const array = await cli.run(['catalog', 'load', await file('array.json', [])]);
     expect(array.code).toBe(1);
     expect(array.stderr).toContain('must be a JSON object');
@@ -166,7 +270,7 @@ describe('catalog load', () => {
       input: JSON.stringify({ places: [{ name: 'Basel' }] }),
     });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ actors: 0, places: 1, keywords: 0, objects: 0 });
+    expect(JSON.parse(r.stdout)).toEqual({ ...NONE, places: 1, skipped: NONE });
   });
 
   // PostgreSQL plans a search from the table's statistics: without fresh ones after a large load

@@ -29,7 +29,7 @@ describe.concurrent('copy-database: where the target comes from', () => {
   });
 
   it('notes on stderr that a password in the command line is visible to other users, never echoing it', async () => {
-    const r = await cli.run(['copy-database', CLOSED]);
+    const r = await cli.run(['copy-database', CLOSED, '--yes']);
     expect(r.code).toBe(1); // nothing to connect to
     expect(r.stderr).toMatch(/password in the command line is visible to other users/);
     expect(r.stderr).toContain('ARCHIVECTL_COPY_TO');
@@ -38,20 +38,20 @@ describe.concurrent('copy-database: where the target comes from', () => {
   });
 
   it('adds no note for a URL without a password', async () => {
-    const r = await cli.run(['copy-database', 'postgres://archive@127.0.0.1:1/archive']);
+    const r = await cli.run(['copy-database', 'postgres://archive@127.0.0.1:1/archive', '--yes']);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(/visible/);
   });
 
   it('takes the URL from ARCHIVECTL_COPY_TO without a note, never echoing it', async () => {
-    const r = await cli.run(['copy-database'], { env: { ARCHIVECTL_COPY_TO: CLOSED } });
+    const r = await cli.run(['copy-database', '--yes'], { env: { ARCHIVECTL_COPY_TO: CLOSED } });
     expect(r.code).toBe(1); // it tried to connect to it
     expect(r.stderr).not.toMatch(/visible/);
     expect(r.stderr).not.toContain('s3cretpw');
   });
 
   it('refuses an ARCHIVECTL_COPY_TO that is not a postgres:// URL (exit 2), without echoing it', async () => {
-    const r = await cli.run(['copy-database'], { env: { ARCHIVECTL_COPY_TO: 'mysql://root:hunter22@db/x' } });
+    const r = await cli.run(['copy-database', '--yes'], { env: { ARCHIVECTL_COPY_TO: 'mysql://root:hunter22@db/x' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('postgres://');
     expect(r.stderr).not.toContain('hunter22');
@@ -68,7 +68,7 @@ describe.skipIf(!PG_URL)('copy-database to the database named by ARCHIVECTL_COPY
       const url = new URL(PG_URL as string);
       url.searchParams.set('options', `-c search_path=${schema}`);
       expect((await box.run(['account', 'create', 'root', '--role', 'superuser'])).code).toBe(0);
-      const r = await box.run(['copy-database', '--json'], { env: { ARCHIVECTL_COPY_TO: url.toString() } });
+      const r = await box.run(['copy-database', '--json', '--yes'], { env: { ARCHIVECTL_COPY_TO: url.toString() } });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ accounts: 1 });
       const copied = await box.json<{ username: string }[]>(['account', 'list'], {

@@ -13,6 +13,7 @@ import {
   STACK_FRAME_RE,
   useSandbox,
   type CliResult,
+  asAdministrator,
 } from '../helpers/cli.js';
 import { newestMigration } from '../helpers/migrations.js';
 
@@ -98,8 +99,8 @@ describe.concurrent('exit status 2: usage errors', () => {
 describe.concurrent('exit status 1: not found', () => {
   it.each([
     [['account', 'show', 'nobody']],
-    [['account', 'set-role', 'nobody', 'user']],
-    [['account', 'delete', 'nobody']],
+    [['account', 'set-role', 'nobody', 'user', '--as', 'alice']],
+    [['account', 'delete', 'nobody', '--as', 'alice', '--yes']],
     [['token', 'list', 'nobody']],
     [['token', 'handoff', 'nobody', '--as', 'alice']],
     [['token', 'create', 'nobody', '--name', 'x', '--as', 'alice']],
@@ -116,29 +117,33 @@ describe.concurrent('exit status 1: not found', () => {
 });
 
 describe.concurrent('exit status 1: invalid input, refusals', () => {
-  it('refuses an unknown role', async () => {
-    expectUserError(await cli.run(['account', 'create', 'zed', '--role', 'king']), 1, 'king');
+  it('refuses an unknown role as a bad option value (exit 2)', async () => {
+    expectUserError(await cli.run(['account', 'create', 'zed', '--role', 'king', '--as', 'alice']), 2, 'king');
     expect((await cli.json<{ username: string }[]>(['account', 'list'])).map((a) => a.username)).not.toContain('zed');
   });
 
   it('refuses an invalid username', async () => {
-    expectUserError(await cli.run(['account', 'create', 'bad name!', '--role', 'user']), 1, 'bad name!');
+    expectUserError(
+      await cli.run(['account', 'create', 'bad name!', '--role', 'user', '--as', 'alice']),
+      1,
+      'bad name!',
+    );
   });
 
   it('refuses the reserved username "system" (the actor of settings changes in audit logs of earlier versions)', async () => {
-    expectUserError(await cli.run(['account', 'create', 'system', '--role', 'user']), 1, 'system');
+    expectUserError(await cli.run(['account', 'create', 'system', '--role', 'user', '--as', 'alice']), 1, 'system');
   });
 
   it('refuses an account that exists already', async () => {
-    expectUserError(await cli.run(['account', 'create', 'bob', '--role', 'admin']), 1, 'bob');
+    expectUserError(await cli.run(['account', 'create', 'bob', '--role', 'admin', '--as', 'alice']), 1, 'bob');
     expect(
       (await cli.json<{ username: string; role: string }[]>(['account', 'list'])).find((a) => a.username === 'bob')
         ?.role,
     ).toBe('user');
   });
 
-  it('refuses set-role with an unknown role, leaving the role unchanged', async () => {
-    expectUserError(await cli.run(['account', 'set-role', 'bob', 'king']), 1, 'king');
+  it('refuses set-role with an unknown role (exit 2), leaving the role unchanged', async () => {
+    expectUserError(await cli.run(['account', 'set-role', 'bob', 'king', '--as', 'alice']), 2, 'king');
     expect((await cli.json<{ role: string }>(['account', 'show', 'bob'])).role).toBe('user');
   });
 
@@ -154,18 +159,18 @@ describe.concurrent('exit status 1: invalid input, refusals', () => {
 describe.concurrent('accounts', () => {
   it('set-role changes the role, shown by account show and list', async () => {
     await createAccounts(cli, { rita: 'user' });
-    await cli.json(['account', 'set-role', 'rita', 'editor']);
+    await cli.json(['account', 'set-role', 'rita', 'editor', ...(await asAdministrator(cli))]);
     expect((await cli.json<{ role: string }>(['account', 'show', 'rita'])).role).toBe('editor');
     // An editor still may not create tokens; an admin may, once promoted.
     expect((await cli.run(['token', 'create', 'bob', '--name', 'by rita', '--as', 'rita'])).code).toBe(1);
-    await cli.json(['account', 'set-role', 'rita', 'admin']);
+    await cli.json(['account', 'set-role', 'rita', 'admin', ...(await asAdministrator(cli))]);
     expect((await createToken(cli, 'bob', 'by rita', 'rita')).account).toBe('bob');
   });
 
   it('delete removes the account and its tokens', async () => {
     await createAccounts(cli, { dora: 'user' });
     const t = await createToken(cli, 'dora', 'doomed', 'alice');
-    await cli.json(['account', 'delete', 'dora']);
+    await cli.json(['account', 'delete', 'dora', ...(await asAdministrator(cli)), '--yes']);
     expect((await cli.json<{ username: string }[]>(['account', 'list'])).map((a) => a.username)).not.toContain('dora');
     expect((await allTokens(cli)).map((x) => x.id)).not.toContain(t.id);
     expect((await cli.run(['account', 'show', 'dora'])).code).toBe(1);

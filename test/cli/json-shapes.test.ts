@@ -16,6 +16,7 @@ import {
   useSandbox,
   type CreatedTokenJson,
   type TokenJson,
+  asAdministrator,
 } from '../helpers/cli.js';
 
 const NOW = '2026-11-20T12:00:00Z';
@@ -49,7 +50,15 @@ function expectToken(t: unknown, extra: { created?: boolean; listed?: boolean } 
 
 describe('--json shapes of account commands', () => {
   it('account create → {"username","role"}', async () => {
-    const out = await cli.json<Record<string, unknown>>(['account', 'create', 'shape-user', '--role', 'editor']);
+    const out = await cli.json<Record<string, unknown>>([
+      'account',
+      'create',
+      'shape-user',
+      '--role',
+      'editor',
+      '--as',
+      'alice',
+    ]);
     expect(Object.keys(out)).toEqual(['username', 'role']);
     expect(out).toEqual({ username: 'shape-user', role: 'editor' });
   });
@@ -79,13 +88,25 @@ describe('--json shapes of account commands', () => {
   });
 
   it('account set-role → {"username","role"}', async () => {
-    const out = await cli.json<Record<string, unknown>>(['account', 'set-role', 'shape-user', 'loan_admin']);
+    const out = await cli.json<Record<string, unknown>>([
+      'account',
+      'set-role',
+      'shape-user',
+      'loan_admin',
+      ...(await asAdministrator(cli)),
+    ]);
     expect(Object.keys(out)).toEqual(['username', 'role']);
     expect(out).toEqual({ username: 'shape-user', role: 'loan_admin' });
   });
 
   it('account delete → {"username"}', async () => {
-    const out = await cli.json<Record<string, unknown>>(['account', 'delete', 'shape-user']);
+    const out = await cli.json<Record<string, unknown>>([
+      'account',
+      'delete',
+      'shape-user',
+      ...(await asAdministrator(cli)),
+      '--yes',
+    ]);
     expect(Object.keys(out)).toEqual(['username']);
     expect(out).toEqual({ username: 'shape-user' });
   });
@@ -135,11 +156,16 @@ describe('--json shapes of token commands', () => {
   });
 
   it('token prune → {"pruned": n}', async () => {
-    const dry = await cli.json<Record<string, unknown>>(['token', 'prune', '--dry-run']);
+    const dry = await cli.json<Record<string, unknown>>([
+      'token',
+      'prune',
+      '--dry-run',
+      ...(await asAdministrator(cli)),
+    ]);
     expect(Object.keys(dry)).toEqual(['pruned']);
     expect(Number.isInteger(dry.pruned)).toBe(true);
     expect(dry.pruned).toBeGreaterThanOrEqual(2); // the revoked and the rotated token
-    const out = await cli.json<Record<string, unknown>>(['token', 'prune']);
+    const out = await cli.json<Record<string, unknown>>(['token', 'prune', ...(await asAdministrator(cli)), '--yes']);
     expect(out).toEqual({ pruned: dry.pruned });
   });
 
@@ -171,7 +197,13 @@ describe('--json shapes of settings, routes and audit', () => {
   });
 
   it('settings set → {"public_api": bool, "public_access": bool, "token_max_days": null}', async () => {
-    const out = await cli.json<Record<string, unknown>>(['settings', 'set', 'public_access', 'off']);
+    const out = await cli.json<Record<string, unknown>>([
+      'settings',
+      'set',
+      'public_access',
+      'off',
+      ...(await asAdministrator(cli)),
+    ]);
     expect(Object.keys(out)).toEqual(['public_api', 'public_access', 'token_max_days']);
     expect(out.public_access).toBe(false);
   });

@@ -196,7 +196,37 @@ describe('token import-legacy with a bad line', () => {
     const r = await cli.run(['token', 'import-legacy', file, '--as', 'alice']);
     expect(r.code).toBe(1);
     expectNoValues(r, values);
+    // The first line is data: the message says what line 1 must be, and quotes none of it but
+    // the username (not even the token in lower case, as the header's names are compared).
+    expect(r.stderr).toContain('line 1 must be the header username,token or username,token,name');
+    expectNoValues(
+      { ...r, stderr: r.stderr.toLowerCase() },
+      values.map((value) => value.toLowerCase()),
+    );
     expect(await allTokens(cli)).toEqual(before);
+  });
+
+  it('names a misspelt header column, and only words', async () => {
+    const values = [legacyValue()];
+    const misspelt = await csvFile('misspelt.csv', `usrname,token\nbob,${values[0]}\n`);
+    const r = await cli.run(['token', 'import-legacy', misspelt, '--as', 'alice']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('(unknown column(s) "usrname")');
+    const extra = await csvFile('extra.csv', `username,token,${values[0]}\nbob,${values[0]},x\n`);
+    const e = await cli.run(['token', 'import-legacy', extra, '--as', 'alice']);
+    expect(e.code).toBe(1);
+    expect(e.stderr).toContain('unknown column(s) column 3');
+    expectNoValues(
+      { ...e, stderr: e.stderr.toLowerCase() },
+      values.map((value) => value.toLowerCase()),
+    );
+  });
+
+  it('documents the header line in --help', async () => {
+    const r = await cli.run(['token', 'import-legacy', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/The first line is the header/);
+    expect(r.stdout).toMatch(/^ {2}username,token,name$/m);
   });
 
   it('refuses a missing file (exit 1)', async () => {

@@ -4,7 +4,6 @@
 // terminal). Before this rule `token import-legacy … --as <a user>` imported a token of the
 // superuser root with a value the importer chose, and `token handoff root` without --as minted a
 // superuser token recorded as "system". A blocked account gets no new token.
-import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   allTokens,
@@ -17,6 +16,7 @@ import {
   useSandbox,
   type CliResult,
   type CreatedTokenJson,
+  asAdministrator,
 } from '../helpers/cli.js';
 
 const cli = useSandbox();
@@ -201,7 +201,7 @@ describe.concurrent('no new token for a blocked account', () => {
 
   it('refuses token rotate for an account blocked since its token was made', async () => {
     const t = await createToken(cli, 'fading', 'before the block', 'alice');
-    expect((await cli.run(['account', 'set-role', 'fading', 'blocked'])).code).toBe(0);
+    expect((await cli.run(['account', 'set-role', 'fading', 'blocked', ...(await asAdministrator(cli))])).code).toBe(0);
     expectRefused(await cli.run(['token', 'rotate', t.id, '--as', 'alice']), 1, /fading is blocked/);
     expect((await allTokens(cli)).filter((x) => x.account === 'fading').map((x) => [x.id, x.status])).toEqual([
       [t.id, 'active'],
@@ -215,24 +215,29 @@ describe('token prune records who pruned', () => {
   it('records the --as account', async () => {
     const t = await createToken(cli, 'carol', 'pruned by alice', 'adam');
     await cli.json(['token', 'revoke', t.id, '--as', 'adam']);
-    const result = await cli.json<{ pruned: number }>(['token', 'prune', '--as', 'alice']);
+    const result = await cli.json<{ pruned: number }>(['token', 'prune', '--as', 'alice', '--yes']);
     expect(result.pruned).toBeGreaterThanOrEqual(1);
     const audit = await cli.json<AuditEntry[]>(['audit']);
     expect(audit.filter((e) => e.action === 'token.prune').at(-1)?.actor).toBe('alice');
   });
 
-  it('records the operating-system user without --as', async () => {
+  it('needs an acting account without a terminal (exit 2), deleting nothing; ARCHIVECTL_AS names one', async () => {
     const t = await createToken(cli, 'carol', 'pruned by the sysadmin', 'adam');
     await cli.json(['token', 'revoke', t.id, '--as', 'adam']);
-    await cli.json(['token', 'prune']);
+    const r = await cli.run(['token', 'prune', '--yes']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/missing --as/);
+    expect(await tokenIds()).toContain(t.id);
+    await cli.json(['token', 'prune', '--yes'], { env: { ARCHIVECTL_AS: 'alice' } });
     const audit = await cli.json<AuditEntry[]>(['audit']);
-    expect(audit.filter((e) => e.action === 'token.prune').at(-1)?.actor).toBe(`os:${os.userInfo().username}`);
+    expect(audit.filter((e) => e.action === 'token.prune').at(-1)?.actor).toBe('alice');
+    expect(await tokenIds()).not.toContain(t.id);
   });
 
   it('refuses --as an account that may not manage tokens, deleting nothing', async () => {
     const t = await createToken(cli, 'carol', 'not pruned by bob', 'adam');
     await cli.json(['token', 'revoke', t.id, '--as', 'adam']);
-    expectRefused(await cli.run(['token', 'prune', '--as', 'bob']), 1, /bob \(user\) may not prune/);
+    expectRefused(await cli.run(['token', 'prune', '--as', 'bob', '--yes']), 1, /bob \(user\) may not prune/);
     expect(await tokenIds()).toContain(t.id);
   });
 });

@@ -1,4 +1,5 @@
-// SPEC §3.2: expiry is an optional UTC calendar date D, today or later and at most 2038-01-18;
+// SPEC §3.2: expiry is an optional UTC calendar date D, today or later and at most 2038-01-18
+// (any other --expires is a bad option value: exit status 2);
 // the token is accepted up to the end of D and refused from D+1 00:00:00Z on. The CLI's clock
 // is pinned by the `now` option of the test helper (main run in-process with a fixed clock).
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -35,13 +36,13 @@ describe.concurrent('token create --expires (pinned clock 2026-11-20T12:00:00Z)'
     ['2026-11-20T23:00:00Z', 'an instant'],
     ['2026-1-5', 'without zero padding'],
     ['20261121', 'without dashes'],
-  ])('refuses %s (%s) with exit 1 and creates nothing', async (date) => {
+  ])('refuses %s (%s) as a usage error (exit 2) and creates nothing', async (date) => {
     const r = await cli.run(['token', 'create', 'carol', '--name', `bad ${date}`, '--expires', date, '--as', 'alice'], {
       now: NOW,
     });
-    expect(r.code, r.stderr).toBe(1);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('--expires');
+    expect(r.stderr).toMatch(new RegExp(`^error: --expires must be .*, got "${date}"\n$`));
     expect(lines(r.stderr)).toHaveLength(1);
     // carol only ever receives refused tokens in this file: she must have none at all.
     expect(await cli.json(['token', 'list', 'carol', '--all'], { now: NOW })).toEqual([]);
@@ -59,7 +60,8 @@ describe.concurrent('token create --expires (pinned clock 2026-11-20T12:00:00Z)'
         now: '2026-11-21T00:00:00Z',
       },
     );
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--expires must be today (2026-11-21 UTC) or later, got "2026-11-20"');
     expect((await allTokens(cli)).some((t) => t.name === 'yesterday now')).toBe(false);
   });
 

@@ -1,7 +1,6 @@
 // SPEC §3.1, §3.4 and §6: token names, listing, revoke, rotate and prune.
 // Each block has its own installation; within a block, tests that only touch their own tokens
 // (distinct names) or only read run concurrently. Pruning is sequential by nature.
-import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   allTokens,
@@ -14,6 +13,8 @@ import {
   useSandbox,
   type CreatedTokenJson,
   type TokenJson,
+  administrator,
+  asAdministrator,
 } from '../helpers/cli.js';
 
 const NOW = '2026-11-20T12:00:00Z';
@@ -312,16 +313,23 @@ describe('token prune', () => {
   it('counts with --dry-run without deleting anything', async () => {
     const before = await allTokens(cli, { now: LATER });
     expect(before).toHaveLength(3);
-    expect(await cli.json(['token', 'prune', '--dry-run'], { now: LATER })).toEqual({ pruned: 2 });
+    expect(await cli.json(['token', 'prune', '--dry-run', ...(await asAdministrator(cli))], { now: LATER })).toEqual({
+      pruned: 2,
+    });
     expect(await allTokens(cli, { now: LATER })).toEqual(before);
   });
 
   it('does not count a token that has not expired yet by the pinned clock', async () => {
-    expect(await cli.json(['token', 'prune', '--dry-run'], { now: '2026-11-20T23:59:59Z' })).toEqual({ pruned: 1 });
+    expect(
+      await cli.json(['token', 'prune', '--dry-run', ...(await asAdministrator(cli))], { now: '2026-11-20T23:59:59Z' }),
+    ).toEqual({ pruned: 1 });
   });
 
   it('deletes expired and revoked tokens and prints {"pruned": n}', async () => {
-    const result = await cli.json<Record<string, unknown>>(['token', 'prune'], { now: LATER });
+    const result = await cli.json<Record<string, unknown>>(
+      ['token', 'prune', ...(await asAdministrator(cli)), '--yes'],
+      { now: LATER },
+    );
     expect(Object.keys(result)).toEqual(['pruned']);
     expect(result).toEqual({ pruned: 2 });
     const left = await allTokens(cli, { now: LATER });
@@ -329,14 +337,14 @@ describe('token prune', () => {
   });
 
   it('prunes nothing when run again', async () => {
-    expect(await cli.json(['token', 'prune'], { now: LATER })).toEqual({ pruned: 0 });
+    expect(await cli.json(['token', 'prune', ...(await asAdministrator(cli)), '--yes'], { now: LATER })).toEqual({
+      pruned: 0,
+    });
     expect(await allTokens(cli, { now: LATER })).toHaveLength(1);
   });
 
-  it('records the prune in the audit log, as the operating-system user when no --as is given', async () => {
+  it('records the prune in the audit log, with the acting account', async () => {
     const audit = await cli.json<{ actor: string; action: string }[]>(['audit']);
-    expect(audit.filter((e) => e.action === 'token.prune').map((e) => e.actor)).toEqual([
-      `os:${os.userInfo().username}`,
-    ]);
+    expect(audit.filter((e) => e.action === 'token.prune').map((e) => e.actor)).toEqual([await administrator(cli)]);
   });
 });

@@ -102,9 +102,11 @@ describe('bad filter values', () => {
   it.each([
     [['--kind', 'Regular'], '--kind must be one of regular, legacy, handoff'],
     [['--kind', ''], '--kind must be one of'],
-    [['--unused-for', '0'], '--unused-for must be at least 1'],
-    [['--unused-for', 'a week'], '--unused-for must be a whole number'],
-    [['--unused-for', '-1'], '--unused-for must be a whole number'],
+    [['--unused-for', '0'], 'error: --unused-for must be a whole number from 1 on, got "0"'],
+    [['--unused-for', 'a week'], 'error: --unused-for must be a whole number from 1 on, got "a week"'],
+    [['--unused-for', '-1'], 'error: --unused-for must be a whole number from 1 on, got "-1"'],
+    [['--limit', '0'], 'error: --limit must be a whole number from 1 on, got "0"'],
+    [['--limit', '-1'], 'error: --limit must be a whole number from 1 on, got "-1"'],
   ])('refuses %j as a usage error (exit 2) before opening the database', async (args, message) => {
     const r = await cli().run(['token', 'list', ...args]);
     expect(r.code).toBe(2);

@@ -13,6 +13,7 @@ import {
   lines,
   useSandbox,
   type CreatedTokenJson,
+  asAdministrator,
 } from '../helpers/cli.js';
 import { runInTerminal, waitFor } from '../ops/cli-terminal.js';
 
@@ -63,22 +64,28 @@ describe('off (the default)', () => {
 
 describe('settings set token_max_days', () => {
   it.each([['0'], ['-3'], ['1.5'], ['90d'], ['abc'], [''], ['36501'], ['OFF'], ['on']])(
-    'refuses %j with exit 1 and changes nothing',
+    'refuses %j as a usage error (exit 2) and changes nothing',
     async (value) => {
       const before = await cli.json(['settings']);
       const audit = await cli.json<unknown[]>(['audit']);
-      const r = await cli.run(['settings', 'set', 'token_max_days', value, '--json']);
-      expect(r.code, r.stderr).toBe(1);
+      const r = await cli.run(['settings', 'set', 'token_max_days', value, '--json', ...(await asAdministrator(cli))]);
+      expect(r.code, r.stderr).toBe(2);
       expect(r.stdout).toBe('');
       expect(lines(r.stderr)).toHaveLength(1);
-      expect(r.stderr).toContain('token_max_days is a whole number of days');
+      expect(r.stderr).toContain('token_max_days must be a whole number of days');
       expect(await cli.json(['settings'])).toEqual(before);
       expect(await cli.json<unknown[]>(['audit'])).toEqual(audit);
     },
   );
 
   it('sets a number of days, shown by settings and recorded in the audit log', async () => {
-    const out = await cli.json<Record<string, unknown>>(['settings', 'set', 'token_max_days', '90']);
+    const out = await cli.json<Record<string, unknown>>([
+      'settings',
+      'set',
+      'token_max_days',
+      '90',
+      ...(await asAdministrator(cli)),
+    ]);
     expect(out).toEqual({ public_api: false, public_access: false, token_max_days: 90 });
     expect((await cli.run(['settings'])).stdout).toMatch(/token_max_days\s+90/);
     const audit = await cli.json<{ action: string; target: string }[]>(['audit']);
@@ -197,7 +204,13 @@ describe('while token_max_days is 90', () => {
 
 describe('turned off again', () => {
   it('gives tokens without --expires no end, and keeps those made under it', async () => {
-    const out = await cli.json<Record<string, unknown>>(['settings', 'set', 'token_max_days', 'off']);
+    const out = await cli.json<Record<string, unknown>>([
+      'settings',
+      'set',
+      'token_max_days',
+      'off',
+      ...(await asAdministrator(cli)),
+    ]);
     expect(out.token_max_days).toBeNull();
     const t = await createToken(cli, 'bot', 'after the policy', 'root', [], at);
     expect(t.expires).toBeNull();

@@ -72,7 +72,7 @@ describe.concurrent('names that are refused', () => {
   });
 
   it.each(UNSAFE)('refuses a username with %j, saying so with the character escaped', async (char, escaped) => {
-    const r = await cli.run(['account', 'create', `mal${char}lory`, '--role', 'user']);
+    const r = await cli.run(['account', 'create', `mal${char}lory`, '--role', 'user', '--as', 'alice']);
     expect(r.code, r.stderr).toBe(1);
     expect(lines(r.stderr)).toHaveLength(1);
     expect(r.stderr).toContain('control characters or invisible formatting characters');

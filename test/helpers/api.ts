@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { ROLES, type Role } from '../../src/domain/roles.js';
-import { createAccounts, createToken, type Sandbox } from './cli.js';
+import { asAdministrator, createAccounts, createToken, type Sandbox } from './cli.js';
 import type { RunningDaemon } from './daemon.js';
 import { pool } from './pool.js';
 import { zipOf } from './upload.js';
@@ -141,7 +141,7 @@ export async function roleTokens(cli: Sandbox): Promise<Record<Role, string>> {
   const entries = await Promise.all(
     ROLES.map(async (role) => [role, (await createToken(cli, roleAccount(role), 'http tests', 'root')).token] as const),
   );
-  const r = await cli.run(['account', 'set-role', roleAccount('blocked'), 'blocked']);
+  const r = await cli.run(['account', 'set-role', roleAccount('blocked'), 'blocked', '--as', 'root']);
   expect(r.code, r.stderr).toBe(0);
   return Object.fromEntries(entries) as Record<Role, string>;
 }
@@ -166,7 +166,7 @@ export const comboName = (s: SettingsCombo) =>
 /** Sets both settings with the CLI (in effect for the next request, no restart). */
 export async function applySettings(cli: Sandbox, s: SettingsCombo): Promise<void> {
   for (const name of ['public_access', 'public_api'] as const) {
-    const r = await cli.run(['settings', 'set', name, s[name] ? 'on' : 'off']);
+    const r = await cli.run(['settings', 'set', name, s[name] ? 'on' : 'off', ...(await asAdministrator(cli))]);
     expect(r.code, r.stderr).toBe(0);
   }
   expect(await cli.json(['settings'])).toMatchObject({ public_access: s.public_access, public_api: s.public_api });

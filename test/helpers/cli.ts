@@ -23,6 +23,7 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { randomBase62 } from './token-values.js';
+import { ROLES } from '../../src/domain/roles.js';
 
 /** The repository root, from this file's own location (test/helpers/cli.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -356,14 +357,45 @@ export const STAFF: Readonly<Record<string, string>> = {
 };
 
 /** Creates accounts (username → role), concurrently; fails the test if one is refused. */
+/**
+ * Creates the accounts, acting as the installation's first superuser (else admin): every command
+ * that changes something names its acting account (README "Who acts"). On an empty installation
+ * the highest-ranking account given is created first, as its first account (the operating-system
+ * user acts), and acts for the others.
+ */
 export async function createAccounts(cli: Pick<Sandbox, 'run'>, accounts: Record<string, string>): Promise<void> {
-  const results = await Promise.all(
-    Object.entries(accounts).map(async ([username, role]) => ({
-      username,
-      r: await cli.run(['account', 'create', username, '--role', role]),
-    })),
-  );
+  const rank = (role: string) => ROLES.indexOf(role as (typeof ROLES)[number]);
+  const entries = Object.entries(accounts).sort((a, b) => rank(b[1]) - rank(a[1]));
+  const create = async ([username, role]: [string, string], actor?: string) => ({
+    username,
+    r: await cli.run(['account', 'create', username, '--role', role, ...(actor ? ['--as', actor] : [])]),
+  });
+  let actor = await administrator(cli);
+  const results = [];
+  if (actor === undefined && entries[0]) {
+    results.push(await create(entries[0]));
+    actor = entries[0][0];
+    entries.shift();
+  }
+  results.push(...(await Promise.all(entries.map(async (entry) => create(entry, actor)))));
   for (const { username, r } of results) expect(r.code, `account create ${username}: ${r.stderr}`).toBe(0);
+}
+
+/** A superuser of the installation (else an admin) to act as, or undefined while there is none. */
+export async function administrator(cli: Pick<Sandbox, 'run'>): Promise<string | undefined> {
+  const listed = await cli.run(['account', 'list', '--json']);
+  if (listed.code !== 0) return undefined;
+  const accounts = JSON.parse(listed.stdout) as { username: string; role: string }[];
+  return (accounts.find((a) => a.role === 'superuser') ?? accounts.find((a) => a.role === 'admin'))?.username;
+}
+
+/**
+ * `--as <administrator>` for a command that changes something; nothing on an installation without
+ * accounts, where the operating-system user acts.
+ */
+export async function asAdministrator(cli: Pick<Sandbox, 'run'>): Promise<string[]> {
+  const actor = await administrator(cli);
+  return actor === undefined ? [] : ['--as', actor];
 }
 
 /** `token create` as `actor`, asserting success; returns the JSON (with the value in `token`). */

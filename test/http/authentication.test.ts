@@ -2,7 +2,7 @@
 // the Authorization header → 401 (with WWW-Authenticate) or 403; authentication before 404
 // and before validation; the access log never holds a token value.
 import { describe, expect, it } from 'vitest';
-import { createAccounts, createToken } from '../helpers/cli.js';
+import { createAccounts, createToken, asAdministrator } from '../helpers/cli.js';
 import { logEntries, useDaemon } from '../helpers/daemon.js';
 import { eventually, until } from '../helpers/until.js';
 
@@ -36,7 +36,7 @@ describe('api_token anywhere is refused first', () => {
 
   it('refuses an empty api_token and one on an open endpoint', async () => {
     await setup();
-    await cli().run(['settings', 'set', 'public_access', 'on']);
+    await cli().run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(cli()))]);
     try {
       const open = await daemon().fetch('/api/actors');
       expect(open.status).toBe(200);
@@ -46,7 +46,7 @@ describe('api_token anywhere is refused first', () => {
         expect(await res.json()).toEqual(API_TOKEN_BODY);
       }
     } finally {
-      await cli().run(['settings', 'set', 'public_access', 'off']);
+      await cli().run(['settings', 'set', 'public_access', 'off', ...(await asAdministrator(cli()))]);
     }
   });
 
@@ -127,7 +127,7 @@ describe('the Authorization header', () => {
       `Bearer ${t},${t}`,
       `Bearer arc_${'0'.repeat(54)}`,
     ];
-    await cli().run(['settings', 'set', 'public_access', 'on']);
+    await cli().run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(cli()))]);
     try {
       for (const value of cases) {
         const res = await daemon().fetch('/api/actors', { headers: { Authorization: value } });
@@ -138,7 +138,7 @@ describe('the Authorization header', () => {
         expect(JSON.stringify(body)).not.toContain(t);
       }
     } finally {
-      await cli().run(['settings', 'set', 'public_access', 'off']);
+      await cli().run(['settings', 'set', 'public_access', 'off', ...(await asAdministrator(cli()))]);
     }
   });
 
@@ -155,11 +155,13 @@ describe('the Authorization header', () => {
   it('answers 403 for a blocked account, from the next request on', async () => {
     await setup();
     expect((await daemon().fetch('/api/objects', { headers: bearer(tokens.stopped as string) })).status).toBe(200);
-    expect((await cli().run(['account', 'set-role', 'stopped', 'blocked'])).code).toBe(0);
+    expect(
+      (await cli().run(['account', 'set-role', 'stopped', 'blocked', ...(await asAdministrator(cli()))])).code,
+    ).toBe(0);
     const res = await daemon().fetch('/api/objects', { headers: bearer(tokens.stopped as string) });
     expect(res.status).toBe(403);
     expect(typeof ((await res.json()) as { error: unknown }).error).toBe('string');
-    await cli().run(['account', 'set-role', 'stopped', 'user']);
+    await cli().run(['account', 'set-role', 'stopped', 'user', ...(await asAdministrator(cli()))]);
     expect((await daemon().fetch('/api/objects', { headers: bearer(tokens.stopped as string) })).status).toBe(200);
   });
 
@@ -218,9 +220,9 @@ describe('changes made with the CLI count from the next request', () => {
   it('applies settings on the next request', async () => {
     await setup();
     expect((await daemon().fetch('/api/objects')).status).toBe(401);
-    await cli().run(['settings', 'set', 'public_api', 'on']);
+    await cli().run(['settings', 'set', 'public_api', 'on', ...(await asAdministrator(cli()))]);
     expect((await daemon().fetch('/api/objects')).status).toBe(200);
-    await cli().run(['settings', 'set', 'public_api', 'off']);
+    await cli().run(['settings', 'set', 'public_api', 'off', ...(await asAdministrator(cli()))]);
     expect((await daemon().fetch('/api/objects')).status).toBe(401);
   });
 
@@ -235,9 +237,9 @@ describe('changes made with the CLI count from the next request', () => {
         headers: { 'Content-Type': 'application/json', ...bearer(t.token) },
       });
     expect((await post()).status).toBe(403);
-    await cli().run(['account', 'set-role', 'promoted', 'editor']);
+    await cli().run(['account', 'set-role', 'promoted', 'editor', ...(await asAdministrator(cli()))]);
     expect((await post()).status).toBe(201);
-    await cli().run(['account', 'set-role', 'promoted', 'loan_admin']);
+    await cli().run(['account', 'set-role', 'promoted', 'loan_admin', ...(await asAdministrator(cli()))]);
     expect((await post()).status).toBe(403);
   });
 
@@ -246,7 +248,7 @@ describe('changes made with the CLI count from the next request', () => {
     await createAccounts(cli(), { leaving: 'user' });
     const t = await createToken(cli(), 'leaving', 'deleted', 'root');
     expect((await daemon().fetch('/api/objects', { headers: bearer(t.token) })).status).toBe(200);
-    await cli().run(['account', 'delete', 'leaving']);
+    await cli().run(['account', 'delete', 'leaving', ...(await asAdministrator(cli())), '--yes']);
     expect((await daemon().fetch('/api/objects', { headers: bearer(t.token) })).status).toBe(401);
   });
 

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldsOf, loadCatalog, type Reply } from '../helpers/api.js';
-import { createSandbox, type Sandbox } from '../helpers/cli.js';
+import { createSandbox, type Sandbox, asAdministrator } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
@@ -119,7 +119,7 @@ describe('with publicUrl configured', () => {
     box = await createSandbox();
     await patchConfig(box, { publicUrl: PUBLIC });
     other = await startDaemon(box);
-    const r = await box.run(['settings', 'set', 'public_access', 'on']);
+    const r = await box.run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(box))]);
     expect(r.code, r.stderr).toBe(0);
   });
   afterAll(async () => {

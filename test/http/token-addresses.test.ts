@@ -164,7 +164,7 @@ describe('addresses go with their token', () => {
     await useFrom(t.token, '192.0.2.77');
     await showOnceListed(t.id, '192.0.2.77');
     expect((await box.run(['token', 'revoke', t.id, '--as', 'root'])).code).toBe(0);
-    expect((await box.run(['token', 'prune', '--as', 'root'])).code).toBe(0);
+    expect((await box.run(['token', 'prune', '--as', 'root', '--yes'])).code).toBe(0);
     expect(await addressRows(t.id)).toBe(0);
     expect(await withSandboxDb(box, (db) => db('token_addresses').where('address', '192.0.2.77').first())).toBe(
       undefined,
@@ -175,7 +175,7 @@ describe('addresses go with their token', () => {
     const t = await createToken(box, 'gone', 'account deleted later', 'root');
     await useFrom(t.token, '192.0.2.88');
     await showOnceListed(t.id, '192.0.2.88');
-    expect((await box.run(['account', 'delete', 'gone', '--as', 'root'])).code).toBe(0);
+    expect((await box.run(['account', 'delete', 'gone', '--as', 'root', '--yes'])).code).toBe(0);
     expect(await withSandboxDb(box, (db) => db('token_addresses').where('address', '192.0.2.88').first())).toBe(
       undefined,
     );

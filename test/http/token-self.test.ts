@@ -2,7 +2,7 @@
 // the answers to a token that has an end, through a listening daemon.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, client, dataOf, REALM, send } from '../helpers/api.js';
-import { createAccounts, createToken, type CreatedTokenJson, type TokenJson } from '../helpers/cli.js';
+import { createAccounts, createToken, type CreatedTokenJson, type TokenJson, asAdministrator } from '../helpers/cli.js';
 import { useDaemon } from '../helpers/daemon.js';
 import { eventually } from '../helpers/until.js';
 
@@ -109,8 +109,8 @@ describe('GET /api/token', () => {
 
   it('is a row of the access matrix: archivectl routes lists it as a token route, never open', async () => {
     for (const setting of ['on', 'off']) {
-      await cli().run(['settings', 'set', 'public_access', setting]);
-      await cli().run(['settings', 'set', 'public_api', setting]);
+      await cli().run(['settings', 'set', 'public_access', setting, ...(await asAdministrator(cli()))]);
+      await cli().run(['settings', 'set', 'public_api', setting, ...(await asAdministrator(cli()))]);
       const rows = await cli().json<{ method: string; path: string; rule: string; open: boolean }[]>(['routes']);
       expect(rows.filter((row) => row.path === '/api/token')).toEqual([
         { method: 'GET', path: '/api/token', rule: 'token', open: false },
@@ -152,13 +152,13 @@ describe('Token-Expiration', () => {
 
   it('is absent for a token without an end, and for requests without a token', async () => {
     expect((await api.get('/api/objects', value('forever'))).headers.get('token-expiration')).toBeNull();
-    await cli().run(['settings', 'set', 'public_access', 'on']);
+    await cli().run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(cli()))]);
     try {
       const open = await api.get('/api/actors');
       expect(open.status).toBe(200);
       expect(open.headers.get('token-expiration')).toBeNull();
     } finally {
-      await cli().run(['settings', 'set', 'public_access', 'off']);
+      await cli().run(['settings', 'set', 'public_access', 'off', ...(await asAdministrator(cli()))]);
     }
   });
 

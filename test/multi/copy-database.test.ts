@@ -3,7 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createAccounts, createSandbox, createToken, PG_URL, pgAdmin, type Sandbox } from '../helpers/cli.js';
+import {
+  createAccounts,
+  createSandbox,
+  createToken,
+  PG_URL,
+  pgAdmin,
+  type Sandbox,
+  asAdministrator,
+} from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';
 
 if (!PG_URL) console.warn('PostgreSQL tests skipped: set ARCHIVE_TEST_PG_URL to a postgres:// database to run them');
@@ -31,7 +39,7 @@ describe.skipIf(!PG_URL)('copy-database from SQLite to PostgreSQL', () => {
     const t = await createToken(box, 'ed', 'moves along', 'root');
     const revoked = await createToken(box, 'ed', 'revoked before the move', 'root');
     await box.run(['token', 'revoke', revoked.id, '--as', 'root']);
-    await box.run(['settings', 'set', 'public_api', 'on']);
+    await box.run(['settings', 'set', 'public_api', 'on', ...(await asAdministrator(box))]);
     const catalog = path.join(box.dir, 'catalog.json');
     await writeFile(
       catalog,
@@ -51,7 +59,7 @@ describe.skipIf(!PG_URL)('copy-database from SQLite to PostgreSQL', () => {
     });
 
     // A second copy into the same (now full) database is refused and changes nothing.
-    const again = await box.run(['copy-database', targetUrl]);
+    const again = await box.run(['copy-database', targetUrl, '--yes']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/not empty/);
 
@@ -81,7 +89,7 @@ describe.skipIf(!PG_URL)('copy-database from SQLite to PostgreSQL', () => {
   });
 
   it('refuses a target that is not a postgres:// URL', async () => {
-    const r = await box.run(['copy-database', '/tmp/elsewhere.sqlite3']);
+    const r = await box.run(['copy-database', '/tmp/elsewhere.sqlite3', '--yes']);
     expect(r.code).toBe(2);
   });
 });

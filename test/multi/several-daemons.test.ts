@@ -2,7 +2,15 @@
 // every daemon from its next request. Runs on the suite's backend: SQLite (daemons on one file,
 // told through the signal file) and, when ARCHIVE_TEST_PG_URL is set, PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccounts, createSandbox, createToken, IS_PG, type Sandbox, withSandboxDb } from '../helpers/cli.js';
+import {
+  createAccounts,
+  createSandbox,
+  createToken,
+  IS_PG,
+  type Sandbox,
+  withSandboxDb,
+  asAdministrator,
+} from '../helpers/cli.js';
 import { spawnDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { eventually } from '../helpers/until.js';
 
@@ -36,10 +44,10 @@ describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () =>
   it('both apply a settings change on their next request', async () => {
     expect(await status(a, '/api/actors')).toBe(401);
     expect(await status(b, '/api/actors')).toBe(401);
-    await box.run(['settings', 'set', 'public_access', 'on']);
+    await box.run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(box))]);
     expect(await status(a, '/api/actors')).toBe(200);
     expect(await status(b, '/api/actors')).toBe(200);
-    await box.run(['settings', 'set', 'public_access', 'off']);
+    await box.run(['settings', 'set', 'public_access', 'off', ...(await asAdministrator(box))]);
     expect(await status(a, '/api/actors')).toBe(401);
     expect(await status(b, '/api/actors')).toBe(401);
   });
@@ -49,10 +57,10 @@ describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () =>
     const t = await createToken(box, 'mover', 'roles', 'root');
     expect(await status(a, '/api/objects', t.token)).toBe(200);
     expect(await status(b, '/api/objects', t.token)).toBe(200);
-    await box.run(['account', 'set-role', 'mover', 'blocked']);
+    await box.run(['account', 'set-role', 'mover', 'blocked', ...(await asAdministrator(box))]);
     expect(await status(a, '/api/objects', t.token)).toBe(403);
     expect(await status(b, '/api/objects', t.token)).toBe(403);
-    await box.run(['account', 'delete', 'mover']);
+    await box.run(['account', 'delete', 'mover', ...(await asAdministrator(box)), '--yes']);
     expect(await status(a, '/api/objects', t.token)).toBe(401);
     expect(await status(b, '/api/objects', t.token)).toBe(401);
   });

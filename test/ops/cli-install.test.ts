@@ -49,10 +49,21 @@ describe('npm prepare', () => {
 });
 
 describe('npm pack', () => {
-  it('packs bin/, the bundle with its source maps and migrations/, and neither src/ nor test/', async () => {
+  it('packs bin/, the bundle with its source maps, migrations/ and the operator files, and neither src/ nor test/', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
-    for (const needed of ['bin/archivectl', 'dist/bundle/archivectl.cjs', 'package.json', 'scripts/prepare.js']) {
+    // The operator's files too: the unit, the manual page and the completions (prepare writes the
+    // last three; the production install puts them where systemd, man, bash and zsh look).
+    for (const needed of [
+      'bin/archivectl',
+      'dist/bundle/archivectl.cjs',
+      'package.json',
+      'scripts/prepare.js',
+      'systemd/archivectl.service',
+      'man/archivectl.1',
+      'completion/archivectl.bash',
+      'completion/_archivectl',
+    ]) {
       expect(files).toContain(needed);
     }
     // Each file of the bundle ships with the source map it names (stack traces name src/ lines),

@@ -1,10 +1,10 @@
-// Issue 10, finding 9: destructive commands ask in a terminal (--yes skips; no terminal, no
-// question), interactive token create asks for the expiry, and Ctrl-C exits with 130.
+// Issue 10, finding 9: destructive commands ask in a terminal (--yes skips; without a terminal
+// --yes is required), interactive token create asks for the expiry, and Ctrl-C exits with 130.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allTokens, BIN, childEnv, createAccounts, createToken, useSandbox } from '../helpers/cli.js';
+import { allTokens, BIN, childEnv, createAccounts, createToken, useSandbox, asAdministrator } from '../helpers/cli.js';
 import { runInTerminal, waitFor } from './cli-terminal.js';
 
 const cli = useSandbox();
@@ -36,14 +36,18 @@ describe('account delete of an account with active tokens', () => {
     expect(await accounts()).not.toContain('dan');
   });
 
-  it('does not ask with --yes, nor without a terminal (scripts), nor for an account without tokens', async () => {
+  it('does not ask with --yes, nor for an account without tokens; without a terminal it needs --yes', async () => {
     await createToken(cli, 'eve', 'x', 'alice');
     const r = await runInTerminal(cli, ['account', 'delete', 'eve', '--as', 'alice', '--yes']).done;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/\(y\/N\)/);
     await createAccounts(cli, { fay: 'user', gus: 'user' });
     await createToken(cli, 'fay', 'x', 'alice');
-    const piped = await cli.run(['account', 'delete', 'fay', '--as', 'alice']);
+    const refused = await cli.run(['account', 'delete', 'fay', '--as', 'alice']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('error: --yes required when not running interactively: nothing was changed\n');
+    expect(await accounts()).toContain('fay');
+    const piped = await cli.run(['account', 'delete', 'fay', '--as', 'alice', '--yes']);
     expect(piped.code, piped.stderr).toBe(0);
     const none = await runInTerminal(cli, ['account', 'delete', 'gus', '--as', 'alice']).done;
     expect(none.code, none.stderr).toBe(0);
@@ -73,18 +77,22 @@ describe('SIGINT sent to the process at a question (kill -INT)', () => {
 });
 
 describe('token prune', () => {
-  it('asks in a terminal how many it deletes; --yes and pipes do not ask', async () => {
+  it('asks in a terminal how many it deletes; --yes does not ask, and without a terminal it is required', async () => {
     const t = await createToken(cli, 'bob', 'to prune', 'alice');
     expect((await cli.run(['token', 'revoke', t.id, '--as', 'alice'])).code).toBe(0);
-    const run = runInTerminal(cli, ['token', 'prune']);
+    const run = runInTerminal(cli, ['token', 'prune', '--as', 'alice']);
     await waitFor(run, /Delete 1 expired or revoked token\(s\) for good\? \(y\/N\)/);
     run.type('\r'); // the default is no
     expect((await run.done).code).toBe(1);
     expect((await allTokens(cli)).some((x) => x.id === t.id)).toBe(true);
-    const yes = await runInTerminal(cli, ['token', 'prune', '--yes']).done;
+    const unattended = await cli.run(['token', 'prune', '--as', 'alice']);
+    expect(unattended.code).toBe(2);
+    expect(unattended.stderr).toMatch(/^error: --yes required when not running interactively/);
+    expect((await allTokens(cli)).some((x) => x.id === t.id)).toBe(true);
+    const yes = await runInTerminal(cli, ['token', 'prune', '--yes', '--as', 'alice']).done;
     expect(yes.code, yes.stderr).toBe(0);
     expect(yes.stderr).toMatch(/pruned 1 token/);
-    const piped = await cli.run(['token', 'prune']);
+    const piped = await cli.run(['token', 'prune', ...(await asAdministrator(cli)), '--yes']);
     expect(piped.code).toBe(0);
   });
 });
@@ -126,7 +134,7 @@ describe('Ctrl-C (SIGINT) during a command', () => {
     try {
       const child = spawn(
         process.execPath,
-        [BIN, '--config', cli.configFile, 'copy-database', `postgres://archive@127.0.0.1:${port}/archive`],
+        [BIN, '--config', cli.configFile, 'copy-database', '--yes', `postgres://archive@127.0.0.1:${port}/archive`],
         { cwd: cli.dir, env: childEnv(cli.env), stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';

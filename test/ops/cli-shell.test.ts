@@ -1,7 +1,7 @@
 // Issue 10, finding 11 and the shell around the CLI: -V, completion scripts generated from the
 // command tree, and output cut short by `| head` (no EPIPE noise, exit status 0).
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,51 @@ describe('archivectl completion', () => {
     expect(await complete(['archivectl', 'token', ''])).toContain('lookup');
     expect(await complete(['archivectl', 'token', 'list', '--exp'])).toEqual(['--expiring-within']);
     expect(await complete(['archivectl', 'backup', '--f'])).toEqual(['--force']);
+  });
+
+  it('completes values: roles, settings, --status, --kind, and usernames and token ids from the database', async () => {
+    const r = await cli.run(['completion', 'bash']);
+    const file = path.join(cli.dir, 'values.bash');
+    await writeFile(file, r.stdout);
+    // The script runs `archivectl` from PATH, as an installed one would.
+    const bin = path.join(cli.dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    await symlink(BIN, path.join(bin, 'archivectl')).catch(() => undefined);
+    const env = childEnv(cli.env, { PATH: `${bin}:${process.env.PATH ?? ''}` });
+    const complete = async (words: string[]) => {
+      const script = `source ${q(file)}; COMP_WORDS=(${words.map(q).join(' ')}); COMP_CWORD=${words.length - 1}; _archivectl; printf '%s\n' "\${COMPREPLY[@]}"`;
+      return (await run('bash', ['-c', script], { cwd: cli.dir, env })).stdout.split('\n').filter(Boolean);
+    };
+    const config = ['archivectl', '--config', cli.configFile];
+    expect(await complete(['archivectl', 'account', 'create', 'x', '--role', 'ed'])).toEqual(['editor']);
+    expect(await complete(['archivectl', 'account', 'set-role', 'bot', 's'])).toEqual(['superuser']);
+    expect(await complete(['archivectl', 'settings', 'set', 'public_a'])).toEqual(['public_api', 'public_access']);
+    expect(await complete(['archivectl', 'settings', 'set', 'public_api', ''])).toEqual(['on', 'off']);
+    expect(await complete(['archivectl', 'token', 'list', '--status', ''])).toEqual(['active', 'expired', 'revoked']);
+    expect(await complete(['archivectl', 'token', 'list', '--kind', 'l'])).toEqual(['legacy']);
+    expect(await complete([...config, 'token', 'create', '--as', 'r'])).toEqual(['root']);
+    expect(await complete([...config, 'account', 'show', ''])).toEqual(['bot', 'root']);
+    const ids = await complete([...config, 'token', 'show', '']);
+    expect(ids).toHaveLength(2000); // at most 2,000 offered: type a few characters first
+    expect(ids.every((id) => /^[A-Za-z0-9]{8}$/.test(id))).toBe(true);
+    // A value that takes no list (a name) offers nothing, not file names.
+    expect(await complete(['archivectl', 'token', 'create', 'bot', '--name', ''])).toEqual([]);
+    // No database to read: nothing, and no error on the screen.
+    expect(await complete(['archivectl', '--config', '/nonexistent.json', 'account', 'show', ''])).toEqual([]);
+  });
+
+  it.skipIf(zsh.skip !== null)(`completes values in zsh too${zsh.skip ? ` — skipped: ${zsh.skip}` : ''}`, async () => {
+    const r = await cli.run(['completion', 'zsh']);
+    const file = path.join(cli.dir, '_values_archivectl');
+    await writeFile(file, r.stdout);
+    const bin = path.join(cli.dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    await symlink(BIN, path.join(bin, 'archivectl')).catch(() => undefined);
+    const env = childEnv(cli.env, { PATH: `${bin}:${process.env.PATH ?? ''}` });
+    // compadd only works inside a completion widget: the script's value functions are asked directly.
+    const script = `compdef() { :; }; source ${q(file)}; _archivectl_words "token list" --status ""; echo; _archivectl_words "account show" 1 ${q(cli.configFile)}; _archivectl_path token list --kind`;
+    const out = (await run(pathOf(zsh, 'zsh'), ['-c', script], { cwd: cli.dir, env })).stdout;
+    expect(out).toBe('active expired revoked\nbot\nroot\ntoken list|0');
   });
 
   it.skipIf(zsh.skip !== null)(

@@ -19,12 +19,22 @@ export interface TerminalRun {
 export function runInTerminal(
   box: Sandbox,
   args: string[],
-  opts: { columns?: number; env?: Record<string, string>; now?: string; signals?: EventEmitter } = {},
+  opts: {
+    columns?: number;
+    env?: Record<string, string>;
+    now?: string;
+    signals?: EventEmitter;
+    /** false: stdout is captured (`X=$(archivectl …)`), stdin and stderr still the terminal. */
+    stdoutIsTerminal?: boolean;
+  } = {},
 ): TerminalRun {
   const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
   const out = collector();
   const err = collector();
-  const stdout = Object.assign(out.stream, { isTTY: true, columns: opts.columns ?? 80 });
+  const stdout =
+    opts.stdoutIsTerminal === false
+      ? out.stream
+      : Object.assign(out.stream, { isTTY: true, columns: opts.columns ?? 80 });
   const stderr = Object.assign(err.stream, { isTTY: true, columns: opts.columns ?? 80 });
   const at = opts.now === undefined ? undefined : Date.parse(opts.now);
   const done = (async () => {

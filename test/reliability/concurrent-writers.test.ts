@@ -111,7 +111,7 @@ describe('API and CLI writing at the same time', () => {
     for (let j = 0; j < 10; j++) {
       const name = j % 2 === 0 ? 'public_api' : 'public_access';
       const value = j % 4 < 2 ? 'on' : 'off';
-      cliTasks.push(() => run(['settings', 'set', name, value, '--json']));
+      cliTasks.push(() => run(['settings', 'set', name, value, '--json', '--as', 'cwroot']));
     }
 
     let cliDone = false;

@@ -5,6 +5,7 @@
 // U+FFFD stay accepted.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, fieldsOf, sipForm } from '../helpers/api.js';
+import { asAdministrator } from '../helpers/cli.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
 const { cli, api, t } = useDaemonWithTokens();
@@ -32,7 +33,7 @@ const REFUSED: Record<string, string> = {
 const ACCEPTED = ['Gothic 𐌰𐌱 😀', 'private \uE000 use', 'replacement \uFFFD char', 'U+FDCF \uFDCF and U+FDF0 \uFDF0'];
 
 beforeAll(async () => {
-  expect((await cli().run(['settings', 'set', 'public_access', 'on'])).code).toBe(0);
+  expect((await cli().run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(cli()))])).code).toBe(0);
 });
 
 describe('the API', () => {

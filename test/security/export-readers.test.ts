@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorsDocument, type ActorRow } from '../../src/domain/catalog/tei/document.js';
 import type { Daemon } from '../../src/http/server.js';
-import { withSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { withSandboxDb, type Sandbox, asAdministrator } from '../helpers/cli.js';
 import { inProcessDaemon, loadLongActors, sandboxWithReader } from '../helpers/in-process.js';
 import { until } from '../helpers/until.js';
 
@@ -33,7 +33,7 @@ const clients: net.Socket[] = [];
 beforeAll(async () => {
   ({ box, token } = await sandboxWithReader());
   await loadLongActors(box, ACTORS);
-  expect((await box.run(['settings', 'set', 'public_access', 'on'])).code).toBe(0);
+  expect((await box.run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(box))])).code).toBe(0);
   daemon = await inProcessDaemon(box, {
     limits: { heavyRequests: RUNNING, heavyQueue: WAITING },
     timeouts: { sendMs: 1000 },

@@ -1,5 +1,5 @@
 import { ROLE, parseArg } from '../args.js';
-import { acting, confirm, isInteractive } from '../ask.js';
+import { acting, confirmDestructive, mayAdminister } from '../ask.js';
 import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { note, printJson, printTable, printTokens, shown, writeOut } from '../output.js';
 
@@ -9,7 +9,10 @@ export type DeleteFlags = AsFlag & JsonFlag & { yes?: boolean };
 export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
   const role = parseArg(ROLE, opts.role);
   const { createAccount } = await import('../../domain/accounts.js');
-  const created = await withDb(globals(), (ctx) => createAccount(ctx, username, role, acting(opts.as)));
+  const created = await withDb(globals(), async (ctx) => {
+    const by = await acting(ctx, opts.as, mayAdminister(ctx, 'change accounts'));
+    return createAccount(ctx, username, role, by);
+  });
   if (opts.json) printJson({ username: created.username, role: created.role });
   else note(`created account ${created.username} (${created.role})`);
 }
@@ -45,7 +48,9 @@ export async function changeRole(
 ): Promise<void> {
   const role = parseArg(ROLE, roleName);
   const { setRole } = await import('../../domain/accounts.js');
-  const changed = await withDb(globals(), (ctx) => setRole(ctx, username, role, acting(opts.as)));
+  const changed = await withDb(globals(), async (ctx) =>
+    setRole(ctx, username, role, await acting(ctx, opts.as, mayAdminister(ctx, 'change accounts'))),
+  );
   if (opts.json) printJson({ username: changed.username, role: changed.role });
   else note(`${changed.username} is now ${changed.role}`);
 }
@@ -53,13 +58,14 @@ export async function changeRole(
 export async function remove(globals: Globals, username: string, opts: DeleteFlags): Promise<void> {
   const { deleteAccount, listAccounts } = await import('../../domain/accounts.js');
   const deleted = await withDb(globals(), async (ctx) => {
-    if (!opts.yes && isInteractive()) {
+    const by = await acting(ctx, opts.as, mayAdminister(ctx, 'change accounts'));
+    await confirmDestructive(opts.yes, async () => {
       const active = (await listAccounts(ctx)).find((a) => a.username === username)?.tokens ?? 0;
-      if (active > 0) {
-        await confirm(`Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.`);
-      }
-    }
-    return deleteAccount(ctx, username, acting(opts.as));
+      return active > 0
+        ? `Delete ${shown(username)} and its ${active} active token(s)? They stop working at once.`
+        : null;
+    });
+    return deleteAccount(ctx, username, by);
   });
   if (opts.json) printJson(deleted);
   else note(`deleted account ${deleted.username} and its tokens`);

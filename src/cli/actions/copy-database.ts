@@ -1,5 +1,5 @@
 import { parseArg, POSTGRES_URL } from '../args.js';
-import { askSecret } from '../ask.js';
+import { askSecret, confirmDestructive } from '../ask.js';
 import { withConfiguredDatabase, readConfig, type Globals } from '../context.js';
 import { io } from '../io.js';
 import { note, printJson, printTable } from '../output.js';
@@ -42,16 +42,38 @@ async function targetUrl(argument: string | undefined): Promise<string> {
   return typed.trim();
 }
 
-export async function run(globals: Globals, argument: string | undefined, opts: { json?: boolean }): Promise<void> {
+/** The target as a question may name it: host and database, never the user or a password. */
+function shownTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the target';
+  }
+}
+
+export async function run(
+  globals: Globals,
+  argument: string | undefined,
+  opts: { json?: boolean; yes?: boolean },
+): Promise<void> {
   const url = parseArg(POSTGRES_URL, await targetUrl(argument), usage);
+  await confirmDestructive(opts.yes, async () => `Copy everything into the PostgreSQL database ${shownTarget(url)}?`);
   const config = readConfig(globals());
   const { openDatabase } = await import('../../db/connect.js');
   const { copyDatabase } = await import('../../db/copy.js');
+  const { progressLine } = await import('../progress.js');
+  const progress = progressLine();
   const counts = await withConfiguredDatabase(config, {}, async (source) => {
     const target = await openDatabase({ client: 'pg', url, pool: { min: 0, max: 2 } });
     try {
-      return await copyDatabase(source, target);
+      return await copyDatabase(
+        source,
+        target,
+        progress && ((table, rows) => progress.update(`copying ${table}`, rows)),
+      );
     } finally {
+      progress?.done();
       await target.destroy();
     }
   });

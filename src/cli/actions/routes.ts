@@ -1,4 +1,6 @@
+import { reflow } from '../about.js';
 import { withDb, type Globals } from '../context.js';
+import { io } from '../io.js';
 import { printJson, printTable, writeOut } from '../output.js';
 
 const onOff = (on: boolean) => (on ? 'on' : 'off');
@@ -10,13 +12,18 @@ export async function run(globals: Globals, opts: { json?: boolean }): Promise<v
   const rows = routeRows(settings);
   if (opts.json) printJson(rows);
   else {
+    // "Open": answered without a token under the settings now, else 401. In a narrow terminal
+    // the longest paths (reconciliation's) are cut with "…"; piped, nothing is.
     await printTable(
-      ['Method', 'Path', 'Rule', 'Without a token'],
+      ['Method', 'Path', 'Rule', 'Open'],
       rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']),
+      { flex: ['Path'] },
     );
-    writeOut(
-      `\nUnder public_access ${onOff(settings.public_access)}, public_api ${onOff(settings.public_api)}. Rules:\n`,
-    );
-    for (const [name, text] of Object.entries(RULE_TEXT)) writeOut(`  ${name.padEnd(20)} ${text}\n`);
+    const { stdout } = io();
+    const legend = Object.entries(RULE_TEXT).map(([name, text]) => `  ${name.padEnd(20)} ${text}`);
+    const text =
+      `\nOpen: answered without a token under public_access ${onOff(settings.public_access)}, ` +
+      `public_api ${onOff(settings.public_api)}; else 401. Rules:\n${legend.join('\n')}\n`;
+    writeOut(stdout.isTTY ? `${reflow(text, stdout.columns ?? 80)}` : text);
   }
 }

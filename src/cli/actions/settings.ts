@@ -1,5 +1,5 @@
 import { MAX_DAYS, parseArg, SETTING_NAME, SWITCH } from '../args.js';
-import { acting } from '../ask.js';
+import { acting, mayAdminister } from '../ask.js';
 import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { printJson, printTable } from '../output.js';
 import type { SettingsView } from '../../domain/settings.js';
@@ -26,13 +26,13 @@ export async function show(globals: Globals, opts: { json?: boolean }): Promise<
 
 export async function set(globals: Globals, name: string, value: string, opts: AsFlag & JsonFlag): Promise<void> {
   const setting = parseArg(SETTING_NAME, name);
-  const by = acting(opts.as);
-  if (setting === TOKEN_MAX_DAYS) {
-    const days = parseArg(MAX_DAYS, value);
-    const { setTokenMaxDays } = await import('../../domain/settings-change.js');
-    return printSettings(await withDb(globals(), (ctx) => setTokenMaxDays(ctx, days, by)), opts.json);
-  }
-  const on = parseArg(SWITCH, value);
-  const { setSetting } = await import('../../domain/settings-change.js');
-  await printSettings(await withDb(globals(), (ctx) => setSetting(ctx, setting, on, by)), opts.json);
+  const days = setting === TOKEN_MAX_DAYS ? parseArg(MAX_DAYS, value) : undefined;
+  const on = setting === TOKEN_MAX_DAYS ? undefined : parseArg(SWITCH, value);
+  const { setSetting, setTokenMaxDays } = await import('../../domain/settings-change.js');
+  const settings = await withDb(globals(), async (ctx) => {
+    const by = await acting(ctx, opts.as, mayAdminister(ctx, 'change settings'));
+    if (days !== undefined) return setTokenMaxDays(ctx, days, by);
+    return setSetting(ctx, setting as Exclude<typeof setting, typeof TOKEN_MAX_DAYS>, on === true, by);
+  });
+  await printSettings(settings, opts.json);
 }

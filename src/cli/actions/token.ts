@@ -1,8 +1,19 @@
-import { parseArg, TOKEN_KIND, TOKEN_STATUS, wholeNumber } from '../args.js';
-import { acting, askFor, confirm, isInteractive, optionalActor, resolveActor } from '../ask.js';
+import { EXPIRES, mustBe, parseArg, TOKEN_KIND, TOKEN_STATUS, wholeNumber } from '../args.js';
+import {
+  acting,
+  askFor,
+  askOptional,
+  confirmDestructive,
+  isInteractive,
+  optionalActor,
+  osActor,
+  refusals,
+  resolveActor,
+} from '../ask.js';
 import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { humanTime, note, printJson, printTable, printTokens, tokenName, writeOut } from '../output.js';
 import type { CreatedToken } from '../../domain/tokens/service.js';
+import type { Ctx } from '../../domain/context.js';
 import { usage } from '../../errors.js';
 import type { v } from '../../validation.js';
 
@@ -36,39 +47,84 @@ function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void
   note('The value above is shown once and cannot be displayed again; store it now.');
 }
 
-/**
- * --expires, else (in a terminal) the last day typed at a prompt; --no-expires: no end (null);
- * nothing (or an empty answer): the lifetime policy's end, or none while it is off.
- */
-async function askExpiry(globals: Globals, flag: string | false | undefined): Promise<string | null | undefined> {
-  if (flag === false) return null;
-  if (flag !== undefined || !isInteractive()) return flag;
-  // The question says what an empty answer gives, which the lifetime policy decides.
-  const { readTokenMaxDays } = await import('../../domain/settings.js');
-  const { policyLimit } = await import('../../domain/tokens/lifetime.js');
-  const limit = await withDb(globals(), async (ctx) => {
-    const days = await readTokenMaxDays(ctx);
-    return days === null ? null : { days, last: policyLimit(days, ctx.clock.now()) };
-  });
-  const empty = limit
-    ? `at most ${limit.last}; empty: ${limit.last}, as token_max_days is ${limit.days}`
-    : 'empty: never expires';
-  const { prompt } = await import('../prompt.js');
-  const typed = (await prompt(`Last day of validity, YYYY-MM-DD (UTC; ${empty})?`)).trim();
-  return typed === '' ? undefined : typed;
-}
-
 const parseFilter = <S extends v.GenericSchema>(schema: S, value: string | undefined) =>
-  value === undefined ? undefined : parseArg(schema, value, usage);
+  value === undefined ? undefined : parseArg(schema, value);
 
 const daysBefore = (at: Date, days: number) => new Date(at.getTime() - days * 86_400_000);
 
+/** --expires as given: a calendar date no later than the latest expiry (usage error otherwise), or none. */
+const givenExpiry = (flag: string | false | undefined): string | null | undefined =>
+  flag === false ? null : flag === undefined ? undefined : parseArg(EXPIRES, flag);
+
+/** A given --expires that is already past is a bad value like any other (exit status 2). */
+function notPast(expires: string | null | undefined, ctx: Ctx): void {
+  const today = ctx.clock.now().toISOString().slice(0, 10);
+  if (typeof expires === 'string' && expires < today)
+    throw usage(mustBe('--expires', `today (${today} UTC) or later`)({ input: expires }));
+}
+
+/** The check of an acting account typed at the question: it exists and may manage tokens. */
+const mayManage = (ctx: Ctx, verb: string) =>
+  refusals(async (name) => {
+    const { getAccount } = await import('../../domain/accounts.js');
+    const { assertMayManageTokens } = await import('../../domain/tokens/policy.js');
+    assertMayManageTokens(await getAccount(ctx, name), verb);
+  });
+
+/**
+ * --expires, else (in a terminal) the last day typed at a question that checks it as typed: a
+ * date, not past, within the lifetime policy; --no-expires: no end (null); nothing (or an empty
+ * answer): the lifetime policy's end, or none while it is off.
+ */
+async function askExpiry(ctx: Ctx, flag: string | false | undefined): Promise<string | null | undefined> {
+  if (flag !== undefined || !isInteractive()) return givenExpiry(flag);
+  // The question says what an empty answer gives, which the lifetime policy decides.
+  const { readTokenMaxDays } = await import('../../domain/settings.js');
+  const { policyLimit, expiryUnderPolicy } = await import('../../domain/tokens/lifetime.js');
+  const days = await readTokenMaxDays(ctx);
+  const last = days === null ? null : policyLimit(days, ctx.clock.now());
+  const empty = last ? `at most ${last}; empty: ${last}, as token_max_days is ${days}` : 'empty: never expires';
+  const check = refusals(async (typed) => {
+    if (typed.trim() === '') return;
+    parseArg(EXPIRES, typed.trim());
+    await expiryUnderPolicy(ctx, typed.trim());
+  });
+  const typed = await askOptional(`Last day of validity, YYYY-MM-DD (UTC; ${empty})?`, check);
+  return typed === '' ? undefined : typed;
+}
+
 export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
-  const actor = await resolveActor(opts.as);
-  const name = await askFor(opts.name, '--name <name>', 'What is the token for (--name)?');
-  const expires = await askExpiry(globals, opts.expires);
+  const given = givenExpiry(opts.expires);
   const { createToken } = await import('../../domain/tokens/service.js');
-  const created = await withDb(globals(), (ctx) => createToken(ctx, { username, name, expires, actor }));
+  const { getAccount } = await import('../../domain/accounts.js');
+  const { checkTokenName } = await import('../../domain/tokens/names.js');
+  const { assertMayManageTokensOf } = await import('../../domain/tokens/policy.js');
+  const created = await withDb(globals(), async (ctx) => {
+    // Asked only for an account that exists: each answer is checked against it as it is typed.
+    const needsAsking = optionalActor(opts.as) === undefined || opts.name === undefined || opts.expires === undefined;
+    const owner = needsAsking && isInteractive() ? await getAccount(ctx, username) : undefined;
+    const actor = await resolveActor(
+      opts.as,
+      owner && refusals(async (name) => assertMayManageTokensOf(await getAccount(ctx, name), owner, 'create')),
+    );
+    const name = await askFor(
+      opts.name,
+      '--name <name>',
+      'What is the token for (--name)?',
+      owner &&
+        refusals(async (typed) => {
+          const clash = await ctx
+            .db('tokens')
+            .where({ account_id: owner.id, name: checkTokenName(typed) })
+            .whereNull('revoked_at')
+            .first<{ id: number } | undefined>('id');
+          if (clash) throw usage(`${owner.username} already has a token named "${typed}": names are unique`);
+        }),
+    );
+    notPast(given, ctx);
+    const expires = opts.expires === undefined ? await askExpiry(ctx, undefined) : given;
+    return createToken(ctx, { username, name, expires, actor });
+  });
   printCreated(created, opts, 'Created');
 }
 
@@ -108,12 +164,12 @@ export async function revoke(globals: Globals, id: string, opts: AsFlag & JsonFl
         'Give the 8-character id shown by token list, or pipe the value in: archivectl token revoke -',
     );
   }
-  const actor = await resolveActor(opts.as);
-  const value = id === '-' ? await (await import('../read-input.js')).readTokenValue() : undefined;
   const { findTokenByValue, revokeToken } = await import('../../domain/tokens/service.js');
-  const { token, alreadyRevoked } = await withDb(globals(), async (ctx) =>
-    revokeToken(ctx, value === undefined ? id : (await findTokenByValue(ctx, value)).selector, actor),
-  );
+  const { token, alreadyRevoked } = await withDb(globals(), async (ctx) => {
+    const actor = await resolveActor(opts.as, mayManage(ctx, 'revoke'));
+    const value = id === '-' ? await (await import('../read-input.js')).readTokenValue() : undefined;
+    return revokeToken(ctx, value === undefined ? id : (await findTokenByValue(ctx, value)).selector, actor);
+  });
   if (alreadyRevoked) note(`token ${token.id} was already revoked`);
   if (opts.json) printJson(token);
   else if (!alreadyRevoked) note(`Revoked token ${token.id} "${token.name}" of ${token.account}.`);
@@ -133,10 +189,12 @@ export async function lookup(globals: Globals, argument: string, opts: AsFlag & 
 }
 
 export async function rotate(globals: Globals, id: string, opts: RotateFlags): Promise<void> {
-  const actor = await resolveActor(opts.as);
-  const expires = opts.expires === false ? null : opts.expires;
+  const expires = givenExpiry(opts.expires);
   const { rotateToken } = await import('../../domain/tokens/service.js');
-  const created = await withDb(globals(), (ctx) => rotateToken(ctx, id, actor, expires));
+  const created = await withDb(globals(), async (ctx) => {
+    notPast(expires, ctx);
+    return rotateToken(ctx, id, await resolveActor(opts.as, mayManage(ctx, 'rotate')), expires);
+  });
   printCreated(created, opts, `Revoked ${id}; created`);
 }
 
@@ -175,12 +233,16 @@ export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag
 export async function prune(globals: Globals, opts: PruneFlags): Promise<void> {
   const { pruneTokens } = await import('../../domain/tokens/service.js');
   const dryRun = Boolean(opts.dryRun);
-  const by = acting(opts.as);
   const result = await withDb(globals(), async (ctx) => {
-    if (!dryRun && !opts.yes && isInteractive()) {
-      const { pruned } = await pruneTokens(ctx, { dryRun: true, by });
-      if (pruned === 0) return { pruned };
-      await confirm(`Delete ${pruned} expired or revoked token(s) for good?`);
+    // A dry run changes nothing: it needs no acting account.
+    const by = dryRun
+      ? { account: optionalActor(opts.as), otherwise: osActor() }
+      : await acting(ctx, opts.as, mayManage(ctx, 'prune'));
+    if (!dryRun) {
+      await confirmDestructive(opts.yes, async () => {
+        const { pruned } = await pruneTokens(ctx, { dryRun: true, by });
+        return pruned === 0 ? null : `Delete ${pruned} expired or revoked token(s) for good?`;
+      });
     }
     return pruneTokens(ctx, { dryRun, by });
   });
@@ -189,21 +251,35 @@ export async function prune(globals: Globals, opts: PruneFlags): Promise<void> {
 }
 
 export async function handoff(globals: Globals, username: string, opts: AsFlag & JsonFlag): Promise<void> {
-  const actor = await resolveActor(opts.as);
   const { handoffToken } = await import('../../domain/tokens/service.js');
-  const created = await withDb(globals(), (ctx) => handoffToken(ctx, username, actor));
+  const created = await withDb(globals(), async (ctx) => {
+    const check = refusals(async (name) => {
+      const { getAccount } = await import('../../domain/accounts.js');
+      const { assertMayHandOff } = await import('../../domain/tokens/policy.js');
+      assertMayHandOff(await getAccount(ctx, name), await getAccount(ctx, username));
+    });
+    return handoffToken(ctx, username, await resolveActor(opts.as, check));
+  });
   printCreated(created, opts, 'Created 12-hour handoff');
 }
 
 export async function importLegacyFile(globals: Globals, file: string, opts: AsFlag & JsonFlag): Promise<void> {
-  const actor = await resolveActor(opts.as);
   const { readInput } = await import('../read-input.js');
-  const text = await readInput(file);
   const { importLegacy } = await import('../../domain/tokens/legacy-import.js');
-  const progress = (await import('../progress.js')).progressBar();
-  const result = await withDb(globals(), (ctx) =>
-    importLegacy(ctx, text, { actor, progress: progress && ((...at) => progress.update(...at)) }),
-  ).finally(() => progress?.done());
+  const { progressLine } = await import('../progress.js');
+  const result = await withDb(globals(), async (ctx) => {
+    const actor = await resolveActor(opts.as, mayManage(ctx, 'import'));
+    const text = await readInput(file);
+    const progress = progressLine();
+    try {
+      return await importLegacy(ctx, text, {
+        actor,
+        progress: progress && ((phase, done, total) => progress.update(`${phase} tokens`, done, total)),
+      });
+    } finally {
+      progress?.done();
+    }
+  });
   if (opts.json) printJson(result);
   else note(`imported ${result.imported} legacy token(s), skipped ${result.skipped} already imported`);
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { AsFlag, Globals, JsonFlag } from '../context.js';
 import type { CreateFlags, DeleteFlags } from '../actions/account.js';
 import { ROLES } from '../../domain/roles.js';
-import { optionalAsHelp } from '../about.js';
+import { optionalAsHelp, helpText } from '../about.js';
 
 const actions = () => import('../actions/account.js');
 
@@ -12,14 +12,10 @@ export function registerAccount(program: Command, globals: Globals): void {
     .description('manage accounts and their roles')
     .addHelpText(
       'after',
-      `
+      helpText(`
 Roles, lowest to highest: ${ROLES.join(', ')}.
 
-create, set-role and delete take --as <username> (or ARCHIVECTL_AS): the acting account must be
-an admin or superuser, and only a superuser creates a superuser, makes an account superuser, or
-changes or deletes a superuser. Without an acting account (the first account of an
-installation) the audit log records the operating-system user as os:<name>. The last superuser
-is never demoted or deleted.`,
+create, set-role and delete need --as <username> (or ARCHIVECTL_AS; asked in a terminal): the acting account must be an admin or superuser, and only a superuser creates a superuser, makes an account superuser, or changes or deletes a superuser. The first account of an installation has nobody to act as: while there is no account, the audit log records the operating-system user as os:<name>. The last superuser is never demoted or deleted. Without a terminal, delete needs --yes.`),
     );
 
   account
@@ -30,9 +26,11 @@ is never demoted or deleted.`,
     .option('--json', 'print {"username","role"}')
     .addHelpText(
       'after',
-      '\nExamples:\n' +
-        '  archivectl account create root --role superuser      # the first account\n' +
-        '  archivectl account create ingest-bot --role editor --as root',
+      helpText(
+        '\nExamples:\n' +
+          '  archivectl account create root --role superuser      # the first account\n' +
+          '  archivectl account create ingest-bot --role editor --as root',
+      ),
     )
     .action(async (username: string, opts: CreateFlags) => (await actions()).create(globals, username, opts));
 
@@ -61,7 +59,10 @@ is never demoted or deleted.`,
     .command('delete <username>')
     .description('delete the account; its tokens stop working at once')
     .option('--as <admin>', optionalAsHelp('doing it'))
-    .option('--yes', 'do not ask (in a terminal, deleting an account with active tokens asks first)')
+    .option(
+      '--yes',
+      'do not ask (in a terminal, deleting an account with active tokens asks first; without one --yes is required)',
+    )
     .option('--json', 'print {"username"}')
     .action(async (username: string, opts: DeleteFlags) => (await actions()).remove(globals, username, opts));
 }

@@ -1,3 +1,4 @@
+import { helpText } from '../about.js';
 import type { Command } from 'commander';
 import type { Globals, JsonFlag } from '../context.js';
 
@@ -11,7 +12,7 @@ export function registerBackup(program: Command, globals: Globals): void {
     .option('--json', 'print {"file","bytes"}')
     .addHelpText(
       'after',
-      `
+      helpText(`
 The copy is a snapshot of one moment (SQLite's VACUUM INTO), taken while daemons go on serving
 and writing: copying the database file itself while a daemon writes can lose recent commits.
 It is a complete database: to restore, stop the daemons, put it in place of the database file
@@ -21,7 +22,7 @@ are not in the database: back them up with the file system.
 On PostgreSQL this refuses (exit status 2): use pg_dump, e.g. pg_dump -Fc -f archive.dump "$DATABASE_URL".
 
 Example:
-  archivectl backup /var/backups/archivectl/archive-$(date +%F).sqlite3`,
+  archivectl backup /var/backups/archivectl/archive-$(date +%F).sqlite3`),
     )
     .action(async (file: string, opts: { force?: boolean } & JsonFlag) => (await actions()).run(globals, file, opts));
 }

@@ -1,3 +1,4 @@
+import { helpText } from '../about.js';
 import type { Command } from 'commander';
 import type { Globals, JsonFlag } from '../context.js';
 
@@ -9,10 +10,11 @@ export function registerCopyDatabase(program: Command, globals: Globals): void {
     .description(
       'copy everything (accounts, token hashes, settings, audit log, catalogue) into a new, empty PostgreSQL database',
     )
+    .option('--yes', 'do not ask (in a terminal it asks first; without one --yes is required)')
     .option('--json', 'print the number of rows copied per table')
     .addHelpText(
       'after',
-      `
+      helpText(`
 The target is the postgres:// URL given as the argument, else the environment variable
 ARCHIVECTL_COPY_TO, else (when stdin is a terminal) typed at a prompt that does not echo it.
 A URL on the command line is visible to every user of the machine (ps): keep a password out of
@@ -27,7 +29,9 @@ daemons again. Files under dataDir (SIP uploads) are not in the database: keep t
 Examples:
   PGPASSWORD=… archivectl copy-database postgres://archive@db.internal/archive
   ARCHIVECTL_COPY_TO="$(cat /root/archive-target-url)" archivectl copy-database
-  archivectl copy-database      # in a terminal: asks for the URL without echoing it`,
+  archivectl copy-database      # in a terminal: asks for the URL without echoing it`),
     )
-    .action(async (argument: string | undefined, opts: JsonFlag) => (await actions()).run(globals, argument, opts));
+    .action(async (argument: string | undefined, opts: JsonFlag & { yes?: boolean }) =>
+      (await actions()).run(globals, argument, opts),
+    );
 }

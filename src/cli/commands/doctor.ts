@@ -1,3 +1,4 @@
+import { helpText } from '../about.js';
 import type { Command } from 'commander';
 import type { Globals } from '../context.js';
 
@@ -12,7 +13,7 @@ export function registerDoctor(program: Command, globals: Globals): void {
     .option('--json', 'print [{"check","status","detail"}] (status ok, warn or fail)')
     .addHelpText(
       'after',
-      `
+      helpText(`
 Checks, in order: the configuration file (found, valid, owned by you or root and writable by
 no one else), the database (there, reachable; on SQLite its file owned by you or root, mode
 0600), migrations (all applied), dataDir (writable by this user: run doctor as the daemon's
@@ -22,7 +23,7 @@ it). Nothing is created or changed. Exit status 1 when any check fails; a warnin
 running, dataDir not created yet, tokens beyond token_max_days) does not fail.
 
 Example:
-  sudo -u archive archivectl doctor`,
+  sudo -u archive archivectl doctor`),
     )
     .action(async (opts: { json?: boolean }) => (await actions()).run(globals, opts));
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { AsFlag, Globals, JsonFlag } from '../context.js';
 import type { CreateFlags, ListFlags, PruneFlags, RotateFlags } from '../actions/token.js';
 import { TOKEN_KINDS, TOKEN_STATUSES } from '../../domain/tokens/queries.js';
-import { optionalAsHelp } from '../about.js';
+import { optionalAsHelp, helpText } from '../about.js';
 
 const actions = () => import('../actions/token.js');
 
@@ -12,16 +12,15 @@ export function registerToken(program: Command, globals: Globals): void {
     .description('create, list, revoke and rotate API tokens')
     .addHelpText(
       'after',
-      `
+      helpText(`
 The acting account is given with --as <username> or ARCHIVECTL_AS (asked for in a terminal).
 Every command that makes or removes tokens (create, revoke, rotate, handoff, import-legacy)
 follows one rule: only an admin or superuser acts; only a superuser acts on a superuser's
 tokens; no account acts on its own tokens, except that an account may hand off for itself.
-A blocked account gets no new token. prune takes --as optionally; without it, the audit log
-records the operating-system user as os:<name>.
+A blocked account gets no new token. prune needs --as too (an admin or superuser), and without a terminal --yes.
 
 While the setting token_max_days is N, create and rotate without --expires end the token N days
-from today, and refuse a later --expires or --no-expires (archivectl settings --help).`,
+from today, and refuse a later --expires or --no-expires (archivectl settings --help).`),
     );
 
   token
@@ -37,8 +36,10 @@ from today, and refuse a later --expires or --no-expires (archivectl settings --
     .option('--json', 'print the token as JSON, with its value in "token"')
     .addHelpText(
       'after',
-      '\nExample:\n' +
-        '  TOKEN=$(archivectl token create ingest-bot --name "nightly ingest" --expires 2027-06-30 --as alice)',
+      helpText(
+        '\nExample:\n' +
+          '  TOKEN=$(archivectl token create ingest-bot --name "nightly ingest" --expires 2027-06-30 --as alice)',
+      ),
     )
     .action(async (username: string, opts: CreateFlags) => (await actions()).create(globals, username, opts));
 
@@ -56,17 +57,16 @@ from today, and refuse a later --expires or --no-expires (archivectl settings --
     .option('--json', 'print a JSON array of tokens, each with last_used_from: the address of its last use')
     .addHelpText(
       'after',
-      `
+      helpText(`
 The filters combine: --kind legacy --unused-for 90 are the legacy tokens unused for 90 days.
 In a terminal the table fits its width (long names are cut with "…"; in a narrow one the Kind
-and Created columns are left out); piped or redirected, each token is one line of aligned
-columns, never cut. --json prints everything, for programs.
+and Created columns are left out); piped or redirected, each token is one line of aligned columns, never cut. Scripts use --json: it prints everything, and names may hold spaces.
 
 Examples:
   archivectl token list --expiring-within 30          # what needs rotating this month
   archivectl token list --unused-for 90 --all          # candidates for revoking
   archivectl token list --account ingest-bot --all
-  archivectl token list | awk 'NR > 1 {print $1}'    # the ids`,
+  archivectl token list | awk 'NR > 1 {print $1}'    # the ids`),
     )
     .action(async (argument: string | undefined, opts: ListFlags) => (await actions()).list(globals, argument, opts));
 
@@ -79,14 +79,14 @@ Examples:
     .option('--json', 'print the revoked token as JSON')
     .addHelpText(
       'after',
-      `
+      helpText(`
 After a leak, the value is what you have: give "-" and pipe it in (or type it, unechoed, in a
 terminal). The value is never printed, logged or quoted in an error. A value given as the
 argument is refused: it would stay in the shell history and show in ps.
 
 Examples:
   archivectl token revoke Ab3dE5gH --as alice
-  archivectl token revoke - --as alice < leaked-token.txt`,
+  archivectl token revoke - --as alice < leaked-token.txt`),
     )
     .action(async (id: string, opts: AsFlag & JsonFlag) => (await actions()).revoke(globals, id, opts));
 
@@ -97,12 +97,12 @@ Examples:
     .option('--json', 'print the token as JSON')
     .addHelpText(
       'after',
-      `
+      helpText(`
 Only "-" is accepted: the value is read from stdin (or typed, unechoed, in a terminal), never
 from the command line. Its secret is checked, so a made-up value with a real id finds nothing.
 
 Example:
-  archivectl token lookup - < leaked-token.txt`,
+  archivectl token lookup - < leaked-token.txt`),
     )
     .action(async (argument: string, opts: AsFlag & JsonFlag) => (await actions()).lookup(globals, argument, opts));
 
@@ -113,13 +113,13 @@ Example:
     .option('--json', 'print the token as JSON, with last_used_from and addresses [{address, first_seen, last_seen}]')
     .addHelpText(
       'after',
-      `
+      helpText(`
 Addresses are the clients' as the daemon judged them (behind trustProxy, the forwarded ones).
 A use from a new address is recorded within about a second, further uses at most once a
 minute; the 20 most recently seen addresses of a token are kept.
 
 Example:
-  archivectl token show Ab3dE5gH`,
+  archivectl token show Ab3dE5gH`),
     )
     .action(async (id: string, opts: AsFlag & JsonFlag) => (await actions()).show(globals, id, opts));
 
@@ -132,9 +132,9 @@ Example:
     .option('--json', 'print the new token as JSON, with its value in "token"')
     .addHelpText(
       'after',
-      `
+      helpText(`
 While token_max_days is set, the new token ends that many days from today unless --expires
-gives an earlier day (a way to renew a token that ends soon).`,
+gives an earlier day (a way to renew a token that ends soon).`),
     )
     .action(async (id: string, opts: RotateFlags) => (await actions()).rotate(globals, id, opts));
 
@@ -143,7 +143,7 @@ gives an earlier day (a way to renew a token that ends soon).`,
     .description('delete expired and revoked tokens')
     .option('--dry-run', 'count what would be deleted, delete nothing')
     .option('--as <admin>', optionalAsHelp('pruning'))
-    .option('--yes', 'do not ask (in a terminal, prune asks first)')
+    .option('--yes', 'do not ask (in a terminal, prune asks first; without one --yes is required)')
     .option('--json', 'print {"pruned": n}')
     .action(async (opts: PruneFlags) => (await actions()).prune(globals, opts));
 
@@ -156,19 +156,26 @@ gives an earlier day (a way to renew a token that ends soon).`,
 
   token
     .command('import-legacy <file>')
-    .description('import legacy tokens from CSV (username,token[,name]); "-" reads stdin')
+    .description('import legacy tokens from CSV with the header line username,token[,name]; "-" reads stdin')
     .option('--as <admin>', 'the admin or superuser importing them')
     .option('--json', 'print {"imported": n, "skipped": n}')
     .addHelpText(
       'after',
-      `
+      helpText(`
+The first line is the header, naming the columns in the order of the lines below it:
+  username,token,name
+  bob,AbCdEfGh0123456789AbCdEfGh0123456789AbCdEfGh0123456789AbCdEf,nightly export
+  carol,ZyXwVuTs0123456789ZyXwVuTs0123456789ZyXwVuTs0123456789ZyXwVu,
+"name" may be left out (header username,token): such tokens are named "Legacy API token".
+A file without the header is refused (its first line would be read as column names).
+
 The whole file is checked first: any bad line (reported by number, never with its token) means
 nothing is imported. That includes a line for an account whose tokens the --as account may not
 make (its own, or a superuser's unless it is a superuser). Tokens imported before are skipped,
 so a re-run is safe.
 
 Example:
-  archivectl token import-legacy legacy-tokens.csv --as root`,
+  archivectl token import-legacy legacy-tokens.csv --as root`),
     )
     .action(async (file: string, opts: AsFlag & JsonFlag) => (await actions()).importLegacyFile(globals, file, opts));
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import { errorCode } from '../../errors.js';
+import { SingleFlight } from '../../single-flight.js';
 
 export const exportsDir = (dataDir: string): string => path.join(dataDir, 'exports');
 
@@ -163,16 +164,12 @@ export async function openOrRebuild<T extends { file: string }>(
 
 /** Builds in flight, per database and key: callers asking while one runs share its promise. */
 export class SharedBuilds<T> {
-  private readonly flights = new WeakMap<Knex, Map<string, Promise<T>>>();
+  private readonly flights = new WeakMap<Knex, SingleFlight<string, T>>();
 
   run(db: Knex, key: string, make: () => Promise<T>): Promise<T> {
-    const map = this.flights.get(db) ?? new Map<string, Promise<T>>();
-    this.flights.set(db, map);
-    const running = map.get(key);
-    if (running) return running;
-    const p = make().finally(() => map.delete(key));
-    map.set(key, p);
-    return p;
+    const flights = this.flights.get(db) ?? new SingleFlight<string, T>();
+    this.flights.set(db, flights);
+    return flights.run(key, make);
   }
 }
 

@@ -1,122 +1,203 @@
 // `archivectl catalog load <file.json>` (SPEC §6): actors, places, keywords and objects for setup,
-// demos and tests, checked first as the API's create endpoints check them, then written in one
-// transaction, so a bad file loads nothing. Actors and places go in multi-row INSERTs
-// (insertRecords): a million load in 2,000 statements, not in a million round trips.
+// demos and tests, each entry checked as the API's create endpoints check it, all written in one
+// transaction, so a bad file loads nothing. The file is read as a stream, one entry at a time
+// (json-sections.ts): a million actors take the memory of a few hundred. Actors and places go in
+// multi-row INSERTs (insertRecords): a million load in 2,000 statements, not a million round trips.
+//
+// What is already there is skipped, so loading a file again changes nothing:
+// - an actor whose name (letter case aside), type, dates, GND and SIKART ids are those of an actor
+//   in the catalogue, or of an earlier entry of the file;
+// - a place whose name (letter case aside), city, country code, GND and GeoNames ids are those of
+//   a place in the catalogue or earlier in the file;
+// - a keyword whose name (letter case aside) is taken; an object whose identifier is taken.
+// An object identifier twice in the file is refused: the file contradicts itself.
+import type { Knex } from 'knex';
 import { refreshStatistics } from '../../db/statistics.js';
 import { writeTransaction } from '../../db/write-transaction.js';
-import { conflict, invalid } from '../../errors.js';
+import { invalid } from '../../errors.js';
+import type { JsonSectionEvent } from '../../json-sections.js';
 import type { Ctx } from '../context.js';
-import { check, shownFieldName, v } from '../../validation.js';
-import { checkActorCreate, type ActorInput } from './actors.js';
+import { shownFieldName } from '../../validation.js';
+import { checkActorCreate } from './actors.js';
 import { isPlainObject, prefixErrors } from './fields.js';
-import { checkKeywordCreate, ensureKeyword, type KeywordInput } from './keywords.js';
-import { checkObjectCreate, createObject, type NewObject } from './objects.js';
-import { checkPlaceCreate, type PlaceInput } from './places.js';
+import { checkKeywordCreate, ensureKeyword } from './keywords.js';
+import { checkObjectCreate, createObject } from './objects.js';
+import { checkPlaceCreate } from './places.js';
 import type { Read } from './record-schema.js';
-import { insertRecords } from './records.js';
+import { INSERT_BATCH, insertRecords, type Stored } from './records.js';
 import { ACTOR, KEYWORD, OBJECT, PLACE } from './resources/index.js';
 
-const SECTIONS = ['actors', 'places', 'keywords', 'objects'] as const;
+export const SECTIONS = ['actors', 'places', 'keywords', 'objects'] as const;
 type Section = (typeof SECTIONS)[number];
 
-/** Rows written per section; of keywords only those created (ensureKeyword reuses existing ones). */
-export type LoadCounts = Record<Section, number>;
-
-interface Checked {
-  actors: ActorInput[];
-  places: PlaceInput[];
-  keywords: KeywordInput[];
-  objects: NewObject[];
-}
-
-const SECTION = v.nullish(v.array(v.unknown()), []);
+/** Entries written per section (keywords: created), and those skipped as already there. */
+export type LoadCounts = Record<Section, number> & { skipped: Record<Section, number> };
 
 /** How many problems the error message spells out; `fields` carries them all (up to a bound). */
 const SHOWN = 3;
 const MAX_REPORTED = 100;
 
-function fail(errors: Record<string, string>): never {
-  const entries = Object.entries(errors);
-  const shown = entries.slice(0, SHOWN).map(([k, v]) => `${k}: ${v}`);
-  const more = entries.length > SHOWN ? ` (and ${entries.length - SHOWN} more)` : '';
-  throw invalid(`${shown.join('; ')}${more}; nothing was loaded`, Object.fromEntries(entries.slice(0, MAX_REPORTED)));
+type Values = Record<string, unknown>;
+
+/** A record kind loaded in batches, and what makes two of its records the same. */
+interface Batched {
+  t: Stored<unknown>;
+  check: (entry: unknown) => Read<Values>;
+  /** Columns that identify a record, name_lower first; `defaults` as the insert applies them. */
+  identity: readonly string[];
+  defaults: Values;
 }
 
-/** Checks the whole file; every problem is named by its place, e.g. `actors[3].name: required`. */
-export function checkCatalog(data: unknown): Checked {
-  if (!isPlainObject(data)) fail({ file: `must be a JSON object with arrays ${SECTIONS.join(', ')}` });
-  // Null prototype: a section named "__proto__" is reported like any other unknown key.
-  const errors = Object.create(null) as Record<string, string>;
-  for (const key of Object.keys(data)) {
-    if (!(SECTIONS as readonly string[]).includes(key)) errors[shownFieldName(key)] = 'unknown section';
+const BATCHED: Partial<Record<Section, Batched>> = {
+  actors: {
+    t: ACTOR,
+    check: checkActorCreate,
+    identity: ['name_lower', 'type', 'date_start', 'date_end', 'gnd', 'sikart'],
+    defaults: { ...ACTOR.insertDefaults },
+  },
+  places: {
+    t: PLACE,
+    check: checkPlaceCreate,
+    identity: ['name_lower', 'city', 'country_code', 'gnd', 'geonames'],
+    defaults: {},
+  },
+};
+
+/** A record's identity as one string: its identifying columns, each null told from any text. */
+function keyOf(identity: readonly string[], value: (column: string) => unknown): string {
+  let key = '';
+  for (const column of identity) {
+    const v = value(column);
+    key += v === null || v === undefined ? '\u0000-' : `\u0000=${typeof v === 'string' ? v : JSON.stringify(v)}`;
   }
-  const out: Checked = { actors: [], places: [], keywords: [], objects: [] };
-  const section = (name: Section): unknown[] => {
-    const r = check(SECTION, data[name]);
-    if (r.ok) return r.value;
-    errors[name] = 'must be an array';
-    return [];
-  };
-  /** Each entry through `read`: its values to `use`, its problems named by its place. */
-  const each = <T>(name: Section, read: (entry: unknown) => Read<T>, use: (values: T, i: number) => void) =>
-    section(name).forEach((entry, i) => {
-      const r = read(entry);
-      if (r.ok) use(r.values, i);
-      else Object.assign(errors, prefixErrors(`${name}[${i}]`, r.errors));
-    });
-  each('actors', checkActorCreate, (a) => out.actors.push(a));
-  each('places', checkPlaceCreate, (p) => out.places.push(p));
-  section('keywords').forEach((entry, i) => {
-    if (typeof entry !== 'string' && !isPlainObject(entry)) {
-      errors[`keywords[${i}]`] = 'must be a name or an object with name, label, gnd';
-      return;
-    }
-    const r = checkKeywordCreate(entry);
-    if (r.ok) out.keywords.push(r.values);
-    else Object.assign(errors, prefixErrors(`keywords[${i}]`, r.errors));
-  });
-  const identifiers = new Map<string, number>();
-  each('objects', checkObjectCreate, (o, i) => {
-    const first = identifiers.get(o.identifier);
-    if (first !== undefined) errors[`objects[${i}].identifier`] = `"${o.identifier}" is also objects[${first}]`;
-    else identifiers.set(o.identifier, i);
-    out.objects.push(o);
-  });
-  if (Object.keys(errors).length > 0) fail(errors);
-  return out;
+  return key;
 }
 
-export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> {
-  const checked = checkCatalog(data);
-  const at = ctx.clock.now();
-  const counts = await writeTransaction(ctx.db, async (trx) => {
-    // Identifiers taken already: refused naming the entry (a better message than the rollback's).
-    const taken = new Set<string>();
-    const ids = checked.objects.map((o) => o.identifier);
-    for (let i = 0; i < ids.length; i += 500) {
-      const rows = await trx('objects')
-        .whereIn('identifier', ids.slice(i, i + 500))
-        .select<{ identifier: string }[]>('identifier');
-      for (const r of rows) taken.add(r.identifier);
-    }
-    const i = checked.objects.findIndex((o) => taken.has(o.identifier));
-    const clash = checked.objects[i];
-    if (clash) {
-      const more = taken.size > 1 ? ` (and ${taken.size - 1} more)` : '';
-      throw conflict(`objects[${i}].identifier: "${clash.identifier}" already exists${more}; nothing was loaded`);
-    }
+/** The entry's identity as its row will hold it (the lower-cased name, the insert's defaults). */
+function entryKey(kind: Batched, values: Values): string {
+  return keyOf(kind.identity, (column) =>
+    column === 'name_lower' ? String(values.name).toLowerCase() : (values[column] ?? kind.defaults[column]),
+  );
+}
 
-    const counts: LoadCounts = { actors: 0, places: 0, keywords: 0, objects: 0 };
-    counts.actors = await insertRecords(trx, ACTOR, checked.actors, at);
-    counts.places = await insertRecords(trx, PLACE, checked.places, at);
-    // Keywords named only by objects are created too, and counted.
-    const named = checked.objects.flatMap((o) => (o.keywords ?? []).map((name) => ({ name })));
-    for (const k of [...checked.keywords, ...named]) {
-      if ((await ensureKeyword(trx, k, at)).created) counts.keywords++;
-    }
-    for (const o of checked.objects) await createObject(trx, o, at);
-    counts.objects = checked.objects.length;
-    return counts;
+/**
+ * Writes a batch of checked entries, less those already in the catalogue (one query by their
+ * names, on the name index) and those repeated within the batch; returns how many were written.
+ */
+async function writeBatch(trx: Knex, kind: Batched, batch: Values[], at: Date): Promise<number> {
+  const keys = batch.map((values) => entryKey(kind, values));
+  const names = [...new Set(batch.map((values) => String(values.name).toLowerCase()))];
+  const rows = await trx(kind.t.table)
+    .whereIn('name_lower', names)
+    .select<Values[]>(...kind.identity);
+  const there = new Set(rows.map((row) => keyOf(kind.identity, (column) => row[column])));
+  const fresh = batch.filter((_, i) => {
+    const key = keys[i] as string;
+    if (there.has(key)) return false;
+    there.add(key);
+    return true;
+  });
+  return insertRecords(trx, kind.t, fresh, at);
+}
+
+/**
+ * Loads the entries of a catalogue file (jsonSections' events) in one write transaction. Every
+ * entry is checked; after the first bad one nothing more is written, the rest is still checked
+ * (so one run names the problems of the whole file), and the transaction is rolled back.
+ */
+export async function loadCatalog(ctx: Ctx, events: AsyncIterable<JsonSectionEvent[]>): Promise<LoadCounts> {
+  const at = ctx.clock.now();
+  const counts: LoadCounts = {
+    actors: 0,
+    places: 0,
+    keywords: 0,
+    objects: 0,
+    skipped: { actors: 0, places: 0, keywords: 0, objects: 0 },
+  };
+  // Null prototype: a section named "__proto__" is reported like any other unknown key. Problems
+  // of whole sections are named first, then those of entries, in the file's order.
+  const sectionErrors = Object.create(null) as Record<string, string>;
+  const errors = Object.create(null) as Record<string, string>;
+  let problems = 0;
+  const problem = (place: string, message: string, of = errors) => {
+    problems++;
+    if (problems <= MAX_REPORTED) of[place] = message;
+  };
+
+  await writeTransaction(ctx.db, async (trx) => {
+    const batches: Partial<Record<Section, { values: Values[] }>> = {};
+    /** Writes a section's pending batch (the entries it held less those written count as skipped). */
+    const flush = async (section: Section) => {
+      const kind = BATCHED[section];
+      const pending = batches[section];
+      if (!kind || !pending || pending.values.length === 0) return;
+      const written = problems === 0 ? await writeBatch(trx, kind, pending.values, at) : 0;
+      counts[section] += written;
+      counts.skipped[section] += pending.values.length - written;
+      pending.values = [];
+    };
+    /** Object identifiers of this file, to refuse one given twice. */
+    const identifiers = new Map<string, number>();
+
+    for await (const batch of events)
+      for (const event of batch) {
+        if (event.type === 'section') {
+          if (!(SECTIONS as readonly string[]).includes(event.name))
+            problem(shownFieldName(event.name), 'unknown section', sectionErrors);
+          else if (event.holds === 'other') problem(event.name, 'must be an array', sectionErrors);
+          continue;
+        }
+        const section = event.section as Section;
+        if (!(SECTIONS as readonly string[]).includes(section)) continue; // reported as unknown
+        const place = `${section}[${event.index}]`;
+        const kind = BATCHED[section];
+        if (kind) {
+          const r = kind.check(event.value);
+          if (!r.ok) {
+            for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
+            continue;
+          }
+          const pending = (batches[section] ??= { values: [] });
+          pending.values.push(r.values);
+          if (pending.values.length >= INSERT_BATCH) await flush(section);
+        } else if (section === 'keywords') {
+          const entry = event.value;
+          if (typeof entry !== 'string' && !isPlainObject(entry)) {
+            problem(place, 'must be a name or an object with name, label, gnd');
+            continue;
+          }
+          const r = checkKeywordCreate(entry);
+          if (!r.ok) for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
+          else if (problems === 0) {
+            if ((await ensureKeyword(trx, r.values, at)).created) counts.keywords++;
+            else counts.skipped.keywords++;
+          }
+        } else {
+          const r = checkObjectCreate(event.value);
+          if (!r.ok) {
+            for (const [k, m] of Object.entries(prefixErrors(place, r.errors))) problem(k, m);
+            continue;
+          }
+          const o = r.values;
+          const first = identifiers.get(o.identifier);
+          if (first !== undefined) {
+            problem(`${place}.identifier`, `"${o.identifier}" is also objects[${first}]`);
+            continue;
+          }
+          identifiers.set(o.identifier, event.index);
+          if (problems > 0) continue;
+          if (await trx(OBJECT.table).where('identifier', o.identifier).first('id')) {
+            counts.skipped.objects++;
+            continue;
+          }
+          // Keywords named only by objects are created too, and counted.
+          for (const name of o.keywords ?? []) if ((await ensureKeyword(trx, { name }, at)).created) counts.keywords++;
+          await createObject(trx, o, at);
+          counts.objects++;
+        }
+      }
+    for (const section of SECTIONS) await flush(section);
+    if (problems > 0) fail({ ...sectionErrors, ...errors }, problems);
   });
   // The loaded tables, described to the planner as they now are (db/statistics.ts).
   const loaded = [
@@ -128,3 +209,13 @@ export async function loadCatalog(ctx: Ctx, data: unknown): Promise<LoadCounts> 
   await refreshStatistics(ctx.db, loaded);
   return counts;
 }
+
+function fail(errors: Record<string, string>, problems: number): never {
+  const entries = Object.entries(errors);
+  const shown = entries.slice(0, SHOWN).map(([k, v]) => `${k}: ${v}`);
+  const more = problems > SHOWN ? ` (and ${problems - SHOWN} more)` : '';
+  throw invalid(`${shown.join('; ')}${more}; nothing was loaded`, errors);
+}
+
+/** The refusal of a file that is not a JSON object. */
+export const notAnObject = () => fail({ file: `must be a JSON object with arrays ${SECTIONS.join(', ')}` }, 1);

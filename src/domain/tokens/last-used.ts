@@ -4,6 +4,7 @@
 // value forward by more than 60 seconds, so several daemons sharing a database coalesce too.
 // The addresses of uses follow the same rule per address (a new one at the next flush): one row
 // per token and address, whichever daemons saw it, at most KEPT_ADDRESSES per token.
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import { isForeignKeyViolation, type Db } from '../../db/dialect.js';
 
@@ -30,9 +31,12 @@ interface PendingAddress {
 }
 
 export class LastUsedRecorder {
-  private readonly known = new Map<number, Seen>();
-  /** Addresses held in `known`, all tokens together (bounded like the tokens). */
-  private addressCount = 0;
+  /**
+   * Tokens and their addresses as this process recorded them, bounded (lru-cache): each token
+   * counts one and one per address, `maxTracked` in all; the least recently used token goes
+   * first (worst case one extra write per token and address).
+   */
+  private readonly known: LRUCache<number, Seen>;
   private readonly pending = new Map<number, string>();
   private readonly pendingAddresses = new Map<number, Map<string, PendingAddress>>();
   /** The flush running now, or the last one: the next waits for it (flush()). */
@@ -46,8 +50,10 @@ export class LastUsedRecorder {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly maxTracked = 100_000,
-  ) {}
+    maxTracked = 100_000,
+  ) {
+    this.known = new LRUCache({ maxSize: maxTracked, sizeCalculation: (seen) => 1 + seen.addresses.size });
+  }
 
   start(): void {
     this.timer ??= setInterval(() => {
@@ -63,11 +69,6 @@ export class LastUsedRecorder {
   touch(tokenId: number, stored: string | null, address: string, now = this.clock.now().getTime()): number {
     let seen = this.known.get(tokenId);
     if (seen === undefined) {
-      // Bounded: worst case one extra write per token and address.
-      if (this.known.size >= this.maxTracked || this.addressCount >= this.maxTracked) {
-        this.known.clear();
-        this.addressCount = 0;
-      }
       seen = { lastUsed: storedLastUsed(stored), addresses: new Map() };
       this.known.set(tokenId, seen);
     }
@@ -82,14 +83,10 @@ export class LastUsedRecorder {
   private seenFrom(tokenId: number, seen: Seen, address: string, now: number): void {
     const last = seen.addresses.get(address);
     if (last !== undefined && now - last <= LAST_USED_RESOLUTION_MS) return;
-    if (last === undefined) {
-      if (seen.addresses.size >= ADDRESSES_PER_TOKEN) {
-        this.addressCount -= seen.addresses.size;
-        seen.addresses.clear();
-      }
-      this.addressCount++;
-    }
+    if (last === undefined && seen.addresses.size >= ADDRESSES_PER_TOKEN) seen.addresses.clear();
     seen.addresses.set(address, now);
+    // A new address makes the token's entry larger: set again, so the bound counts it.
+    if (last === undefined) this.known.set(tokenId, seen);
     const forToken = this.pendingAddresses.get(tokenId) ?? new Map<string, PendingAddress>();
     this.pendingAddresses.set(tokenId, forToken);
     const fresh = last === undefined || forToken.get(address)?.fresh === true;

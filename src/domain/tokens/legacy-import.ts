@@ -26,6 +26,8 @@ export interface LegacyLine {
 }
 
 const COLUMNS = ['username', 'token', 'name'];
+/** A header cell quoted in a message: a word, never something that could be a token. */
+const word = (n: string) => /^[a-z_ ]{1,20}$/.test(n);
 const CHUNK = 500; // rows per IN (...) list and per INSERT: well under every dialect's limits
 const KDF_LANES = 4; // scrypt runs in flight (on libuv's pool)
 
@@ -58,13 +60,18 @@ export function parseLegacyCsv(text: string): { lines: LegacyLine[]; errors: str
     records = parse(text, {
       columns: (header: string[]) => {
         const names = header.map((h) => h.trim().toLowerCase());
-        const unknown = names.filter((n) => !COLUMNS.includes(n));
-        if (unknown.length > 0)
+        // A file without the header starts with a token: its first line is data, and is never
+        // quoted. A column name is quoted only when it reads as a word (a misspelt "usrname").
+        if (!names.includes('username') || !names.includes('token')) {
+          const unknown = names.filter((n) => !COLUMNS.includes(n) && word(n));
+          const said = unknown.length > 0 ? ` (unknown column(s) ${unknown.map((u) => `"${u}"`).join(', ')})` : '';
+          throw invalid(`line 1 must be the header username,token or username,token,name${said}; nothing was imported`);
+        }
+        const unknown = names.map((n, i) => (COLUMNS.includes(n) ? null : word(n) ? `"${n}"` : `column ${i + 1}`));
+        if (unknown.some((u) => u !== null))
           throw invalid(
-            `line 1: unknown column(s) ${unknown.map((u) => `"${u}"`).join(', ')}; expected username,token[,name]`,
+            `line 1: unknown column(s) ${unknown.filter((u) => u !== null).join(', ')}; expected username,token[,name]`,
           );
-        if (!names.includes('username') || !names.includes('token'))
-          throw invalid('line 1: the header must name the columns username,token (and optionally name)');
         return names;
       },
       bom: true,

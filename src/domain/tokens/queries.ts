@@ -1,6 +1,7 @@
 // Reading tokens, and the one place where a stored row becomes the TOKEN shape of SPEC §6.
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
+import type { Role } from '../roles.js';
 import { utcDate } from '../../clock.js';
 
 export const TOKEN_KINDS = ['regular', 'legacy', 'handoff'] as const;
@@ -13,6 +14,8 @@ export interface TokenRow {
   selector: string;
   account_id: number;
   username: string;
+  /** The owning account's role (a blocked account's tokens are refused). */
+  role: Role;
   name: string;
   kind: TokenKind;
   secret_hash: string;
@@ -42,7 +45,7 @@ export function tokenStatus(row: Pick<TokenRow, 'revoked_at' | 'expires_at'>, no
   return 'active';
 }
 
-export function toView(row: TokenRow, now: Date): TokenView {
+export function toView(row: Omit<TokenRow, 'role'>, now: Date): TokenView {
   return {
     id: row.selector,
     account: row.username,
@@ -57,6 +60,7 @@ export function toView(row: TokenRow, now: Date): TokenView {
   };
 }
 
+/** The one query of token rows with their account's name and role (listings, lookups, authentication). */
 function tokenQuery(ctx: Pick<Ctx, 'db'>) {
   return ctx
     .db('tokens as t')
@@ -66,6 +70,7 @@ function tokenQuery(ctx: Pick<Ctx, 'db'>) {
       't.selector',
       't.account_id',
       'a.username',
+      'a.role',
       't.name',
       't.kind',
       't.secret_hash',

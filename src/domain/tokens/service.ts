@@ -1,9 +1,9 @@
 // Creating, revoking, rotating, pruning and handing off tokens. The CLI calls these; the rules
 // live here once (policy.ts for who may act, expiry.ts for dates).
 import type { Knex } from 'knex';
-import { bumpAccessGeneration } from '../../db/access-generation.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { conflict, invalid, notFound } from '../../errors.js';
+import { revokeTokenRow } from '../access-changes.js';
 import { getAccount, type Account } from '../accounts.js';
 import { record, type Acting } from '../audit.js';
 import type { Ctx } from '../context.js';
@@ -97,8 +97,11 @@ export async function getToken(ctx: Ctx, id: string): Promise<TokenRow> {
         'Give the 8-character id shown by token list, or pipe the value in: archivectl token revoke - (or lookup -)',
     );
   }
-  if (!isSelector(id))
+  // A short word is a typo of an id, named as such; a longer text may be part of a value, never quoted.
+  if (!isSelector(id)) {
+    if (/^[A-Za-z0-9_-]{1,16}$/.test(id)) throw notFound(`no token with id ${id} (an id is 8 letters and digits)`);
     throw invalid('that is not a token id: give the 8-character id shown by token list, not the value');
+  }
   const row = await findTokenBySelector(ctx, id);
   if (!row) throw notFound(`no token with id ${id}`);
   return row;
@@ -126,8 +129,7 @@ export async function revokeToken(
   if (row.revoked_at) return { token: toView(row, ctx.clock.now()), alreadyRevoked: true };
   const now = ctx.clock.now().toISOString();
   await writeTransaction(ctx.db, async (trx) => {
-    await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
-    await bumpAccessGeneration(trx);
+    await revokeTokenRow(trx, row.id, now);
     const target = `${row.selector} "${row.name}" of ${row.username}`;
     await record(trx, ctx.clock.now(), actor.username, 'token.revoke', target);
   });
@@ -155,9 +157,7 @@ export async function rotateToken(
   const { expiry, policyDays } = await expiryUnderPolicy(ctx, expires, old);
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
-    const revoked = await trx('tokens').where('id', row.id).whereNull('revoked_at').update({ revoked_at: now });
-    if (revoked === 0) throw conflict(`token ${id} was revoked meanwhile`);
-    await bumpAccessGeneration(trx);
+    if (!(await revokeTokenRow(trx, row.id, now))) throw conflict(`token ${id} was revoked meanwhile`);
     // A rotated legacy token becomes a regular one: the new value has the new format.
     const created = await insertToken(ctx, trx, {
       account: owner,

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { KeyPosition } from '../../../db/list-sql.js';
 import { decodeCursor } from './cursor.js';
 import { check, oneOf, v } from '../../../validation.js';
-import { rememberIn } from '../../../remembered.js';
+import { Remembered } from '../../../remembered.js';
 import { optionalParam, param, wholeNumber, type QueryInput } from './params.js';
 
 export type { QueryInput } from './params.js';
@@ -97,7 +97,7 @@ const REMEMBERED = 500;
  */
 interface ResourceLists {
   schema: ReturnType<typeof listParams>;
-  byText: Map<string, ListQuery>;
+  byText: Remembered<string, ListQuery>;
 }
 
 const perResource = new WeakMap<ListOptions<string>, ResourceLists>();
@@ -109,10 +109,10 @@ export function parseListQuery<F extends string>(
   text?: string,
 ): ListQuery<F> {
   let lists = perResource.get(options);
-  if (!lists) perResource.set(options, (lists = { schema: listParams(options), byText: new Map() }));
+  if (!lists) perResource.set(options, (lists = { schema: listParams(options), byText: new Remembered(REMEMBERED) }));
   const schema = lists.schema as unknown as ReturnType<typeof listParams<F>>;
   if (text === undefined || text.length > REMEMBERED_LENGTH) return readListQuery(query, schema);
-  return rememberIn(lists.byText, REMEMBERED, text, () => readListQuery(query, schema)) as ListQuery<F>;
+  return lists.byText.get(text, () => readListQuery(query, schema)) as ListQuery<F>;
 }
 
 function readListQuery<F extends string>(query: QueryInput, schema: ReturnType<typeof listParams<F>>): ListQuery<F> {

@@ -1,0 +1,254 @@
+// The authenticator (src/domain/tokens/authenticate.ts) through its one door, authenticate():
+// what each kind of value is answered and what it cost (lookups, KDF runs, cache hits), on a real
+// database administered with the CLI. The HTTP side of the same is test/http/hot-path.test.ts.
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Authenticator,
+  DEFAULT_AUTH_OPTIONS,
+  type AuthenticatorOptions,
+} from '../../src/domain/tokens/authenticate.js';
+import { checksum, randomBase62 } from '../../src/domain/tokens/format.js';
+import { hashSecret, SCRYPT_PARAMS } from '../../src/domain/tokens/hash.js';
+import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+
+let box: Sandbox;
+let db: Knex;
+let now = Date.parse('2026-11-20T12:00:00.000Z');
+const clock = { now: () => new Date(now) };
+
+beforeAll(async () => {
+  box = await createSandbox();
+  await createAccounts(box, { root: 'superuser', reader: 'user', ed: 'editor' });
+  const { default: knex } = await import('knex');
+  db = box.dbFile
+    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
+    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await box?.cleanup();
+});
+
+const token = (name: string, user = 'reader', extra: string[] = []) =>
+  createToken(box, user, name, 'root', extra, { now: new Date(now).toISOString() });
+const forge = (selector: string) => {
+  const secret = randomBase62(40);
+  return `arc_${selector}${secret}${checksum(selector + secret)}`;
+};
+const auth = (options: Partial<AuthenticatorOptions> = {}) =>
+  new Authenticator(db, clock, null, { ...DEFAULT_AUTH_OPTIONS, ...options });
+const cost = (a: Authenticator) => ({ kdfRuns: a.stats.kdfRuns, lookups: a.stats.lookups, hits: a.stats.cacheHits });
+const diff = (a: Authenticator, before: ReturnType<typeof cost>) => {
+  const after = cost(a);
+  return {
+    kdfRuns: after.kdfRuns - before.kdfRuns,
+    lookups: after.lookups - before.lookups,
+    hits: after.hits - before.hits,
+  };
+};
+
+describe('values that are no token', () => {
+  it('are refused as malformed without a lookup or a KDF run', async () => {
+    const a = auth();
+    const t = await token('malformed');
+    for (const value of [
+      '',
+      'short',
+      t.token.slice(0, -1),
+      `${t.token.slice(0, -1)}!`,
+      `xyz_${t.token.slice(4)}`,
+      '!'.repeat(60),
+    ]) {
+      expect(await a.authenticate(value, '1')).toEqual({ ok: false, reason: 'malformed' });
+    }
+    expect(cost(a)).toEqual({ kdfRuns: 0, lookups: 0, hits: 0 });
+  });
+});
+
+describe('a valid token', () => {
+  it('is verified once, then answered from the cache under the same generation', async () => {
+    const a = auth();
+    const t = await token('valid');
+    const first = await a.authenticate(t.token, '1', 'c', '127.0.0.1');
+    expect(first).toMatchObject({
+      ok: true,
+      principal: { selector: t.id, username: 'reader', role: 'user', expiration: null },
+    });
+    if (first.ok) expect(first.principal.lastUsed).toBe(Number.NEGATIVE_INFINITY);
+    const before = cost(a);
+    for (let i = 0; i < 3; i++) expect((await a.authenticate(t.token, '1', 'c')).ok).toBe(true);
+    expect(diff(a, before)).toEqual({ kdfRuns: 0, lookups: 0, hits: 3 });
+    expect(a.cacheSize).toBe(1);
+  });
+
+  it('is verified once for a burst of requests at once', async () => {
+    const a = auth();
+    const t = await token('burst');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => a.authenticate(t.token, '1', 'c')));
+    expect(answers.every((r) => r.ok)).toBe(true);
+    expect(cost(a)).toMatchObject({ kdfRuns: 1, lookups: 1 });
+  });
+
+  it('re-reads its row without a KDF run when the generation moved, and follows what changed', async () => {
+    const a = auth();
+    const t = await token('followed', 'ed');
+    expect(await a.authenticate(t.token, '1')).toMatchObject({ ok: true, principal: { role: 'editor' } });
+    await box.run(['account', 'set-role', 'ed', 'blocked']);
+    let before = cost(a);
+    expect(await a.authenticate(t.token, '2')).toEqual({ ok: false, reason: 'blocked', selector: t.id });
+    expect(diff(a, before)).toEqual({ kdfRuns: 0, lookups: 1, hits: 1 });
+    before = cost(a);
+    expect(await a.authenticate(t.token, '2')).toMatchObject({ ok: false, reason: 'blocked' });
+    expect(diff(a, before)).toEqual({ kdfRuns: 0, lookups: 0, hits: 1 });
+    await box.run(['account', 'set-role', 'ed', 'editor']);
+    expect(await a.authenticate(t.token, '3')).toMatchObject({ ok: true, principal: { role: 'editor' } });
+  });
+
+  it('is refused as revoked, and as unknown once its row is gone, without a KDF run', async () => {
+    await createAccounts(box, { gone: 'user' });
+    const a = auth();
+    const t = await token('revoked', 'gone');
+    const u = await token('deleted', 'gone');
+    expect((await a.authenticate(t.token, '1')).ok).toBe(true);
+    expect((await a.authenticate(u.token, '1')).ok).toBe(true);
+    await box.run(['token', 'revoke', t.id, '--as', 'root']);
+    const before = cost(a);
+    expect(await a.authenticate(t.token, '2')).toEqual({ ok: false, reason: 'revoked', selector: t.id });
+    await box.run(['account', 'delete', 'gone']);
+    expect(await a.authenticate(u.token, '3')).toEqual({ ok: false, reason: 'unknown', selector: u.id });
+    expect(diff(a, before).kdfRuns).toBe(0);
+    expect(a.cacheSize).toBe(1); // the deleted token's entry is dropped
+    // Dropped: the next try is a verification like any other (a KDF run against the dummy).
+    const again = cost(a);
+    expect(await a.authenticate(u.token, '3')).toMatchObject({ ok: false, reason: 'unknown' });
+    expect(diff(a, again)).toMatchObject({ kdfRuns: 1, lookups: 1 });
+  });
+
+  it('is refused as expired from the first instant after its last day, with its Token-Expiration', async () => {
+    const a = auth();
+    const day = new Date(now).toISOString().slice(0, 10);
+    const t = await token('expiring', 'reader', ['--expires', day]);
+    const nextDay = `${new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 19)}Z`;
+    expect(await a.authenticate(t.token, '1')).toMatchObject({ ok: true, principal: { expiration: nextDay } });
+    const saved = now;
+    now = Date.parse(`${day}T23:59:59.999Z`);
+    expect((await a.authenticate(t.token, '1')).ok).toBe(true);
+    now += 1;
+    expect(await a.authenticate(t.token, '1')).toEqual({ ok: false, reason: 'expired', selector: t.id });
+    now = saved;
+  });
+
+  it('is verified afresh when another daemon re-hashed its row', async () => {
+    const a = auth();
+    const t = await token('re-hashed elsewhere');
+    expect((await a.authenticate(t.token, '1')).ok).toBe(true);
+    await db('tokens')
+      .where('selector', t.id)
+      .update({ secret_hash: await hashSecret(t.token.slice(12, 52)) });
+    const before = cost(a);
+    expect((await a.authenticate(t.token, '2')).ok).toBe(true);
+    expect(diff(a, before)).toMatchObject({ kdfRuns: 1 });
+  });
+
+  it("gets a stored hash with other parameters replaced, and other rows' hashes left alone", async () => {
+    const scrypt = (
+      (await import('scrypt-kdf')) as unknown as { default: { kdf(p: string, o: object): Promise<Uint8Array> } }
+    ).default;
+    const t = await token('old parameters');
+    const other = await token('untouched');
+    const old = Buffer.from(
+      await scrypt.kdf(t.token.slice(12, 52), { ...SCRYPT_PARAMS, logN: SCRYPT_PARAMS.logN - 1 }),
+    ).toString('base64');
+    await db('tokens').where('selector', t.id).update({ secret_hash: old });
+    const hashOf = async (id: string) =>
+      (await db('tokens').where('selector', id).first<{ secret_hash: string }>('secret_hash')).secret_hash;
+    const otherHash = await hashOf(other.id);
+    const a = auth();
+    expect((await a.authenticate(t.token, '1')).ok).toBe(true);
+    expect(await hashOf(t.id)).not.toBe(old);
+    expect(await hashOf(other.id)).toBe(otherHash);
+    // The cache holds the new hash: a moved generation finds the row as it was left, no KDF run.
+    const before = cost(a);
+    expect((await a.authenticate(t.token, '2')).ok).toBe(true);
+    expect(diff(a, before)).toEqual({ kdfRuns: 0, lookups: 1, hits: 1 });
+  });
+
+  it('keeps at most cacheSize verified values, the least recently used dropped first', async () => {
+    const a = auth({ cacheSize: 2 });
+    const [x, y, z] = await Promise.all(['lru x', 'lru y', 'lru z'].map((n) => token(n)));
+    for (const t of [x, y, x, z]) expect((await a.authenticate(t!.token, '1')).ok).toBe(true);
+    expect(a.cacheSize).toBe(2);
+    const before = cost(a);
+    expect((await a.authenticate(x!.token, '1')).ok).toBe(true);
+    expect(diff(a, before)).toMatchObject({ kdfRuns: 0 });
+    expect((await a.authenticate(y!.token, '1')).ok).toBe(true);
+    expect(diff(a, before)).toMatchObject({ kdfRuns: 1 });
+  });
+});
+
+describe('forged values', () => {
+  it('cost one lookup and one KDF run each, whether the id is unknown, unused, in use or revoked', async () => {
+    const a = auth();
+    const inUse = await token('in use');
+    const unused = await token('unused');
+    const revoked = await token('revoked for forging');
+    expect((await a.authenticate(inUse.token, '1')).ok).toBe(true);
+    expect((await a.authenticate(revoked.token, '1')).ok).toBe(true);
+    await box.run(['token', 'revoke', revoked.id, '--as', 'root']);
+    const ids = { unknown: randomBase62(8), unused: unused.id, 'in use': inUse.id, revoked: revoked.id };
+    for (const [what, id] of Object.entries(ids)) {
+      const before = cost(a);
+      const answer = await a.authenticate(forge(id), '2', `client ${what}`);
+      expect(answer, what).toEqual({ ok: false, reason: what === 'unknown' ? 'unknown' : 'mismatch', selector: id });
+      expect(diff(a, before), what).toEqual({ kdfRuns: 1, lookups: 1, hits: 0 });
+    }
+    expect((await a.authenticate(inUse.token, '2')).ok).toBe(true);
+  });
+
+  it('are throttled once the budgets are spent, with the wait, and a right value gives its credit back', async () => {
+    const a = auth({ perToken: { burst: 2, perMinute: 1 }, probationPerSecond: 0 });
+    const t = await token('budget');
+    // The right value spends a credit and gets it back: two forged values still fit, then probation.
+    expect((await a.authenticate(t.token, '1', 'c')).ok).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect(await a.authenticate(forge(t.id), '1', 'c')).toMatchObject({ reason: 'mismatch' });
+    const before = cost(a);
+    expect(await a.authenticate(forge(t.id), '1', 'c')).toEqual({
+      ok: false,
+      reason: 'throttled',
+      selector: t.id,
+      retryAfterSeconds: 60,
+    });
+    expect(diff(a, before)).toEqual({ kdfRuns: 0, lookups: 0, hits: 0 });
+    expect(a.stats.throttled).toBe(1);
+    expect((await a.authenticate(t.token, '1', 'c')).ok).toBe(true); // cached: no budget needed
+  });
+
+  it('are answered busy (503) when the KDF queue is full, and the attempt costs no credit', async () => {
+    const a = auth({
+      kdf: { concurrency: 1, perClient: 0, total: 0 },
+      perClient: { burst: 1, perMinute: 0 },
+      probationPerSecond: 0,
+    });
+    let release: () => void = () => undefined;
+    const held = a.kdf.run('someone', () => new Promise<void>((done) => (release = done)));
+    const before = cost(a);
+    const id = randomBase62(8);
+    expect(await a.authenticate(forge(id), '1', 'c')).toEqual({
+      ok: false,
+      reason: 'busy',
+      selector: id,
+      retryAfterSeconds: 1,
+    });
+    expect(a.stats.busy).toBe(1);
+    expect(diff(a, before).kdfRuns).toBe(0);
+    release();
+    await held;
+    // The client's one credit was given back: this attempt is checked, not throttled.
+    expect(await a.authenticate(forge(id), '1', 'c')).toMatchObject({ reason: 'unknown' });
+    expect(await a.authenticate(forge(id), '1', 'c')).toMatchObject({ reason: 'unknown' }); // probation
+    expect(await a.authenticate(forge(id), '1', 'c')).toMatchObject({ reason: 'throttled' });
+  });
+});

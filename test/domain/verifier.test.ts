@@ -1,0 +1,127 @@
+// The verifier (src/domain/tokens/verifier.ts) and the hashes it checks (hash.ts): one KDF run per
+// check, a dummy one for an unknown id, the queue's refusal when full, and re-hashing that
+// replaces only the one token's stored hash.
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecret, needsRehash, SCRYPT_PARAMS, verifySecret } from '../../src/domain/tokens/hash.js';
+import { KdfBusy } from '../../src/domain/tokens/kdf-queue.js';
+import { Verifier } from '../../src/domain/tokens/verifier.js';
+import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+
+const scrypt = (
+  (await import('scrypt-kdf')) as unknown as {
+    default: { kdf(p: string, o: object): Promise<Uint8Array>; viewParams(k: Uint8Array): Record<string, number> };
+  }
+).default;
+const hashWith = async (secret: string, params: Partial<Record<keyof typeof SCRYPT_PARAMS, number>>) =>
+  Buffer.from(await scrypt.kdf(secret, { ...SCRYPT_PARAMS, ...params })).toString('base64');
+const paramsOf = (hash: string) => scrypt.viewParams(Buffer.from(hash, 'base64'));
+
+const ROOMY = { concurrency: 1, perClient: 16, total: 64 };
+let box: Sandbox;
+let db: Knex;
+
+beforeAll(async () => {
+  box = await createSandbox();
+  await createAccounts(box, { root: 'superuser', reader: 'user' });
+  const { default: knex } = await import('knex');
+  db = box.dbFile
+    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
+    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await box?.cleanup();
+});
+
+describe('stored hashes', () => {
+  it('need re-hashing when any scrypt parameter differs, or the key is damaged', async () => {
+    const secret = 'a'.repeat(40);
+    expect(needsRehash(await hashSecret(secret))).toBe(false);
+    expect(paramsOf(await hashSecret(secret))).toMatchObject(SCRYPT_PARAMS);
+    expect(needsRehash(await hashWith(secret, { logN: SCRYPT_PARAMS.logN - 1 }))).toBe(true);
+    expect(needsRehash(await hashWith(secret, { r: 4 }))).toBe(true);
+    expect(needsRehash(await hashWith(secret, { p: 2 }))).toBe(true);
+    expect(needsRehash('not a key')).toBe(true);
+  });
+
+  it('verify the secret they were made from, and refuse others and damaged keys without throwing', async () => {
+    const hash = await hashSecret('right');
+    expect(await verifySecret(hash, 'right')).toBe(true);
+    expect(await verifySecret(hash, 'wrong')).toBe(false);
+    expect(await verifySecret('AAAA', 'right')).toBe(false);
+    expect(await verifySecret(await hashWith('right', { r: 4 }), 'right')).toBe(true);
+  });
+});
+
+describe('the verifier', () => {
+  it('runs the KDF once per check, also for an unknown id, which never matches', async () => {
+    const verifier = new Verifier(db, ROOMY);
+    const hash = await hashSecret('s3cret');
+    expect(await verifier.matches(hash, 's3cret', 'c')).toBe(true);
+    expect(await verifier.matches(hash, 'other', 'c')).toBe(false);
+    expect(verifier.runs).toBe(2);
+    expect(await verifier.matches(undefined, 's3cret', 'c')).toBe(false);
+    expect(await verifier.matches(undefined, '', 'c')).toBe(false);
+    expect(verifier.runs).toBe(4);
+  });
+
+  it('is refused with KdfBusy, running nothing, when the queue has no room for the client', async () => {
+    const verifier = new Verifier(db, { concurrency: 1, perClient: 1, total: 1 });
+    const hash = await hashSecret('s3cret');
+    const running = verifier.matches(hash, 's3cret', 'c');
+    const waiting = verifier.matches(hash, 'nope', 'c');
+    await expect(verifier.matches(hash, 's3cret', 'c')).rejects.toBeInstanceOf(KdfBusy);
+    expect(await running).toBe(true);
+    expect(await waiting).toBe(false);
+    expect(verifier.runs).toBe(2);
+  });
+
+  it('re-hashes a token made with other parameters, writing its row only', async () => {
+    const mine = await createToken(box, 'reader', 'rehash me', 'root');
+    const other = await createToken(box, 'reader', 'leave me', 'root');
+    const secret = mine.token.slice(12, 52);
+    const old = await hashWith(secret, { logN: SCRYPT_PARAMS.logN - 1 });
+    await db('tokens').where('selector', mine.id).update({ secret_hash: old });
+    const row = await db('tokens').where('selector', mine.id).first<{ id: number }>('id');
+    const hashOf = async (id: string) =>
+      (await db('tokens').where('selector', id).first<{ secret_hash: string }>('secret_hash')).secret_hash;
+    const otherBefore = await hashOf(other.id);
+    const verifier = new Verifier(db, ROOMY);
+    const fresh = await verifier.refresh(row.id, old, secret, 'c');
+    expect(paramsOf(fresh)).toMatchObject(SCRYPT_PARAMS);
+    expect(await verifySecret(fresh, secret)).toBe(true);
+    expect(await hashOf(mine.id)).toBe(fresh);
+    expect(await hashOf(other.id)).toBe(otherBefore);
+    // A hash with the current parameters is kept as it is: no KDF run, no write.
+    expect(await verifier.refresh(row.id, fresh, secret, 'c')).toBe(fresh);
+  });
+
+  it('does not overwrite a hash another daemon replaced meanwhile', async () => {
+    const t = await createToken(box, 'reader', 'raced', 'root');
+    const secret = t.token.slice(12, 52);
+    const old = await hashWith(secret, { logN: SCRYPT_PARAMS.logN - 1 });
+    const theirs = await hashSecret(secret);
+    await db('tokens').where('selector', t.id).update({ secret_hash: theirs });
+    const row = await db('tokens').where('selector', t.id).first<{ id: number }>('id');
+    await new Verifier(db, ROOMY).refresh(row.id, old, secret, 'c');
+    const stored = await db('tokens').where('selector', t.id).first<{ secret_hash: string }>('secret_hash');
+    expect(stored.secret_hash).toBe(theirs);
+  });
+
+  it('leaves the re-hash for a later use while the queue is full', async () => {
+    const t = await createToken(box, 'reader', 'busy rehash', 'root');
+    const secret = t.token.slice(12, 52);
+    const old = await hashWith(secret, { logN: SCRYPT_PARAMS.logN - 1 });
+    await db('tokens').where('selector', t.id).update({ secret_hash: old });
+    const row = await db('tokens').where('selector', t.id).first<{ id: number }>('id');
+    const verifier = new Verifier(db, { concurrency: 1, perClient: 1, total: 1 });
+    const hash = await hashSecret('x');
+    const busy = [verifier.matches(hash, 'x', 'c'), verifier.matches(hash, 'x', 'c')];
+    expect(await verifier.refresh(row.id, old, secret, 'c')).toBe(old);
+    await Promise.all(busy);
+    const stored = await db('tokens').where('selector', t.id).first<{ secret_hash: string }>('secret_hash');
+    expect(stored.secret_hash).toBe(old);
+  });
+});
