@@ -1,6 +1,6 @@
 // The Koa application: the whole request pipeline, in order, in one place.
 import path from 'node:path';
-import Koa, { type Next } from 'koa';
+import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator } from '../domain/tokens/authenticate.js';
@@ -26,7 +26,7 @@ import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/met
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { HANDLERS } from './routes/index.js';
-import type { ApiContext, ApiMiddleware, ApiState, Deps } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext } from './types.js';
 
 interface AppParts {
   deps: Deps;
@@ -49,10 +49,7 @@ function serveProbes(
   access: Deps['config']['metrics'],
 ): ApiMiddleware {
   return async function probes(ctx, next) {
-    if (!isProbe(ctx) || (ctx.path === '/metrics' && !mayReadMetrics(access, ctx.ip))) {
-      await next();
-      return;
-    }
+    if (!isProbe(ctx) || (ctx.path === '/metrics' && !mayReadMetrics(access, ctx.ip))) return next();
     ctx.state.probe = true;
     ctx.set('Cache-Control', 'no-store');
     if (ctx.path === '/healthz') {
@@ -70,7 +67,7 @@ function serveProbes(
 }
 
 /** A trusted proxy that forwards something other than IP addresses as the client's is answered 400. */
-async function refuseForwarded(ctx: ApiContext, next: Next): Promise<void> {
+async function refuseForwarded(ctx: ApiContext, next: ApiNext): Promise<void> {
   if (ctx.state.forwardedRefused)
     throw httpError(400, 'X-Forwarded-For must list IP addresses only (it is set by the proxy named in trustProxy)');
   await next();
@@ -108,7 +105,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
   const { limits } = deps.config;
   const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
 
-  app.use(async (ctx: ApiContext, next: Next) => {
+  app.use(async (ctx: ApiContext, next: ApiNext) => {
     const client = clientAddress(ctx.req, trust);
     ctx.request.ip = client.address;
     ctx.state.forwardedRefused = client.forwardedRefused;

@@ -2,7 +2,6 @@
 // anywhere → 401; the Authorization header → 401/403; the route's access rule → 401/403.
 // Validation and handlers come after all three.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import { decide } from '../domain/access.js';
 import type { AccessState } from '../domain/access-state.js';
@@ -10,7 +9,7 @@ import type { Authenticator, AuthResult, Refusal } from '../domain/tokens/authen
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
 import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
-import type { ApiContext, ApiMiddleware, ApiState } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, ApiNext } from './types.js';
 
 /** The first instant at which the request's token is refused (RFC 3339, UTC); see README. */
 const TOKEN_EXPIRATION = 'Token-Expiration';
@@ -174,12 +173,9 @@ export function willBeRefused(ctx: ApiContext): boolean {
 }
 
 /** Step 3: the route's rule from the access matrix. Runs after 404/405 are settled. */
-export async function enforceAccess(ctx: ApiContext, next: Next): Promise<void> {
+export async function enforceAccess(ctx: ApiContext, next: ApiNext): Promise<void> {
   const route = ctx.state.route;
-  if (!route) {
-    await next();
-    return;
-  }
+  if (!route) return next();
   const rule = ruleOf(ctx, route);
   const decision = decide(rule, ctx.method, ctx.state.settings, ctx.state.principal?.role ?? null);
   if (decision === 'unauthenticated') {

@@ -10,8 +10,7 @@
 // - JSONP: a script tag sends no Authorization header, so it only reaches what is open.
 import { invalid } from '../errors.js';
 import { hasBody } from './body.js';
-import type { Next } from 'koa';
-import type { ApiContext } from './types.js';
+import type { ApiContext, ApiNext } from './types.js';
 
 /** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
 const MAX_AGE_SECONDS = 7200;
@@ -22,7 +21,7 @@ const EXPOSED = 'WWW-Authenticate, Retry-After, Allow, Token-Expiration';
 const PROTOCOL_METHODS = 'GET, HEAD, POST';
 
 /** Run after the route is resolved, before anything can refuse the request. */
-export async function corsHeaders(ctx: ApiContext, next: Next): Promise<void> {
+export async function corsHeaders(ctx: ApiContext, next: ApiNext): Promise<void> {
   if (ctx.state.crossOrigin) {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', EXPOSED);
@@ -31,13 +30,10 @@ export async function corsHeaders(ctx: ApiContext, next: Next): Promise<void> {
 }
 
 /** Run after the api_token check and before authentication: answers preflights. */
-export async function corsPreflight(ctx: ApiContext, next: Next): Promise<void> {
+export async function corsPreflight(ctx: ApiContext, next: ApiNext): Promise<void> {
   const isPreflight =
     ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-  if (!isPreflight || !ctx.state.crossOrigin) {
-    await next();
-    return;
-  }
+  if (!isPreflight || !ctx.state.crossOrigin) return next();
   ctx.status = 204;
   ctx.set({
     'Access-Control-Allow-Methods': ctx.state.allowed.length > 0 ? ctx.state.allowed.join(', ') : PROTOCOL_METHODS,

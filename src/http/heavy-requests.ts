@@ -118,10 +118,7 @@ export function limitHeavyRequests(places: HeavyPlaces): ApiMiddleware {
       'Retry-After': String(RETRY_AFTER_S),
     });
   return async function heavy(ctx, next) {
-    if (!isHeavy(ctx)) {
-      await next();
-      return;
-    }
+    if (!isHeavy(ctx)) return next();
     // One 'close' listener for both uses: a streamed answer gathers many on its response
     // (Koa's pipeline, on-finished, the send timeout), and node warns past ten.
     let isClosed = false;

@@ -7,10 +7,9 @@
 import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import type { Next } from 'koa';
 import { ROUTES, type RouteSpec } from '../domain/access.js';
 import { httpError } from './errors.js';
-import type { ApiContext, ApiMiddleware, ApiState, HandlerMap } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, HandlerMap, ApiNext } from './types.js';
 import { redactTokens } from '../errors.js';
 
 const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
@@ -63,11 +62,8 @@ export function routeRequests(handlers: HandlerMap, pipeline: ApiMiddleware[]): 
 }
 
 /** 404 for unknown paths, 405 with Allow for a known path and a wrong method; after authentication. */
-export async function requireRoute(ctx: ApiContext, next: Next): Promise<void> {
-  if (ctx.state.route) {
-    await next();
-    return;
-  }
+export async function requireRoute(ctx: ApiContext, next: ApiNext): Promise<void> {
+  if (ctx.state.route) return next();
   if (ctx.state.allowed.length > 0) {
     throw httpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
   }

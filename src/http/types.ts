@@ -1,5 +1,5 @@
 // The shapes shared by the HTTP layer: what the pipeline leaves on ctx.state for handlers.
-import type { Middleware, ParameterizedContext } from 'koa';
+import type { ParameterizedContext } from 'koa';
 import type { Config } from '../config.js';
 import type { RouteSpec } from '../domain/access.js';
 import type { Ctx } from '../domain/context.js';
@@ -60,6 +60,7 @@ export interface ApiState {
 export type ApiContext = ParameterizedContext<ApiState> & { params: Record<string, string> };
 export type Handler = (ctx: ApiContext) => Promise<void>;
 /** A step of the request pipeline (app.ts): plain Koa middleware; one that answers does not call `next`. */
-export type ApiMiddleware = Middleware<ApiState, ApiContext>;
+export type ApiMiddleware = (ctx: ApiContext, next: ApiNext) => Promise<void>;
+export type ApiNext = () => Promise<void>;
 /** Handlers of one resource, keyed `METHOD path` exactly as in ROUTES (src/domain/access.ts). */
 export type HandlerMap = Record<string, Handler>;
