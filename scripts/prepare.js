@@ -6,6 +6,7 @@
 // all three (the production install puts them where man, bash and zsh look: docs/operations.md).
 // A production install (`npm ci --omit=dev` on a built tree, or a packed tarball) has no
 // rolldown: it uses the bundle already there, and only fails when there is none to use.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -30,17 +31,19 @@ if (rolldown) {
   await build({ ...config, cwd: root });
   console.error('prepare: writing man/archivectl.1 and the bash and zsh completions in completion/');
   const bundle = (file) => require(path.join(root, 'dist', 'bundle', file));
-  const [{ buildProgram, version }, { manPage }, { bashCompletion, zshCompletion }] = [
-    bundle('archivectl.cjs'),
-    bundle('man-page.cjs'),
-    bundle('completion.cjs'),
-  ];
+  const [{ buildProgram, version }, { manPage }] = [bundle('archivectl.cjs'), bundle('man-page.cjs')];
+  // The completions as the built command prints them (`archivectl completion bash|zsh`).
+  const completion = (shell) =>
+    execFileSync(process.execPath, [path.join(root, 'bin', 'archivectl'), 'completion', shell], {
+      cwd: root,
+      encoding: 'utf8',
+    });
   mkdirSync(path.join(root, 'man'), { recursive: true });
   const today = new Date().toISOString().slice(0, 10);
   writeFileSync(path.join(root, 'man', 'archivectl.1'), manPage(buildProgram(), version(), today));
   mkdirSync(path.join(root, 'completion'), { recursive: true });
-  writeFileSync(path.join(root, 'completion', 'archivectl.bash'), bashCompletion(buildProgram()));
-  writeFileSync(path.join(root, 'completion', '_archivectl'), zshCompletion(buildProgram()));
+  writeFileSync(path.join(root, 'completion', 'archivectl.bash'), completion('bash'));
+  writeFileSync(path.join(root, 'completion', '_archivectl'), completion('zsh'));
 } else if (existsSync(path.join(root, 'dist', 'bundle', 'archivectl.cjs'))) {
   console.error('prepare: rolldown is not installed (a production install); using the dist/bundle/ already built');
 } else {

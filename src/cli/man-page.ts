@@ -3,12 +3,16 @@
 import { ENVIRONMENT, EXIT_STATUS } from './about.js';
 import type { Command, Option } from 'commander';
 
-/** Text made safe for roff: backslashes, leading dots and quotes, hyphens meant as minus signs. */
+/**
+ * Text made safe for roff: backslashes, leading dots and quotes, hyphens meant as minus signs, and
+ * characters beyond ASCII as groff's \[uXXXX] (troff reads its input as Latin-1 otherwise).
+ */
 function roff(text: string): string {
   return text
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')
-    .replace(/^([.'])/gm, '\\&$1');
+    .replace(/^([.'])/gm, '\\&$1')
+    .replace(/[^\x00-\x7f]/gu, (c) => `\\[u${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}]`);
 }
 
 function optionLines(options: readonly Option[]): string[] {

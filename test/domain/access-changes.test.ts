@@ -41,7 +41,7 @@ describe('the access generation', () => {
     expect(await moved(['token', 'revoke', t.id])).toBe(1);
     expect(await moved(['token', 'rotate', u.id])).toBe(1);
     expect(await moved(['account', 'set-role', 'reader', 'editor'])).toBe(1);
-    expect(await moved(['account', 'delete', 'other'])).toBe(1);
+    expect(await moved(['account', 'delete', 'other', '--yes'])).toBe(1);
     expect(await moved(['settings', 'set', 'public_api', 'on'])).toBe(1);
     expect(await moved(['settings', 'set', 'public_access', 'off'])).toBe(1);
   });

@@ -95,14 +95,14 @@ describe('a valid token', () => {
     const a = auth();
     const t = await token('followed', 'ed');
     expect(await a.authenticate(t.token, '1')).toMatchObject({ ok: true, principal: { role: 'editor' } });
-    await box.run(['account', 'set-role', 'ed', 'blocked']);
+    await box.run(['account', 'set-role', 'ed', 'blocked', '--as', 'root']);
     let before = cost(a);
     expect(await a.authenticate(t.token, '2')).toEqual({ ok: false, reason: 'blocked', selector: t.id });
     expect(diff(a, before)).toEqual({ kdfRuns: 0, lookups: 1, hits: 1 });
     before = cost(a);
     expect(await a.authenticate(t.token, '2')).toMatchObject({ ok: false, reason: 'blocked' });
     expect(diff(a, before)).toEqual({ kdfRuns: 0, lookups: 0, hits: 1 });
-    await box.run(['account', 'set-role', 'ed', 'editor']);
+    await box.run(['account', 'set-role', 'ed', 'editor', '--as', 'root']);
     expect(await a.authenticate(t.token, '3')).toMatchObject({ ok: true, principal: { role: 'editor' } });
   });
 
@@ -116,7 +116,7 @@ describe('a valid token', () => {
     await box.run(['token', 'revoke', t.id, '--as', 'root']);
     const before = cost(a);
     expect(await a.authenticate(t.token, '2')).toEqual({ ok: false, reason: 'revoked', selector: t.id });
-    await box.run(['account', 'delete', 'gone']);
+    await box.run(['account', 'delete', 'gone', '--as', 'root', '--yes']);
     expect(await a.authenticate(u.token, '3')).toEqual({ ok: false, reason: 'unknown', selector: u.id });
     expect(diff(a, before).kdfRuns).toBe(0);
     expect(a.cacheSize).toBe(1); // the deleted token's entry is dropped

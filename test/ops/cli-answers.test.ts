@@ -39,7 +39,12 @@ describe('token create asked in a terminal', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ account: 'carl', name: 'nightly', expires: '2027-01-31' });
     // Nothing was made before the last answer: one token besides "taken".
-    expect((await allTokens(cli)).filter((t) => t.account === 'carl').map((t) => t.name)).toEqual(['taken', 'nightly']);
+    expect(
+      (await allTokens(cli))
+        .filter((t) => t.account === 'carl')
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['nightly', 'taken']);
   });
 
   it('says why nothing is asked when the output is captured (TOKEN=$(…) at a terminal)', async () => {

@@ -217,7 +217,7 @@ unshare --net bash -e -o pipefail "$T/phase2.sh" "$T"
     // man names the page the link in /usr/local/share/man/man1 leads to.
     expect(file('man.out').trim()).toBe('/opt/archivectl/lib/node_modules/archivectl/man/archivectl.1');
     expect(file('man-page.out')).toMatch(/ARCHIVECTL\(1\)/);
-    expect(file('bash.out').trim()).toBe('complete -o default -F _archivectl archivectl');
+    expect(file('bash.out').trim()).toBe('complete -o filenames -F _archivectl archivectl');
     expect(file('zsh.out').trim()).toBe('_archivectl');
   });
 

@@ -150,10 +150,10 @@ describe('Cache-Control and Vary', () => {
 
 describe('Cache-Control and Vary while the archive is public', () => {
   beforeAll(async () => {
-    expect((await box.run(['settings', 'set', 'public_access', 'on'])).code).toBe(0);
+    expect((await box.run(['settings', 'set', 'public_access', 'on', '--as', 'root'])).code).toBe(0);
   });
   afterAll(async () => {
-    expect((await box.run(['settings', 'set', 'public_access', 'off'])).code).toBe(0);
+    expect((await box.run(['settings', 'set', 'public_access', 'off', '--as', 'root'])).code).toBe(0);
   });
 
   it('anonymous answers are no-cache (a cache asks again each time) and vary on Authorization', async () => {
