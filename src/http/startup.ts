@@ -7,7 +7,7 @@ import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import path from 'node:path';
-import { shellWord, untrustedFile } from '../config/file-trust.js';
+import { shellWord, trustedPath, untrustedOwnerAndMode } from '../config/file-trust.js';
 import { configError, errorCode } from '../errors.js';
 
 /** A reason the daemon cannot start, shown as `error: <message>`. */
@@ -82,10 +82,15 @@ export interface TlsFiles {
  */
 export function readTlsFiles(tls: { cert: string; key: string }): TlsFiles {
   const cert = readPem(tls.cert, 'tls.cert');
-  const untrusted = untrustedFile(tls.key, 'TLS key file');
-  if (untrusted) throw configError(`config error: ${untrusted}`);
-  return { cert, key: readPem(tls.key, 'tls.key', keyReadableByAll) };
+  // The key's name (its directory, a symbolic link) is judged, then the file opened (its owner and
+  // mode, by fstat): what is judged is what is read.
+  const named = trustedPath(tls.key, 'TLS key file');
+  if (named.problem) throw configError(`config error: ${named.problem}`);
+  return { cert, key: readPem(named.path ?? tls.key, 'tls.key', keyProblem) };
 }
+
+const keyProblem = (file: string, st: { uid: number; mode: number }) =>
+  untrustedOwnerAndMode(st, file, 'TLS key file') ?? keyReadableByAll(file, st.mode);
 
 function keyReadableByAll(file: string, mode: number): string | null {
   if ((mode & 0o004) === 0) return null;
@@ -100,7 +105,7 @@ function keyReadableByAll(file: string, mode: number): string | null {
 function readPem(
   file: string,
   key: string,
-  refuse: (file: string, mode: number) => string | null = () => null,
+  refuse: (file: string, st: { uid: number; mode: number }) => string | null = () => null,
 ): Buffer {
   const cannot = (err: unknown) => configError(`config error: cannot read "${key}" ${file} (${errorCode(err)})`);
   let fd: number;
@@ -112,7 +117,7 @@ function readPem(
   let why: string | null;
   let pem: Buffer;
   try {
-    why = refuse(file, fstatSync(fd).mode);
+    why = refuse(file, fstatSync(fd));
     pem = why ? Buffer.alloc(0) : readFileSync(fd);
   } catch (err) {
     throw cannot(err);

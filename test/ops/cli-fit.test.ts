@@ -103,6 +103,19 @@ describe('progress', () => {
     const piped = await cli.run(['token', 'import-legacy', file, '--as', 'alice']);
     expect(piped.stderr).toBe('imported 0 legacy token(s), skipped 3 already imported\n');
   });
+
+  it('catalog load shows the bytes read of the file on a terminal, erased before the table; piped, none', async () => {
+    const file = path.join(cli.dir, 'catalogue.json');
+    const actors = Array.from({ length: 50 }, (_, i) => ({ name: `Progress Actor ${i}`, type: 'person' }));
+    await writeFile(file, JSON.stringify({ actors }));
+    const r = await runInTerminal(cli, ['catalog', 'load', file]).done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/\rloading catalogue\.json \[#{20}\] 100% {2}\d+(\.\d)? KiB\/\d+(\.\d)? KiB/);
+    expect(r.stderr.endsWith(`\r${String.fromCharCode(27)}[K`)).toBe(true);
+    const piped = await cli.run(['catalog', 'load', file]);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stderr).toBe('');
+  });
 });
 
 describe.skipIf(IS_PG)('backup', () => {

@@ -5,15 +5,29 @@ import { errorCode, invalid } from '../../errors.js';
 import { withDb, type Globals } from '../context.js';
 import { io } from '../io.js';
 import { printJson, printTable } from '../output.js';
+import { progressLine, type Progress } from '../progress.js';
 
 /** The longest entry a catalogue file may hold, in characters (an actor's comment alone may take 65,535). */
 const MAX_ENTRY = 16 * 1024 * 1024;
 
-/** The file's bytes, a megabyte at a time ("-": standard input); a read error is a clear refusal. */
-async function* chunksOf(file: string, handle: FileHandle | null): AsyncGenerator<string | Buffer> {
+/**
+ * The file's bytes, a megabyte at a time ("-": standard input); a read error is a clear refusal.
+ * Entries are loaded as they are read, so the bytes read so far are the load's progress.
+ */
+async function* chunksOf(
+  file: string,
+  handle: FileHandle | null,
+  progress?: Progress,
+): AsyncGenerator<string | Buffer> {
   const source = handle ? handle.createReadStream({ highWaterMark: 1024 * 1024 }) : io().stdin;
+  const total = handle ? (await handle.stat()).size : undefined;
+  let read = 0;
   try {
-    for await (const chunk of source) yield chunk as string | Buffer;
+    for await (const chunk of source) {
+      read += (chunk as string | Buffer).length;
+      progress?.update(`loading ${file === '-' ? 'standard input' : path.basename(file)}`, read, total, 'bytes');
+      yield chunk as string | Buffer;
+    }
   } catch (err) {
     throw invalid(`cannot read ${file} (${errorCode(err)}); nothing was loaded`);
   }
@@ -32,15 +46,18 @@ export async function load(globals: Globals, file: string, opts: { json?: boolea
       throw invalid(`cannot read ${file} (${errorCode(err)})`);
     }
   }
+  const progress = progressLine();
   try {
-    const events = jsonSections(chunksOf(file, handle), MAX_ENTRY);
-    const counts = await withDb(globals(), (ctx) => loadCatalog(ctx, events)).catch((err: unknown) => {
-      if (err instanceof JsonSyntaxError) {
-        throw invalid(`${file} is not valid JSON (${err.message}); nothing was loaded`);
-      }
-      if (err instanceof JsonNotObjectError) notAnObject();
-      throw err;
-    });
+    const events = jsonSections(chunksOf(file, handle, progress), MAX_ENTRY);
+    const counts = await withDb(globals(), (ctx) => loadCatalog(ctx, events))
+      .catch((err: unknown) => {
+        if (err instanceof JsonSyntaxError) {
+          throw invalid(`${file} is not valid JSON (${err.message}); nothing was loaded`);
+        }
+        if (err instanceof JsonNotObjectError) notAnObject();
+        throw err;
+      })
+      .finally(() => progress?.done());
     if (opts.json) printJson(counts);
     else {
       const sections = ['actors', 'places', 'keywords', 'objects'] as const;
