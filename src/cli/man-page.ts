@@ -12,7 +12,10 @@ function roff(text: string): string {
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')
     .replace(/^([.'])/gm, '\\&$1')
-    .replace(/[^\x00-\x7f]/gu, (c) => `\\[u${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}]`);
+    .replace(
+      /[\u{80}-\u{10FFFF}]/gu,
+      (c) => `\\[u${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}]`,
+    );
 }
 
 function optionLines(options: readonly Option[]): string[] {

@@ -5,7 +5,7 @@ import { RESOURCES, type AnyResource } from './catalog/resources/index.js';
 import type { Settings } from './settings.js';
 
 /** Who may call a route; RULE_TEXT says it in words. */
-export type Rule = 'token_or_public_api' | 'authority' | 'editor' | 'token';
+export type Rule = 'open' | 'token_or_public_api' | 'authority' | 'editor' | 'token';
 
 export type Method = 'GET' | 'POST' | 'PUT';
 
@@ -111,6 +111,9 @@ const teiExport = (r: AnyResource): RouteSpec =>
 // Where paths overlap, the more specific pattern owns the path (src/http/router.ts):
 // /api/actors/reconcile is never an actor id, whatever the order here.
 export const ROUTES: readonly RouteSpec[] = [
+  // The API describes itself (src/http/openapi/): it reveals no data, so it needs no token.
+  route('GET', '/api', 'open', 'api'),
+  route('GET', '/api/openapi.json', 'open', 'api'),
   ...RESOURCES.flatMap(resourceRoutes),
   route('POST', '/api/sips/import', 'editor', 'sips', { upload: true }),
   route('POST', '/api/ingest/confirm/:id', 'editor', 'ingest'),
@@ -124,6 +127,7 @@ export const ROUTES: readonly RouteSpec[] = [
 ];
 
 export const RULE_TEXT: Record<Rule, string> = {
+  open: 'open to anyone, with or without a token',
   token_or_public_api: 'token of any role; open (GET/HEAD) while public_api is on',
   authority: 'authority: open while public_access is on, or (GET/HEAD) while public_api is on; else token of any role',
   editor: 'token of an editor or higher',
@@ -134,6 +138,8 @@ export const RULE_TEXT: Record<Rule, string> = {
 function isOpen(rule: Rule, method: string, settings: Settings): boolean {
   const read = method === 'GET' || method === 'HEAD';
   switch (rule) {
+    case 'open':
+      return true;
     case 'token_or_public_api':
       return read && settings.public_api;
     case 'authority':

@@ -1,6 +1,7 @@
 // Talking to a running daemon the way an API client does, with the checks every response owes
 // SPEC §4 whatever the test is about: never a 5xx; every error is a JSON object with a string
-// `error`; every 401 carries `WWW-Authenticate: Bearer realm="archive"`; every 405 an `Allow`.
+// `error`; every 401 carries `WWW-Authenticate: Bearer realm="archive"`; every 405 an `Allow`;
+// and every answer is one the served description describes (described.ts).
 //
 //   const api = client(daemon);                    // daemon: () => RunningDaemon (from useDaemon)
 //   const r = await api.get('/api/actors', editor); // → { status, headers, text, body }
@@ -14,6 +15,7 @@ import { expect } from 'vitest';
 import { ROLES, type Role } from '../../src/domain/roles.js';
 import { asAdministrator, createAccounts, createToken, type Sandbox } from './cli.js';
 import type { RunningDaemon } from './daemon.js';
+import { describedProblems } from './described.js';
 import { pool } from './pool.js';
 import { zipOf } from './upload.js';
 
@@ -90,7 +92,7 @@ export interface Client {
 export function client(daemon: () => RunningDaemon): Client {
   const request = async (path: string, init: RequestInit = {}): Promise<Reply> => {
     const r = await send(daemon(), path, init);
-    expect(replyProblems(r), `${r.method} ${path}`).toEqual([]);
+    expect([...replyProblems(r), ...describedProblems(r)], `${r.method} ${path}`).toEqual([]);
     return r;
   };
   const withJson = (method: string) => (path: string, body: unknown, token?: string) =>

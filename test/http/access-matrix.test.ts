@@ -59,6 +59,9 @@ const SPEC_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
   'GET /api/tei/refresh': { rule: 'token' },
   // The token lifecycle: the presented token describes itself.
   'GET /api/token': { rule: 'token' },
+  // Issue 35: the API describes itself to anyone (it reveals no data).
+  'GET /api': { rule: 'open' },
+  'GET /api/openapi.json': { rule: 'open' },
   // Issue 9: the services a reconciliation manifest points to follow the authority rule of the
   // reconciliation endpoint (suggest, data-extension property proposals, preview).
   ...Object.fromEntries(
@@ -98,6 +101,8 @@ const display = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 function openWithoutToken(rule: Rule, method: string, s: SettingsCombo): boolean {
   const read = method === 'GET' || method === 'HEAD';
   switch (rule) {
+    case 'open':
+      return true;
     case 'token_or_public_api':
       return read && s.public_api;
     case 'authority':
@@ -225,6 +230,8 @@ const REQUESTS: Record<string, (f: Fixture) => Variant[]> = {
   ],
   'GET /api/tei/refresh': () => [{ path: '/api/tei/refresh' }],
   'GET /api/token': () => [{ path: '/api/token' }],
+  'GET /api': () => [{ path: '/api' }],
+  'GET /api/openapi.json': () => [{ path: '/api/openapi.json' }],
   'POST /api/actors': () => [{ path: '/api/actors', body: json({ name: 'Matrix created actor' }) }],
   'PUT /api/actors/:id': (f) => [
     { path: `/api/actors/${f.actor}`, body: json({ comment: 'changed by the matrix test' }) },

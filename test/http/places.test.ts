@@ -159,6 +159,10 @@ describe('POST /api/places/{id}', () => {
       [{ location: '47.37' }, 'location'],
       [{ name: null }, 'name'],
       [{ country_code: 'xx' }, 'country_code'],
+      // Two uppercase letters that ISO 3166-1 does not assign (issue 35).
+      [{ country_code: 'XX' }, 'country_code'],
+      [{ country_code: 'AB' }, 'country_code'],
+      [{ country_code_id: 'AB' }, 'country_code'],
       [{ bogus: true }, 'bogus'],
     ] as [unknown, string][]) {
       const r = await api.post(`/api/places/${created.id}`, body, t.editor);

@@ -32,7 +32,7 @@ function concrete(p: string): string {
 describe('unknown paths', () => {
   it('answer 404 with a JSON error, with a valid token', async () => {
     for (const p of [
-      ...['/api/nowhere', '/api', '/api/', '/api//actors', '/api/actors/1/extra', '/api/actors/reconcile/extra'],
+      ...['/api/nowhere', '/api//actors', '/api/actors/1/extra', '/api/actors/reconcile/extra'],
       ...['/api/tei', '/api/tei/persons', '/api/tei/refresh/now'],
       ...['/api/ingest', '/api/ingest/confirm', '/api/ingest/confirm/1/2', '/api/ingest/unknown/1'],
       ...['/api/sips', '/api/ai-cataloging', '/api/keywords/1', '/api/objects/1'],
@@ -180,7 +180,7 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
     }
     await inPool(tasks, 8);
     expect(problems).toEqual([]);
-  });
+  }, 180_000); // some 500 requests a GET route, GET /api/openapi.json answering 150 KB each
 
   it('odd ids in the path of every {id} route', async () => {
     const problems: string[] = [];

@@ -51,6 +51,8 @@ function text(min: number, max: number) {
     v.check((s) => charLength(s) >= min && !(min > 0 && s.trim() === ''), 'is required and must not be blank'),
     v.check((s) => charLength(s) <= max, `must be at most ${max} characters`),
     v.check((s) => !hasControlChars(s), 'must not contain control characters'),
+    // Described: a required text has a character that is not white space.
+    v.metadata({ minLength: min, maxLength: max, ...(min > 0 ? { pattern: '\\S' } : {}) }),
   );
 }
 
@@ -116,7 +118,7 @@ function usageSchema(from: ValueSource) {
   );
 }
 
-const SCHEMAS = { json: usageSchema('json'), form: usageSchema('form') };
+export const SCHEMAS = { json: usageSchema('json'), form: usageSchema('form') };
 
 export type UsageRecord = v.InferOutput<(typeof SCHEMAS)['json']>;
 

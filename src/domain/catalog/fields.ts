@@ -1,6 +1,8 @@
 // The value schemas of the catalogue's fields, combined into record schemas (record-schema.ts).
 // Each turns an untrusted JSON value into a typed, normalised value or one short message, never a
 // path inside its value, so a client's 422 names the field it sent.
+// The table alone (index.js): the package's main entry also loads the names in 80 languages.
+import { getAlpha2Codes } from 'i18n-iso-countries/index.js';
 import { v } from '../../validation.js';
 import { swissToWgs84 } from './anton/location.js';
 import { isPlainObject } from './json-values.js';
@@ -68,6 +70,8 @@ export function text(max: number, min = 1): ValueSchema<string> {
       (s) => codePoints(s) >= min && codePoints(s) <= max,
       min > 0 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`,
     ),
+    // What the description of the API says of it (JSON Schema counts code points, as the check does).
+    v.metadata({ minLength: min, maxLength: max }),
     v.rawCheck<string>(({ dataset, addIssue }) => {
       const problem = dataset.typed ? textProblem(dataset.value) : null;
       if (problem !== null) addIssue({ message: problem });
@@ -80,6 +84,7 @@ export function name(max = 255): ValueSchema<string> {
   return v.pipe(
     text(max),
     v.check((s) => !/[\r\n\t]/.test(s), 'must be a single line'),
+    v.description('a single line: no line breaks or tabs'),
   );
 }
 
@@ -91,6 +96,7 @@ export function pattern(re: RegExp, description: string, normalise = (s: string)
     v.trim(),
     v.transform(normalise),
     v.check((s) => s.length <= 64 && re.test(s), `must be ${description}`),
+    v.description(description),
   );
 }
 
@@ -111,6 +117,13 @@ const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/;
 export const LABEL_MAP: ValueSchema<Record<string, string> | null> = v.pipe(
   v.custom<Record<string, unknown>>(isPlainObject, 'must be an object of locale → string, e.g. {"en": "…"}'),
   v.check((o) => Object.keys(o).length <= 50, 'must have at most 50 locales'),
+  v.metadata({
+    type: 'object',
+    maxProperties: 50,
+    propertyNames: { pattern: LOCALE_RE.source },
+    additionalProperties: { type: ['string', 'null'], maxLength: 255 },
+    description: 'locale → name, e.g. {"de": "Zürich", "fr": "Zurich"}; null or blank names are dropped',
+  }),
   converted((o: Record<string, unknown>, refuse) => {
     // A null-prototype object: a locale named "__proto__" stays a plain key.
     const out = Object.create(null) as Record<string, string>;
@@ -141,6 +154,7 @@ export function nameList(max: number, notArray: string): ValueSchema<string[]> {
   return v.pipe(
     v.array(v.unknown(), notArray),
     v.maxLength(max, `must have at most ${max} entries`),
+    v.metadata({ items: { type: 'string', minLength: 1, maxLength: 255 } }),
     converted((items: unknown[], refuse) => {
       const out: string[] = [];
       for (const [i, item] of items.entries()) {
@@ -171,6 +185,7 @@ export const PARTIAL_DATE: ValueSchema<string> = v.pipe(
   v.string(DATE_MESSAGE),
   v.trim(),
   v.check(isCalendarDate, DATE_MESSAGE),
+  v.metadata({ pattern: '^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$', description: 'a date: YYYY, YYYY-MM or YYYY-MM-DD' }),
 );
 export const partialDate = checker(PARTIAL_DATE);
 
@@ -198,12 +213,12 @@ export const GEONAMES_ID = pattern(/^[1-9][0-9]{0,11}$/, 'a GeoNames identifier 
   s.replace(GEONAMES_URI_RE, '$1'),
 );
 
-const COUNTRY_MESSAGE = 'must be two uppercase letters (ISO 3166-1 alpha-2)';
+const COUNTRY_MESSAGE = 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. CH';
 
-export const COUNTRY_CODE: ValueSchema<string> = v.pipe(
-  v.string(COUNTRY_MESSAGE),
-  v.regex(/^[A-Z]{2}$/, COUNTRY_MESSAGE),
-);
+/** The assigned ISO 3166-1 alpha-2 codes, from i18n-iso-countries' table (not every two letters). */
+const COUNTRY_CODES = Object.keys(getAlpha2Codes()).sort();
+
+export const COUNTRY_CODE: ValueSchema<string> = v.picklist(COUNTRY_CODES, COUNTRY_MESSAGE);
 
 const DECIMAL_RE = /^[-+]?\d{1,3}(?:\.\d{1,12})?$/;
 const LOCATION_MESSAGE =
@@ -212,6 +227,7 @@ const LOCATION_MESSAGE =
 /** `location`: `"<lat> <lon>"` in decimal degrees, or Swiss coordinates (LV95/LV03) converted. */
 export const LOCATION: ValueSchema<string> = v.pipe(
   v.string(LOCATION_MESSAGE),
+  v.description(LOCATION_MESSAGE.replace(/^must be/, 'given as')),
   converted((raw: string, refuse) => {
     const parts = raw.trim().split(/\s+/);
     if (parts.length === 2 && parts.every((p) => DECIMAL_RE.test(p))) {
@@ -256,6 +272,7 @@ function decoded(s: string): string | null {
 export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.string(WIKIPEDIA_MESSAGE),
   v.maxLength(2048, WIKIPEDIA_MESSAGE),
+  v.metadata({ format: 'iri', description: WIKIPEDIA_MESSAGE.replace(/^must be/, 'given as') }),
   converted((raw: string, refuse) => {
     const m = WIKIPEDIA_RE.exec(raw.trim());
     if (!m) return refuse(WIKIPEDIA_MESSAGE);

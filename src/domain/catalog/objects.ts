@@ -112,7 +112,7 @@ const STRUCTURED_FILTERS = ['fields', 'operators', 'values'];
 const IDENTIFIER = name(255);
 
 /** Built once: every GET /api/objects reads it (a schema per request costs; bench/RESULTS.md). */
-const IDENTIFIER_PARAM = v.object({ identifier: optionalParam(v.string()) });
+export const IDENTIFIER_PARAM = v.object({ identifier: optionalParam(v.string()) });
 
 /** `?identifier=` (exact), and a 422 for Anton's structured filters. */
 export function parseObjectFilter(query: QueryInput): ObjectFilter {

@@ -6,6 +6,7 @@ import { parseBeaconProvider, type BeaconProvider } from '../../domain/catalog/l
 import { beaconDump, openDump, type DumpRequest } from '../../domain/catalog/list/beacon-dump.js';
 import { exportsDir } from '../../domain/catalog/export-file.js';
 import { toSelect2 } from '../../domain/catalog/list/formats.js';
+import { listLinks } from '../../domain/catalog/list/links.js';
 import { parseListQuery, type ListQuery, type ListResult, type QueryInput } from '../../domain/catalog/list/query.js';
 import type { Resource } from '../../domain/catalog/resources/index.js';
 import type { FieldSpecs } from '../../domain/catalog/record-schema.js';
@@ -55,6 +56,8 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
         return;
       }
       const list = await api.list(deps, q, filter);
+      const links = listLinks(new URL(`${baseUrl(ctx)}${ctx.url}`), list.meta, list.data.length);
+      if (links !== null) ctx.set('Link', links);
       ctx.body =
         q.format === 'select2'
           ? toSelect2(list, resource.select2)

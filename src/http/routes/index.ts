@@ -1,6 +1,7 @@
 import type { HandlerMap } from '../types.js';
 import { handlers as actors } from './actors.js';
 import { handlers as aiUsage } from './ai-usage.js';
+import { handlers as describe } from './describe.js';
 import { handlers as ingest } from './ingest.js';
 import { handlers as keywords } from './keywords.js';
 import { handlers as objects } from './objects.js';
@@ -11,6 +12,7 @@ import { handlers as tei } from './tei.js';
 import { handlers as token } from './token.js';
 
 export const HANDLERS: HandlerMap = {
+  ...describe,
   ...objects,
   ...actors,
   ...places,

@@ -55,7 +55,7 @@ export function authorityTypeOf(raw: string): AuthorityCode | undefined {
 }
 
 /** Built once: every GET /api/actors reads it (a schema built per request costs, see list.ts). */
-const AUTHORITY_TYPE_PARAM = v.object({ authority_type: optionalParam(v.string()) });
+export const AUTHORITY_TYPE_PARAM = v.object({ authority_type: optionalParam(v.string()) });
 
 /** `?authority_type=` of GET /api/actors: null when absent; an unknown value is a 422, not ignored. */
 export function parseAuthorityTypeFilter(query: QueryInput): AuthorityCode | null {

@@ -70,7 +70,7 @@ function nameFromLabel(body: Record<string, unknown>, out: Mapped, mode: 'create
   if (derived !== undefined) out.input.name = derived;
 }
 
-const ACTOR_ANTON_KEYS = ['type_id', 'anton_date_start', 'anton_date_end', 'private'] as const;
+export const ACTOR_ANTON_KEYS = ['type_id', 'anton_date_start', 'anton_date_end', 'private'] as const;
 
 /** Date values compare after normalisation: `1900-01` and ` 1900-01 ` are one date. */
 const sameDate = (a: unknown, b: unknown) => a === (antonDate(b) ?? b);
@@ -93,7 +93,7 @@ export function mapAntonActor(body: unknown, mode: 'create' | 'update'): Mapped 
   return out;
 }
 
-const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
+export const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
 
 const countryCodeOf = (v: unknown) =>
   typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : undefined;

@@ -21,7 +21,7 @@ export const PROVIDERS: Record<BeaconProvider, { prefix: string | null }> = {
   wikipedia: { prefix: null },
 };
 
-const providerSchema = <P extends BeaconProvider>(allowed: readonly P[]) =>
+export const providerSchema = <P extends BeaconProvider>(allowed: readonly P[]) =>
   v.object({ provider: optionalParam(oneOf(allowed)) });
 /** Each resource's schema, built once (its `allowed` list is a constant of its description). */
 const providerSchemas = new WeakMap<readonly BeaconProvider[], ReturnType<typeof providerSchema>>();

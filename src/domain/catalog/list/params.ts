@@ -27,12 +27,13 @@ function readWith<S extends v.GenericSchema<string, unknown>, A>(inner: S, absen
 
 /** One parameter read by `inner`, or `fallback` when absent or empty. */
 export function param<S extends v.GenericSchema<string, unknown>>(inner: S, fallback: v.InferOutput<S>) {
-  return v.pipe(text, readWith(inner, fallback));
+  // The description of the API (src/http/openapi/) reads the parameter's own schema from here.
+  return v.pipe(text, readWith(inner, fallback), v.metadata({ parameter: inner, default: fallback }));
 }
 
 /** One parameter that may be absent (undefined), read by `inner` when present. */
 export function optionalParam<S extends v.GenericSchema<string, unknown>>(inner: S) {
-  return v.pipe(text, readWith(inner, undefined));
+  return v.pipe(text, readWith(inner, undefined), v.metadata({ parameter: inner }));
 }
 
 /** Digits only, from `min` to `max`: no signs, exponents, decimals or hex that Number() would take. */
@@ -44,5 +45,6 @@ export function wholeNumber(min: number, max: number) {
     v.transform(Number),
     v.minValue(min, message),
     v.maxValue(max, message),
+    v.metadata({ type: 'integer', minimum: min, maximum: max }),
   );
 }

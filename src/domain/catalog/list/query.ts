@@ -58,7 +58,7 @@ export const MAX_PAGE = 1_000_000;
 export const EXACT_TOTAL_LIMIT = 10_000;
 
 /** The list parameters of a resource as one schema (SPEC §4.4), with its sort fields and formats. */
-function listParams<F extends string>(options: ListOptions<F>) {
+export function listParams<F extends string>(options: ListOptions<F>) {
   const searchMax = options.searchMax ?? 255;
   return v.object({
     search: param(
@@ -67,6 +67,7 @@ function listParams<F extends string>(options: ListOptions<F>) {
         v.transform((s) => s.trim().toLowerCase()),
         v.check((s) => [...s].length <= searchMax, `must be at most ${searchMax} characters`),
         v.check((s) => !hasControlChars(s), 'must not contain control characters'),
+        v.metadata({ maxLength: searchMax }),
         v.transform((s) => (s === '' ? null : s)),
       ),
       null,

@@ -1,0 +1,27 @@
+// RFC 8288 `Link` header of a list page: `first`, `prev`, `next`, `last` by `page`; with a cursor
+// only `next` (a keyset walk has no numbered pages). Built from the request's own query, so every
+// other parameter (search, sort, format) carries over; `page` (or `cursor`) is replaced.
+import type { ListMeta } from './query.js';
+
+/** The header's value for a page answered from `url` (absolute), or null when there is no link. */
+export function listLinks(url: URL, meta: ListMeta, rows: number): string | null {
+  const at = (set: Record<string, string>) => {
+    const next = new URL(url);
+    for (const [k, v] of Object.entries(set)) next.searchParams.set(k, v);
+    return next.href;
+  };
+  const links: [string, string][] = [];
+  if (meta.next_cursor !== undefined) {
+    if (meta.next_cursor !== null) links.push(['next', at({ cursor: meta.next_cursor })]);
+  } else {
+    const { page, perPage, total } = meta;
+    // An inexact total is a lower bound: a full page may have a next one, and no last is known.
+    const last = Math.max(1, Math.ceil(total / perPage));
+    const more = page < last || (meta.total_exact === false && rows === perPage);
+    links.push(['first', at({ page: '1' })]);
+    if (page > 1) links.push(['prev', at({ page: String(Math.min(page - 1, last)) })]);
+    if (more) links.push(['next', at({ page: String(page + 1) })]);
+    if (meta.total_exact !== false) links.push(['last', at({ page: String(last) })]);
+  }
+  return links.length === 0 ? null : links.map(([rel, href]) => `<${href}>; rel="${rel}"`).join(', ');
+}

@@ -1,0 +1,229 @@
+// The shared parts of the description: the error body, the envelopes, the records as the API
+// answers them and the bodies it reads, each derived from the resource's description
+// (domain/catalog/resources/) and its valibot field schemas.
+import { AUTHORITY_TYPES } from '../../domain/catalog/anton/fields.js';
+import { ACTOR_ANTON_KEYS, PLACE_ANTON_KEYS } from '../../domain/catalog/anton/input.js';
+import { RESOURCES, type AnyResource } from '../../domain/catalog/resources/index.js';
+import { EXACT_TOTAL_LIMIT, MAX_PER_PAGE } from '../../domain/catalog/list/query.js';
+import { SCHEMAS as USAGE } from '../../domain/catalog/ai-usage.js';
+import { ROLES } from '../../domain/roles.js';
+import { TOKEN_KINDS } from '../../domain/tokens/queries.js';
+import { jsonSchemaOf, orNull, type Schema } from './json-schema.js';
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+/** `Actor`, `Place`, … : a resource's schema names. */
+export const recordName = (r: AnyResource): string => `${r.what[0]?.toUpperCase()}${r.what.slice(1)}`;
+
+const SLUG = '[a-z0-9][a-z0-9_]{0,31}';
+const fullId = (register: string): Schema => ({
+  type: 'string',
+  pattern: `^${SLUG}-${register}-[1-9][0-9]*$`,
+  description: `Anton's id: \`<slug>-${register}-<id>\` (the slug has no \`-\`), as written into TEI \`@ref\` attributes`,
+});
+
+/** Anton's derived fields (anton/fields.ts): answered, never stored, ignored when sent back. */
+const DERIVED: Record<string, Record<string, Schema>> = {
+  actors: {
+    full_id: fullId('actors'),
+    fullname: { type: 'string', description: "Anton's name of `name`" },
+    authority_type: { enum: AUTHORITY_TYPES.map((t) => t.code), type: 'string', description: "Anton's name of `type`" },
+  },
+  places: {
+    full_id: fullId('places'),
+    country: { type: ['string', 'null'], description: 'the English name of `country_code`' },
+  },
+  keywords: { full_id: fullId('keywords') },
+};
+
+const ANTON_INPUT: Record<string, readonly string[]> = { actors: ACTOR_ANTON_KEYS, places: PLACE_ANTON_KEYS };
+
+const SERVER_SET: Record<string, Schema> = {
+  id: { type: 'integer', minimum: 1 },
+  created_at: { type: 'string', format: 'date-time' },
+  updated_at: { type: 'string', format: 'date-time' },
+};
+
+/** A record as the API answers it: its columns and fields, then Anton's derived fields. */
+function recordSchema(r: AnyResource): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const key of new Set([...Object.keys(r.columns), ...Object.keys(r.fields)])) {
+    const own = SERVER_SET[key];
+    if (own) {
+      properties[key] = { ...own, readOnly: true };
+      continue;
+    }
+    const field = r.fields[key];
+    const column = r.columns[key] as { nullable?: boolean; write?: unknown } | undefined;
+    const schema = field ? jsonSchemaOf(field.schema) : {};
+    // JSON columns (`write`) and optional text may hold null, as may nullable fields.
+    const nullable = field?.nullable === true || column?.nullable === true || column?.write !== undefined;
+    properties[key] = nullable ? orNull(schema) : schema;
+  }
+  for (const [key, schema] of Object.entries(DERIVED[r.table] ?? {})) properties[key] = { ...schema, readOnly: true };
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+/** A create or change body: the field table, unknown fields refused, read-only fields ignored. */
+function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const [key, field] of Object.entries(r.fields)) {
+    const schema = jsonSchemaOf(field.schema);
+    properties[key] = field.nullable ? orNull(schema) : schema;
+    if (mode === 'create' && field.required) required.push(key);
+  }
+  for (const key of r.readOnly)
+    properties[key] = { description: 'read-only: accepted and ignored (a record sent back as read)' };
+  const anton = ANTON_INPUT[r.table] ?? [];
+  for (const key of anton) properties[key] = { description: "Anton's field, mapped onto ours (README: Anton clients)" };
+  // Anton's bodies may give `label` alone: the name is taken from it.
+  const needs =
+    anton.length > 0 && required.includes('name')
+      ? { anyOf: [{ required }, { required: [...required.filter((k) => k !== 'name'), 'label'] }] }
+      : required.length > 0
+        ? { required }
+        : {};
+  return {
+    type: 'object',
+    properties,
+    ...needs,
+    additionalProperties: false,
+    description: 'Unknown fields are refused (422 `unknown field`); every problem is named in `fields`.',
+  };
+}
+
+function usageSchema(): Schema {
+  const schema = jsonSchemaOf(USAGE.json);
+  const required = (schema.required as string[] | undefined) ?? [];
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, Schema>).map(([k, s]) => [
+      k,
+      required.includes(k) ? s : orNull(s),
+    ]),
+  );
+  return {
+    ...schema,
+    properties,
+    additionalProperties: false,
+    description: 'Unknown fields are refused (422 `unknown field`); an optional field given as null or "" is absent.',
+  };
+}
+
+const LIST_META: Schema = {
+  type: 'object',
+  properties: {
+    page: { type: 'integer', minimum: 1 },
+    perPage: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
+    total: {
+      type: 'integer',
+      minimum: 0,
+      description: `exact, or (with \`total_exact: false\`) a lower bound: a filtered list counts up to ${EXACT_TOTAL_LIMIT}`,
+    },
+    total_exact: { const: false },
+    next_cursor: {
+      type: ['string', 'null'],
+      description: "with `cursor`: the next page's cursor, null after the last",
+    },
+  },
+  required: ['page', 'perPage', 'total'],
+  additionalProperties: false,
+};
+
+const ERROR: Schema = {
+  type: 'object',
+  properties: {
+    error: { type: 'string', minLength: 1, description: 'what went wrong, in words' },
+    fields: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: "a 422's problems by field (dotted paths, e.g. `label`, `actors[3].name`)",
+    },
+  },
+  required: ['error'],
+  additionalProperties: false,
+};
+
+const SELECT2: Schema = {
+  type: 'object',
+  properties: {
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, text: { type: 'string' } },
+        required: ['id', 'text'],
+        additionalProperties: false,
+      },
+    },
+    pagination: {
+      type: 'object',
+      properties: { more: { type: 'boolean' } },
+      required: ['more'],
+      additionalProperties: false,
+    },
+  },
+  required: ['results', 'pagination'],
+  additionalProperties: false,
+};
+
+const TOKEN: Schema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: "the token's public id (never its value)" },
+    name: { type: 'string' },
+    kind: { enum: [...TOKEN_KINDS], type: 'string' },
+    account: { type: 'string' },
+    role: { enum: [...ROLES], type: 'string', description: "the account's role as of this request" },
+    created: { type: 'string', format: 'date-time' },
+    expires: { type: ['string', 'null'], format: 'date', description: 'the last day (UTC) it is accepted' },
+    last_used: { type: ['string', 'null'], format: 'date-time' },
+  },
+  required: ['id', 'name', 'kind', 'account', 'role', 'created', 'expires', 'last_used'],
+  additionalProperties: false,
+};
+
+const SUBMISSION: Schema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer', minimum: 1 },
+    status: { enum: ['received', 'confirmed', 'failed'], type: 'string' },
+    object_id: { type: 'integer', minimum: 1 },
+  },
+  required: ['id', 'status', 'object_id'],
+  additionalProperties: false,
+};
+
+/** `{data: …}`. */
+export const dataOf = (schema: Schema): Schema => ({
+  type: 'object',
+  properties: { data: schema },
+  required: ['data'],
+  additionalProperties: false,
+});
+
+/** `{data: […], meta}`. */
+export const listOf = (schema: Schema): Schema => ({
+  type: 'object',
+  properties: { data: { type: 'array', items: schema }, meta: ref('ListMeta') },
+  required: ['data', 'meta'],
+  additionalProperties: false,
+});
+
+export function schemas(): Record<string, Schema> {
+  const out: Record<string, Schema> = {
+    Error: ERROR,
+    ListMeta: LIST_META,
+    Select2: SELECT2,
+    Token: TOKEN,
+    Submission: SUBMISSION,
+    UsageInput: usageSchema(),
+  };
+  for (const r of RESOURCES) {
+    const name = recordName(r);
+    out[name] = recordSchema(r);
+    out[`${name}Create`] = inputSchema(r, 'create');
+    out[`${name}Change`] = inputSchema(r, 'update');
+  }
+  return out;
+}

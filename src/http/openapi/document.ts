@@ -1,0 +1,152 @@
+// The description of the API (OpenAPI 3.1), built from the access matrix (ROUTES), the valibot
+// schemas the handlers parse with and docs/anton-differences.md, once, when it is first asked
+// for: a daemon that is never asked never builds it, and `--help` never loads this module.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { ROUTES } from '../../domain/access.js';
+import { ref, schemas } from './components.js';
+import type { Schema } from './json-schema.js';
+import { paths, tagOf } from './operations.js';
+
+/** The checkout or the installed package: the first folder above this module with our package.json. */
+function projectFile(name: string): string {
+  for (let up = '../'; up.length < 16; up += '../') {
+    const url = new URL(`${up}package.json`, import.meta.url);
+    if (existsSync(url) && (JSON.parse(readFileSync(url, 'utf8')) as { name?: string }).name === 'archivectl')
+      return readFileSync(new URL(`${up}${name}`, import.meta.url), 'utf8');
+  }
+  throw new Error(`${name} not found above ${import.meta.url}`);
+}
+
+const ERRORS: Record<string, [number, string]> = {
+  BadRequest: [400, 'The body could not be read (malformed JSON, a form), or a token was sent in the URL or body'],
+  Unauthorized: [401, 'No token, or one that is not valid (`WWW-Authenticate: Bearer realm="archive"`)'],
+  Forbidden: [403, "The token's role may not do this"],
+  NotFound: [404, 'No such record'],
+  MethodNotAllowed: [405, 'Not a method of this path (`Allow` names those that are)'],
+  Conflict: [409, 'The state changed: the request no longer applies'],
+  TooLarge: [413, 'The body, or a reconciliation batch, is larger than allowed'],
+  UnsupportedType: [415, 'A body of a type this route does not read'],
+  Invalid: [422, 'Invalid input: `fields` names every problem, e.g. `{"name": "must be 1 to 255 characters"}`'],
+  Unavailable: [503, 'Busy or not ready: come back later (`Retry-After`)'],
+  NoSpace: [507, 'No space left to store the data'],
+};
+
+function responses(): Record<string, Schema> {
+  return Object.fromEntries(
+    Object.entries(ERRORS).map(([name, [status, description]]) => [
+      name,
+      {
+        description,
+        ...(status === 401
+          ? { headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } }
+          : {}),
+        content: { 'application/json': { schema: ref('Error') } },
+      },
+    ]),
+  );
+}
+
+const text = (description: string, format?: string): Schema => ({
+  description,
+  schema: { type: 'string', ...(format ? { format } : {}) },
+});
+
+const HEADERS: Record<string, Schema> = {
+  Location: { ...text('The absolute URL of what was created (from `publicUrl` when set)', 'uri'), required: true },
+  ETag: text('The entity tag, for If-None-Match'),
+  LastModified: text('When the content last changed (an HTTP date)'),
+  Link: text('RFC 8288 links of a list page: `next`, `prev`, `first`, `last`'),
+  TokenExpiration: text(
+    'With a token that ends: its first refused instant (RFC 3339, UTC), so a script sees the end coming',
+    'date-time',
+  ),
+  WWWAuthenticate: text('`Bearer realm="archive"`, with `error="invalid_token"` for a refused token'),
+};
+
+const INDEX: Schema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    version: { type: 'string' },
+    links: {
+      type: 'object',
+      additionalProperties: { type: 'string', format: 'uri-reference' },
+      description: "where to read on: the description, the reconciliation manifests, the token's own description",
+    },
+  },
+  required: ['name', 'version', 'links'],
+  additionalProperties: false,
+};
+
+/** Keeps the schemas something refers to (a resource without a create route has no create body). */
+function used(all: Record<string, Schema>, rest: unknown): Record<string, Schema> {
+  const keep = new Set<string>();
+  const visit = (value: unknown) => {
+    for (const m of JSON.stringify(value).matchAll(/"#\/components\/schemas\/(\w+)"/g)) {
+      const name = m[1] as string;
+      if (!keep.has(name)) {
+        keep.add(name);
+        visit(all[name]);
+      }
+    }
+  };
+  visit(rest);
+  return Object.fromEntries(Object.entries(all).filter(([name]) => keep.has(name)));
+}
+
+export function buildDocument(version: string): Schema {
+  const builtPaths = paths(ROUTES);
+  const parts = { paths: builtPaths, responses: responses() };
+  const description = [
+    'The API of archivectl, an archive and cataloguing service. Answers are JSON: one record as',
+    '`{"data": …}`, a list as `{"data": […], "meta": {…}}`, every error as `{"error": "…"}` (a 422 adds',
+    '`fields`). Send a token as `Authorization: Bearer <token>`; which routes are open without one',
+    'depends on the settings `public_api` and `public_access` (`x-archivectl-access` of each operation).',
+    'Unknown query parameters are ignored (OpenRefine and jQuery add `callback` and `_`); unknown',
+    'fields of a body are refused.',
+    '',
+    projectFile('docs/anton-differences.md').replace(/^# /, '## '),
+  ].join('\n');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'archivectl',
+      version,
+      description,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'this daemon' }],
+    tags: [...new Set(ROUTES.map((r) => tagOf(r.path)))].map((name) => ({
+      name,
+      description: name === 'api' ? 'The index and this description' : `/api/${name}`,
+    })),
+    paths: builtPaths,
+    components: {
+      schemas: used({ ...schemas(), Index: INDEX }, parts),
+      responses: parts.responses,
+      headers: HEADERS,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A token made by `archivectl token create`' },
+      },
+    },
+  };
+}
+
+export interface Served {
+  json: string;
+  etag: string;
+}
+
+let served: Served | undefined;
+
+export const packageVersion = (): string => (JSON.parse(projectFile('package.json')) as { version: string }).version;
+
+/** The description as served: built on first use, then the same text and ETag. */
+export function servedDocument(): Served {
+  if (!served) {
+    const json = JSON.stringify(buildDocument(packageVersion()));
+    served = { json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+  }
+  return served;
+}

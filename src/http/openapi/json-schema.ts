@@ -1,0 +1,63 @@
+// The valibot schemas the daemon validates with, as JSON Schema (draft 2020-12, OpenAPI 3.1's
+// dialect), by @valibot/to-json-schema. Checks it cannot translate (code-point lengths, trimmed
+// text, normalised identifiers) carry their JSON Schema beside them as valibot metadata
+// (src/domain/catalog/fields.ts); a query parameter's schema sits in the `parameter` metadata of
+// its wrapper (src/domain/catalog/list/params.ts).
+import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
+import type { v } from '../../validation.js';
+
+export type Schema = Record<string, unknown>;
+
+/** Keywords that say nothing of a number (a digit string read as an integer). */
+const STRING_ONLY = ['pattern', 'minLength', 'maxLength', 'format'];
+
+function tidy(schema: Schema): Schema {
+  const out: Schema = { ...schema };
+  delete out.$schema;
+  delete out.parameter;
+  if (out.type === 'integer' || out.type === 'number') for (const key of STRING_ONLY) delete out[key];
+  // A default that is null or a function says nothing a client can use.
+  if (out.default === null || typeof out.default === 'function') delete out.default;
+  // A default given as its parsed value (sortAsc: true) is not one of the accepted words.
+  if (Array.isArray(out.enum) && 'default' in out && !out.enum.includes(out.default)) delete out.default;
+  if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
+  return out;
+}
+
+/** A valibot schema as the JSON Schema of the values it accepts. */
+export function jsonSchemaOf(schema: v.GenericSchema): Schema {
+  const converted = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode: 'ignore',
+    errorMode: 'ignore',
+    overrideAction: ({ valibotAction }) => {
+      if (valibotAction.type !== 'metadata') return null;
+      const meta = (valibotAction as unknown as { metadata: Schema }).metadata;
+      const inner = meta.parameter as v.GenericSchema | undefined;
+      if (inner === undefined) return null;
+      const own = jsonSchemaOf(inner);
+      return { ...own, ...(meta.default !== undefined ? { default: meta.default } : {}) } as JsonSchema;
+    },
+  }) as Schema;
+  return walk(converted);
+}
+
+/** Tidies every nested schema (properties, items) as well. */
+function walk(schema: Schema): Schema {
+  const out = tidy(schema);
+  if (out.properties && typeof out.properties === 'object') {
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties as Record<string, Schema>).map(([k, s]) => [k, walk(s)]),
+    );
+  }
+  if (out.items && typeof out.items === 'object') out.items = walk(out.items as Schema);
+  return out;
+}
+
+/** `schema`, or null. */
+export function orNull(schema: Schema): Schema {
+  const out = { ...schema };
+  if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
+  if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'] };
+  return Array.isArray(out.enum) ? out : { anyOf: [schema, { type: 'null' }] };
+}

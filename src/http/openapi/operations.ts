@@ -1,0 +1,405 @@
+// One operation of the description for each row of the access matrix (ROUTES): its parameters
+// from the valibot schemas the handler parses with, its answers from the envelopes the handler
+// writes. A row this file does not know fails the build of the document, so a new route cannot
+// go undescribed.
+import { displayPath, RULE_TEXT, type RouteSpec, type Rule } from '../../domain/access.js';
+import { AUTHORITY_TYPE_PARAM } from '../../domain/catalog/anton/fields.js';
+import { providerSchema } from '../../domain/catalog/list/beacon.js';
+import { listParams } from '../../domain/catalog/list/query.js';
+import { IDENTIFIER_PARAM } from '../../domain/catalog/objects.js';
+import { RESOURCES, type AnyResource } from '../../domain/catalog/resources/index.js';
+import type { v } from '../../validation.js';
+import { dataOf, listOf, recordName, ref } from './components.js';
+import { jsonSchemaOf, type Schema } from './json-schema.js';
+
+const response = (name: string): Schema => ({ $ref: `#/components/responses/${name}` });
+const header = (name: string): Schema => ({ $ref: `#/components/headers/${name}` });
+const json = (schema: Schema): Schema => ({ 'application/json': { schema } });
+
+/** getActorsById, postActorsReconcile10DraftMatch: stable, from the method and the path. */
+export function operationId(route: Pick<RouteSpec, 'method' | 'path'>): string {
+  const words = route.path
+    .replace(/^\/api\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (part.startsWith(':') ? `by-${part.slice(1)}` : part))
+    .flatMap((part) => part.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  const name = words.map((w) => `${w[0]?.toUpperCase()}${w.slice(1)}`).join('');
+  return `${route.method.toLowerCase()}${name || 'Index'}`;
+}
+
+/** The query parameters of an object schema of parameters (each read by list/params.ts). */
+function queryParameters(schema: v.GenericSchema, descriptions: Record<string, string> = {}): Schema[] {
+  const object = jsonSchemaOf(schema);
+  const required = (object.required as string[] | undefined) ?? [];
+  return Object.entries((object.properties ?? {}) as Record<string, Schema>).map(([name, s]) => ({
+    name,
+    in: 'query',
+    required: required.includes(name),
+    schema: s,
+    ...(descriptions[name] ? { description: descriptions[name] } : {}),
+  }));
+}
+
+const LIST_WORDS: Record<string, string> = {
+  search: 'a case-insensitive substring of the searched names',
+  page: 'the page, from 1 (not with `cursor`)',
+  perPage: 'entries a page',
+  sortField: 'the sort',
+  sortAsc: '1/true ascending, 0/false descending',
+  format: '`json` (`{data, meta}`), `select2` (`{results, pagination}`) or `beacon` (a BEACON link dump, text/plain)',
+  cursor: "keyset paging: `start`, then each answer's `meta.next_cursor`",
+  provider: 'with `format=beacon`: the authority file whose ids the dump links',
+  authority_type: 'a type: its code, label or `type_id` (Anton)',
+  identifier: 'the object with exactly this identifier (Anton)',
+};
+
+function listParameters(r: AnyResource): Schema[] {
+  const params = [...queryParameters(listParams(r.listOptions), LIST_WORDS)];
+  if (r.beacon) params.push(...queryParameters(providerSchema(r.beacon.providers), LIST_WORDS));
+  if (r.table === 'actors') params.push(...queryParameters(AUTHORITY_TYPE_PARAM, LIST_WORDS));
+  if (r.table === 'objects') params.push(...queryParameters(IDENTIFIER_PARAM, LIST_WORDS));
+  return params;
+}
+
+const ID_PARAMETER: Schema = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'integer', minimum: 1 },
+  description: 'the row id; anything else names no row (404)',
+};
+
+type Answers = Record<string, Schema>;
+interface Described {
+  summary: string;
+  parameters?: Schema[];
+  requestBody?: Schema;
+  responses: Answers;
+}
+
+const ok = (description: string, content: Schema, headers?: Schema): Schema => ({
+  description,
+  content,
+  ...(headers ? { headers } : {}),
+});
+
+function catalogue(route: RouteSpec, r: AnyResource): Described | undefined {
+  const base = `/api/${r.table}`;
+  const record = ref(recordName(r));
+  const what = r.what;
+  if (route.path === base && route.method === 'GET') {
+    const content: Schema = {
+      'application/json': { schema: { oneOf: [listOf(record), ref('Select2')] } },
+      ...(r.beacon ? { 'text/plain': { schema: { type: 'string', description: 'a BEACON link dump' } } } : {}),
+    };
+    return {
+      summary: `List ${r.table}`,
+      parameters: listParameters(r),
+      responses: {
+        200: ok(`A page of ${r.table}`, content, { Link: header('Link'), ETag: header('ETag') }),
+        ...(r.beacon
+          ? { 304: { description: 'The BEACON dump is unchanged (If-None-Match, If-Modified-Since)' } }
+          : {}),
+        422: response('Invalid'),
+      },
+    };
+  }
+  if (route.path === base && route.method === 'POST')
+    return {
+      summary: `Create ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`,
+      requestBody: body(ref(`${recordName(r)}Create`)),
+      responses: {
+        201: ok(`The new ${what}`, json(dataOf(record)), { Location: header('Location') }),
+        422: response('Invalid'),
+      },
+    };
+  if (route.path === `${base}/:id` && route.method === 'GET')
+    return {
+      summary: `Read one ${what}`,
+      responses: { 200: ok(`The ${what}`, json(dataOf(record))), 404: response('NotFound') },
+    };
+  if (route.path === `${base}/:id`)
+    return {
+      summary: `Change ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} (the fields given)`,
+      requestBody: body(ref(`${recordName(r)}Change`)),
+      responses: {
+        200: ok(`The changed ${what}`, json(dataOf(record))),
+        404: response('NotFound'),
+        422: response('Invalid'),
+      },
+    };
+  return undefined;
+}
+
+/** A JSON body; forms (urlencoded, multipart) carry the same fields as strings. */
+const body = (schema: Schema, required = true): Schema => ({
+  required,
+  content: {
+    'application/json': { schema },
+    'application/x-www-form-urlencoded': { schema: { type: 'object' } },
+  },
+});
+
+const RECONCILE_DOC =
+  'A document of the W3C Reconciliation API (0.2 at `/reconcile`, 1.0-draft under `/reconcile/1.0-draft`): ' +
+  'a manifest, candidates, suggestions, proposed properties or an extension, as the specification words them.';
+
+function reconciliation(route: RouteSpec): Described {
+  const [, , kind, , ...rest] = route.path.split('/');
+  const tail = rest.join('/');
+  const draft = tail.startsWith('1.0-draft');
+  const preview = tail.includes('preview');
+  const jsonp = !draft && route.method === 'GET' && !preview;
+  const content: Schema = preview
+    ? { 'text/html': { schema: { type: 'string' } } }
+    : {
+        ...json({ type: 'object', description: RECONCILE_DOC }),
+        ...(jsonp
+          ? { 'application/javascript': { schema: { type: 'string', description: 'JSONP (`callback`)' } } }
+          : {}),
+      };
+  const parameters: Schema[] = [];
+  if (jsonp)
+    parameters.push({
+      name: 'callback',
+      in: 'query',
+      required: false,
+      schema: { type: 'string', maxLength: 64, pattern: '^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$' },
+      description: 'JSONP: the answer is `/**/callback(json);`',
+    });
+  return {
+    summary: `Reconciliation of ${kind}: ${tail === '' ? 'manifest, or queries and extension' : tail}`,
+    parameters,
+    ...(route.method === 'POST' ? { requestBody: { ...body({ type: 'object' }, false) } } : {}),
+    responses: {
+      200: ok("The service's answer", content),
+      404: response('NotFound'),
+      413: response('TooLarge'),
+      422: response('Invalid'),
+    },
+  };
+}
+
+function special(route: RouteSpec): Described | undefined {
+  const key = `${route.method} ${route.path}`;
+  const tei = /^GET \/api\/tei\/(\w+)$/.exec(key);
+  if (tei && tei[1] !== 'refresh')
+    return {
+      summary: `The TEI export of ${tei[1]}, rebuilt when its rows changed`,
+      parameters: [
+        {
+          name: 'ids',
+          in: 'query',
+          required: false,
+          schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}( *, *[1-9][0-9]{0,15})*$' },
+          description: 'regenerate those entries (every id must exist): needs a token',
+        },
+      ],
+      responses: {
+        200: ok(
+          'The TEI document',
+          { 'application/tei+xml': { schema: { type: 'string' } } },
+          { ETag: header('ETag'), 'Last-Modified': header('LastModified') },
+        ),
+        304: { description: 'Not modified (If-None-Match, If-Modified-Since)' },
+        404: response('NotFound'),
+        422: response('Invalid'),
+      },
+    };
+  switch (key) {
+    case 'GET /api':
+      return {
+        summary: 'The index of the API: name, version and where to read on',
+        responses: { 200: ok('The index', json(ref('Index'))) },
+      };
+    case 'GET /api/openapi.json':
+      return {
+        summary: 'This description (OpenAPI 3.1)',
+        responses: {
+          200: ok('The description', json({ type: 'object' }), { ETag: header('ETag') }),
+          304: { description: 'Not modified (If-None-Match)' },
+        },
+      };
+    case 'GET /api/token':
+      return {
+        summary: 'The presented token describes itself (never its value)',
+        responses: { 200: ok('The token', json(dataOf(ref('Token')))), 404: response('NotFound') },
+      };
+    case 'GET /api/tei/refresh':
+      return {
+        summary: 'Rebuild every TEI export; answers the number of entries of each',
+        responses: {
+          200: ok(
+            'Entries by export',
+            json(dataOf({ type: 'object', additionalProperties: { type: 'integer', minimum: 0 } })),
+          ),
+        },
+      };
+    case 'POST /api/sips/import':
+      return {
+        summary: 'Submit a SIP (a ZIP file) for ingest',
+        requestBody: {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                properties: {
+                  file: { type: 'string', contentMediaType: 'application/zip' },
+                  identifier: { type: 'string', maxLength: 255 },
+                  title: { type: 'string', maxLength: 1024 },
+                  keywords: { type: 'string' },
+                },
+                required: ['file'],
+              },
+            },
+          },
+        },
+        responses: {
+          202: ok('The submission, received', json(dataOf(ref('Submission'))), {
+            Location: header('Location'),
+          }),
+          409: response('Conflict'),
+          422: response('Invalid'),
+          507: response('NoSpace'),
+        },
+      };
+    case 'POST /api/ingest/confirm/:id':
+    case 'POST /api/ingest/failed/:id': {
+      const failed = key.includes('failed');
+      return {
+        summary: failed
+          ? 'Ingest failed: mark a received submission failed'
+          : 'Ingest done: confirm a received submission',
+        parameters: [ID_PARAMETER],
+        requestBody: body(
+          {
+            type: 'object',
+            properties: failed ? { reason: { type: 'string', maxLength: 2000 } } : {},
+            additionalProperties: false,
+          },
+          false,
+        ),
+        responses: {
+          200: ok('The submission', json(dataOf(ref('Submission')))),
+          404: response('NotFound'),
+          409: response('Conflict'),
+          422: response('Invalid'),
+        },
+      };
+    }
+    case 'POST /api/ai-cataloging/usage':
+      return {
+        summary: 'Record one call a cataloguing tool made to a model',
+        requestBody: body(ref('UsageInput')),
+        responses: {
+          201: ok(
+            'Recorded (a usage record has no URL)',
+            json({
+              type: 'object',
+              properties: { id: { type: 'integer', minimum: 1 } },
+              required: ['id'],
+              additionalProperties: false,
+            }),
+          ),
+          422: response('Invalid'),
+        },
+      };
+  }
+  return undefined;
+}
+
+function describe(route: RouteSpec): Described {
+  if (route.crossOrigin) return reconciliation(route);
+  for (const r of RESOURCES) {
+    const d = catalogue(route, r);
+    if (d) return d;
+  }
+  const d = special(route);
+  if (!d) throw new Error(`the description does not know ${route.method} ${route.path}`);
+  return d;
+}
+
+/** Who may call: the rule, in words, and the security requirement that says it. */
+function access(rule: Rule, ruleWithIds?: Rule): Schema {
+  const opens = rule === 'token_or_public_api' || rule === 'authority';
+  return {
+    security: rule === 'open' ? [] : opens ? [{ bearer: [] }, {}] : [{ bearer: [] }],
+    'x-archivectl-access': { rule, text: RULE_TEXT[rule], ...(ruleWithIds ? { ruleWithIds } : {}) },
+  };
+}
+
+/**
+ * Answers every route may give: the pipeline's (unreadable bodies; a token in the URL, one not
+ * valid, or a blocked account's, even where none is needed; overload).
+ */
+const PIPELINE_ANSWERS: Answers = {
+  400: response('BadRequest'),
+  401: response('Unauthorized'),
+  403: response('Forbidden'),
+  413: response('TooLarge'),
+  415: response('UnsupportedType'),
+  503: response('Unavailable'),
+};
+
+/** Answers a successful request with a token carries (the token's end). */
+function withTokenHeaders(responses: Answers, rule: Rule): Answers {
+  if (rule === 'open') return responses;
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, answer]) => {
+      if (!/^2/.test(status) || '$ref' in answer) return [status, answer];
+      const headers = {
+        ...((answer.headers as Schema | undefined) ?? {}),
+        'Token-Expiration': header('TokenExpiration'),
+      };
+      return [status, { ...answer, headers }];
+    }),
+  );
+}
+
+export function paths(routes: readonly RouteSpec[]): Record<string, Record<string, Schema | Schema[]>> {
+  const out: Record<string, Record<string, Schema | Schema[]>> = {};
+  for (const route of routes) {
+    const d = describe(route);
+    const path = displayPath(route.path);
+    const operation: Schema = {
+      operationId: operationId(route),
+      summary: d.summary,
+      description: `Access: ${RULE_TEXT[route.rule]}.${route.ruleWithIds ? ` With \`ids\`: ${RULE_TEXT[route.ruleWithIds]}.` : ''}`,
+      tags: [tagOf(route.path)],
+      ...access(route.rule, route.ruleWithIds),
+      ...(d.parameters && d.parameters.length > 0 ? { parameters: d.parameters } : {}),
+      ...(d.requestBody ? { requestBody: d.requestBody } : {}),
+      responses: withTokenHeaders({ ...d.responses, ...PIPELINE_ANSWERS, ...d.responses }, route.rule),
+    };
+    const item = (out[path] ??= {});
+    // The `{id}` of a path, once for all its operations: a row id, or a reconciliation entity's id.
+    if (route.path.includes(':id'))
+      item.parameters = [
+        route.crossOrigin ? { ...ID_PARAMETER, schema: { type: 'string', minLength: 1 } } : ID_PARAMETER,
+      ];
+    item[route.method.toLowerCase()] = operation;
+    if (route.crossOrigin && !out[path].options)
+      out[path].options = {
+        operationId: `options${operationId(route).replace(/^(get|post)/, '')}`,
+        summary: 'CORS preflight (OpenRefine calls the service from its web page)',
+        description: 'Answered before authentication: a browser sends no token with a preflight.',
+        tags: [tagOf(route.path)],
+        security: [],
+        responses: {
+          204: { description: 'The methods and headers a browser may use' },
+          401: response('Unauthorized'),
+          405: response('MethodNotAllowed'),
+        },
+      };
+  }
+  return out;
+}
+
+/** The tag of a path: its first segment after /api (`actors`, `tei`, …), `api` for the index. */
+export function tagOf(path: string): string {
+  const first = path.split('/')[2];
+  return first === undefined || first === 'openapi.json' ? 'api' : first;
+}
