@@ -1,6 +1,7 @@
 // The access matrix of SPEC §4.3, as data. The HTTP middleware enforces it and
 // `archivectl routes` prints it; nobody has to read route files to learn who may do what.
 import { atLeast, type Role } from './roles.js';
+import { RESOURCES, type AnyResource } from './catalog/resources/index.js';
 import type { Settings } from './settings.js';
 
 /** Who may call a route; RULE_TEXT says it in words. */
@@ -8,6 +9,15 @@ export type Rule = 'open' | 'token_or_public_api' | 'authority' | 'editor' | 'to
 
 export type Method = 'GET' | 'POST' | 'PUT';
 
+/**
+ * Why a request of the route costs work that grows with the catalogue (http/heavy-requests.ts):
+ * `export` always (a TEI export); `beacon` when it asks for `format=beacon` (a BEACON dump); a
+ * reconciliation batch of more than a few queries or entities, given in the `queries`/`extend`
+ * parameters (`batch`, 0.2) or as a JSON body's `queries`/`ids` array (`draft-match`, `draft-extend`).
+ */
+export type Heavy = 'export' | 'beacon' | 'batch' | 'draft-match' | 'draft-extend';
+
+/** What the request pipeline needs to know of a route: everything is said here, nothing read from its path. */
 export interface RouteSpec {
   method: Method;
   /** Path in the router's syntax (`:id`); shown as `{id}`. */
@@ -15,6 +25,13 @@ export interface RouteSpec {
   rule: Rule;
   /** The rule when the query carries `ids` (TEI regeneration). */
   ruleWithIds?: Rule;
+  /** `read`: changes no record (a reconciliation POST only reads); `write`: creates or changes one. */
+  access: 'read' | 'write';
+  /** What the route serves: a resource's table, or the area (`sips`, `ingest`, `tei`, `token`, ...). */
+  resource: string;
+  /** Its multipart file parts are streamed to disk (for a caller its rule allows); elsewhere discarded. */
+  upload?: true;
+  heavy?: Heavy;
   /**
    * Answers browsers from any origin (CORS, and the preflight before the rule): the reconciliation
    * services OpenRefine calls from its web page. The rule still decides who gets an answer.
@@ -22,62 +39,91 @@ export interface RouteSpec {
   crossOrigin?: true;
 }
 
-const authority = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'authority' });
-const editor = (method: Method, path: string): RouteSpec => ({ method, path, rule: 'editor' });
-const reconciliation = (method: Method, path: string): RouteSpec => ({ ...authority(method, path), crossOrigin: true });
+const route = (
+  method: Method,
+  path: string,
+  rule: Rule,
+  resource: string,
+  more: Partial<RouteSpec> = {},
+): RouteSpec => ({
+  method,
+  path,
+  rule,
+  access: method === 'GET' ? 'read' : 'write',
+  resource,
+  ...more,
+});
+
+/** The path of a resource's routes. */
+export const resourcePath = (resource: Pick<AnyResource, 'table'>) => `/api/${resource.table}`;
+/** The root of a register's reconciliation service (0.2; 1.0-draft under `<root>/1.0-draft`). */
+export const reconcileRoot = (kind: string) => `/api/${kind}/reconcile`;
 
 /**
  * A register's reconciliation service (W3C Reconciliation API 0.2, and 1.0-draft under its own
  * root), under the register's authority rule: its POSTs of queries only read (hence authority,
  * not editor), and are open only while public_access is on (public_api opens GET and HEAD).
  */
-const reconciliationService = (kind: 'actors' | 'places' | 'keywords'): RouteSpec[] => [
-  reconciliation('GET', `/api/${kind}/reconcile`),
-  reconciliation('POST', `/api/${kind}/reconcile`),
-  reconciliation('GET', `/api/${kind}/reconcile/suggest/entity`),
-  reconciliation('GET', `/api/${kind}/reconcile/suggest/property`),
-  reconciliation('GET', `/api/${kind}/reconcile/suggest/type`),
-  reconciliation('GET', `/api/${kind}/reconcile/properties`),
-  reconciliation('GET', `/api/${kind}/reconcile/preview/:id`),
-  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft`),
-  reconciliation('POST', `/api/${kind}/reconcile/1.0-draft/match`),
-  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/suggest/entity`),
-  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/suggest/property`),
-  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/suggest/type`),
-  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/preview`),
-  reconciliation('POST', `/api/${kind}/reconcile/1.0-draft/extend`),
-  reconciliation('GET', `/api/${kind}/reconcile/1.0-draft/extend/propose`),
-];
+function reconciliationService(kind: string): RouteSpec[] {
+  const root = reconcileRoot(kind);
+  const service = (method: Method, path: string, heavy?: Heavy): RouteSpec =>
+    route(method, `${root}${path}`, 'authority', kind, {
+      access: 'read',
+      crossOrigin: true,
+      ...(heavy ? { heavy } : {}),
+    });
+  return [
+    service('GET', '', 'batch'),
+    service('POST', '', 'batch'),
+    service('GET', '/suggest/entity'),
+    service('GET', '/suggest/property'),
+    service('GET', '/suggest/type'),
+    service('GET', '/properties'),
+    service('GET', '/preview/:id'),
+    service('GET', '/1.0-draft'),
+    service('POST', '/1.0-draft/match', 'draft-match'),
+    service('GET', '/1.0-draft/suggest/entity'),
+    service('GET', '/1.0-draft/suggest/property'),
+    service('GET', '/1.0-draft/suggest/type'),
+    service('GET', '/1.0-draft/preview'),
+    service('POST', '/1.0-draft/extend', 'draft-extend'),
+    service('GET', '/1.0-draft/extend/propose'),
+  ];
+}
+
+/** A catalogue resource's routes, from its description (domain/catalog/resources/). */
+function resourceRoutes(r: AnyResource): RouteSpec[] {
+  const path = resourcePath(r);
+  const { api } = r;
+  return [
+    route('GET', path, api.list, r.table, r.beacon ? { heavy: 'beacon' } : {}),
+    ...(r.reconcile ? reconciliationService(r.table) : []),
+    ...(api.record ? [route('GET', `${path}/:id`, 'authority', r.table)] : []),
+    ...(api.create ? [route('POST', path, 'editor', r.table)] : []),
+    ...(api.update ? [route(api.update, `${path}/:id`, 'editor', r.table)] : []),
+  ];
+}
+
+/** A TEI export (GET /api/tei/<table>): authority, but regenerating given `ids` needs a token. */
+const teiExport = (r: AnyResource): RouteSpec =>
+  route('GET', `/api/tei/${r.table}`, 'authority', 'tei', { ruleWithIds: 'token', heavy: 'export' });
 
 // Where paths overlap, the more specific pattern owns the path (src/http/router.ts):
 // /api/actors/reconcile is never an actor id, whatever the order here.
 export const ROUTES: readonly RouteSpec[] = [
   // The API describes itself (src/http/openapi/): it reveals no data, so it needs no token.
-  { method: 'GET', path: '/api', rule: 'open' },
-  { method: 'GET', path: '/api/openapi.json', rule: 'open' },
-  { method: 'GET', path: '/api/objects', rule: 'token_or_public_api' },
-  authority('GET', '/api/actors'),
-  ...reconciliationService('actors'),
-  authority('GET', '/api/actors/:id'),
-  editor('POST', '/api/actors'),
-  editor('PUT', '/api/actors/:id'),
-  authority('GET', '/api/places'),
-  ...reconciliationService('places'),
-  authority('GET', '/api/places/:id'),
-  editor('POST', '/api/places'),
-  editor('POST', '/api/places/:id'),
-  authority('GET', '/api/keywords'),
-  ...reconciliationService('keywords'),
-  editor('POST', '/api/sips/import'),
-  editor('POST', '/api/ingest/confirm/:id'),
-  editor('POST', '/api/ingest/failed/:id'),
-  editor('POST', '/api/ai-cataloging/usage'),
-  { method: 'GET', path: '/api/tei/refresh', rule: 'token' },
+  route('GET', '/api', 'open', 'api'),
+  route('GET', '/api/openapi.json', 'open', 'api'),
+  ...RESOURCES.flatMap(resourceRoutes),
+  route('POST', '/api/sips/import', 'editor', 'sips', { upload: true }),
+  route('POST', '/api/ingest/confirm/:id', 'editor', 'ingest'),
+  route('POST', '/api/ingest/failed/:id', 'editor', 'ingest'),
+  route('POST', '/api/ai-cataloging/usage', 'editor', 'ai-usage'),
+  // Rebuilds the exports from the catalogue, which it does not change.
+  route('GET', '/api/tei/refresh', 'token', 'tei', { heavy: 'export' }),
   // The presented token describes itself (never its value).
-  { method: 'GET', path: '/api/token', rule: 'token' },
-  { method: 'GET', path: '/api/tei/actors', rule: 'authority', ruleWithIds: 'token' },
-  { method: 'GET', path: '/api/tei/places', rule: 'authority', ruleWithIds: 'token' },
-  { method: 'GET', path: '/api/tei/keywords', rule: 'authority', ruleWithIds: 'token' },
+  route('GET', '/api/token', 'token', 'token'),
+  ...RESOURCES.filter((r) => r.tei).map(teiExport),
 ];
 
 export const RULE_TEXT: Record<Rule, string> = {

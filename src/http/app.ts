@@ -1,6 +1,6 @@
 // The Koa application: the whole request pipeline, in order, in one place.
 import path from 'node:path';
-import Koa, { type Next } from 'koa';
+import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator } from '../domain/tokens/authenticate.js';
@@ -24,11 +24,9 @@ import { requireRoute, routeRequests } from './router.js';
 import { readinessAnswer, type ReadinessProbe } from './observe/health.js';
 import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
-import { ANSWERED, gate, type Step } from './gate.js';
-import { shareParsedQueries } from './query.js';
 import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { HANDLERS } from './routes/index.js';
-import type { ApiContext, ApiState, Deps } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext } from './types.js';
 
 interface AppParts {
   deps: Deps;
@@ -45,9 +43,18 @@ const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 const isProbe = (ctx: ApiContext) => PROBES.has(ctx.path) && (ctx.method === 'GET' || ctx.method === 'HEAD');
 
 /** The probes; other methods, or /metrics where `metrics` says no, get an unknown path's 404. */
-function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: Deps['config']['metrics']): Step {
-  const answer = async (ctx: ApiContext): Promise<typeof ANSWERED> => {
-    if (ctx.path === '/readyz') {
+function serveProbes(
+  readiness: ReadinessProbe,
+  metrics: DaemonMetrics,
+  access: Deps['config']['metrics'],
+): ApiMiddleware {
+  return async function probes(ctx, next) {
+    if (!isProbe(ctx) || (ctx.path === '/metrics' && !mayReadMetrics(access, ctx.ip))) return next();
+    ctx.state.probe = true;
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.path === '/healthz') {
+      ctx.body = { status: 'ok' };
+    } else if (ctx.path === '/readyz') {
       const { status, body } = readinessAnswer(await readiness.check());
       ctx.status = status;
       ctx.body = body;
@@ -56,55 +63,49 @@ function serveProbes(readiness: ReadinessProbe, metrics: DaemonMetrics, access: 
       ctx.type = contentType;
       ctx.body = body;
     }
-    return ANSWERED;
-  };
-  return function probes(ctx) {
-    if (!isProbe(ctx) || (ctx.path === '/metrics' && !mayReadMetrics(access, ctx.ip))) return;
-    ctx.state.probe = true;
-    ctx.set('Cache-Control', 'no-store');
-    if (ctx.path !== '/healthz') return answer(ctx);
-    ctx.body = { status: 'ok' };
-    return ANSWERED;
   };
 }
 
 /** A trusted proxy that forwards something other than IP addresses as the client's is answered 400. */
-function refuseForwarded(ctx: ApiContext): void {
+async function refuseForwarded(ctx: ApiContext, next: ApiNext): Promise<void> {
   if (ctx.state.forwardedRefused)
     throw httpError(400, 'X-Forwarded-For must list IP addresses only (it is set by the proxy named in trustProxy)');
+  await next();
 }
 
 /** Body problems (400/413/415, or an upload not stored) are answered after the access rule. */
-function rejectUnreadableBody(log: Logger): Step {
-  return function unreadableBody(ctx) {
+function rejectUnreadableBody(log: Logger): ApiMiddleware {
+  return async function unreadableBody(ctx, next) {
     const body = ctx.state.body;
-    if (body.kind !== 'invalid') return;
-    if ('code' in body)
-      log.error({ request_id: ctx.state.requestId, code: body.code }, 'an upload could not be written to dataDir');
-    throw httpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
+    if (body.kind === 'invalid') {
+      if ('code' in body)
+        log.error({ request_id: ctx.state.requestId, code: body.code }, 'an upload could not be written to dataDir');
+      throw httpError(body.status, body.message, body.status === 413 ? { Connection: 'close' } : {});
+    }
+    await next();
   };
 }
 
 /** What every request under /api starts with; anything else is no endpoint. */
-function beginApiRequest(deps: Deps): Step {
-  return function begin(ctx) {
+function beginApiRequest(deps: Deps): ApiMiddleware {
+  return async function begin(ctx, next) {
     ctx.state.deps = deps;
     ctx.state.principal = null;
     ctx.state.body = { kind: 'none' };
     // Token-shaped parts of the path are cut out: a value pasted into a URL must not come back.
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/'))
       throw httpError(404, `no such endpoint: ${redactTokens(ctx.path)}`);
+    await next();
   };
 }
 
 export function createApp({ deps, log, access, authenticator, trust, readiness, metrics }: AppParts): Koa<ApiState> {
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
-  shareParsedQueries(app);
   const { limits } = deps.config;
   const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
 
-  app.use(async (ctx: ApiContext, next: Next) => {
+  app.use(async (ctx: ApiContext, next: ApiNext) => {
     const client = clientAddress(ctx.req, trust);
     ctx.request.ip = client.address;
     ctx.state.forwardedRefused = client.forwardedRefused;
@@ -119,38 +120,38 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
   app.use(accessLog(log, (ctx) => ctx.state.probe === true && !deps.config.log.probes));
   app.use(countRequests(metrics));
   app.use(errorHandler(log));
-  // Steps from here on run in gates (gate.ts); the body reader removes unclaimed uploads afterwards.
-  app.use(gate([refuseForwarded, serveProbes(readiness, metrics, deps.config.metrics), beginApiRequest(deps)]));
-  // The rest runs in the route's chain (router.ts), found before anything of the request is read.
-  const pipeline = [
-    gate([
-      corsHeaders, // CORS on every answer of the reconciliation services, errors included
-      refuseApiTokenInQuery(log), // 1. api_token in the query
-      corsPreflight, // CORS preflights carry no token: answered before authentication
-      judgeAuthorization(access, authenticator), // 2. the Authorization header, judged
-    ]),
+  // Every request: a forwarded address refused, the probes, then only /api.
+  app.use(refuseForwarded);
+  app.use(serveProbes(readiness, metrics, deps.config.metrics));
+  app.use(beginApiRequest(deps));
+  // The rest runs in the route's chain (router.ts), found before anything of the request is read,
+  // in three phases; a step that answers calls no `next`, a refusal is thrown to errorHandler.
+  const pipeline: ApiMiddleware[] = [
+    // Before the body: what the path, the query and the Authorization header already decide.
+    corsHeaders, // CORS on every answer of the reconciliation services, errors included
+    refuseApiTokenInQuery(log), // 1. api_token in the query
+    corsPreflight, // CORS preflights carry no token: answered before authentication
+    judgeAuthorization(access, authenticator), // 2. the Authorization header, judged
+    // The body: read (as far as the verdict needs); unclaimed uploads removed after the answer.
     readBody({
       jsonBytes: limits.jsonBytes,
       formBytes: limits.formBytes,
       uploadBytes: limits.sipUploadBytes,
       // Files are written to disk only for an editor's upload; anyone else's are discarded.
       keepFiles: (ctx) =>
-        ctx.state.route?.path === '/api/sips/import' &&
-        ctx.state.principal !== null &&
-        atLeast(ctx.state.principal.role, 'editor'),
+        ctx.state.route?.upload === true && ctx.state.principal !== null && atLeast(ctx.state.principal.role, 'editor'),
       // A request already known to be refused is answered at its first file part, the rest unread.
       refused: willBeRefused,
       refusedBodyMs: deps.config.timeouts.headersMs,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
-    gate([
-      refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
-      answerAuthorization(limits.failedAuthDelayMs), // 2. … and answered
-      requireRoute, // 404 / 405, only once the header has been judged
-      enforceAccess, // 3. the route's rule
-      rejectUnreadableBody(log), // 4. then validation
-      limitHeavyRequests(heavy), // a place for an export, a dump, a large batch (or 503)
-    ]),
+    // The verdicts, in the order of SPEC §4.1, then the handler's place.
+    refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
+    answerAuthorization(limits.failedAuthDelayMs), // 2. … and answered
+    requireRoute, // 404 / 405, only once the header has been judged
+    enforceAccess, // 3. the route's rule
+    rejectUnreadableBody(log), // 4. then validation
+    limitHeavyRequests(heavy), // a place for an export, a dump, a large batch (or 503)
   ];
   app.use(routeRequests(HANDLERS, pipeline));
   return app;

@@ -1,4 +1,4 @@
-// Steps 1-3 of SPEC §4.1 as steps of the request pipeline (gate.ts), in that order: api_token
+// Steps 1-3 of SPEC §4.1 as steps of the request pipeline (app.ts), in that order: api_token
 // anywhere → 401; the Authorization header → 401/403; the route's access rule → 401/403.
 // Validation and handlers come after all three.
 import { setTimeout as delay } from 'node:timers/promises';
@@ -9,21 +9,22 @@ import type { Authenticator, AuthResult, Refusal } from '../domain/tokens/authen
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
 import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
-import type { Step } from './gate.js';
-import type { ApiContext, ApiState } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, ApiNext } from './types.js';
 
 /** The first instant at which the request's token is refused (RFC 3339, UTC); see README. */
 const TOKEN_EXPIRATION = 'Token-Expiration';
 
-export function refuseApiTokenInQuery(log: Logger): Step {
-  return function apiTokenInQuery(ctx) {
+export function refuseApiTokenInQuery(log: Logger): ApiMiddleware {
+  return async function apiTokenInQuery(ctx, next) {
     if (queryHasApiToken(ctx.querystring)) refuseApiToken(ctx, log, 'query');
+    await next();
   };
 }
 
-export function refuseApiTokenInBody(log: Logger): Step {
-  return function apiTokenInBody(ctx) {
+export function refuseApiTokenInBody(log: Logger): ApiMiddleware {
+  return async function apiTokenInBody(ctx, next) {
     if (bodyKeys(ctx.state.body).some(isApiTokenKey)) refuseApiToken(ctx, log, 'body');
+    await next();
   };
 }
 
@@ -73,8 +74,8 @@ function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): Htt
  * also on open endpoints. The verdict is kept, not answered, so an api_token in the body still
  * gets its own 401 first (step 1), and the body reader does not write a refused request's uploads.
  */
-export function judgeAuthorization(access: AccessState, authenticator: Authenticator): Step {
-  return async function judgeHeader(ctx) {
+export function judgeAuthorization(access: AccessState, authenticator: Authenticator): ApiMiddleware {
+  return async function judgeHeader(ctx, next) {
     const judgedAt = performance.now();
     // The generation is read before the token: what the token check then reads is at least as
     // fresh as it, so a request that arrives after a revocation sees the revocation.
@@ -82,8 +83,20 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     ctx.state.settings = snapshot.settings;
     ctx.state.principal = null;
     ctx.state.refusal = null;
+    const value = bearerToken(ctx);
+    if (value !== null)
+      keepVerdict(
+        ctx,
+        await authenticator.authenticate(value, snapshot.generation, ctx.state.client, ctx.request.ip),
+        judgedAt,
+      );
+    await next();
+  };
+
+  /** The token of a usable Bearer header; null without a header, or when the header is refused. */
+  function bearerToken(ctx: ApiContext): string | null {
     const header = ctx.req.headers.authorization;
-    if (header === undefined) return;
+    if (header === undefined) return null;
     if (repeatsAuthorization(ctx.req.rawHeaders))
       return refuseHeader(ctx, httpError(400, 'more than one Authorization header', { Connection: 'close' }));
     // RFC 7235: the scheme is case-insensitive; RFC 6750: exactly one token after one space run.
@@ -92,14 +105,14 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     if (!match || match[1]?.toLowerCase() !== 'bearer')
       return refuseHeader(ctx, unauthorized('only Authorization: Bearer <token> is accepted', false));
     if (!value) return refuseHeader(ctx, unauthorized('the Authorization header carries no token', false));
-    const result = await authenticator.authenticate(value, snapshot.generation, ctx.state.client, ctx.request.ip);
-    keepVerdict(ctx, result, judgedAt);
-  };
+    return value;
+  }
 
   /** A header that is no usable Bearer header: refused at once, without a pause. */
-  function refuseHeader(ctx: ApiContext, error: HttpError): void {
+  function refuseHeader(ctx: ApiContext, error: HttpError): null {
     ctx.state.authRefusal = 'header';
     ctx.state.refusal = { error, answerAt: 0 };
+    return null;
   }
 
   function keepVerdict(ctx: ApiContext, result: AuthResult, judgedAt: number): void {
@@ -127,9 +140,10 @@ function repeatsAuthorization(rawHeaders: string[]): boolean {
 }
 
 /** Step 2, answered once step 1 has looked at the body. */
-export function answerAuthorization(failedAuthDelayMs: number): Step {
-  return function answerHeader(ctx) {
-    if (ctx.state.refusal) return answerRefusal(ctx.state.refusal, failedAuthDelayMs);
+export function answerAuthorization(failedAuthDelayMs: number): ApiMiddleware {
+  return async function answerHeader(ctx, next) {
+    if (ctx.state.refusal) await answerRefusal(ctx.state.refusal, failedAuthDelayMs);
+    await next();
   };
 }
 
@@ -159,9 +173,9 @@ export function willBeRefused(ctx: ApiContext): boolean {
 }
 
 /** Step 3: the route's rule from the access matrix. Runs after 404/405 are settled. */
-export function enforceAccess(ctx: ApiContext): void {
+export async function enforceAccess(ctx: ApiContext, next: ApiNext): Promise<void> {
   const route = ctx.state.route;
-  if (!route) return;
+  if (!route) return next();
   const rule = ruleOf(ctx, route);
   const decision = decide(rule, ctx.method, ctx.state.settings, ctx.state.principal?.role ?? null);
   if (decision === 'unauthenticated') {
@@ -178,4 +192,5 @@ export function enforceAccess(ctx: ApiContext): void {
       blocked ? {} : { 'WWW-Authenticate': `${REALM}, error="insufficient_scope"` },
     );
   }
+  await next();
 }

@@ -9,10 +9,8 @@
 //   meets the route's rule). Any other OPTIONS is a method like any other (405 with Allow).
 // - JSONP: a script tag sends no Authorization header, so it only reaches what is open.
 import { invalid } from '../errors.js';
-import { RECONCILE_KINDS } from '../domain/catalog/reconcile/entities.js';
 import { hasBody } from './body.js';
-import { ANSWERED } from './gate.js';
-import type { ApiContext } from './types.js';
+import type { ApiContext, ApiNext } from './types.js';
 
 /** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
 const MAX_AGE_SECONDS = 7200;
@@ -22,27 +20,20 @@ const EXPOSED = 'WWW-Authenticate, Retry-After, Allow, Token-Expiration';
 /** The methods the reconciliation protocol uses: what a preflight of a path that is no route allows. */
 const PROTOCOL_METHODS = 'GET, HEAD, POST';
 
-const SERVICE_ROOTS = RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile`);
-
-function isCrossOrigin(ctx: ApiContext): boolean {
-  if (ctx.state.crossOrigin) return true;
-  const p = ctx.path;
-  return SERVICE_ROOTS.some((root) => p.startsWith(root) && (p.length === root.length || p[root.length] === '/'));
-}
-
 /** Run after the route is resolved, before anything can refuse the request. */
-export function corsHeaders(ctx: ApiContext): void {
-  if (isCrossOrigin(ctx)) {
+export async function corsHeaders(ctx: ApiContext, next: ApiNext): Promise<void> {
+  if (ctx.state.crossOrigin) {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', EXPOSED);
   }
+  await next();
 }
 
 /** Run after the api_token check and before authentication: answers preflights. */
-export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
+export async function corsPreflight(ctx: ApiContext, next: ApiNext): Promise<void> {
   const isPreflight =
     ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-  if (!isPreflight || !isCrossOrigin(ctx)) return undefined;
+  if (!isPreflight || !ctx.state.crossOrigin) return next();
   ctx.status = 204;
   ctx.set({
     'Access-Control-Allow-Methods': ctx.state.allowed.length > 0 ? ctx.state.allowed.join(', ') : PROTOCOL_METHODS,
@@ -51,7 +42,6 @@ export function corsPreflight(ctx: ApiContext): typeof ANSWERED | undefined {
   });
   // A preflight has no body; one sent anyway is not read, so the connection is not reused.
   if (hasBody(ctx)) ctx.set('Connection', 'close');
-  return ANSWERED;
 }
 
 /** A JSONP callback: a JavaScript name or dotted path (`jQuery3710_17`, `cb.done`), 64 characters at most. */

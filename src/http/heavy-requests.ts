@@ -3,13 +3,9 @@
 // in one of `limits.heavyQueue` (at most WAIT_MS), else 503 with Retry-After. Everything else
 // never waits here: a crowd of anonymous harvesters, or clients that do not read what they asked
 // for, cannot take the daemon from a token holder.
-import type { Step } from './gate.js';
 import { httpError } from './errors.js';
 import { isPlainObject } from '../domain/catalog/json-values.js';
-import { RESOURCES } from '../domain/catalog/resources/index.js';
-import { RECONCILE_KINDS } from '../domain/catalog/reconcile/service.js';
-import { TEI_KINDS } from '../domain/catalog/tei/exports.js';
-import type { ApiContext, ParsedBody } from './types.js';
+import type { ApiContext, ApiMiddleware, ParsedBody } from './types.js';
 
 const WAIT_MS = 10_000;
 const RETRY_AFTER_S = 2;
@@ -17,14 +13,6 @@ const RETRY_AFTER_S = 2;
 const LIGHT_BATCH = 10;
 /** A batch given as text longer than this is heavy without being read. */
 const BATCH_TEXT_BYTES = 64 * 1024;
-
-const TEI_PATHS = new Set(['/api/tei/refresh', ...TEI_KINDS.map((kind) => `/api/tei/${kind}`)]);
-const BEACON_PATHS = new Set(RESOURCES.filter((r) => r.beacon).map((r) => `/api/${r.table}`));
-const RECONCILE_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile`));
-// Reconciliation 1.0-draft takes its batches as a JSON body: `{"queries": [...]}` to match,
-// `{"ids": [...], ...}` to extend (domain/catalog/reconcile/v1/).
-const DRAFT_MATCH_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile/1.0-draft/match`));
-const DRAFT_EXTEND_PATHS = new Set(RECONCILE_KINDS.map((kind) => `/api/${kind}/reconcile/1.0-draft/extend`));
 
 /** How many queries (`queries`) or entities (`extend.ids`) a reconciliation parameter holds. */
 function batchSize(ctx: ApiContext, field: 'queries' | 'extend'): number {
@@ -58,15 +46,22 @@ function param(ctx: ApiContext, name: string): unknown {
 
 /** Whether a request (already allowed, its body read) is one whose cost grows with the catalogue. */
 function isHeavy(ctx: ApiContext): boolean {
-  const path = ctx.state.route?.path;
-  if (path === undefined) return false;
-  if (TEI_PATHS.has(path)) return true;
-  if (BEACON_PATHS.has(path)) return ctx.query.format === 'beacon';
-  if (RECONCILE_PATHS.has(path))
-    return batchSize(ctx, 'queries') > LIGHT_BATCH || batchSize(ctx, 'extend') > LIGHT_BATCH;
-  if (DRAFT_MATCH_PATHS.has(path)) return bodyArrayLength(ctx, 'queries') > LIGHT_BATCH;
-  if (DRAFT_EXTEND_PATHS.has(path)) return bodyArrayLength(ctx, 'ids') > LIGHT_BATCH;
-  return false;
+  switch (ctx.state.route?.heavy) {
+    case undefined:
+      return false;
+    case 'export':
+      return true;
+    case 'beacon':
+      return ctx.query.format === 'beacon';
+    case 'batch':
+      return batchSize(ctx, 'queries') > LIGHT_BATCH || batchSize(ctx, 'extend') > LIGHT_BATCH;
+    // Reconciliation 1.0-draft takes its batches as a JSON body: `{"queries": [...]}` to match,
+    // `{"ids": [...], ...}` to extend (domain/catalog/reconcile/v1/).
+    case 'draft-match':
+      return bodyArrayLength(ctx, 'queries') > LIGHT_BATCH;
+    case 'draft-extend':
+      return bodyArrayLength(ctx, 'ids') > LIGHT_BATCH;
+  }
 }
 
 /** `places` at once, `waiting` more in a queue (first come, first served). */
@@ -80,7 +75,7 @@ export class HeavyPlaces {
   ) {}
 
   /** The release of a place, at once or after a wait; null when none was free in time. */
-  take(gone: Promise<void>): Promise<(() => void) | null> | (() => void) | null {
+  async take(gone: Promise<void>): Promise<(() => void) | null> {
     if (this.running < this.places) {
       this.running++;
       return this.release();
@@ -117,13 +112,13 @@ export class HeavyPlaces {
 }
 
 /** A heavy request holds a place until its answer is sent or its connection closes (else 503). */
-export function limitHeavyRequests(places: HeavyPlaces): Step {
+export function limitHeavyRequests(places: HeavyPlaces): ApiMiddleware {
   const refuse = () =>
     httpError(503, 'too many exports and other heavy requests at once; retry later', {
       'Retry-After': String(RETRY_AFTER_S),
     });
-  return function heavy(ctx) {
-    if (!isHeavy(ctx)) return;
+  return async function heavy(ctx, next) {
+    if (!isHeavy(ctx)) return next();
     // One 'close' listener for both uses: a streamed answer gathers many on its response
     // (Koa's pipeline, on-finished, the send timeout), and node warns past ten.
     let isClosed = false;
@@ -135,12 +130,10 @@ export function limitHeavyRequests(places: HeavyPlaces): Step {
         resolve();
       }),
     );
-    const taken = places.take(closed);
-    const hold = (release: (() => void) | null): void => {
-      if (release === null) throw refuse();
-      if (isClosed) return release();
-      held = release;
-    };
-    return taken instanceof Promise ? taken.then(hold) : hold(taken);
+    const release = await places.take(closed);
+    if (release === null) throw refuse();
+    if (isClosed) release();
+    else held = release;
+    await next();
   };
 }

@@ -7,15 +7,12 @@
 import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import type { Middleware } from 'koa';
 import { ROUTES, type RouteSpec } from '../domain/access.js';
 import { httpError } from './errors.js';
-import type { ApiContext, ApiState, HandlerMap } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, HandlerMap, ApiNext } from './types.js';
 import { redactTokens } from '../errors.js';
 
 const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
-
-type ApiMiddleware = Middleware<ApiState, ApiContext>;
 
 /** What the pipeline needs to know of a request's route: its matrix entry, its pattern's methods. */
 function selectRoute(route: RouteSpec | null, allowed: readonly string[], crossOrigin: boolean): ApiMiddleware {
@@ -25,6 +22,12 @@ function selectRoute(route: RouteSpec | null, allowed: readonly string[], crossO
     ctx.state.crossOrigin = crossOrigin;
     return next();
   };
+}
+
+/** The shortest paths of the cross-origin routes: the roots of the services (README, "CORS"). */
+function crossOriginRoots(): string[] {
+  const paths = ROUTES.filter((r) => r.crossOrigin).map((r) => r.path);
+  return [...new Set(paths.filter((p) => !paths.some((q) => p !== q && p.startsWith(`${q}/`))))];
 }
 
 /** The request's route, found by @koa/router, then `pipeline` and the route's handler. */
@@ -52,12 +55,15 @@ export function routeRequests(handlers: HandlerMap, pipeline: ApiMiddleware[]): 
     const others = METHODS.filter((m) => !allowed.includes(m));
     router.register(path, others, [selectRoute(null, allowed, crossOrigin), rest]);
   }
+  // A path under a cross-origin service's root that is no route is its 404, readable by a page:
+  // registered last, the wildcard loses to every route above (fewer or as many parameters).
+  for (const root of crossOriginRoots()) router.register(`${root}/*rest`, METHODS, [selectRoute(null, [], true), rest]);
   return compose([router.routes() as ApiMiddleware, selectRoute(null, [], false), rest]);
 }
 
 /** 404 for unknown paths, 405 with Allow for a known path and a wrong method; after authentication. */
-export function requireRoute(ctx: ApiContext): void {
-  if (ctx.state.route) return;
+export async function requireRoute(ctx: ApiContext, next: ApiNext): Promise<void> {
+  if (ctx.state.route) return next();
   if (ctx.state.allowed.length > 0) {
     throw httpError(405, `${ctx.method} is not allowed here`, { Allow: ctx.state.allowed.join(', ') });
   }

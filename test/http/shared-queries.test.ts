@@ -1,6 +1,6 @@
-// A query string's parse is shared by the requests that send the same one (src/http/query.ts),
-// and the list parameters read from it are remembered with it: repeated, alternated, refused and
-// over-long query strings must each still get exactly their own answer.
+// The list parameters of a query string are remembered by its text (parseListQuery) for the
+// requests that send the same one: repeated, alternated, refused and over-long query strings must
+// each still get exactly their own answer.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, fieldsOf } from '../helpers/api.js';
 import { useDaemonWithTokens } from '../helpers/http.js';

@@ -13,5 +13,5 @@ export const handlers = catalogRoutes({
   show: antonActor,
   get: getActor,
   create: createActor,
-  update: { method: 'PUT', change: updateActor },
+  update: updateActor,
 });

@@ -1,5 +1,6 @@
 // The routes of one catalogue resource, from its description (domain/catalog/resources/) and its
 // operations (list, BEACON dump, one record, create, change): route files say only what differs.
+import { resourcePath } from '../../domain/access.js';
 import type { Ctx } from '../../domain/context.js';
 import { parseBeaconProvider, type BeaconProvider } from '../../domain/catalog/list/beacon.js';
 import { beaconDump, openDump, type DumpRequest } from '../../domain/catalog/list/beacon-dump.js';
@@ -24,20 +25,20 @@ export interface CatalogRoutes<R extends { id: number }, Filter, B extends Beaco
   show?: (record: R, slug: string) => unknown;
   get?: (ctx: Ctx, id: number) => Promise<R>;
   create?: (ctx: Ctx, body: Record<string, unknown>) => Promise<R>;
-  /** The method that changes a record on its URL (the source API changes places with POST). */
-  update?: { method: 'PUT' | 'POST'; change: (ctx: Ctx, id: number, body: Record<string, unknown>) => Promise<R> };
+  /** Changes a record on its URL, by the method its description names (`api.update`). */
+  update?: (ctx: Ctx, id: number, body: Record<string, unknown>) => Promise<R>;
 }
 
 export function catalogRoutes<R extends { id: number }, Filter, B extends BeaconProvider>(
   api: CatalogRoutes<R, Filter, B>,
 ): HandlerMap {
   const { resource } = api;
-  const path = `/api/${resource.table}`;
+  const path = resourcePath(resource);
   const show = (ctx: ApiContext, record: R) => (api.show ? api.show(record, ctx.state.deps.config.slug) : record);
   const handlers: HandlerMap = {
     [`GET ${path}`]: async (ctx) => {
       const { deps } = ctx.state;
-      const q = parseListQuery(ctx.query, resource.listOptions);
+      const q = parseListQuery(ctx.query, resource.listOptions, ctx.querystring);
       const filter = api.filter?.(ctx.query) as Filter;
       if (q.format === 'beacon' && api.beacon && resource.beacon) {
         const provider = parseBeaconProvider(ctx.query, resource.beacon.providers);
@@ -78,9 +79,9 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
       ctx.body = { data: show(ctx, record) };
     };
   if (update)
-    handlers[`${update.method} ${path}/:id`] = async (ctx) => {
+    handlers[`${resource.api.update ?? 'PUT'} ${path}/:id`] = async (ctx) => {
       const id = idParam(ctx, resource.what);
-      ctx.body = { data: show(ctx, await update.change(ctx.state.deps, id, bodyObject(ctx))) };
+      ctx.body = { data: show(ctx, await update(ctx.state.deps, id, bodyObject(ctx))) };
     };
   return handlers;
 }

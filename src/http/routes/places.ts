@@ -12,5 +12,5 @@ export const handlers = catalogRoutes({
   show: antonPlace,
   get: getPlace,
   create: createPlace,
-  update: { method: 'POST', change: updatePlace },
+  update: updatePlace,
 });

@@ -3,6 +3,7 @@
 // or POST, and the suggest, property proposal and preview services. CORS and JSONP: ../cors.ts.
 // /api/<kind>/reconcile/1.0-draft: the same services as the 1.0-draft names them, under that
 // root. JSON bodies only, and no JSONP (the draft drops it).
+import { reconcileRoot } from '../../domain/access.js';
 import { invalid } from '../../errors.js';
 import { extend, proposeProperties } from '../../domain/catalog/reconcile/extend.js';
 import { BatchTooLarge } from '../../domain/catalog/reconcile/input.js';
@@ -45,7 +46,7 @@ async function endpoint(ctx: ApiContext, kind: ReconcileKind, queries: unknown, 
 }
 
 function reconciliation(kind: ReconcileKind): HandlerMap {
-  const path = `/api/${kind}/reconcile`;
+  const path = reconcileRoot(kind);
   const params = (ctx: ApiContext) => parseSuggestParams(kind, ctx.query);
   return {
     [`GET ${path}`]: (ctx) => endpoint(ctx, kind, ctx.query.queries, ctx.query.extend),

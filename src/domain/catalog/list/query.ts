@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { KeyPosition } from '../../../db/list-sql.js';
 import { decodeCursor } from './cursor.js';
 import { check, oneOf, v } from '../../../validation.js';
+import { Remembered } from '../../../remembered.js';
 import { optionalParam, param, wholeNumber, type QueryInput } from './params.js';
 
 export type { QueryInput } from './params.js';
@@ -86,23 +87,37 @@ export function listParams<F extends string>(options: ListOptions<F>) {
   });
 }
 
+/** Query strings longer than this are parsed each time (a list's are short, and repeat). */
+const REMEMBERED_LENGTH = 256;
+/** Parses remembered per resource: 256 characters hold at most ~85 parameters, a few MB if all are hostile. */
+const REMEMBERED = 500;
+
 /**
  * Per resource: its schema, built once (per request it was 3.4 % of a busy daemon's CPU), and the
- * parsed parameters of frozen queries (src/http/query.ts shares one among equal query strings).
+ * parsed parameters of the query strings lists are asked again and again, keyed by their text.
  */
 interface ResourceLists {
   schema: ReturnType<typeof listParams>;
-  byQuery: WeakMap<QueryInput, ListQuery>;
+  byText: Remembered<string, ListQuery>;
 }
 
 const perResource = new WeakMap<ListOptions<string>, ResourceLists>();
 
-export function parseListQuery<F extends string>(query: QueryInput, options: ListOptions<F>): ListQuery<F> {
+/** The list parameters of `query`; `text`, the query string it was parsed from, keys a bounded memory. */
+export function parseListQuery<F extends string>(
+  query: QueryInput,
+  options: ListOptions<F>,
+  text?: string,
+): ListQuery<F> {
   let lists = perResource.get(options);
-  if (!lists) perResource.set(options, (lists = { schema: listParams(options), byQuery: new WeakMap() }));
-  const known = lists.byQuery.get(query);
-  if (known) return known as ListQuery<F>;
-  const read = check(lists.schema as unknown as ReturnType<typeof listParams<F>>, query);
+  if (!lists) perResource.set(options, (lists = { schema: listParams(options), byText: new Remembered(REMEMBERED) }));
+  const schema = lists.schema as unknown as ReturnType<typeof listParams<F>>;
+  if (text === undefined || text.length > REMEMBERED_LENGTH) return readListQuery(query, schema);
+  return lists.byText.get(text, () => readListQuery(query, schema)) as ListQuery<F>;
+}
+
+function readListQuery<F extends string>(query: QueryInput, schema: ReturnType<typeof listParams<F>>): ListQuery<F> {
+  const read = check(schema, query);
   const errors = read.ok ? {} : { ...read.errors };
   let cursor: ListQuery['cursor'];
   // A cursor is read against the sort it was made for, so only once the sort is known.
@@ -117,9 +132,7 @@ export function parseListQuery<F extends string>(query: QueryInput, options: Lis
   if (!read.ok || Object.keys(errors).length > 0) throw invalid('invalid list parameters', errors);
   const { search, page, perPage, sortField, sortAsc, format } = read.value;
   if (typeof cursor === 'object') Object.freeze(cursor);
-  const parsed = Object.freeze({ search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) });
-  if (Object.isFrozen(query)) lists.byQuery.set(query, parsed);
-  return parsed;
+  return Object.freeze({ search, page, perPage, sortField, sortAsc, format, ...(cursor ? { cursor } : {}) });
 }
 
 /** `%`, `_` and `\` match themselves: the search is a plain substring, not a pattern. */

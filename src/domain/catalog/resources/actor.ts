@@ -68,6 +68,7 @@ export const ACTOR = defineResource({
     sortColumns: { name: 'name_lower' },
   },
   select2: (a: Actor) => a.name,
+  api: { list: 'authority', record: true, create: true, update: 'PUT' },
   beacon: { providers: ACTOR_BEACON_PROVIDERS, name: 'archivectl actors' },
   tei: ACTORS_TEI,
   reconcile: {

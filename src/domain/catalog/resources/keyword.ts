@@ -37,6 +37,7 @@ export const KEYWORD = defineResource({
     sortColumns: { name: 'name_lower', label: 'name_lower' },
   },
   select2: (k: Keyword) => k.name,
+  api: { list: 'authority' },
   tei: KEYWORDS_TEI,
   // Keywords have no page of their own, and no other names.
   reconcile: {

@@ -43,4 +43,5 @@ export const OBJECT = defineResource({
     sortColumns: { identifier: 'identifier_lower', title: 'title_lower' },
   },
   select2: (o: ObjectRecord) => o.title ?? o.identifier,
+  api: { list: 'token_or_public_api' },
 });

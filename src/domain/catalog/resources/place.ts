@@ -79,6 +79,7 @@ export const PLACE = defineResource({
     sortColumns: { name: 'name_lower' },
   },
   select2: (p: Place) => p.name,
+  api: { list: 'authority', record: true, create: true, update: 'POST' },
   beacon: { providers: PLACE_BEACON_PROVIDERS, name: 'archivectl places' },
   tei: PLACES_TEI,
   reconcile: {
