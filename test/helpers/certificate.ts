@@ -7,13 +7,13 @@ import { pathOf, systemTool } from './system-tools.js';
 
 export const OPENSSL = systemTool('openssl', 'openssl');
 
-/** Writes `cert.pem` and `key.pem` into `dir`; returns their paths. */
-export function makeCertificate(dir: string): { cert: string; key: string } {
+/** Writes `cert.pem` and `key.pem` (for `name`) into `dir`; returns their paths. */
+export function makeCertificate(dir: string, name = '127.0.0.1'): { cert: string; key: string } {
   const cert = path.join(dir, 'cert.pem');
   const key = path.join(dir, 'key.pem');
   execFileSync(
     pathOf(OPENSSL, 'openssl'),
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'].concat([
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${name}`].concat([
       '-keyout',
       key,
       '-out',

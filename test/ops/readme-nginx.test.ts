@@ -22,9 +22,9 @@ import { requestWhole, type WholeAnswer } from '../helpers/raw-http.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 import { eventually } from '../helpers/until.js';
 import { codeBlocks, readmeSection } from './readme-replay.js';
+import { makeCertificate, OPENSSL } from '../helpers/certificate.js';
 
 const NGINX = systemTool('nginx', 'nginx');
-const OPENSSL = systemTool('openssl', 'openssl');
 const missing = NGINX.skip ?? OPENSSL.skip;
 
 const SECTION = 'Behind a reverse proxy';
@@ -156,18 +156,7 @@ describe.skipIf(missing !== null)(`the README's nginx example (${missing ?? 'ngi
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-nginx-'));
-    const cert = path.join(dir, 'cert.pem');
-    const key = path.join(dir, 'key.pem');
-    execFileSync(
-      pathOf(OPENSSL, 'openssl'),
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=archive.example.org'].concat([
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ]),
-      { stdio: 'ignore' },
-    );
+    const { cert, key } = makeCertificate(dir, 'archive.example.org');
     box = await createSandbox();
     // The README's configuration, but for the port (`serve --port 0` picks one).
     const readmeConfig = JSON.parse(codeBlocks(readmeSection(SECTION), 'json')[0] ?? '{}') as Json;
