@@ -1,4 +1,4 @@
-// The README's "Behind a reverse proxy" example, replayed with the real nginx (Debian's package
+// The docs/deployment.md's "Behind a reverse proxy" example, replayed with the real nginx (Debian's package
 // `nginx`, installed by .ci/run) in front of a daemon configured with the README's JSON: TLS on a
 // free loopback port instead of 443, the daemon's port instead of 8080, a test certificate, and
 // the cache directory in the test's own folder; nothing else of the README's text changes. Once

@@ -7,9 +7,23 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, 
 import path from 'node:path';
 import { childEnv, REPO_ROOT } from '../helpers/cli.js';
 
-/** The README's text under the heading `title` (any level), up to the next heading of that level or higher. */
+/** The pages a reader is sent to: the README, then each audience's page under docs/. */
+const PAGES = ['README.md', ...readdirSync(path.join(REPO_ROOT, 'docs')).map((f) => path.join('docs', f))];
+
+/**
+ * The text under the heading `title` (any level) of the README or of the page under docs/ that
+ * holds it, up to the next heading of that level or higher.
+ */
 export function readmeSection(title: string): string {
-  const lines = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8').split('\n');
+  for (const page of PAGES) {
+    const text = sectionOf(readFileSync(path.join(REPO_ROOT, page), 'utf8'), title);
+    if (text !== null) return text;
+  }
+  throw new Error(`neither README.md nor docs/ has a heading "${title}"`);
+}
+
+function sectionOf(markdown: string, title: string): string | null {
+  const lines = markdown.split('\n');
   let fenced = false;
   let level = 0;
   const out: string[] = [];
@@ -23,8 +37,7 @@ export function readmeSection(title: string): string {
     if (heading && (heading[1]?.length ?? 0) <= level) break;
     out.push(line);
   }
-  if (level === 0) throw new Error(`README.md has no heading "${title}"`);
-  return out.join('\n');
+  return level === 0 ? null : out.join('\n');
 }
 
 /** The code blocks of one language in a piece of Markdown, in order. */

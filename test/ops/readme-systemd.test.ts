@@ -1,4 +1,4 @@
-// The README's "Running under systemd", replayed from the user to the unit, as root, in a mount
+// docs/deployment.md, "Running under systemd", replayed from the user to the unit, as root, in a mount
 // namespace of the test's own: /etc, /opt, /usr/local, /var/lib, /var/cache and /var/log are
 // overlays there, so the `archive` user, the program under /opt/archivectl, its manual page,
 // completions and unit, and the configuration are made as written while the machine's own files

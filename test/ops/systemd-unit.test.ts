@@ -43,7 +43,7 @@ describe('the shipped unit, systemd/archivectl.service', () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
     expect(files).toContain('systemd/archivectl.service');
-    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const readme = await readFile(path.join(REPO_ROOT, 'docs', 'deployment.md'), 'utf8');
     expect(readme).toMatch(
       /^install -m 0644 \$P\/systemd\/archivectl\.service \/etc\/systemd\/system\/archivectl\.service$/m,
     );
@@ -138,7 +138,7 @@ describe("the unit's node flags", () => {
     };
     expect(pkg.scripts.start).toBe(`MALLOC_ARENA_MAX=2 node ${unitFlags?.join(' ')} bin/archivectl serve`);
     // The README's drop-in for a node elsewhere keeps them.
-    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const readme = await readFile(path.join(REPO_ROOT, 'docs', 'deployment.md'), 'utf8');
     expect(readme).toContain(
       `ExecStart=/usr/local/bin/node ${unitFlags?.join(' ')} /opt/archivectl/bin/archivectl serve`,
     );

@@ -1,5 +1,5 @@
 // Probes for load balancers and service managers, outside /api and without authentication (the
-// README's "Health, readiness, metrics and request ids"). /healthz touches nothing but HTTP, so a
+// docs/deployment.md's "Health, readiness, metrics and request ids"). /healthz touches nothing but HTTP, so a
 // slow database never gets a live daemon restarted. On /readyz, a change listener that is up but
 // does not hear (`unverified`: a pooler in transaction mode) keeps the daemon ready: it reads the
 // database per request instead.

@@ -1,6 +1,6 @@
 // Anton's request shapes (openapi.yaml: ActorInput, PlaceInput) accepted beside ours: their
 // own fields are mapped onto ours before the usual checks, so one body may mix both (the table:
-// README, "Anton clients"; Swiss coordinates in `location`: ../fields.ts). What cannot be
+// docs/archive-tools.md, "Anton clients"; Swiss coordinates in `location`: ../fields.ts). What cannot be
 // honoured (`private: true`: the access rules know no private records; a place `type_id`: no
 // place types are kept) is a 422 naming the field, never dropped silently. When a body gives
 // both names of one field (`type` and `type_id`), they must agree. A body without `name` (Anton

@@ -7,7 +7,7 @@
 // is refused whole with a 422 naming its problems, so a 1.0 client is told at once what it sent
 // wrong (0.2 answers such a query beside the others, or OpenRefine would fail the whole batch).
 // Every condition narrows, whatever its `required` says, and `matchQualifier`, `lang` and `dir`
-// have no effect: why, see README, "Reconciliation API 1.0-draft".
+// have no effect: why, see docs/archive-tools.md, "Reconciliation API 1.0-draft".
 import { invalid } from '../../../../errors.js';
 import type { Ctx } from '../../../context.js';
 import { isPlainObject } from '../../json-values.js';
