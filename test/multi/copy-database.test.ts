@@ -48,7 +48,7 @@ describe.skipIf(!PG_URL)('copy-database from SQLite to PostgreSQL', () => {
     expect((await box.run(['catalog', 'load', catalog])).code).toBe(0);
     const auditBefore = await box.json<unknown[]>(['audit']);
 
-    const copied = await box.json<Record<string, number>>(['copy-database', targetUrl]);
+    const copied = await box.json<Record<string, number>>(['copy-database', targetUrl, '--yes']);
     expect(copied).toMatchObject({
       accounts: 3,
       tokens: 2,
