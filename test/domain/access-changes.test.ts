@@ -4,7 +4,7 @@
 // a revoke of a revoked token) leaves it alone.
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+import { createAccounts, createSandbox, createToken, type Sandbox, openSandboxDb } from '../helpers/cli.js';
 
 let box: Sandbox;
 let db: Knex;
@@ -12,10 +12,7 @@ let db: Knex;
 beforeAll(async () => {
   box = await createSandbox();
   await createAccounts(box, { root: 'superuser', reader: 'user', other: 'user' });
-  const { default: knex } = await import('knex');
-  db = box.dbFile
-    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
-    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+  db = await openSandboxDb(box);
 });
 
 afterAll(async () => {

@@ -10,7 +10,7 @@ import {
 } from '../../src/domain/tokens/authenticate.js';
 import { checksum, randomBase62 } from '../../src/domain/tokens/format.js';
 import { hashSecret, SCRYPT_PARAMS } from '../../src/domain/tokens/hash.js';
-import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+import { createAccounts, createSandbox, createToken, type Sandbox, openSandboxDb } from '../helpers/cli.js';
 
 let box: Sandbox;
 let db: Knex;
@@ -20,10 +20,7 @@ const clock = { now: () => new Date(now) };
 beforeAll(async () => {
   box = await createSandbox();
   await createAccounts(box, { root: 'superuser', reader: 'user', ed: 'editor' });
-  const { default: knex } = await import('knex');
-  db = box.dbFile
-    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
-    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+  db = await openSandboxDb(box);
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret, needsRehash, SCRYPT_PARAMS, verifySecret } from '../../src/domain/tokens/hash.js';
 import { KdfBusy } from '../../src/domain/tokens/kdf-queue.js';
 import { Verifier } from '../../src/domain/tokens/verifier.js';
-import { createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
+import { createAccounts, createSandbox, createToken, type Sandbox, openSandboxDb } from '../helpers/cli.js';
 
 const scrypt = (
   (await import('scrypt-kdf')) as unknown as {
@@ -24,10 +24,7 @@ let db: Knex;
 beforeAll(async () => {
   box = await createSandbox();
   await createAccounts(box, { root: 'superuser', reader: 'user' });
-  const { default: knex } = await import('knex');
-  db = box.dbFile
-    ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
-    : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+  db = await openSandboxDb(box);
 });
 
 afterAll(async () => {

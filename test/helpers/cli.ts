@@ -427,11 +427,16 @@ export const STACK_FRAME_RE = /^\s+at\s/m;
 export const legacyValue = (): string => randomBase62(60);
 
 /** A connection of the test's own to the sandbox's database (its SQLite file or PostgreSQL schema). */
-export async function withSandboxDb<T>(box: Sandbox, work: (db: import('knex').Knex) => Promise<T>): Promise<T> {
+export async function openSandboxDb(box: Sandbox): Promise<import('knex').Knex> {
   const { default: knex } = await import('knex');
-  const db = box.dbFile
+  return box.dbFile
     ? knex({ client: 'sqlite3', connection: { filename: box.dbFile }, useNullAsDefault: true })
     : knex({ client: 'pg', connection: box.env.DATABASE_URL });
+}
+
+/** `work` on a connection of openSandboxDb, closed afterwards. */
+export async function withSandboxDb<T>(box: Sandbox, work: (db: import('knex').Knex) => Promise<T>): Promise<T> {
+  const db = await openSandboxDb(box);
   try {
     return await work(db);
   } finally {
