@@ -1,7 +1,7 @@
 // Every answer the HTTP tests receive through client() (api.ts), judged by the description the
 // daemon serves (src/http/openapi/): its status must be one the operation lists, its media type
-// one the status describes, its JSON body valid against the schema, its required headers present
-// and well-formed. So an undocumented field, status or refusal fails the test that met it. The
+// one the status describes, its JSON body (and a JSONP answer's JSON) valid against the schema,
+// its required headers present and well-formed. So an undocumented field, status or refusal fails the test that met it. The
 // document is built and its validators compiled once per worker, each on first use.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -62,9 +62,22 @@ function bodyProblems(l: Loaded, r: Reply, answer: Node, at: string, where: stri
   const type = (r.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
   if (!(type in content))
     return [`${where}: ${type || 'no'} media type; described: ${Object.keys(content).join(', ')}`];
-  if (type !== 'application/json') return [];
-  const v = validator(l, `${at}/${pointer('content', type, 'schema')}`);
-  if (v(r.body)) return [];
+  let json = r.body;
+  if (type === 'application/javascript') {
+    // JSONP (src/http/cors.ts): the wrapper as the description's pattern says, around the JSON
+    // answer, which is judged by the operation's application/json schema.
+    const text = validator(l, `${at}/${pointer('content', type, 'schema')}`);
+    if (!text(r.text)) return [`${where}: JSONP body is not /**/callback(json);`];
+    const inner = /^\/\*\*\/[\w$.]+\((.*)\);$/s.exec(r.text)?.[1] ?? '';
+    try {
+      json = JSON.parse(inner) as unknown;
+    } catch {
+      return [`${where}: JSONP argument is not JSON`];
+    }
+    if (!('application/json' in content)) return [`${where}: JSONP of an answer that is not JSON`];
+  } else if (type !== 'application/json') return [];
+  const v = validator(l, `${at}/${pointer('content', 'application/json', 'schema')}`);
+  if (v(json)) return [];
   return (v.errors ?? [])
     .slice(0, 5)
     .map((e) => `${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);

@@ -77,11 +77,6 @@ function withKeywords(o: ObjectRecord, keywords: string[]): ArchiveObject {
   return { id: o.id, identifier: o.identifier, title: o.title, status: o.status, keywords, created_at: o.created_at };
 }
 
-export async function objectIdentifier(ctx: Pick<Ctx, 'db'>, id: number): Promise<string | undefined> {
-  const row = await ctx.db(OBJECT.table).where('id', id).first<{ identifier: string } | undefined>('identifier');
-  return row?.identifier;
-}
-
 /** Keyword names per object, for a page of objects (one query, not one per object). */
 async function keywordMap(db: Knex, ids: number[]): Promise<Map<number, string[]>> {
   const map = new Map<number, string[]>();

@@ -161,7 +161,10 @@ async function moveFile(from: string, to: string): Promise<void> {
 /** A staged file is whole only once its writer recorded the SHA-256 of every byte (http/body.ts). */
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** Records a SIP submission: an object `ingesting`, a submission `received` and its file. */
+/**
+ * Records a SIP submission: an object `ingesting`, a submission `received` and its file. Answers
+ * the receipt and the object's identifier (the door's way to the object, read nowhere else).
+ */
 export async function importSip(ctx: Ctx, dataDir: string, upload: SipUpload, tokenId: number | null) {
   const { file, identifier, title, keywords } = await parseSipUpload(upload);
   if (!SHA256_HEX.test(file.sha256)) throw new Error('the uploaded file was not stored completely');
@@ -192,7 +195,7 @@ export async function importSip(ctx: Ctx, dataDir: string, upload: SipUpload, to
       await mkdir(path.dirname(target), { recursive: true });
       await moveFile(file.path, target);
       state.moved = target;
-      return { id, status: 'received' as const, object_id: object.id };
+      return { receipt: { id, status: 'received' as const, object_id: object.id }, identifier: object.identifier };
     });
   } catch (err) {
     if (state.moved !== null) await rm(state.moved, { force: true });

@@ -7,6 +7,7 @@ import { ROUTES } from '../../domain/access.js';
 import { ref, schemas } from './components.js';
 import type { Schema } from './json-schema.js';
 import { paths, tagOf } from './operations.js';
+import { reconcileSchemas } from './reconcile.js';
 
 /** The checkout or the installed package: the first folder above this module with our package.json. */
 function projectFile(name: string): string {
@@ -54,6 +55,13 @@ const text = (description: string, format?: string): Schema => ({
 
 const HEADERS: Record<string, Schema> = {
   Location: { ...text('The absolute URL of what was created (from `publicUrl` when set)', 'uri'), required: true },
+  SubmissionLocation: {
+    ...text(
+      "Where the accepted work is followed (a submission has no URL of its own): the objects list narrowed to the new object's identifier, `/api/objects?identifier=…`, absolute (from `publicUrl` when set); its `status` moves from `ingesting` to `ingested` or `failed`",
+      'uri',
+    ),
+    required: true,
+  },
   ETag: text('The entity tag, for If-None-Match'),
   LastModified: text('When the content last changed (an HTTP date)'),
   Link: text('RFC 8288 links of a list page: `next`, `prev`, `first`, `last`'),
@@ -123,7 +131,7 @@ export function buildDocument(version: string): Schema {
     })),
     paths: builtPaths,
     components: {
-      schemas: used({ ...schemas(), Index: INDEX }, parts),
+      schemas: used({ ...schemas(), ...reconcileSchemas(), Index: INDEX }, parts),
       responses: parts.responses,
       headers: HEADERS,
       securitySchemes: {

@@ -3,7 +3,7 @@
 // text, normalised identifiers) carry their JSON Schema beside them as valibot metadata
 // (src/domain/catalog/fields.ts); a query parameter's schema sits in the `parameter` metadata of
 // its wrapper (src/domain/catalog/list/params.ts).
-import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import type { v } from '../../validation.js';
 
 export type Schema = Record<string, unknown>;
@@ -21,36 +21,54 @@ function tidy(schema: Schema): Schema {
   // A default given as its parsed value (sortAsc: true) is not one of the accepted words.
   if (Array.isArray(out.enum) && 'default' in out && !out.enum.includes(out.default)) delete out.default;
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
+  // A record's keys: JSON's keys are strings anyway.
+  if (JSON.stringify(out.propertyNames) === '{"type":"string"}') delete out.propertyNames;
   return out;
 }
 
+const CONFIG: ConversionConfig = {
+  target: 'draft-2020-12',
+  typeMode: 'ignore',
+  errorMode: 'ignore',
+  overrideAction: ({ valibotAction }) => {
+    if (valibotAction.type !== 'metadata') return null;
+    const meta = (valibotAction as unknown as { metadata: Schema }).metadata;
+    const inner = meta.parameter as v.GenericSchema | undefined;
+    if (inner === undefined) return null;
+    const own = jsonSchemaOf(inner);
+    return { ...own, ...(meta.default !== undefined ? { default: meta.default } : {}) } as JsonSchema;
+  },
+};
+
 /** A valibot schema as the JSON Schema of the values it accepts. */
 export function jsonSchemaOf(schema: v.GenericSchema): Schema {
-  const converted = toJsonSchema(schema, {
-    target: 'draft-2020-12',
-    typeMode: 'ignore',
-    errorMode: 'ignore',
-    overrideAction: ({ valibotAction }) => {
-      if (valibotAction.type !== 'metadata') return null;
-      const meta = (valibotAction as unknown as { metadata: Schema }).metadata;
-      const inner = meta.parameter as v.GenericSchema | undefined;
-      if (inner === undefined) return null;
-      const own = jsonSchemaOf(inner);
-      return { ...own, ...(meta.default !== undefined ? { default: meta.default } : {}) } as JsonSchema;
-    },
-  }) as Schema;
-  return walk(converted);
+  return walk(toJsonSchema(schema, CONFIG) as Schema);
 }
 
-/** Tidies every nested schema (properties, items) as well. */
+/**
+ * Named valibot schemas as component schemas: where one contains another of them, it refers to
+ * it (`#/components/schemas/<name>`) instead of repeating it.
+ */
+export function componentSchemas(named: Record<string, v.GenericSchema>): Record<string, Schema> {
+  const converted = toJsonSchemaDefs(named, {
+    ...CONFIG,
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  }) as Record<string, Schema>;
+  return Object.fromEntries(Object.entries(converted).map(([name, s]) => [name, walk(s)]));
+}
+
+/** Tidies every nested schema (properties, items, alternatives, a record's values) as well. */
 function walk(schema: Schema): Schema {
   const out = tidy(schema);
-  if (out.properties && typeof out.properties === 'object') {
+  const each = (value: unknown): unknown => (value && typeof value === 'object' ? walk(value as Schema) : value);
+  if (out.properties && typeof out.properties === 'object')
     out.properties = Object.fromEntries(
       Object.entries(out.properties as Record<string, Schema>).map(([k, s]) => [k, walk(s)]),
     );
-  }
-  if (out.items && typeof out.items === 'object') out.items = walk(out.items as Schema);
+  for (const key of ['items', 'additionalProperties', 'propertyNames', 'not'])
+    if (key in out) out[key] = each(out[key]);
+  for (const key of ['anyOf', 'oneOf', 'allOf'])
+    if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(each);
   return out;
 }
 

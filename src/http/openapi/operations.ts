@@ -8,13 +8,10 @@ import { providerSchema } from '../../domain/catalog/list/beacon.js';
 import { listParams } from '../../domain/catalog/list/query.js';
 import { IDENTIFIER_PARAM } from '../../domain/catalog/objects.js';
 import { RESOURCES, type AnyResource } from '../../domain/catalog/resources/index.js';
-import type { v } from '../../validation.js';
 import { dataOf, listOf, recordName, ref } from './components.js';
-import { jsonSchemaOf, type Schema } from './json-schema.js';
-
-const response = (name: string): Schema => ({ $ref: `#/components/responses/${name}` });
-const header = (name: string): Schema => ({ $ref: `#/components/headers/${name}` });
-const json = (schema: Schema): Schema => ({ 'application/json': { schema } });
+import type { Schema } from './json-schema.js';
+import { body, header, json, ok, queryParameters, response, type Answers, type Described } from './parts.js';
+import { reconciliation } from './reconcile.js';
 
 /** getActorsById, postActorsReconcile10DraftMatch: stable, from the method and the path. */
 export function operationId(route: Pick<RouteSpec, 'method' | 'path'>): string {
@@ -27,19 +24,6 @@ export function operationId(route: Pick<RouteSpec, 'method' | 'path'>): string {
     .filter(Boolean);
   const name = words.map((w) => `${w[0]?.toUpperCase()}${w.slice(1)}`).join('');
   return `${route.method.toLowerCase()}${name || 'Index'}`;
-}
-
-/** The query parameters of an object schema of parameters (each read by list/params.ts). */
-function queryParameters(schema: v.GenericSchema, descriptions: Record<string, string> = {}): Schema[] {
-  const object = jsonSchemaOf(schema);
-  const required = (object.required as string[] | undefined) ?? [];
-  return Object.entries((object.properties ?? {}) as Record<string, Schema>).map(([name, s]) => ({
-    name,
-    in: 'query',
-    required: required.includes(name),
-    schema: s,
-    ...(descriptions[name] ? { description: descriptions[name] } : {}),
-  }));
 }
 
 const LIST_WORDS: Record<string, string> = {
@@ -71,20 +55,6 @@ const ID_PARAMETER: Schema = {
   description: 'the row id; anything else names no row (404)',
 };
 
-type Answers = Record<string, Schema>;
-interface Described {
-  summary: string;
-  parameters?: Schema[];
-  requestBody?: Schema;
-  responses: Answers;
-}
-
-const ok = (description: string, content: Schema, headers?: Schema): Schema => ({
-  description,
-  content,
-  ...(headers ? { headers } : {}),
-});
-
 function catalogue(route: RouteSpec, r: AnyResource): Described | undefined {
   const base = `/api/${r.table}`;
   const record = ref(recordName(r));
@@ -98,9 +68,21 @@ function catalogue(route: RouteSpec, r: AnyResource): Described | undefined {
       summary: `List ${r.table}`,
       parameters: listParameters(r),
       responses: {
-        200: ok(`A page of ${r.table}`, content, { Link: header('Link'), ETag: header('ETag') }),
+        200: ok(
+          r.beacon ? `A page of ${r.table} (Link), or the BEACON dump (ETag, Last-Modified)` : `A page of ${r.table}`,
+          content,
+          {
+            Link: header('Link'),
+            ...(r.beacon ? { ETag: header('ETag'), 'Last-Modified': header('LastModified') } : {}),
+          },
+        ),
         ...(r.beacon
-          ? { 304: { description: 'The BEACON dump is unchanged (If-None-Match, If-Modified-Since)' } }
+          ? {
+              304: {
+                description: 'The BEACON dump is unchanged (If-None-Match, If-Modified-Since)',
+                headers: { ETag: header('ETag'), 'Last-Modified': header('LastModified') },
+              },
+            }
           : {}),
         422: response('Invalid'),
       },
@@ -133,55 +115,6 @@ function catalogue(route: RouteSpec, r: AnyResource): Described | undefined {
   return undefined;
 }
 
-/** A JSON body; forms (urlencoded, multipart) carry the same fields as strings. */
-const body = (schema: Schema, required = true): Schema => ({
-  required,
-  content: {
-    'application/json': { schema },
-    'application/x-www-form-urlencoded': { schema: { type: 'object' } },
-  },
-});
-
-const RECONCILE_DOC =
-  'A document of the W3C Reconciliation API (0.2 at `/reconcile`, 1.0-draft under `/reconcile/1.0-draft`): ' +
-  'a manifest, candidates, suggestions, proposed properties or an extension, as the specification words them.';
-
-function reconciliation(route: RouteSpec): Described {
-  const [, , kind, , ...rest] = route.path.split('/');
-  const tail = rest.join('/');
-  const draft = tail.startsWith('1.0-draft');
-  const preview = tail.includes('preview');
-  const jsonp = !draft && route.method === 'GET' && !preview;
-  const content: Schema = preview
-    ? { 'text/html': { schema: { type: 'string' } } }
-    : {
-        ...json({ type: 'object', description: RECONCILE_DOC }),
-        ...(jsonp
-          ? { 'application/javascript': { schema: { type: 'string', description: 'JSONP (`callback`)' } } }
-          : {}),
-      };
-  const parameters: Schema[] = [];
-  if (jsonp)
-    parameters.push({
-      name: 'callback',
-      in: 'query',
-      required: false,
-      schema: { type: 'string', maxLength: 64, pattern: '^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$' },
-      description: 'JSONP: the answer is `/**/callback(json);`',
-    });
-  return {
-    summary: `Reconciliation of ${kind}: ${tail === '' ? 'manifest, or queries and extension' : tail}`,
-    parameters,
-    ...(route.method === 'POST' ? { requestBody: { ...body({ type: 'object' }, false) } } : {}),
-    responses: {
-      200: ok("The service's answer", content),
-      404: response('NotFound'),
-      413: response('TooLarge'),
-      422: response('Invalid'),
-    },
-  };
-}
-
 function special(route: RouteSpec): Described | undefined {
   const key = `${route.method} ${route.path}`;
   const tei = /^GET \/api\/tei\/(\w+)$/.exec(key);
@@ -203,7 +136,10 @@ function special(route: RouteSpec): Described | undefined {
           { 'application/tei+xml': { schema: { type: 'string' } } },
           { ETag: header('ETag'), 'Last-Modified': header('LastModified') },
         ),
-        304: { description: 'Not modified (If-None-Match, If-Modified-Since)' },
+        304: {
+          description: 'Not modified (If-None-Match, If-Modified-Since)',
+          headers: { ETag: header('ETag'), 'Last-Modified': header('LastModified') },
+        },
         404: response('NotFound'),
         422: response('Invalid'),
       },
@@ -259,7 +195,7 @@ function special(route: RouteSpec): Described | undefined {
         },
         responses: {
           202: ok('The submission, received', json(dataOf(ref('Submission'))), {
-            Location: header('Location'),
+            Location: header('SubmissionLocation'),
           }),
           409: response('Conflict'),
           422: response('Invalid'),

@@ -8,6 +8,7 @@ import { optionalParam, wholeNumber, type QueryInput } from '../list/params.js';
 import { parseInput, v } from '../../../validation.js';
 import { BatchTooLarge, jsonObjectParam, shortKey } from './input.js';
 import { propertiesOf, propertyOf, rowIdOf, rowsByIds, typeIdOf, type ReconcileKind } from './entities.js';
+import type { ExtendAnswer, PROPERTY_PROPOSAL } from './answers.js';
 import type { PropertyDef, PropertyValue, Row } from './projection.js';
 
 /** The most entities in one data extension request; more is a BatchTooLarge (413). */
@@ -17,13 +18,13 @@ export const MAX_EXTEND_DEPTH = 5;
 const MAX_ID_LENGTH = 64;
 
 const atMost255 = (t: string) => [...t].length <= 255;
-const PROPOSE_PARAMS = v.object({
+export const PROPOSE_PARAMS = v.object({
   type: optionalParam(v.pipe(v.string(), v.check(atMost255, 'must be at most 255 characters'))),
   limit: optionalParam(wholeNumber(1, 1000)),
 });
 
 /** All the register's properties (its records all have the same ones); none for a type it lacks. */
-export function proposeProperties(kind: ReconcileKind, query: QueryInput) {
+export function proposeProperties(kind: ReconcileKind, query: QueryInput): v.InferOutput<typeof PROPERTY_PROPOSAL> {
   const { type, limit } = parseInput(PROPOSE_PARAMS, query, (e) => invalid('invalid property proposal request', e));
   const known = type === undefined || typeIdOf(kind, type) !== null;
   const properties = known ? propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description })) : [];
@@ -32,11 +33,6 @@ export function proposeProperties(kind: ReconcileKind, query: QueryInput) {
     ...(limit !== undefined ? { limit } : {}),
     properties: limit !== undefined ? properties.slice(0, limit) : properties,
   };
-}
-
-export interface ExtendAnswer {
-  meta: { id: string; name: string }[];
-  rows: Record<string, Record<string, PropertyValue[]>>;
 }
 
 /** What a data extension query asks for: the entity ids (each once, in order) and the properties. */

@@ -1,6 +1,8 @@
 // The service manifest of a register's reconciliation service (GET without parameters):
 // what OpenRefine reads when a user adds the service, and from then on the only source of the
 // URLs of its suggest, preview and data extension services.
+import type { v } from '../../../validation.js';
+import type { MANIFEST } from './answers.js';
 import { serviceOf, type ReconcileKind } from './entities.js';
 import { MAX_QUERIES } from './input.js';
 
@@ -20,7 +22,11 @@ export interface ManifestOptions {
 }
 
 /** `baseUrl`: where clients reach the API (`publicUrl`, else the daemon's own origin; never the request's Host), no final /. */
-export function manifest(kind: ReconcileKind, baseUrl: string, options: ManifestOptions = {}) {
+export function manifest(
+  kind: ReconcileKind,
+  baseUrl: string,
+  options: ManifestOptions = {},
+): v.InferOutput<typeof MANIFEST> {
   const { types, view } = serviceOf(kind);
   const service = `${baseUrl}/api/${kind}/reconcile`;
   const at = (service_path: string) => ({ service_url: service, service_path });

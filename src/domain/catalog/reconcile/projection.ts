@@ -1,19 +1,15 @@
 // A resource's projection onto the Reconciliation API 0.2 (part of its description, see
 // resources/). The services know nothing of any one resource beyond this.
 
-export interface TypeRef {
-  id: string;
-  name: string;
-}
+import type { PropertyValue, TypeRef } from './answers.js';
+
+export type { PropertyValue, TypeRef } from './answers.js';
 
 export interface Row {
   id: number;
   name: string;
   [column: string]: unknown;
 }
-
-/** A value in a data extension answer (0.2 data-extension-response schema). */
-export type PropertyValue = { str: string } | { float: number };
 
 /** How a reconciliation query's values of a property are compared with a record's column. */
 export interface PropertyMatch {

@@ -20,7 +20,8 @@ import {
   type Entity,
   type ReconcileKind,
 } from './entities.js';
-import type { PropertyMatch, Row, TypeRef } from './projection.js';
+import type { Candidate, ReconcileAnswer } from './answers.js';
+import type { PropertyMatch, Row } from './projection.js';
 import { POOL } from './input.js';
 
 export { RECONCILE_KINDS, type Entity, type ReconcileKind } from './entities.js';
@@ -31,17 +32,7 @@ export { parseBatch, type ReconcileQuery } from './batch.js';
 /** The score of a candidate found by non-identifying properties alone (no name to compare). */
 const PROPERTIES_ONLY_SCORE = 50;
 
-export interface Candidate {
-  id: string;
-  name: string;
-  score: number;
-  match: boolean;
-  type: TypeRef[];
-  description?: string;
-}
-
-/** Each query's candidates; an unusable query has `result: []` (0.2 requires it), why in `error`. */
-export type ReconcileAnswer = Record<string, { result: Candidate[]; error?: string }>;
+export type { Candidate, ReconcileAnswer } from './answers.js';
 
 /** Scores, orders and cuts one query's pool; with `fixedScore`, every entity scores that. */
 export function rank(query: string, pool: Entity[], limit: number, fixedScore?: number): Candidate[] {
@@ -162,7 +153,7 @@ export async function candidatesFor(ctx: Ctx, kind: ReconcileKind, q: ReconcileQ
   return rank(q.query, entities, q.limit, fixedScore);
 }
 
-/** Answers a batch of queries: `{"q0": {"result": [candidate, …]}, …}`. */
+/** Answers a batch of queries: `{"q0": {"result": [candidate, …]}, …}`; an unusable query has `result: []` (0.2 requires it), why in `error`. */
 export async function reconcile(ctx: Ctx, kind: ReconcileKind, queries: unknown): Promise<ReconcileAnswer> {
   const answer = Object.create(null) as ReconcileAnswer;
   for (const entry of parseBatch(queries)) {

@@ -19,7 +19,8 @@ import {
   typesOf,
   type ReconcileKind,
 } from './entities.js';
-import type { Row, TypeRef } from './projection.js';
+import type { SUGGESTED_ENTITIES, SUGGESTED_PROPERTIES, SUGGESTED_TYPES } from './answers.js';
+import type { Row } from './projection.js';
 import { fold, normalise } from './similarity.js';
 
 const MAX_PREFIX_LENGTH = 255;
@@ -42,7 +43,7 @@ export interface SuggestItem {
 }
 
 /** `prefix` (0.2) or `query` (OpenRefine's suggest widget's default); `spell`, `_` … are ignored. */
-const SUGGEST_PARAMS = v.object({
+export const SUGGEST_PARAMS = v.object({
   prefix: optionalParam(v.string()),
   query: optionalParam(v.string()),
   cursor: param(wholeNumber(0, MAX_CURSOR), 0),
@@ -50,7 +51,7 @@ const SUGGEST_PARAMS = v.object({
   type: optionalParam(v.string()),
 });
 
-const DRAFT_SUGGEST_PARAMS = v.object({
+export const DRAFT_SUGGEST_PARAMS = v.object({
   prefix: optionalParam(v.string()),
   offset: param(wholeNumber(0, MAX_CURSOR), 0),
   limit: param(wholeNumber(1, MAX_LIMIT), DEFAULT_LIMIT),
@@ -93,7 +94,11 @@ function rankOf(prefix: string, name: string): number | null {
  * contains what was typed, best first; an entity's id typed in full finds that entity too (0.2:
  * "supplying an entity identifier as prefix should return this entity").
  */
-export async function suggestEntities(ctx: Ctx, kind: ReconcileKind, p: SuggestParams) {
+export async function suggestEntities(
+  ctx: Ctx,
+  kind: ReconcileKind,
+  p: SuggestParams,
+): Promise<v.InferOutput<typeof SUGGESTED_ENTITIES>> {
   if (p.prefix === '') return { result: [] };
   const { types, typeColumn } = serviceOf(kind);
   // Without a type column every record has every type: one of them must be asked for.
@@ -155,12 +160,12 @@ function suggestFrom<T extends SuggestItem>(items: readonly T[], p: SuggestParam
 }
 
 /** The register's properties (those the data extension service returns), for auto-completion. */
-export function suggestProperties(kind: ReconcileKind, p: SuggestParams): { result: SuggestItem[] } {
+export function suggestProperties(kind: ReconcileKind, p: SuggestParams): v.InferOutput<typeof SUGGESTED_PROPERTIES> {
   const properties = propertiesOf(kind).map(({ id, name, description }) => ({ id, name, description }));
   return suggestFrom(properties, p);
 }
 
-export function suggestTypes(kind: ReconcileKind, p: SuggestParams): { result: TypeRef[] } {
+export function suggestTypes(kind: ReconcileKind, p: SuggestParams): v.InferOutput<typeof SUGGESTED_TYPES> {
   const types = serviceOf(kind).types.map((t) => ({ ...t }));
   return suggestFrom(types, p);
 }

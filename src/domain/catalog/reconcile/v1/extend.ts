@@ -8,6 +8,8 @@ import type { QueryInput } from '../../list/params.js';
 import { extendValues, MAX_EXTEND_DEPTH, metaOf, proposeProperties, readExtendRequest } from '../extend.js';
 import type { ReconcileKind } from '../entities.js';
 import { nestsDeeperThan } from '../input.js';
+import type { v } from '../../../../validation.js';
+import type { DRAFT_EXTENSION } from './answers.js';
 
 /** The draft requires `type` (the proposals are for entities of that type); the rest is 0.2's. */
 export function proposeDraftProperties(kind: ReconcileKind, query: QueryInput) {
@@ -17,7 +19,11 @@ export function proposeDraftProperties(kind: ReconcileKind, query: QueryInput) {
 }
 
 /** A data extension query (`{"ids": […], "properties": [{"id"}, …]}`, the parsed JSON body). */
-export async function extendDraft(ctx: Ctx, kind: ReconcileKind, body: unknown) {
+export async function extendDraft(
+  ctx: Ctx,
+  kind: ReconcileKind,
+  body: unknown,
+): Promise<v.InferOutput<typeof DRAFT_EXTENSION>> {
   if (!isPlainObject(body))
     throw invalid('invalid data extension request', { body: 'required: a JSON body {"ids", "properties"}' });
   if (nestsDeeperThan(body, MAX_EXTEND_DEPTH))

@@ -14,7 +14,9 @@ import { isPlainObject } from '../../json-values.js';
 import { DEFAULT_LIMIT, MAX_PROPERTIES, MAX_QUERY_LENGTH, propertyValues, type ReconcileQuery } from '../batch.js';
 import { propertyOf, type ReconcileKind } from '../entities.js';
 import { BatchTooLarge, cleanText, MAX_LIMIT, MAX_QUERIES, nestsDeeperThan } from '../input.js';
-import { candidatesFor, type Candidate } from '../service.js';
+import { candidatesFor } from '../service.js';
+import type { v } from '../../../../validation.js';
+import type { DRAFT_RESULTS } from './answers.js';
 
 /** body → queries → query → conditions → condition → values → value: 7; a little room, no more. */
 const MAX_DEPTH = 9;
@@ -140,8 +142,12 @@ export function readDraftBatch(kind: ReconcileKind, body: unknown): ReconcileQue
   return queries;
 }
 
-export async function matchDraft(ctx: Ctx, kind: ReconcileKind, body: unknown) {
-  const results: { candidates: Candidate[] }[] = [];
+export async function matchDraft(
+  ctx: Ctx,
+  kind: ReconcileKind,
+  body: unknown,
+): Promise<v.InferOutput<typeof DRAFT_RESULTS>> {
+  const results: v.InferOutput<typeof DRAFT_RESULTS>['results'] = [];
   for (const q of readDraftBatch(kind, body)) results.push({ candidates: await candidatesFor(ctx, kind, q) });
   return { results };
 }
