@@ -3,7 +3,7 @@
 // one the status describes, its JSON body (and a JSONP answer's JSON) valid against the schema,
 // its required headers present and well-formed. So an undocumented field, status or refusal fails the test that met it. The
 // document is built and its validators compiled once per worker, each on first use.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { servedDocument } from '../../src/http/openapi/document.js';
 import type { Reply } from './api.js';
@@ -78,9 +78,19 @@ function bodyProblems(l: Loaded, r: Reply, answer: Node, at: string, where: stri
   } else if (type !== 'application/json') return [];
   const v = validator(l, `${at}/${pointer('content', 'application/json', 'schema')}`);
   if (v(json)) return [];
-  return (v.errors ?? [])
-    .slice(0, 5)
-    .map((e) => `${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+  const say = (e: ErrorObject, as = '') =>
+    `${where}: ${as}body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`;
+  // One of several documents (a reconciliation endpoint's manifest, results or extension): what
+  // keeps it from being each of them, rather than ajv's mix of all their errors.
+  const schema = (content['application/json'] as { schema?: { oneOf?: Node[] } }).schema;
+  const branches = (schema?.oneOf ?? []).flatMap((b) =>
+    typeof b.$ref === 'string' ? [b.$ref.replace('#/components/schemas/', '')] : [],
+  );
+  if (branches.length === 0) return (v.errors ?? []).slice(0, 5).map((e) => say(e));
+  return branches.flatMap((name) => {
+    const b = validator(l, pointer('components', 'schemas', name));
+    return b(json) ? [] : (b.errors ?? []).slice(0, 3).map((e) => say(e, `as ${name}: `));
+  });
 }
 
 function headerProblems(l: Loaded, r: Reply, answer: Node, where: string): string[] {

@@ -2,8 +2,9 @@
 // anyone, cached, describes every route of the access matrix with its parameters, limits,
 // answers and access rule, and carries the Anton differences from docs/anton-differences.md.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { displayPath, ROUTES } from '../../src/domain/access.js';
+import { loadCatalog, type Reply } from '../helpers/api.js';
 import { describedProblems } from '../helpers/described.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
@@ -112,6 +113,12 @@ describe('GET /api/openapi.json', () => {
       expect.arrayContaining(['Location', 'Token-Expiration']),
     );
     expect(post?.responses['422']).toEqual({ $ref: '#/components/responses/Invalid' });
+    // A SIP's 202 always names where its ingest is followed (the objects list by identifier).
+    const sip = doc.paths['/api/sips/import']?.post?.responses['202']?.headers ?? {};
+    expect(sip.Location).toEqual({ $ref: '#/components/headers/SubmissionLocation' });
+    expect(
+      (doc as unknown as { components: { headers: Record<string, unknown> } }).components.headers.SubmissionLocation,
+    ).toMatchObject({ required: true });
     const actor = doc.components.schemas.Actor as {
       properties: Record<string, unknown>;
       additionalProperties: boolean;
@@ -146,6 +153,66 @@ describe('every answer of the HTTP tests is judged by the description (test/help
     expect(describedProblems({ ...r, headers }).join()).toMatch(/no Location header/);
     headers.set('content-type', 'text/html');
     expect(describedProblems({ ...r, headers }).join()).toMatch(/text\/html media type/);
+  });
+});
+
+describe('the reconciliation documents are described field by field', () => {
+  beforeAll(async () => {
+    await loadCatalog(cli(), 'described.json', {
+      actors: [{ name: 'Schiller, Friedrich', type: 'person', gnd: '118607626' }],
+    });
+  });
+  const problems = (r: Reply, body: unknown) => describedProblems({ ...r, body }).join('\n');
+  const queries = encodeURIComponent(JSON.stringify({ q0: { query: 'Schiller, Friedrich' } }));
+
+  it('a candidate with an undocumented field, a score of another type or no `match` leaves the description', async () => {
+    const r = await api.get(`/api/actors/reconcile?queries=${queries}`, t.user);
+    expect(r.status).toBe(200);
+    expect(describedProblems(r)).toEqual([]);
+    const candidate = (r.body as { q0: { result: Record<string, unknown>[] } }).q0.result[0] ?? {};
+    expect(candidate).toMatchObject({ name: 'Schiller, Friedrich', score: 100 });
+    const batch = (c: Record<string, unknown>) => ({ q0: { result: [c] } });
+    expect(problems(r, batch({ ...candidate, rank: 1 }))).toMatch(/body\/q0\/result\/0 must NOT have additional/);
+    expect(problems(r, batch({ ...candidate, score: '100' }))).toMatch(/body\/q0\/result\/0\/score must be integer/);
+    expect(problems(r, batch({ ...candidate, score: 100.5 }))).toMatch(/score must be integer/);
+    const { match: _, ...unmatched } = candidate;
+    expect(problems(r, batch(unmatched))).toMatch(/must have required property 'match'/);
+    expect(problems(r, { q0: { result: [candidate], note: 'x' } })).toMatch(/additional/);
+  });
+
+  it('so do the manifest, a suggestion, a data extension value and a 1.0-draft result', async () => {
+    const manifest = await api.get('/api/actors/reconcile', t.user);
+    expect(describedProblems(manifest)).toEqual([]);
+    expect(problems(manifest, { ...(manifest.body as object), logo: 'x' })).toMatch(/additional/);
+    const suggest = await api.get('/api/actors/reconcile/suggest/entity?prefix=Schil', t.user);
+    const [item] = (suggest.body as { result: Record<string, unknown>[] }).result;
+    expect(item).toBeDefined();
+    const { notable: _, ...plain } = item ?? {};
+    expect(problems(suggest, { result: [plain] })).toMatch(/required property 'notable'/);
+    const extend = encodeURIComponent(JSON.stringify({ ids: [String(item?.id)], properties: [{ id: 'gnd' }] }));
+    const extension = await api.get(`/api/actors/reconcile?extend=${extend}`, t.user);
+    expect(describedProblems(extension)).toEqual([]);
+    const rows = { [String(item?.id)]: { gnd: [{ int: 118607626 }] } };
+    expect(problems(extension, { ...(extension.body as object), rows })).toMatch(/gnd\/0/);
+    const match = await api.post(
+      '/api/actors/reconcile/1.0-draft/match',
+      { queries: [{ conditions: [{ matchType: 'name', propertyValue: 'Schiller' }] }] },
+      t.editor,
+    );
+    expect(match.status, match.text).toBe(200);
+    expect(describedProblems(match)).toEqual([]);
+    const results = (match.body as { results: { candidates: unknown[] }[] }).results;
+    expect(problems(match, { results: [{ ...results[0], features: [] }] })).toMatch(/additional/);
+  });
+
+  it('a JSONP answer is judged by its JSON, and its wrapper by the pattern', async () => {
+    const r = await api.get('/api/actors/reconcile?callback=cb.done', t.user);
+    expect(r.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect(describedProblems(r)).toEqual([]);
+    const manifest = JSON.parse(/^\/\*\*\/cb\.done\((.*)\);$/s.exec(r.text)?.[1] ?? 'null') as object;
+    const text = (value: string) => describedProblems({ ...r, text: value }).join('\n');
+    expect(text(`/**/cb.done(${JSON.stringify({ ...manifest, extra: true })});`)).toMatch(/additional/);
+    expect(text(`alert(1);cb.done(${JSON.stringify(manifest)});`)).toMatch(/JSONP body/);
   });
 });
 

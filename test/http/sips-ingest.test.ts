@@ -65,6 +65,11 @@ describe('POST /api/sips/import', () => {
       status: 'ingesting',
       keywords: ['Letters', 'Poetry'],
     });
+    // Location: where the accepted work is followed, the objects list narrowed to its identifier.
+    const location = new URL(r.headers.get('location') ?? '');
+    expect(location.search).toBe('?identifier=SIP-2024%2F001');
+    const followed = await api.get(`${location.pathname}${location.search}`, t.user);
+    expect((followed.body as { data: ArchiveObject[] }).data.map((o) => o.id)).toEqual([receipt.object_id]);
     // The file is kept under <dataDir>/sips, byte for byte.
     const stored = await storedSips(cli().dir);
     expect(stored.has(sha256(zip)), `stored: ${[...stored.values()].join(', ')}`).toBe(true);
@@ -78,6 +83,10 @@ describe('POST /api/sips/import', () => {
     expect(r.status, r.text).toBe(202);
     const receipt = dataOf<{ id: number; object_id: number }>(r);
     const object = await objectById(receipt.object_id);
+    // The generated identifier is in the Location as well.
+    expect(r.headers.get('location')).toMatch(
+      new RegExp(`/api/objects\\?identifier=${encodeURIComponent(object?.identifier ?? '-')}$`),
+    );
     expect(object?.identifier).toMatch(/\S/);
     expect(object).toMatchObject({ status: 'ingesting', title: null, keywords: [] });
   });
