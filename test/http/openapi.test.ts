@@ -20,7 +20,7 @@ interface Operation {
   security: unknown[];
   parameters?: { name: string; in: string; schema: Record<string, unknown> }[];
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
-  'x-archivectl-access': { rule: string };
+  'x-archivectl-access': { rule: string; scope: string | null };
 }
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -64,10 +64,13 @@ describe('GET /api/openapi.json', () => {
       expect(op?.['x-archivectl-access'].rule).toBe(route.rule);
       expect(ids.has(op?.operationId ?? '')).toBe(false);
       ids.add(op?.operationId ?? '');
-      // Open routes ask for nothing; routes opened by a setting accept no token as well.
+      // Open routes ask for nothing; routes opened by a setting accept no token as well. The
+      // requirement names the scope a token needs (a token without scopes has them all).
+      const token = { bearer: route.scope === null ? [] : [route.scope] };
       if (route.rule === 'open') expect(op?.security).toEqual([]);
-      else if (route.rule === 'editor' || route.rule === 'token') expect(op?.security).toEqual([{ bearer: [] }]);
-      else expect(op?.security).toContainEqual({});
+      else if (route.rule === 'editor' || route.rule === 'token') expect(op?.security).toEqual([token]);
+      else expect(op?.security).toEqual([token, {}]);
+      expect(op?.['x-archivectl-access'].scope).toBe(route.scope);
     }
     const operations = Object.values(doc.paths).flatMap((p) =>
       Object.keys(p).filter((m) => ['get', 'post', 'put'].includes(m)),
@@ -173,7 +176,7 @@ describe('GET /api', () => {
 describe('archivectl routes', () => {
   it('lists the description and the index as open', async () => {
     const rows = await cli().json<{ method: string; path: string; rule: string; open: boolean }[]>(['routes']);
-    expect(rows).toContainEqual({ method: 'GET', path: '/api/openapi.json', rule: 'open', open: true });
-    expect(rows).toContainEqual({ method: 'GET', path: '/api', rule: 'open', open: true });
+    expect(rows).toContainEqual({ method: 'GET', path: '/api/openapi.json', rule: 'open', open: true, scope: null });
+    expect(rows).toContainEqual({ method: 'GET', path: '/api', rule: 'open', open: true, scope: null });
   });
 });

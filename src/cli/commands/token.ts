@@ -53,10 +53,10 @@ from today, and refuse a later --expires or --no-expires (archivectl settings --
     .addHelpText(
       'after',
       helpText(
-        `${RESTRICTIONS_HELP}\n\nExamples:\n` +
+        `${RESTRICTIONS_HELP}\n\nExample:\n` +
           '  TOKEN=$(archivectl token create ingest-bot --name "nightly ingest" --expires 2027-06-30 --as alice)\n' +
-          '  archivectl token create ai-tool --name "AI usage" --scope ai-usage --allow-from 192.0.2.10 \\\n' +
-          '    --rate-limit 600/hour --as alice',
+          '\nA token that may only record AI usage, from one server, 600 requests an hour:\n' +
+          '  archivectl token create ai-tool --name "AI usage" --scope ai-usage --allow-from 192.0.2.10 --rate-limit 600/hour --as alice',
       ),
     )
     .action(async (username: string, opts: CreateFlags) => (await actions()).create(globals, username, opts));
