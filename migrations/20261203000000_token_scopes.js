@@ -35,8 +35,20 @@ async function dropColumns(knex, table, columns) {
   else for (const column of columns) await knex.raw('ALTER TABLE ?? DROP COLUMN ??', [table, column]);
 }
 
-/** @param {import('knex').Knex} knex */
+/**
+ * The release before this one knows no restrictions: a narrowed token would get every right of its
+ * account back. So rolling back revokes every token narrowed by scopes or addresses (a rate alone
+ * grants nothing), and moves the access generation as every revocation does.
+ * @param {import('knex').Knex} knex
+ */
 export async function down(knex) {
+  const revoked = await knex('tokens')
+    .whereNull('revoked_at')
+    .where((q) => {
+      q.whereNotNull('scopes').orWhereNotNull('allow_from');
+    })
+    .update({ revoked_at: new Date().toISOString() });
+  if (revoked > 0) await knex('auth_state').where('id', 1).increment('generation', 1);
   await knex.schema.dropTable('token_address_refusals');
   await dropColumns(knex, 'tokens', ['scopes', 'allow_from', 'rate_limit']);
 }

@@ -48,4 +48,5 @@ export function storedScopes(column: string | null): readonly Scope[] | null {
 }
 
 /** As listings and GET /api/token show them: `["*"]` for every right of the account. */
-export const shownScopes = (scopes: readonly Scope[] | null): string[] => (scopes === null ? [EVERY_SCOPE] : [...scopes]);
+export const shownScopes = (scopes: readonly Scope[] | null): string[] =>
+  scopes === null ? [EVERY_SCOPE] : [...scopes];

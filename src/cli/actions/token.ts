@@ -62,7 +62,8 @@ function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void
   note(`${what} token ${t.id} "${t.name}" for ${t.account}${t.expires ? `, expires ${t.expires}` : ''}.`);
   if (created.policyDays !== undefined)
     note(`It ends ${created.policyDays} days from today: token_max_days is ${created.policyDays}.`);
-  if (t.scopes.join() !== '*' || t.allow_from !== null || t.rate_limit !== null) note(`Narrowed to ${restrictionLine(t)}.`);
+  if (t.scopes.join() !== '*' || t.allow_from !== null || t.rate_limit !== null)
+    note(`Narrowed to ${restrictionLine(t)}.`);
   note('The value above is shown once and cannot be displayed again; store it now.');
 }
 
@@ -240,7 +241,10 @@ export async function update(globals: Globals, id: string, opts: UpdateFlags): P
     updateToken(ctx, id, await resolveActor(opts.as, mayManage(ctx, 'update')), change),
   );
   if (opts.json) printJson(token);
-  else note(`${changed ? 'Updated' : 'Nothing to change for'} token ${token.id} "${token.name}" of ${token.account}: ${restrictionLine(token)}.`);
+  else
+    note(
+      `${changed ? 'Updated' : 'Nothing to change for'} token ${token.id} "${token.name}" of ${token.account}: ${restrictionLine(token)}.`,
+    );
 }
 
 /** `scopes read,ai-usage; from 10.0.0.0/8; rate 600/hour`, as the notes and token show say it. */

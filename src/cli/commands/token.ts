@@ -46,7 +46,10 @@ from today, and refuse a later --expires or --no-expires (archivectl settings --
     )
     .option('--no-expires', 'never expires (no question in a terminal; refused while token_max_days is set)')
     .option('--scope <scopes>', `only these rights of the account: ${SCOPES.join(', ')} (default: all, *)`)
-    .option('--allow-from <cidrs>', 'accepted only from these addresses, e.g. 10.0.0.0/8,2001:db8::/32 (default: anywhere)')
+    .option(
+      '--allow-from <cidrs>',
+      'accepted only from these addresses, e.g. 10.0.0.0/8,2001:db8::/32 (default: anywhere)',
+    )
     .option('--rate-limit <rate>', 'at most N requests per minute or hour, e.g. 600/hour (default: none of its own)')
     .option('--as <admin>', 'the admin or superuser creating it')
     .option('--json', 'print the token as JSON, with its value in "token"')
@@ -158,7 +161,7 @@ gives an earlier day (a way to renew a token that ends soon).`),
 
   token
     .command('update <id>')
-    .description("change what narrows a token (its scopes, addresses, rate); its value stays")
+    .description('change what narrows a token (its scopes, addresses, rate); its value stays')
     .option('--scope <scopes>', `only these rights of the account: ${SCOPES.join(', ')}; * for all of them`)
     .option('--allow-from <cidrs>', 'accepted only from these addresses; any: from anywhere')
     .option('--rate-limit <rate>', 'at most N requests per minute or hour (600/hour); none: no limit of its own')

@@ -41,10 +41,11 @@ export function restrictionColumns(r: Restrictions): RestrictionColumns {
  * less: an unreadable block admits no address; an unreadable rate is the least one.
  */
 export function readRestrictions(row: RestrictionColumns): Restrictions {
+  const { scopes = null, allow_from = null, rate_limit = null } = row; // absent: see queries.ts, tokenQuery
   return {
-    scopes: storedScopes(row.scopes),
-    allowFrom: row.allow_from === null ? null : row.allow_from.split(','),
-    rateLimit: row.rate_limit === null ? null : (parseRateLimit(row.rate_limit) ?? { points: 1, per: 'hour' }),
+    scopes: storedScopes(scopes),
+    allowFrom: allow_from === null ? null : allow_from.split(','),
+    rateLimit: rate_limit === null ? null : (parseRateLimit(rate_limit) ?? { points: 1, per: 'hour' }),
   };
 }
 
@@ -54,10 +55,11 @@ export function shownRestrictions(row: RestrictionColumns): {
   allow_from: string[] | null;
   rate_limit: string | null;
 } {
+  const { scopes = null, allow_from = null, rate_limit = null } = row;
   return {
-    scopes: shownScopes(storedScopes(row.scopes)),
-    allow_from: row.allow_from === null ? null : row.allow_from.split(','),
-    rate_limit: row.rate_limit,
+    scopes: shownScopes(storedScopes(scopes)),
+    allow_from: allow_from === null ? null : allow_from.split(','),
+    rate_limit,
   };
 }
 

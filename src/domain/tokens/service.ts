@@ -215,7 +215,10 @@ export async function updateToken(
   if (after === before) return { token: toView(row, ctx.clock.now()), changed: false };
   await writeTransaction(ctx.db, async (trx) => {
     // Only while it is still active: a revocation meanwhile wins.
-    const still = await trx('tokens').where('id', row.id).whereNull('revoked_at').first<{ id: number } | undefined>('id');
+    const still = await trx('tokens')
+      .where('id', row.id)
+      .whereNull('revoked_at')
+      .first<{ id: number } | undefined>('id');
     if (!still) throw conflict(`token ${id} was revoked meanwhile`);
     await setTokenRestrictions(trx, row.id, columns);
     const target = `${row.selector} "${row.name}" of ${row.username}: ${after} (was ${before})`;

@@ -197,7 +197,19 @@ const TOKEN: Schema = {
       description: 'its own request rate (`N/minute` or `N/hour`); null: none of its own',
     },
   },
-  required: ['id', 'name', 'kind', 'account', 'role', 'created', 'expires', 'last_used', 'scopes', 'allow_from', 'rate_limit'],
+  required: [
+    'id',
+    'name',
+    'kind',
+    'account',
+    'role',
+    'created',
+    'expires',
+    'last_used',
+    'scopes',
+    'allow_from',
+    'rate_limit',
+  ],
   additionalProperties: false,
 };
 
