@@ -38,6 +38,13 @@ interface Manifest {
 /** Tables whose rows change by themselves: knex's bookkeeping, the daemons' heartbeats. */
 const MOVING = new Set(['knex_migrations', 'knex_migrations_lock', 'daemons']);
 
+/** Rows in a fixed order: by their JSON text. */
+const sortedRows = (rows: unknown[]): unknown[] =>
+  rows
+    .map((r) => [JSON.stringify(r), r] as const)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([, r]) => r);
+
 /** Every row of every table, each table in a fixed order. */
 async function contents(db: Knex, pg: boolean): Promise<Record<string, unknown[]>> {
   const tables = pg
@@ -52,11 +59,7 @@ async function contents(db: Knex, pg: boolean): Promise<Record<string, unknown[]
   const out: Record<string, unknown[]> = {};
   for (const { name } of tables.sort((a, b) => a.name.localeCompare(b.name))) {
     if (MOVING.has(name)) continue;
-    const rows = (await db(name).select('*')) as unknown[];
-    out[name] = rows
-      .map((r) => [JSON.stringify(r), r] as const)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([, r]) => r);
+    out[name] = sortedRows((await db(name).select('*')) as unknown[]);
   }
   return out;
 }
@@ -74,11 +77,9 @@ function asBefore(before: Record<string, unknown[]>, after: Record<string, unkno
       continue;
     }
     const known = new Set((before[table] ?? []).flatMap((r) => Object.keys(r as object)));
-    out[table] = rows
-      .map((r) => Object.fromEntries(Object.entries(r as object).filter(([k, v]) => known.has(k) || v !== null)))
-      .map((r) => [JSON.stringify(r), r] as const)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([, r]) => r);
+    out[table] = sortedRows(
+      rows.map((r) => Object.fromEntries(Object.entries(r as object).filter(([k, v]) => known.has(k) || v !== null))),
+    );
   }
   return out;
 }

@@ -140,8 +140,9 @@ export function buildDocument(version: string): Schema {
           scheme: 'bearer',
           description:
             'A token made by `archivectl token create`. A token may be narrowed to scopes (`--scope`): each ' +
-            "operation's security requirement names the one it needs (`read`, `catalog:write`, `sips`, `ingest`, " +
-            '`ai-usage`, `tei:refresh`); a token without scopes has every right of its account.',
+            "operation's `x-scope` names the one it needs (`read`, `catalog:write`, `sips`, `ingest`, " +
+            '`ai-usage`, `tei:refresh`; `x-scope-with-ids` with `ids`); a token without scopes has every right ' +
+            'of its account.',
         },
       },
     },

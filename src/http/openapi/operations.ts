@@ -323,22 +323,19 @@ function describe(route: RouteSpec): Described {
 }
 
 /**
- * Who may call: the rule, in words, and the security requirement that says it, whose list names
- * the scope a token needs (OpenAPI 3.1 allows role names for schemes other than OAuth's).
+ * Who may call: the rule, in words, and the security requirement that says it; `x-scope` names the
+ * scope a token needs (null: none). Not the requirement's list: OpenAPI 3.1 allows role names
+ * there for schemes other than OAuth's, but Spectral's oas3-operation-security-defined wants
+ * them declared as OAuth scopes, which a bearer scheme has not.
  */
 function access(route: RouteSpec): Schema {
   const { rule, ruleWithIds, scope, scopeWithIds } = route;
   const opens = rule === 'token_or_public_api' || rule === 'authority';
-  const token = { bearer: scope === null ? [] : [scope] };
   return {
-    security: rule === 'open' ? [] : opens ? [token, {}] : [token],
-    'x-archivectl-access': {
-      rule,
-      text: RULE_TEXT[rule],
-      ...(ruleWithIds ? { ruleWithIds } : {}),
-      scope,
-      ...(scopeWithIds ? { scopeWithIds } : {}),
-    },
+    security: rule === 'open' ? [] : opens ? [{ bearer: [] }, {}] : [{ bearer: [] }],
+    'x-archivectl-access': { rule, text: RULE_TEXT[rule], ...(ruleWithIds ? { ruleWithIds } : {}) },
+    'x-scope': scope,
+    ...(scopeWithIds ? { 'x-scope-with-ids': scopeWithIds } : {}),
   };
 }
 
