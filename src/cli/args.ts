@@ -8,6 +8,10 @@ import { parseDate } from '../domain/dates.js';
 import { ALL_SETTING_NAMES, TOKEN_MAX_DAYS_LIMIT } from '../domain/setting-names.js';
 import { TOKEN_KINDS, TOKEN_STATUSES } from '../domain/tokens/queries.js';
 import { LATEST_EXPIRY } from '../domain/tokens/expiry.js';
+import { parseAllowFrom } from '../domain/address-blocks.js';
+import { EVERY_SCOPE, parseScopes, SCOPES, type Scope } from '../domain/scopes.js';
+import { parseRateLimit, RATE_LIMIT_FORM, type RateLimit } from '../domain/tokens/rate-limit.js';
+import { ANYWHERE } from '../domain/tokens/restrictions.js';
 import { parseInput, summary, v } from '../validation.js';
 
 /** `value` through `schema`; a refusal is `fail(message)`: a usage error unless said otherwise. */
@@ -80,3 +84,32 @@ export const PORT = v.pipe(
 
 export const TOKEN_KIND = oneOf('--kind', TOKEN_KINDS);
 export const TOKEN_STATUS = oneOf('--status', TOKEN_STATUSES);
+
+/** Why a flag's value is refused: the rule, the value, and what exactly is wrong with it. */
+const refusedValue = (flag: string, rule: string, value: string, problem?: string) =>
+  usage(`${mustBe(flag, rule)({ input: value })}${problem ? `: ${problem}` : ''}`);
+
+/** --scope: `read,ai-usage`; `*` for every right of the account (null). */
+export function scopeArg(text: string): Scope[] | null {
+  const read = parseScopes(text);
+  if ('scopes' in read) return read.scopes;
+  const rule = `a comma-separated list of the scopes ${SCOPES.join(', ')} (or ${EVERY_SCOPE} for every right)`;
+  throw refusedValue('--scope', rule, text, read.problem);
+}
+
+/** --allow-from: CIDR blocks or addresses, comma-separated; `any` (where allowed) lifts the binding (null). */
+export function allowFromArg(text: string, anyAllowed: boolean): string[] | null {
+  if (anyAllowed && text === ANYWHERE) return null;
+  const read = parseAllowFrom(text);
+  if ('allowFrom' in read) return read.allowFrom;
+  const rule = `comma-separated IPv4 or IPv6 CIDR blocks or addresses, e.g. 10.0.0.0/8,2001:db8::/32${anyAllowed ? ` (or ${ANYWHERE})` : ''}`;
+  throw refusedValue('--allow-from', rule, text, read.problem);
+}
+
+/** --rate-limit: `600/hour`; `none` (where allowed) lifts the token's own limit (null). */
+export function rateLimitArg(text: string, noneAllowed: boolean): RateLimit | null {
+  if (noneAllowed && text === 'none') return null;
+  const rate = parseRateLimit(text);
+  if (rate) return rate;
+  throw usage(`--rate-limit: ${RATE_LIMIT_FORM}${noneAllowed ? ' (or none)' : ''}, got "${text}"`);
+}

@@ -115,6 +115,8 @@ async function databaseChecks(config: Config, findings: Finding[]): Promise<void
     }
     const lifetime = await tokenLifetime(db);
     if (lifetime) findings.push(lifetime);
+    const broad = await broadTokens(db);
+    if (broad) findings.push(broad);
   } catch (err) {
     findings.push(fail('database', `${where}: ${message(err)}`));
   } finally {
@@ -140,6 +142,21 @@ async function tokenLifetime(db: Db): Promise<Finding | null> {
     'token lifetime',
     `${policy}; ${beyond.tokens.length} active token(s), made before it was set or tightened, end later: ` +
       `${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}. Rotate them to give them the policy's end.`,
+  );
+}
+
+/** Active tokens with every right of an admin or superuser account and no end (null: none). */
+async function broadTokens(db: Db): Promise<Finding | null> {
+  const { unboundedAdminTokens } = await import('../domain/tokens/queries.js');
+  const tokens = await unboundedAdminTokens({ db, clock: io().clock });
+  if (tokens.length === 0) return null;
+  const shown = tokens.slice(0, LISTED_TOKENS).map((t) => `${t.id} "${t.name}" of ${t.account}`);
+  const more = tokens.length - shown.length;
+  return warn(
+    'token rights',
+    `${tokens.length} active token(s) carry every right of an admin or superuser account and never expire: ` +
+      `${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}. Give scripts a token narrowed to what they do ` +
+      '(token create --scope, --expires; token update --scope), and revoke these where they are not needed.',
   );
 }
 

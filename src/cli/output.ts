@@ -35,7 +35,19 @@ export async function printTokens(tokens: TokenView[], withAccount = true): Prom
     note('no tokens');
     return;
   }
-  const head = ['ID', ...(withAccount ? ['Account'] : []), 'Name', 'Kind', 'Status', 'Created', 'Last used', 'Expires'];
+  const head = [
+    'ID',
+    ...(withAccount ? ['Account'] : []),
+    'Name',
+    'Kind',
+    'Status',
+    'Created',
+    'Last used',
+    'Expires',
+    'Scopes',
+    'Allowed from',
+    'Rate limit',
+  ];
   await printTable(
     head,
     tokens.map((t) => [
@@ -47,8 +59,12 @@ export async function printTokens(tokens: TokenView[], withAccount = true): Prom
       humanTime(t.created),
       humanTime(t.last_used),
       t.expires ?? 'never',
+      t.scopes.join(','),
+      t.allow_from?.join(',') ?? 'anywhere',
+      t.rate_limit ?? 'none',
     ]),
-    // In a narrow terminal Kind goes first, then Created (--json or a pipe shows everything).
-    { flex: ['Account', 'Name'], drop: ['Kind', 'Created'] },
+    // In a narrow terminal Kind goes first, then Created, the rate and the addresses; the scopes
+    // stay (--json or a pipe shows everything).
+    { flex: ['Account', 'Name'], drop: ['Kind', 'Created', 'Rate limit', 'Allowed from'] },
   );
 }

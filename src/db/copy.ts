@@ -12,6 +12,7 @@ const TABLES = [
   'tokens',
   'token_addresses',
   'token_notices',
+  'token_address_refusals',
   'legacy_imports',
   'settings',
   'audit_log',
@@ -29,6 +30,7 @@ const TABLES = [
 const ORDER: Partial<Record<(typeof TABLES)[number], string[]>> = {
   token_addresses: ['token_id', 'address'],
   token_notices: ['day'],
+  token_address_refusals: ['token_id', 'address', 'day'],
   legacy_imports: ['selector'],
   settings: ['key'],
   object_keywords: ['object_id', 'keyword_id'],

@@ -2,7 +2,8 @@
 // it: the access generation moves in the same transaction (db/access-generation.ts), so that
 // writeTransaction announces the change to every running daemon once it commits, and each drops
 // what it had cached under the old generation (verified tokens re-read their row, settings are
-// read again). Callers change rights only through these functions; none of them calls
+// read again). A token's restrictions (its scopes, addresses and rate) narrow its rights, so
+// changing them is such a write too. Callers change rights only through these functions; none of them calls
 // bumpAccessGeneration itself (.dependency-cruiser.cjs refuses the import elsewhere).
 //
 // Writes that grant nothing a daemon could have cached stay outside: creating an account or a
@@ -12,6 +13,7 @@
 import type { Knex } from 'knex';
 import { bumpAccessGeneration } from '../db/access-generation.js';
 import type { Role } from './roles.js';
+import type { RestrictionColumns } from './tokens/restrictions.js';
 import { SETTING_NAMES } from './setting-names.js';
 
 /** Revokes token `tokenId` if it is not revoked yet; false when it already was (nothing moved). */
@@ -20,6 +22,16 @@ export async function revokeTokenRow(trx: Knex.Transaction, tokenId: number, at:
   if (revoked === 0) return false;
   await bumpAccessGeneration(trx);
   return true;
+}
+
+/** Replaces token `tokenId`'s scopes, addresses and rate (token update); every daemon re-reads it. */
+export async function setTokenRestrictions(
+  trx: Knex.Transaction,
+  tokenId: number,
+  columns: RestrictionColumns,
+): Promise<void> {
+  await trx('tokens').where('id', tokenId).update(columns);
+  await bumpAccessGeneration(trx);
 }
 
 export async function setAccountRole(trx: Knex.Transaction, accountId: number, role: Role, at: string): Promise<void> {

@@ -3,6 +3,7 @@
 import { atLeast, type Role } from './roles.js';
 import { RESOURCES, type AnyResource } from './catalog/resources/index.js';
 import type { Settings } from './settings.js';
+import type { Scope } from './scopes.js';
 
 /** Who may call a route; RULE_TEXT says it in words. */
 export type Rule = 'open' | 'token_or_public_api' | 'authority' | 'editor' | 'token';
@@ -37,22 +38,25 @@ export interface RouteSpec {
    * services OpenRefine calls from its web page. The rule still decides who gets an answer.
    */
   crossOrigin?: true;
+  /**
+   * The scope a token needs for the route (scopes.ts): `read` for every route that reads, the
+   * write's own scope for the others; null for an open route (anyone, with any token).
+   */
+  scope: Scope | null;
+  /** The scope when the query carries `ids` (TEI regeneration), as `ruleWithIds`. */
+  scopeWithIds?: Scope;
 }
 
-const route = (
-  method: Method,
-  path: string,
-  rule: Rule,
-  resource: string,
-  more: Partial<RouteSpec> = {},
-): RouteSpec => ({
-  method,
-  path,
-  rule,
-  access: method === 'GET' ? 'read' : 'write',
-  resource,
-  ...more,
-});
+/**
+ * A row. A route that reads needs the scope `read` (an open route none); a route that writes
+ * names its scope in `more.scope`, and a write without one is a mistake caught at start-up.
+ */
+function route(method: Method, path: string, rule: Rule, resource: string, more: Partial<RouteSpec> = {}): RouteSpec {
+  const access = more.access ?? (method === 'GET' ? 'read' : 'write');
+  const scope = more.scope !== undefined ? more.scope : rule === 'open' ? null : access === 'read' ? 'read' : undefined;
+  if (scope === undefined) throw new Error(`${method} ${path} writes and names no scope`);
+  return { method, path, rule, access, resource, ...more, scope };
+}
 
 /** The path of a resource's routes. */
 export const resourcePath = (resource: Pick<AnyResource, 'table'>) => `/api/${resource.table}`;
@@ -99,14 +103,18 @@ function resourceRoutes(r: AnyResource): RouteSpec[] {
     route('GET', path, api.list, r.table, r.beacon ? { heavy: 'beacon' } : {}),
     ...(r.reconcile ? reconciliationService(r.table) : []),
     ...(api.record ? [route('GET', `${path}/:id`, 'authority', r.table)] : []),
-    ...(api.create ? [route('POST', path, 'editor', r.table)] : []),
-    ...(api.update ? [route(api.update, `${path}/:id`, 'editor', r.table)] : []),
+    ...(api.create ? [route('POST', path, 'editor', r.table, { scope: 'catalog:write' })] : []),
+    ...(api.update ? [route(api.update, `${path}/:id`, 'editor', r.table, { scope: 'catalog:write' })] : []),
   ];
 }
 
 /** A TEI export (GET /api/tei/<table>): authority, but regenerating given `ids` needs a token. */
 const teiExport = (r: AnyResource): RouteSpec =>
-  route('GET', `/api/tei/${r.table}`, 'authority', 'tei', { ruleWithIds: 'token', heavy: 'export' });
+  route('GET', `/api/tei/${r.table}`, 'authority', 'tei', {
+    ruleWithIds: 'token',
+    scopeWithIds: 'tei:refresh',
+    heavy: 'export',
+  });
 
 // Where paths overlap, the more specific pattern owns the path (src/http/router.ts):
 // /api/actors/reconcile is never an actor id, whatever the order here.
@@ -115,12 +123,13 @@ export const ROUTES: readonly RouteSpec[] = [
   route('GET', '/api', 'open', 'api'),
   route('GET', '/api/openapi.json', 'open', 'api'),
   ...RESOURCES.flatMap(resourceRoutes),
-  route('POST', '/api/sips/import', 'editor', 'sips', { upload: true }),
-  route('POST', '/api/ingest/confirm/:id', 'editor', 'ingest'),
-  route('POST', '/api/ingest/failed/:id', 'editor', 'ingest'),
-  route('POST', '/api/ai-cataloging/usage', 'editor', 'ai-usage'),
-  // Rebuilds the exports from the catalogue, which it does not change.
-  route('GET', '/api/tei/refresh', 'token', 'tei', { heavy: 'export' }),
+  route('POST', '/api/sips/import', 'editor', 'sips', { upload: true, scope: 'sips' }),
+  route('POST', '/api/ingest/confirm/:id', 'editor', 'ingest', { scope: 'ingest' }),
+  route('POST', '/api/ingest/failed/:id', 'editor', 'ingest', { scope: 'ingest' }),
+  route('POST', '/api/ai-cataloging/usage', 'editor', 'ai-usage', { scope: 'ai-usage' }),
+  // Rebuilds the exports from the catalogue, which it does not change: a read, but one that costs
+  // a rebuild, so it has a scope of its own.
+  route('GET', '/api/tei/refresh', 'token', 'tei', { heavy: 'export', scope: 'tei:refresh' }),
   // The presented token describes itself (never its value).
   route('GET', '/api/token', 'token', 'token'),
   ...RESOURCES.filter((r) => r.tei).map(teiExport),
@@ -164,14 +173,32 @@ export function displayPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
 }
 
-/** A row of `archivectl routes`; `rule` is the rule's name (a key of RULE_TEXT), stable for scripts. */
-type RouteRow = Pick<RouteSpec, 'method' | 'path' | 'rule'> & { open: boolean };
+/** The rule of a request of `route`: with `ids` in its query, some routes have a stricter one. */
+export const ruleFor = (route: RouteSpec, withIds: boolean): Rule =>
+  withIds && route.ruleWithIds ? route.ruleWithIds : route.rule;
+
+/** The scope a token needs for a request of `route` (null: none), as ruleFor. */
+export const scopeFor = (route: RouteSpec, withIds: boolean): Scope | null =>
+  withIds && route.scopeWithIds ? route.scopeWithIds : route.scope;
+
+/**
+ * A row of `archivectl routes`; `rule` is the rule's name (a key of RULE_TEXT), stable for
+ * scripts; `scope` the scope a token needs (null: none).
+ */
+type RouteRow = Pick<RouteSpec, 'method' | 'path' | 'rule' | 'scope'> & { open: boolean };
 
 /** The matrix under the given settings, as `archivectl routes` prints it. */
 export function routeRows(settings: Settings): RouteRow[] {
   return ROUTES.flatMap((r) => {
-    const variants = [{ path: displayPath(r.path), rule: r.rule }];
-    if (r.ruleWithIds) variants.push({ path: `${displayPath(r.path)}?ids=…`, rule: r.ruleWithIds });
-    return variants.map((v) => ({ method: r.method, ...v, open: isOpen(v.rule, r.method, settings) }));
+    const variants = [{ path: displayPath(r.path), rule: r.rule, scope: r.scope }];
+    if (r.ruleWithIds)
+      variants.push({ path: `${displayPath(r.path)}?ids=…`, rule: ruleFor(r, true), scope: scopeFor(r, true) });
+    return variants.map((v) => ({
+      method: r.method,
+      path: v.path,
+      rule: v.rule,
+      open: isOpen(v.rule, r.method, settings),
+      scope: v.scope,
+    }));
   });
 }

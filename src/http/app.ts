@@ -25,6 +25,8 @@ import { readinessAnswer, type ReadinessProbe } from './observe/health.js';
 import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
+import { refuseForeignAddress } from './allow-from.js';
+import { enforceScopes, missingScope } from './scopes.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext } from './types.js';
 
@@ -132,6 +134,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
     refuseApiTokenInQuery(log), // 1. api_token in the query
     corsPreflight, // CORS preflights carry no token: answered before authentication
     judgeAuthorization(access, authenticator), // 2. the Authorization header, judged
+    refuseForeignAddress(deps, log), // … and a token bound to other addresses refused (allow-from.ts)
     // The body: read (as far as the verdict needs); unclaimed uploads removed after the answer.
     readBody({
       jsonBytes: limits.jsonBytes,
@@ -139,9 +142,12 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
       uploadBytes: limits.sipUploadBytes,
       // Files are written to disk only for an editor's upload; anyone else's are discarded.
       keepFiles: (ctx) =>
-        ctx.state.route?.upload === true && ctx.state.principal !== null && atLeast(ctx.state.principal.role, 'editor'),
+        ctx.state.route?.upload === true &&
+        ctx.state.principal !== null &&
+        atLeast(ctx.state.principal.role, 'editor') &&
+        missingScope(ctx) === null,
       // A request already known to be refused is answered at its first file part, the rest unread.
-      refused: willBeRefused,
+      refused: (ctx) => willBeRefused(ctx) || missingScope(ctx) !== null,
       refusedBodyMs: deps.config.timeouts.headersMs,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
@@ -150,6 +156,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
     answerAuthorization(limits.failedAuthDelayMs), // 2. … and answered
     requireRoute, // 404 / 405, only once the header has been judged
     enforceAccess, // 3. the route's rule
+    enforceScopes, // … narrowed by the token's scopes (scopes.ts)
     rejectUnreadableBody(log), // 4. then validation
     limitHeavyRequests(heavy), // a place for an export, a dump, a large batch (or 503)
   ];

@@ -3,7 +3,7 @@
 // Validation and handlers come after all three.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { decide } from '../domain/access.js';
+import { decide, ruleFor } from '../domain/access.js';
 import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator, AuthResult, Refusal } from '../domain/tokens/authenticate.js';
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
@@ -162,7 +162,7 @@ async function answerRefusal(refusal: NonNullable<ApiState['refusal']>, failedAu
 
 /** The route's rule for this request (with `ids`, some routes have a stricter one). */
 function ruleOf(ctx: ApiContext, route: NonNullable<ApiContext['state']['route']>) {
-  return route.ruleWithIds && ctx.query.ids !== undefined ? route.ruleWithIds : route.rule;
+  return ruleFor(route, ctx.query.ids !== undefined);
 }
 
 /** Whether the request is refused whatever its body says: by its header, path, method or rule. */

@@ -43,8 +43,11 @@ export interface ApiState {
   settings: Settings;
   /** A refusal of the header, answered after step 1; the pause counts from `answerAt` (0: none). */
   refusal: { error: Error; answerAt: number } | null;
-  /** Why authentication refused this request, for the metrics (`header`: not a Bearer header). */
-  authRefusal?: Refusal | 'header' | 'api_token' | 'missing';
+  /**
+   * Why authentication refused this request, for the metrics (`header`: not a Bearer header;
+   * `address`: a token bound to other addresses, allow-from.ts; `scope`: outside its scopes, scopes.ts).
+   */
+  authRefusal?: Refusal | 'header' | 'api_token' | 'missing' | 'address' | 'scope';
   /** Answered by /healthz, /readyz or /metrics (kept out of the access log unless `log.probes`). */
   probe?: boolean;
   /** This request's id (X-Request-Id), in its answer and its log lines. */

@@ -208,12 +208,14 @@ describe('--json shapes of settings, routes and audit', () => {
     expect(out.public_access).toBe(false);
   });
 
-  it('routes → [{"method","path","rule","open"}]', async () => {
+  it('routes → [{"method","path","rule","open","scope"}]', async () => {
     const out = await cli.json<Record<string, unknown>[]>(['routes']);
     expect(out.length).toBeGreaterThan(0);
     for (const r of out) {
-      expect(Object.keys(r)).toEqual(['method', 'path', 'rule', 'open']);
+      expect(Object.keys(r)).toEqual(['method', 'path', 'rule', 'open', 'scope']);
       expect(typeof r.open).toBe('boolean');
+      // Only an open route needs no scope.
+      expect(r.scope === null).toBe(r.rule === 'open');
     }
   });
 

@@ -1,5 +1,5 @@
 // Rights changes move the access generation (src/domain/access-changes.ts), through the doors
-// that make them (the CLI): revoking and rotating a token, changing a role, deleting an account,
+// that make them (the CLI): revoking, rotating and narrowing (token update) a token, changing a role, deleting an account,
 // switching public_api or public_access. What grants nothing cached (a new token, token_max_days,
 // a revoke of a revoked token) leaves it alone.
 import type { Knex } from 'knex';
@@ -41,6 +41,9 @@ describe('the access generation', () => {
     expect(await moved(['account', 'delete', 'other', '--yes'])).toBe(1);
     expect(await moved(['settings', 'set', 'public_api', 'on'])).toBe(1);
     expect(await moved(['settings', 'set', 'public_access', 'off'])).toBe(1);
+    const v = await createToken(box, 'reader', 'to narrow', 'root');
+    expect(await moved(['token', 'update', v.id, '--scope', 'read'])).toBe(1);
+    expect(await moved(['token', 'update', v.id, '--allow-from', '192.0.2.0/24', '--rate-limit', '60/minute'])).toBe(1);
   });
 
   it('stays for what grants nothing a daemon has cached', async () => {
@@ -50,5 +53,7 @@ describe('the access generation', () => {
     expect(await moved(['token', 'revoke', t.id])).toBe(1);
     expect(await moved(['token', 'revoke', t.id])).toBe(0); // already revoked: nothing changed
     expect(await moved(['account', 'set-role', 'reader', 'editor'])).toBe(0); // the role it has
+    const u = await createToken(box, 'reader', 'narrow from the start', 'root', ['--scope', 'read']);
+    expect(await moved(['token', 'update', u.id, '--scope', 'read'])).toBe(0); // the scopes it has
   });
 });

@@ -16,6 +16,9 @@ const entry = (id: number): VerifiedEntry => ({
     expires_at: null,
     revoked_at: null,
     last_used_at: null,
+    scopes: null,
+    allow_from: null,
+    rate_limit: null,
   },
 });
 

@@ -42,8 +42,20 @@ export const CLEARED_ENV = [
 export const PG_URL = process.env.ARCHIVE_TEST_PG_URL;
 export const IS_PG = Boolean(PG_URL);
 
-// Shapes of SPEC §6.
-export const TOKEN_KEYS = ['id', 'account', 'name', 'kind', 'status', 'created', 'last_used', 'expires'] as const;
+// Shapes of SPEC §6, and what narrows a token after them (docs/cli.md).
+export const TOKEN_KEYS = [
+  'id',
+  'account',
+  'name',
+  'kind',
+  'status',
+  'created',
+  'last_used',
+  'expires',
+  'scopes',
+  'allow_from',
+  'rate_limit',
+] as const;
 export const CREATED_TOKEN_KEYS = [...TOKEN_KEYS, 'token'] as const;
 export const TOKEN_VALUE_RE = /^arc_[0-9A-Za-z]{54}$/;
 export const TOKEN_ID_RE = /^[0-9A-Za-z]{8}$/;
@@ -60,6 +72,10 @@ export interface TokenJson {
   created: string;
   last_used: string | null;
   expires: string | null;
+  /** `["*"]`: every right of the account. */
+  scopes: string[];
+  allow_from: string[] | null;
+  rate_limit: string | null;
 }
 export interface CreatedTokenJson extends TokenJson {
   token: string;

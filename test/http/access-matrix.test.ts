@@ -441,9 +441,11 @@ for (const combo of SETTINGS_COMBOS) {
     });
 
     it('archivectl routes --json lists the rows of ROUTES and says what the daemon answers without a token', async () => {
-      const rows = await cli().json<{ method: string; path: string; rule: string; open: boolean }[]>(['routes']);
+      const rows = await cli().json<
+        { method: string; path: string; rule: string; open: boolean; scope: string | null }[]
+      >(['routes']);
       for (const row of rows) {
-        expect(Object.keys(row).sort()).toEqual(['method', 'open', 'path', 'rule']);
+        expect(Object.keys(row).sort()).toEqual(['method', 'open', 'path', 'rule', 'scope']);
         expect(typeof row.rule).toBe('string');
         expect(row.rule.length).toBeGreaterThan(0);
         expect(typeof row.open).toBe('boolean');

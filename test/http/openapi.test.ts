@@ -22,6 +22,8 @@ interface Operation {
   parameters?: { name: string; in: string; schema: Record<string, unknown> }[];
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
   'x-archivectl-access': { rule: string };
+  'x-scope': string | null;
+  'x-scope-with-ids'?: string;
 }
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -69,6 +71,9 @@ describe('GET /api/openapi.json', () => {
       if (route.rule === 'open') expect(op?.security).toEqual([]);
       else if (route.rule === 'editor' || route.rule === 'token') expect(op?.security).toEqual([{ bearer: [] }]);
       else expect(op?.security).toContainEqual({});
+      // The scope a token needs (a token without scopes has them all).
+      expect(op?.['x-scope']).toBe(route.scope);
+      expect(op?.['x-scope-with-ids']).toBe(route.scopeWithIds);
     }
     const operations = Object.values(doc.paths).flatMap((p) =>
       Object.keys(p).filter((m) => ['get', 'post', 'put'].includes(m)),
@@ -240,7 +245,7 @@ describe('GET /api', () => {
 describe('archivectl routes', () => {
   it('lists the description and the index as open', async () => {
     const rows = await cli().json<{ method: string; path: string; rule: string; open: boolean }[]>(['routes']);
-    expect(rows).toContainEqual({ method: 'GET', path: '/api/openapi.json', rule: 'open', open: true });
-    expect(rows).toContainEqual({ method: 'GET', path: '/api', rule: 'open', open: true });
+    expect(rows).toContainEqual({ method: 'GET', path: '/api/openapi.json', rule: 'open', open: true, scope: null });
+    expect(rows).toContainEqual({ method: 'GET', path: '/api', rule: 'open', open: true, scope: null });
   });
 });

@@ -84,6 +84,9 @@ describe('token show and last_used_from', () => {
       'created',
       'last_used',
       'expires',
+      'scopes',
+      'allow_from',
+      'rate_limit',
       'last_used_from',
       'addresses',
     ]);

@@ -29,11 +29,23 @@ beforeAll(async () => {
 const value = (name: string) => (made[name] as CreatedTokenJson).token;
 
 describe('GET /api/token', () => {
-  it('describes the presented token: id, name, kind, account, role, created, expires, last_used', async () => {
+  it('describes the presented token: id, name, kind, account, role, created, expires, last_used, and what narrows it', async () => {
     const r = await api.get('/api/token', value('dated'));
     expect(r.status).toBe(200);
     const self = dataOf(r);
-    expect(Object.keys(self)).toEqual(['id', 'name', 'kind', 'account', 'role', 'created', 'expires', 'last_used']);
+    expect(Object.keys(self)).toEqual([
+      'id',
+      'name',
+      'kind',
+      'account',
+      'role',
+      'created',
+      'expires',
+      'last_used',
+      'scopes',
+      'allow_from',
+      'rate_limit',
+    ]);
     const t = made.dated as CreatedTokenJson;
     expect(self).toMatchObject({
       id: t.id,
@@ -43,6 +55,10 @@ describe('GET /api/token', () => {
       role: 'user',
       created: t.created,
       expires: LAST_DAY,
+      // A token made without --scope, --allow-from or --rate-limit: every right, anywhere, no rate.
+      scopes: ['*'],
+      allow_from: null,
+      rate_limit: null,
     });
     expect(r.headers.get('cache-control')).toBe('private, no-store');
   });
@@ -113,7 +129,7 @@ describe('GET /api/token', () => {
       await cli().run(['settings', 'set', 'public_api', setting, ...(await asAdministrator(cli()))]);
       const rows = await cli().json<{ method: string; path: string; rule: string; open: boolean }[]>(['routes']);
       expect(rows.filter((row) => row.path === '/api/token')).toEqual([
-        { method: 'GET', path: '/api/token', rule: 'token', open: false },
+        { method: 'GET', path: '/api/token', rule: 'token', scope: 'read', open: false },
       ]);
       expect((await api.get('/api/token')).status).toBe(401);
     }

@@ -32,6 +32,24 @@ describe(`two daemons on one ${IS_PG ? 'PostgreSQL' : 'SQLite'} database`, () =>
   const status = (d: RunningDaemon, path: string, token?: string) =>
     d.fetch(path, { headers: token ? { Authorization: `Bearer ${token}` } : {} }).then((r) => r.status);
 
+  it("both apply a token's new scope, set with token update, on their next request", async () => {
+    const t = await createToken(box, 'reader', 'narrowed later', 'root', ['--scope', 'read']);
+    expect(await status(a, '/api/objects', t.token)).toBe(200);
+    expect(await status(b, '/api/objects', t.token)).toBe(200);
+    const r = await box.run(['token', 'update', t.id, '--scope', 'ai-usage', '--as', 'root']);
+    expect(r.code, r.stderr).toBe(0);
+    for (const d of [a, b]) {
+      const refused = await d.fetch('/api/objects', { headers: { Authorization: `Bearer ${t.token}` } });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('www-authenticate')).toBe(
+        'Bearer realm="archive", error="insufficient_scope", scope="read"',
+      );
+    }
+    expect((await box.run(['token', 'update', t.id, '--scope', 'read', '--as', 'root'])).code).toBe(0);
+    expect(await status(b, '/api/objects', t.token)).toBe(200);
+    expect(await status(a, '/api/objects', t.token)).toBe(200);
+  });
+
   it('both refuse a token revoked with the CLI on their next request', async () => {
     const t = await createToken(box, 'reader', 'shared', 'root');
     expect(await status(a, '/api/objects', t.token)).toBe(200);

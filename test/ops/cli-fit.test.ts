@@ -72,7 +72,7 @@ describe('tables at 80 columns', () => {
     const r = await runInTerminal(cli, ['routes']).done;
     expect(r.code, r.stderr).toBe(0);
     for (const line of lines(r.stdout)) expect(line.length, line).toBeLessThanOrEqual(80);
-    expect(lines(r.stdout)[0]).toMatch(/^Method +Path +Rule +Open$/);
+    expect(lines(r.stdout)[0]).toMatch(/^Method +Path +Rule +Scope +Open$/);
     expect(r.stdout).toMatch(/\n {2}authority +authority: open while public_access is on,/);
   });
 

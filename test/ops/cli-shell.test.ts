@@ -51,7 +51,9 @@ describe('version and help', () => {
   it('token list | head -1 (5,000 rows) stops quietly with status 0', async () => {
     const r = await pipeline(`node ${q(BIN)} --config ${q(cli.configFile)} token list | head -1`);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^ID +Account +Name +Kind +Status +Created +Last used +Expires\n$/);
+    expect(r.stdout).toMatch(
+      /^ID +Account +Name +Kind +Status +Created +Last used +Expires +Scopes +Allowed from +Rate limit\n$/,
+    );
     expect(r.stderr).toBe('');
   });
 });

@@ -23,7 +23,8 @@ describe('token list and account show with 20,000 tokens', () => {
     expect(result.code, result.stderr).toBe(0);
     const out = lines(result.stdout);
     expect(out).toHaveLength(MANY + 1);
-    expect(out[0]).toMatch(/^ID\s+Account\s+Name\s+Status\s+Created\s+Last used\s+Expires$/); // Kind left out
+    // Kind, Created and the rate left out (then the addresses, were it narrower); the scopes stay.
+    expect(out[0]).toMatch(/^ID\s+Account\s+Name\s+Status\s+Last used\s+Expires\s+Scopes\s+Allowed from$/);
     expect(result.stdout).not.toMatch(/[─│┌└├┼]/);
     for (const line of out) expect(line.length).toBeLessThanOrEqual(80);
     expect(out[1]).toContain('…'); // the long names are cut to fit
@@ -32,7 +33,9 @@ describe('token list and account show with 20,000 tokens', () => {
   it('shows every column in a wide terminal, names whole', async () => {
     const r = await runInTerminal(cli, ['token', 'list', '--limit', '3'], { columns: 200 }).done;
     const out = lines(r.stdout);
-    expect(out[0]).toMatch(/^ID\s+Account\s+Name\s+Kind\s+Status\s+Created\s+Last used\s+Expires$/);
+    expect(out[0]).toMatch(
+      /^ID\s+Account\s+Name\s+Kind\s+Status\s+Created\s+Last used\s+Expires\s+Scopes\s+Allowed from\s+Rate limit$/,
+    );
     expect(out[1]).toMatch(/ seed token \d+ with a rather long descriptive name for a nightly job +regular +active /);
   });
 
@@ -41,7 +44,9 @@ describe('token list and account show with 20,000 tokens', () => {
     expect(result.code, result.stderr).toBe(0);
     const out = lines(result.stdout);
     expect(out).toHaveLength(MANY + 1);
-    expect(out[0]).toMatch(/^ID {8}Account {2}Name {2,}Kind {5}Status {2}Created +Last used {2}Expires$/);
+    expect(out[0]).toMatch(
+      /^ID {8}Account {2}Name {2,}Kind {5}Status {2}Created +Last used {2}Expires +Scopes {2}Allowed from {2}Rate limit$/,
+    );
     expect(out[1]).toMatch(
       /^\w{8} {2}bot {6}seed token \d+ with a rather long descriptive name for a nightly job +regular +active /,
     );

@@ -15,15 +15,16 @@ export async function run(globals: Globals, opts: { json?: boolean }): Promise<v
     // "Open": answered without a token under the settings now, else 401. In a narrow terminal
     // the longest paths (reconciliation's) are cut with "…"; piped, nothing is.
     await printTable(
-      ['Method', 'Path', 'Rule', 'Open'],
-      rows.map((r) => [r.method, r.path, r.rule, r.open ? 'open' : '401']),
+      ['Method', 'Path', 'Rule', 'Scope', 'Open'],
+      rows.map((r) => [r.method, r.path, r.rule, r.scope ?? '-', r.open ? 'open' : '401']),
       { flex: ['Path'] },
     );
     const { stdout } = io();
     const legend = Object.entries(RULE_TEXT).map(([name, text]) => `  ${name.padEnd(20)} ${text}`);
     const text =
       `\nOpen: answered without a token under public_access ${onOff(settings.public_access)}, ` +
-      `public_api ${onOff(settings.public_api)}; else 401. Rules:\n${legend.join('\n')}\n`;
+      `public_api ${onOff(settings.public_api)}; else 401. Scope: what a token made with --scope needs ` +
+      `(-: none; a token without --scope has every right of its account). Rules:\n${legend.join('\n')}\n`;
     writeOut(stdout.isTTY ? `${reflow(text, stdout.columns ?? 80)}` : text);
   }
 }

@@ -1,4 +1,14 @@
-import { EXPIRES, mustBe, parseArg, TOKEN_KIND, TOKEN_STATUS, wholeNumber } from '../args.js';
+import {
+  allowFromArg,
+  EXPIRES,
+  mustBe,
+  parseArg,
+  rateLimitArg,
+  scopeArg,
+  TOKEN_KIND,
+  TOKEN_STATUS,
+  wholeNumber,
+} from '../args.js';
 import {
   acting,
   askFor,
@@ -12,13 +22,21 @@ import {
 } from '../ask.js';
 import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
 import { humanTime, note, printJson, printTable, printTokens, tokenName, writeOut } from '../output.js';
-import type { CreatedToken } from '../../domain/tokens/service.js';
+import type { CreatedToken, RestrictionChange } from '../../domain/tokens/service.js';
+import type { TokenView } from '../../domain/tokens/queries.js';
 import type { Ctx } from '../../domain/context.js';
 import { usage } from '../../errors.js';
 import type { v } from '../../validation.js';
 
 export type RotateFlags = AsFlag & JsonFlag & { expires?: string | false };
-export type CreateFlags = RotateFlags & { name?: string };
+/** What narrows a token, as given (`--scope`, `--allow-from`, `--rate-limit`). */
+export interface RestrictionFlags {
+  scope?: string;
+  allowFrom?: string;
+  rateLimit?: string;
+}
+export type CreateFlags = RotateFlags & RestrictionFlags & { name?: string };
+export type UpdateFlags = AsFlag & JsonFlag & RestrictionFlags;
 export type PruneFlags = AsFlag & JsonFlag & { dryRun?: boolean; yes?: boolean };
 
 export interface ListFlags extends AsFlag, JsonFlag {
@@ -44,6 +62,8 @@ function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void
   note(`${what} token ${t.id} "${t.name}" for ${t.account}${t.expires ? `, expires ${t.expires}` : ''}.`);
   if (created.policyDays !== undefined)
     note(`It ends ${created.policyDays} days from today: token_max_days is ${created.policyDays}.`);
+  if (t.scopes.join() !== '*' || t.allow_from !== null || t.rate_limit !== null)
+    note(`Narrowed to ${restrictionLine(t)}.`);
   note('The value above is shown once and cannot be displayed again; store it now.');
 }
 
@@ -93,8 +113,22 @@ async function askExpiry(ctx: Ctx, flag: string | false | undefined): Promise<st
   return typed === '' ? undefined : typed;
 }
 
+/**
+ * The restrictions given, checked before the database is opened (a bad value: exit status 2,
+ * nothing stored). `lifting`: token update, where `any` and `none` lift a binding or a limit.
+ */
+function givenRestrictions(opts: RestrictionFlags, lifting: boolean): RestrictionChange {
+  return {
+    ...(opts.scope === undefined ? {} : { scopes: scopeArg(opts.scope) }),
+    ...(opts.allowFrom === undefined ? {} : { allowFrom: allowFromArg(opts.allowFrom, lifting) }),
+    ...(opts.rateLimit === undefined ? {} : { rateLimit: rateLimitArg(opts.rateLimit, lifting) }),
+  };
+}
+
 export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
   const given = givenExpiry(opts.expires);
+  const { UNRESTRICTED } = await import('../../domain/tokens/restrictions.js');
+  const restrictions = { ...UNRESTRICTED, ...givenRestrictions(opts, false) };
   const { createToken } = await import('../../domain/tokens/service.js');
   const { getAccount } = await import('../../domain/accounts.js');
   const { checkTokenName } = await import('../../domain/tokens/names.js');
@@ -123,7 +157,7 @@ export async function create(globals: Globals, username: string, opts: CreateFla
     );
     notPast(given, ctx);
     const expires = opts.expires === undefined ? await askExpiry(ctx, undefined) : given;
-    return createToken(ctx, { username, name, expires, actor });
+    return createToken(ctx, { username, name, expires, actor, restrictions });
   });
   printCreated(created, opts, 'Created');
 }
@@ -198,6 +232,26 @@ export async function rotate(globals: Globals, id: string, opts: RotateFlags): P
   printCreated(created, opts, `Revoked ${id}; created`);
 }
 
+export async function update(globals: Globals, id: string, opts: UpdateFlags): Promise<void> {
+  const change = givenRestrictions(opts, true);
+  if (Object.keys(change).length === 0)
+    throw usage('give what to change: --scope, --allow-from and/or --rate-limit (archivectl token update --help)');
+  const { updateToken } = await import('../../domain/tokens/service.js');
+  const { token, changed } = await withDb(globals(), async (ctx) =>
+    updateToken(ctx, id, await resolveActor(opts.as, mayManage(ctx, 'update')), change),
+  );
+  if (opts.json) printJson(token);
+  else
+    note(
+      `${changed ? 'Updated' : 'Nothing to change for'} token ${token.id} "${token.name}" of ${token.account}: ${restrictionLine(token)}.`,
+    );
+}
+
+/** `scopes read,ai-usage; from 10.0.0.0/8; rate 600/hour`, as the notes and token show say it. */
+function restrictionLine(t: TokenView): string {
+  return `scopes ${t.scopes.join(',')}; from ${t.allow_from?.join(',') ?? 'anywhere'}; rate ${t.rate_limit ?? 'no limit of its own'}`;
+}
+
 export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
   const { showTokenAs } = await import('../../domain/tokens/listing.js');
   const token = await withDb(globals(), (ctx) => showTokenAs(ctx, id, optionalActor(opts.as)));
@@ -217,6 +271,9 @@ export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag
       ['Last used', humanTime(token.last_used)],
       ['Last used from', token.last_used_from ?? 'never'],
       ['Expires', token.expires ?? 'never'],
+      ['Scopes', token.scopes.join(',')],
+      ['Allowed from', token.allow_from?.join(',') ?? 'anywhere'],
+      ['Rate limit', token.rate_limit ?? 'none of its own'],
     ],
   );
   if (token.addresses.length === 0) {

@@ -7,8 +7,8 @@ export function registerRoutes(program: Command, globals: Globals): void {
   program
     .command('routes')
     .description(
-      'the access matrix: every route, its rule, and whether it is open without a token under the current settings',
+      'the access matrix: every route, its rule, the scope a token needs, and whether it is open without a token under the current settings',
     )
-    .option('--json', 'print [{"method","path","rule","open"}]')
+    .option('--json', 'print [{"method","path","rule","open","scope"}]')
     .action(async (opts: { json?: boolean }) => (await actions()).run(globals, opts));
 }

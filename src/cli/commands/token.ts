@@ -1,11 +1,24 @@
 import type { Command } from 'commander';
 import type { AsFlag, Globals, JsonFlag } from '../context.js';
-import type { CreateFlags, ListFlags, PruneFlags, RotateFlags } from '../actions/token.js';
+import type { CreateFlags, ListFlags, PruneFlags, RotateFlags, UpdateFlags } from '../actions/token.js';
 import { TOKEN_KINDS, TOKEN_STATUSES } from '../../domain/tokens/queries.js';
+import { SCOPE_TEXT, SCOPES } from '../../domain/scopes.js';
 import { optionalAsHelp, helpText } from '../about.js';
 
 const actions = () => import('../actions/token.js');
 
+/** The scopes and what each allows, for the help of create and update. */
+const SCOPE_HELP = SCOPES.map((s) => `  ${s.padEnd(14)} ${SCOPE_TEXT[s]}`).join('\n');
+
+const RESTRICTIONS_HELP = `
+--scope narrows the token to some of its account's rights (comma-separated; without it the
+token has every right of its account, shown as *). A request outside them is answered 403
+with WWW-Authenticate: Bearer error="insufficient_scope", scope="<the one needed>".
+${SCOPE_HELP}
+--allow-from binds the token to client addresses (IPv4 and IPv6 CIDR blocks or addresses,
+comma-separated, as the daemon judges the client behind trustProxy); from elsewhere it is
+answered 403, and the use is audited once a day per address. --rate-limit N/minute or N/hour
+is the token's own request rate.`;
 export function registerToken(program: Command, globals: Globals): void {
   const token = program
     .command('token')
@@ -32,13 +45,21 @@ from today, and refuse a later --expires or --no-expires (archivectl settings --
       'last day of validity (UTC), at most 2038-01-18 and within token_max_days when set (asked for in a terminal)',
     )
     .option('--no-expires', 'never expires (no question in a terminal; refused while token_max_days is set)')
+    .option('--scope <scopes>', `only these rights of the account: ${SCOPES.join(', ')} (default: all, *)`)
+    .option(
+      '--allow-from <cidrs>',
+      'accepted only from these addresses, e.g. 10.0.0.0/8,2001:db8::/32 (default: anywhere)',
+    )
+    .option('--rate-limit <rate>', 'at most N requests per minute or hour, e.g. 600/hour (default: none of its own)')
     .option('--as <admin>', 'the admin or superuser creating it')
     .option('--json', 'print the token as JSON, with its value in "token"')
     .addHelpText(
       'after',
       helpText(
-        '\nExample:\n' +
-          '  TOKEN=$(archivectl token create ingest-bot --name "nightly ingest" --expires 2027-06-30 --as alice)',
+        `${RESTRICTIONS_HELP}\n\nExample:\n` +
+          '  TOKEN=$(archivectl token create ingest-bot --name "nightly ingest" --expires 2027-06-30 --as alice)\n' +
+          '\nA token that may only record AI usage, from one server, 600 requests an hour:\n' +
+          '  archivectl token create ai-tool --name "AI usage" --scope ai-usage --allow-from 192.0.2.10 --rate-limit 600/hour --as alice',
       ),
     )
     .action(async (username: string, opts: CreateFlags) => (await actions()).create(globals, username, opts));
@@ -125,7 +146,7 @@ Example:
 
   token
     .command('rotate <id>')
-    .description('replace a token: new value, same name and expiry; the old one is revoked')
+    .description('replace a token: new value, same name, expiry, scopes, addresses and rate; the old one is revoked')
     .option('--expires <YYYY-MM-DD>', 'a new last day of validity instead of the old one')
     .option('--no-expires', 'the new token never expires (refused while token_max_days is set)')
     .option('--as <admin>', 'the admin or superuser rotating it')
@@ -137,6 +158,27 @@ While token_max_days is set, the new token ends that many days from today unless
 gives an earlier day (a way to renew a token that ends soon).`),
     )
     .action(async (id: string, opts: RotateFlags) => (await actions()).rotate(globals, id, opts));
+
+  token
+    .command('update <id>')
+    .description('change what narrows a token (its scopes, addresses, rate); its value stays')
+    .option('--scope <scopes>', `only these rights of the account: ${SCOPES.join(', ')}; * for all of them`)
+    .option('--allow-from <cidrs>', 'accepted only from these addresses; any: from anywhere')
+    .option('--rate-limit <rate>', 'at most N requests per minute or hour (600/hour); none: no limit of its own')
+    .option('--as <admin>', 'the admin or superuser changing it')
+    .option('--json', 'print the token as JSON')
+    .addHelpText(
+      'after',
+      helpText(`
+What is not given stays as it is. Every daemon applies the change from its next request.
+Who may update a token is who may rotate it.
+${RESTRICTIONS_HELP}
+
+Examples:
+  archivectl token update Ab3dE5gH --scope read,ai-usage --as alice
+  archivectl token update Ab3dE5gH --allow-from any --rate-limit none --as alice`),
+    )
+    .action(async (id: string, opts: UpdateFlags) => (await actions()).update(globals, id, opts));
 
   token
     .command('prune')

@@ -15,6 +15,9 @@ import { LEGACY_LENGTH, parse, TOKEN_LENGTH, type ParsedToken } from './format.j
 import { KdfBusy, type KdfQueue, type KdfQueueOptions } from './kdf-queue.js';
 import { storedLastUsed, type LastUsedRecorder } from './last-used.js';
 import { findTokenBySelector, tokenStatus } from './queries.js';
+import type { RateLimit } from './rate-limit.js';
+import { readRestrictions } from './restrictions.js';
+import type { Scope } from '../scopes.js';
 import { cacheKey, VerifiedTokens, type AuthRow } from './verified-cache.js';
 import { Verifier } from './verifier.js';
 
@@ -28,6 +31,12 @@ export interface Principal {
   expiration: string | null;
   /** The last use the database holds once this one is recorded (ms; -Infinity: never). */
   lastUsed: number;
+  /** The scopes the token's rights are narrowed to (http/scopes.ts); null: every right of the account. */
+  scopes: readonly Scope[] | null;
+  /** The CIDR blocks it is accepted from (http/allow-from.ts); null: from anywhere. */
+  allowFrom: readonly string[] | null;
+  /** Its own request rate; null: none of its own. */
+  rateLimit: RateLimit | null;
 }
 
 /** `throttled`: the client is out of failure budget (429); `busy`: the KDF queue is full (503). */
@@ -162,6 +171,8 @@ export class Authenticator {
     if (status !== 'active') return { ok: false, reason: status, selector: row.selector };
     if (row.role === 'blocked') return { ok: false, reason: 'blocked', selector: row.selector };
     if (row.expiration === undefined) row.expiration = tokenExpiration(row.expires_at);
+    row.restrictions ??= readRestrictions(row);
+    const { scopes, allowFrom, rateLimit } = row.restrictions;
     return {
       ok: true,
       principal: {
@@ -174,6 +185,9 @@ export class Authenticator {
         lastUsed: this.lastUsed
           ? this.lastUsed.touch(row.id, row.last_used_at, address, at.getTime())
           : storedLastUsed(row.last_used_at),
+        scopes,
+        allowFrom,
+        rateLimit,
       },
     };
   }

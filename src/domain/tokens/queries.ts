@@ -3,13 +3,14 @@ import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import type { Role } from '../roles.js';
 import { utcDate } from '../../clock.js';
+import { shownRestrictions, type RestrictionColumns } from './restrictions.js';
 
 export const TOKEN_KINDS = ['regular', 'legacy', 'handoff'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
 export const TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
-export interface TokenRow {
+export interface TokenRow extends RestrictionColumns {
   id: number;
   selector: string;
   account_id: number;
@@ -26,7 +27,11 @@ export interface TokenRow {
   revoked_at: string | null;
 }
 
-/** The TOKEN object of SPEC §6, in that key order. */
+/**
+ * The TOKEN object of SPEC §6, in that key order, and then what narrows the token: `scopes`
+ * (`["*"]`: every right of its account), `allow_from` (CIDR blocks; null: from anywhere) and
+ * `rate_limit` (`N/minute` or `N/hour`; null: none of its own).
+ */
 export interface TokenView {
   id: string;
   account: string;
@@ -36,6 +41,9 @@ export interface TokenView {
   created: string;
   last_used: string | null;
   expires: string | null;
+  scopes: string[];
+  allow_from: string[] | null;
+  rate_limit: string | null;
 }
 
 /** A token is refused from its expiry instant on; revocation wins over expiry. */
@@ -57,29 +65,18 @@ export function toView(row: Omit<TokenRow, 'role'>, now: Date): TokenView {
     // Handoff tokens end at an instant; the date shown is the last UTC day on which they are
     // accepted (the day of the last millisecond before that instant), as for dated expiry.
     expires: row.expires ?? (row.expires_at ? utcDate(new Date(Date.parse(row.expires_at) - 1)) : null),
+    ...shownRestrictions(row),
   };
 }
 
-/** The one query of token rows with their account's name and role (listings, lookups, authentication). */
+/**
+ * The one query of token rows with their account's name and role (listings, lookups,
+ * authentication). Every column of the token (TokenRow's): a daemon running while the newest
+ * migration is rolled back under it (docs/upgrading.md) reads rows without the columns that
+ * migration added, and goes on answering; a restriction column missing reads as none.
+ */
 function tokenQuery(ctx: Pick<Ctx, 'db'>) {
-  return ctx
-    .db('tokens as t')
-    .join('accounts as a', 'a.id', 't.account_id')
-    .select(
-      't.id',
-      't.selector',
-      't.account_id',
-      'a.username',
-      'a.role',
-      't.name',
-      't.kind',
-      't.secret_hash',
-      't.expires',
-      't.expires_at',
-      't.created_at',
-      't.last_used_at',
-      't.revoked_at',
-    );
+  return ctx.db('tokens as t').join('accounts as a', 'a.id', 't.account_id').select('t.*', 'a.username', 'a.role');
 }
 
 export interface TokenFilter {
@@ -149,4 +146,19 @@ export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<ListedTok
 
 export async function findTokenBySelector(ctx: Pick<Ctx, 'db'>, selector: string): Promise<TokenRow | undefined> {
   return (await tokenQuery(ctx).where('t.selector', selector).first()) as TokenRow | undefined;
+}
+
+/**
+ * Active tokens that carry every right (no scopes) of an admin or superuser account and never
+ * end: what `doctor` warns about, as the tokens a leak would cost the most.
+ */
+export async function unboundedAdminTokens(ctx: Ctx): Promise<TokenView[]> {
+  const at = ctx.clock.now();
+  const rows = (await tokenQuery(ctx)
+    .where(activeAt(at.toISOString()))
+    .whereNull('t.scopes')
+    .whereNull('t.expires_at')
+    .whereIn('a.role', ['admin', 'superuser'])
+    .orderBy([{ column: 'a.username' }, { column: 't.created_at' }, { column: 't.id' }])) as TokenRow[];
+  return rows.map((r) => toView(r, at));
 }

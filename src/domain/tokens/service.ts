@@ -3,7 +3,7 @@
 import type { Knex } from 'knex';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { conflict, invalid, notFound } from '../../errors.js';
-import { revokeTokenRow } from '../access-changes.js';
+import { revokeTokenRow, setTokenRestrictions } from '../access-changes.js';
 import { getAccount, type Account } from '../accounts.js';
 import { record, type Acting } from '../audit.js';
 import type { Ctx } from '../context.js';
@@ -14,6 +14,14 @@ import { hashSecret, verifySecret } from './hash.js';
 import { checkTokenName } from './names.js';
 import { assertMayHandOff, assertMayManageTokens, assertMayManageTokensOf, assertMayReceiveToken } from './policy.js';
 import { findTokenBySelector, tokenStatus, toView, type TokenKind, type TokenRow, type TokenView } from './queries.js';
+import {
+  readRestrictions,
+  restrictionColumns,
+  restrictionsText,
+  UNRESTRICTED,
+  type RestrictionColumns,
+  type Restrictions,
+} from './restrictions.js';
 
 export interface CreatedToken {
   token: TokenView;
@@ -32,7 +40,14 @@ interface NewToken {
   expiry: { expires: string | null; expiresAt: string } | null;
   /** The creation instant, when the end was counted from it (a handoff's 12 hours): one clock read. */
   createdAt?: Date;
+  /** Its scopes, addresses and rate (UNRESTRICTED: every right of the account, as before). */
+  restrictions: Restrictions;
 }
+
+const isRestricted = (c: RestrictionColumns) => c.scopes !== null || c.allow_from !== null || c.rate_limit !== null;
+
+/** What an audit target adds for a restricted token at creation and rotation (nothing for others). */
+const restrictedNote = (c: RestrictionColumns) => (isRestricted(c) ? `; ${restrictionsText(c)}` : '');
 
 async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Promise<CreatedToken> {
   let minted = mint();
@@ -60,6 +75,7 @@ async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Pro
     created_at: now,
     last_used_at: null,
     revoked_at: null,
+    ...restrictionColumns(spec.restrictions),
   };
   await trx('tokens').insert(row);
   const view = toView({ id: 0, username: spec.account.username, ...row }, ctx.clock.now());
@@ -68,7 +84,7 @@ async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Pro
 
 export async function createToken(
   ctx: Ctx,
-  input: { username: string; name: string; expires?: RequestedExpiry; actor: string },
+  input: { username: string; name: string; expires?: RequestedExpiry; actor: string; restrictions?: Restrictions },
 ): Promise<CreatedToken> {
   const name = checkTokenName(input.name);
   const { expiry, policyDays } = await expiryUnderPolicy(ctx, input.expires);
@@ -82,8 +98,9 @@ export async function createToken(
       name,
       kind: 'regular',
       expiry,
+      restrictions: input.restrictions ?? UNRESTRICTED,
     });
-    const target = `${created.token.id} "${name}" of ${owner.username}`;
+    const target = `${created.token.id} "${name}" of ${owner.username}${restrictedNote(restrictionColumns(input.restrictions ?? UNRESTRICTED))}`;
     await record(trx, ctx.clock.now(), actor.username, 'token.create', target);
     return policyDays === null ? created : { ...created, policyDays };
   });
@@ -158,17 +175,56 @@ export async function rotateToken(
   const now = ctx.clock.now().toISOString();
   return writeTransaction(ctx.db, async (trx) => {
     if (!(await revokeTokenRow(trx, row.id, now))) throw conflict(`token ${id} was revoked meanwhile`);
-    // A rotated legacy token becomes a regular one: the new value has the new format.
+    // A rotated legacy token becomes a regular one: the new value has the new format. It keeps
+    // what narrows the old one: a rotation renews a value, it grants nothing.
     const created = await insertToken(ctx, trx, {
       account: owner,
       name: row.name,
       kind: 'regular',
       expiry,
+      restrictions: readRestrictions(row),
     });
-    const target = `${row.selector} -> ${created.token.id} "${row.name}" of ${row.username}`;
+    const target = `${row.selector} -> ${created.token.id} "${row.name}" of ${row.username}${restrictedNote(row)}`;
     await record(trx, ctx.clock.now(), actor.username, 'token.rotate', target);
     return policyDays === null ? created : { ...created, policyDays };
   });
+}
+
+/** What `token update` changes: each given restriction replaces the token's (null lifts it). */
+export type RestrictionChange = Partial<Restrictions>;
+
+/**
+ * Narrows or widens an active token in place (its value stays): scopes, addresses, rate. Under
+ * the rule of rotation (who may act on whose tokens); every daemon re-reads the token on its
+ * next request (access-changes.ts).
+ */
+export async function updateToken(
+  ctx: Ctx,
+  id: string,
+  actorName: string,
+  change: RestrictionChange,
+): Promise<{ token: TokenView; changed: boolean }> {
+  const actor = await getAccount(ctx, actorName);
+  const row = await getToken(ctx, id);
+  assertMayManageTokensOf(actor, await getAccount(ctx, row.username), 'update');
+  const status = tokenStatus(row, ctx.clock.now());
+  if (status !== 'active') throw conflict(`token ${id} is ${status}; nothing to update`);
+  const columns = restrictionColumns({ ...readRestrictions(row), ...change });
+  const before = restrictionsText(row);
+  const after = restrictionsText(columns);
+  if (after === before) return { token: toView(row, ctx.clock.now()), changed: false };
+  await writeTransaction(ctx.db, async (trx) => {
+    // Only while it is still active: a revocation meanwhile wins.
+    const still = await trx('tokens')
+      .where('id', row.id)
+      .whereNull('revoked_at')
+      .first<{ id: number } | undefined>('id');
+    if (!still) throw conflict(`token ${id} was revoked meanwhile`);
+    await setTokenRestrictions(trx, row.id, columns);
+    const target = `${row.selector} "${row.name}" of ${row.username}: ${after} (was ${before})`;
+    await record(trx, ctx.clock.now(), actor.username, 'token.update', target);
+  });
+  return { token: toView({ ...row, ...columns }, ctx.clock.now()), changed: true };
 }
 
 /** Deletes expired and revoked tokens; without an acting account (a sysadmin's cron job) too. */
@@ -212,6 +268,7 @@ export async function handoffToken(ctx: Ctx, username: string, actorName: string
       kind: 'handoff',
       expiry: { expires: null, expiresAt: handoffExpiry(now) },
       createdAt: now,
+      restrictions: UNRESTRICTED,
     });
     const note = removed > 0 ? ` (removed ${removed} expired handoff tokens)` : '';
     await record(trx, now, actor.username, 'token.handoff', `${created.token.id} of ${owner.username}${note}`);

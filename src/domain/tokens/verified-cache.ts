@@ -5,14 +5,28 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { TokenRow } from './queries.js';
+import type { Restrictions } from './restrictions.js';
 
 /** A verified token's row, as authentication needs it. */
 export type AuthRow = Pick<
   TokenRow,
-  'id' | 'selector' | 'account_id' | 'username' | 'role' | 'secret_hash' | 'expires_at' | 'revoked_at' | 'last_used_at'
+  | 'id'
+  | 'selector'
+  | 'account_id'
+  | 'username'
+  | 'role'
+  | 'secret_hash'
+  | 'expires_at'
+  | 'revoked_at'
+  | 'last_used_at'
+  | 'scopes'
+  | 'allow_from'
+  | 'rate_limit'
 > & {
   /** tokenExpiration(expires_at), set on first admission: no date formatting per request. */
   expiration?: string | null;
+  /** The restriction columns read, set on first admission: no parsing per request. */
+  restrictions?: Restrictions;
 };
 
 export interface VerifiedEntry {

@@ -8,6 +8,8 @@ import { EXACT_TOTAL_LIMIT, MAX_PER_PAGE } from '../../domain/catalog/list/query
 import { SCHEMAS as USAGE } from '../../domain/catalog/ai-usage.js';
 import { ROLES } from '../../domain/roles.js';
 import { TOKEN_KINDS } from '../../domain/tokens/queries.js';
+import { RATE_LIMIT_PATTERN } from '../../domain/tokens/rate-limit.js';
+import { EVERY_SCOPE, SCOPES } from '../../domain/scopes.js';
 import { jsonSchemaOf, orNull, type Schema } from './json-schema.js';
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -178,8 +180,36 @@ const TOKEN: Schema = {
     created: { type: 'string', format: 'date-time' },
     expires: { type: ['string', 'null'], format: 'date', description: 'the last day (UTC) it is accepted' },
     last_used: { type: ['string', 'null'], format: 'date-time' },
+    scopes: {
+      type: 'array',
+      items: { enum: [...SCOPES, EVERY_SCOPE], type: 'string' },
+      minItems: 1,
+      description: 'the scopes its rights are narrowed to; `["*"]`: every right of its account',
+    },
+    allow_from: {
+      type: ['array', 'null'],
+      items: { type: 'string' },
+      description: 'the CIDR blocks it is accepted from; null: from anywhere',
+    },
+    rate_limit: {
+      type: ['string', 'null'],
+      pattern: RATE_LIMIT_PATTERN.source,
+      description: 'its own request rate (`N/minute` or `N/hour`); null: none of its own',
+    },
   },
-  required: ['id', 'name', 'kind', 'account', 'role', 'created', 'expires', 'last_used'],
+  required: [
+    'id',
+    'name',
+    'kind',
+    'account',
+    'role',
+    'created',
+    'expires',
+    'last_used',
+    'scopes',
+    'allow_from',
+    'rate_limit',
+  ],
   additionalProperties: false,
 };
 

@@ -22,7 +22,12 @@ function projectFile(name: string): string {
 const ERRORS: Record<string, [number, string]> = {
   BadRequest: [400, 'The body could not be read (malformed JSON, a form), or a token was sent in the URL or body'],
   Unauthorized: [401, 'No token, or one that is not valid (`WWW-Authenticate: Bearer realm="archive"`)'],
-  Forbidden: [403, "The token's role may not do this"],
+  Forbidden: [
+    403,
+    "The token's role may not do this, or the token lacks the scope the route needs (`WWW-Authenticate: " +
+      'Bearer realm="archive", error="insufficient_scope", scope="…"`, the `error` naming the scope), or it is ' +
+      'presented from an address outside its `allow_from`, or its account is blocked',
+  ],
   NotFound: [404, 'No such record'],
   MethodNotAllowed: [405, 'Not a method of this path (`Allow` names those that are)'],
   Conflict: [409, 'The state changed: the request no longer applies'],
@@ -39,7 +44,7 @@ function responses(): Record<string, Schema> {
       name,
       {
         description,
-        ...(status === 401
+        ...(status === 401 || status === 403
           ? { headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } }
           : {}),
         content: { 'application/json': { schema: ref('Error') } },
@@ -69,7 +74,10 @@ const HEADERS: Record<string, Schema> = {
     'With a token that ends: its first refused instant (RFC 3339, UTC), so a script sees the end coming',
     'date-time',
   ),
-  WWWAuthenticate: text('`Bearer realm="archive"`, with `error="invalid_token"` for a refused token'),
+  WWWAuthenticate: text(
+    '`Bearer realm="archive"`, with `error="invalid_token"` for a refused token (401), and ' +
+      '`error="insufficient_scope"` for a role too low or, with `scope="…"`, a scope the token lacks (403)',
+  ),
 };
 
 const INDEX: Schema = {
@@ -135,7 +143,15 @@ export function buildDocument(version: string): Schema {
       responses: parts.responses,
       headers: HEADERS,
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'A token made by `archivectl token create`' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A token made by `archivectl token create`. A token may be narrowed to scopes (`--scope`): each ' +
+            "operation's `x-scope` names the one it needs (`read`, `catalog:write`, `sips`, `ingest`, " +
+            '`ai-usage`, `tei:refresh`; `x-scope-with-ids` with `ids`); a token without scopes has every right ' +
+            'of its account.',
+        },
       },
     },
   };

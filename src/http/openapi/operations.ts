@@ -258,12 +258,20 @@ function describe(route: RouteSpec): Described {
   return d;
 }
 
-/** Who may call: the rule, in words, and the security requirement that says it. */
-function access(rule: Rule, ruleWithIds?: Rule): Schema {
+/**
+ * Who may call: the rule, in words, and the security requirement that says it; `x-scope` names the
+ * scope a token needs (null: none). Not the requirement's list: OpenAPI 3.1 allows role names
+ * there for schemes other than OAuth's, but Spectral's oas3-operation-security-defined wants
+ * them declared as OAuth scopes, which a bearer scheme has not.
+ */
+function access(route: RouteSpec): Schema {
+  const { rule, ruleWithIds, scope, scopeWithIds } = route;
   const opens = rule === 'token_or_public_api' || rule === 'authority';
   return {
     security: rule === 'open' ? [] : opens ? [{ bearer: [] }, {}] : [{ bearer: [] }],
     'x-archivectl-access': { rule, text: RULE_TEXT[rule], ...(ruleWithIds ? { ruleWithIds } : {}) },
+    'x-scope': scope,
+    ...(scopeWithIds ? { 'x-scope-with-ids': scopeWithIds } : {}),
   };
 }
 
@@ -295,6 +303,13 @@ function withTokenHeaders(responses: Answers, rule: Rule): Answers {
   );
 }
 
+/** The scope a token needs, in words (a token without scopes has them all). */
+function scopeText(route: RouteSpec): string {
+  if (route.scope === null) return ' A token needs no scope.';
+  const withIds = route.scopeWithIds ? ` (with \`ids\`: \`${route.scopeWithIds}\`)` : '';
+  return ` Scope: \`${route.scope}\`${withIds}; a token narrowed to other scopes is answered 403 \`insufficient_scope\`.`;
+}
+
 export function paths(routes: readonly RouteSpec[]): Record<string, Record<string, Schema | Schema[]>> {
   const out: Record<string, Record<string, Schema | Schema[]>> = {};
   for (const route of routes) {
@@ -303,9 +318,11 @@ export function paths(routes: readonly RouteSpec[]): Record<string, Record<strin
     const operation: Schema = {
       operationId: operationId(route),
       summary: d.summary,
-      description: `Access: ${RULE_TEXT[route.rule]}.${route.ruleWithIds ? ` With \`ids\`: ${RULE_TEXT[route.ruleWithIds]}.` : ''}`,
+      description:
+        `Access: ${RULE_TEXT[route.rule]}.${route.ruleWithIds ? ` With \`ids\`: ${RULE_TEXT[route.ruleWithIds]}.` : ''}` +
+        scopeText(route),
       tags: [tagOf(route.path)],
-      ...access(route.rule, route.ruleWithIds),
+      ...access(route),
       ...(d.parameters && d.parameters.length > 0 ? { parameters: d.parameters } : {}),
       ...(d.requestBody ? { requestBody: d.requestBody } : {}),
       responses: withTokenHeaders({ ...d.responses, ...PIPELINE_ANSWERS, ...d.responses }, route.rule),
