@@ -15,6 +15,7 @@ import { LEGACY_LENGTH, parse, TOKEN_LENGTH, type ParsedToken } from './format.j
 import { KdfBusy, type KdfQueue, type KdfQueueOptions } from './kdf-queue.js';
 import { storedLastUsed, type LastUsedRecorder } from './last-used.js';
 import { findTokenBySelector, tokenStatus } from './queries.js';
+import type { RateLimit } from './rate-limit.js';
 import { cacheKey, VerifiedTokens, type AuthRow } from './verified-cache.js';
 import { Verifier } from './verifier.js';
 
@@ -28,6 +29,8 @@ export interface Principal {
   expiration: string | null;
   /** The last use the database holds once this one is recorded (ms; -Infinity: never). */
   lastUsed: number;
+  /** The token's own request rate; null: the configured default (`limits.tokenRate`) applies. */
+  rateLimit: RateLimit | null;
 }
 
 /** `throttled`: the client is out of failure budget (429); `busy`: the KDF queue is full (503). */
@@ -125,6 +128,38 @@ export class Authenticator {
     return verdict.ok ? this.admit(verdict.row, address) : verdict;
   }
 
+  /**
+   * The row of `value` when it is a live (active) token of this installation, else null: for a
+   * report of a leaked value (report.ts), which nobody signs. It is no use of the token (nothing
+   * is recorded, nothing cached). Only a value whose format and checksum hold and whose id names an
+   * active token costs a KDF run, and that run spends the failure budgets of `client` as a
+   * presented value does (a right value gives its credit back): reporting forged secrets for a
+   * known id burns no more CPU than presenting them. A value this daemon verified before under the
+   * same hash costs no KDF run. Out of budget, or the KDF queue full: null (not checked).
+   */
+  async liveRow(value: string, client: string): Promise<AuthRow | null> {
+    const parsed = parse(value);
+    if (!parsed) return null;
+    const row = await this.lookup(parsed.selector);
+    if (!row || tokenStatus(row, this.clock.now()) !== 'active') return null;
+    if (this.cache.get(cacheKey(value))?.row.secret_hash === row.secret_hash) return row;
+    const spent = this.budgets.spend(client, parsed.selector);
+    if (!spent.ok) {
+      this.stats.throttled++;
+      return null;
+    }
+    try {
+      if (!(await this.verifier.matches(row.secret_hash, parsed.secret, client))) return null;
+    } catch (err) {
+      if (!(err instanceof KdfBusy)) throw err;
+      spent.refund();
+      this.stats.busy++;
+      return null;
+    }
+    spent.refund();
+    return row;
+  }
+
   private hit(row: AuthRow, address: string): AuthResult {
     this.stats.cacheHits++;
     return this.admit(row, address);
@@ -174,6 +209,7 @@ export class Authenticator {
         lastUsed: this.lastUsed
           ? this.lastUsed.touch(row.id, row.last_used_at, address, at.getTime())
           : storedLastUsed(row.last_used_at),
+        rateLimit: null,
       },
     };
   }
