@@ -9,6 +9,7 @@ import { client, sendFrom, type Reply } from '../helpers/api.js';
 import { createAccounts, createSandbox, createToken, legacyValue, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { logEntries, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { authCounters } from '../helpers/metrics.js';
 import { arcValue } from '../helpers/token-values.js';
 
 let box: Sandbox;
@@ -83,6 +84,34 @@ describe('a report of a live token', () => {
       expect(a.text).toBe('{"data":{"received":1}}');
     }
     expect((await client(() => daemon).get('/api/objects', live.token)).status).toBe(401);
+  });
+});
+
+describe('the cost of a report', () => {
+  it('is a KDF run only for values whose id names an active token, within the failure budgets', async () => {
+    const known = await issue('known-id');
+    const before = await authCounters(daemon.url);
+    // Unknown ids and malformed values: looked up (well-formed) or not even that, never a KDF run.
+    expect(
+      (
+        await report(
+          '127.0.0.50',
+          Array.from({ length: 200 }, () => arcValue()),
+        )
+      ).status,
+    ).toBe(202);
+    const unknown = await authCounters(daemon.url);
+    expect(unknown.kdfRuns).toBe(before.kdfRuns);
+    expect(unknown.lookups - before.lookups).toBe(200);
+    // 300 forged secrets for a known id spend the failure budgets as presented values would: the
+    // per-id burst (10) and the trickle shared by clients out of budget (5 a second), a few dozen
+    // KDF runs at most, not 300.
+    const forged = Array.from({ length: 300 }, () => arcValue(known.id));
+    expect((await report('127.0.0.50', forged)).status).toBe(202);
+    const after = await authCounters(daemon.url);
+    expect(after.kdfRuns - unknown.kdfRuns).toBeGreaterThanOrEqual(10);
+    expect(after.kdfRuns - unknown.kdfRuns).toBeLessThan(60);
+    expect((await client(() => daemon).get('/api/objects', known.token)).status).toBe(200);
   });
 });
 
