@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, type Reply } from '../helpers/api.js';
 import { createAccounts, createSandbox, createToken, IS_PG, withSandboxDb, type Sandbox } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { logEntries, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 
 let box: Sandbox;
 let a: RunningDaemon;
@@ -56,5 +56,25 @@ describe.skipIf(!IS_PG)('a rate limit shared by two PostgreSQL daemons (SQLite d
     );
     expect(answers.filter((r) => r.status === 200)).toHaveLength(6);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(14);
+  });
+
+  it('counts in each daemon while the shared counts cannot be read, with one warning and no 5xx', async () => {
+    const t = await createToken(box, 'reader', 'table gone', 'root');
+    await withSandboxDb(box, (db) => db.schema.dropTable('rate_limits'));
+    try {
+      const answers: Reply[] = [];
+      for (let i = 0; i < 8; i++) answers.push(await apiA.get('/api/objects', t.token));
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+      expect(answers.slice(0, 6).map(remaining)).toEqual([5, 4, 3, 2, 1, 0]);
+      const warnings = logEntries(a).filter((l) => String(l.msg).startsWith('rate limit counts could not be read'));
+      expect(warnings).toHaveLength(1);
+    } finally {
+      // As the migration made it (the schema tests compare it with a fresh one elsewhere).
+      await withSandboxDb(box, (db) =>
+        db.raw(
+          'CREATE UNLOGGED TABLE rate_limits (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)',
+        ),
+      );
+    }
   });
 });
