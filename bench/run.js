@@ -14,6 +14,8 @@
 //   BENCH_ONLY=refusal   only the refusal timing of forged values, known id beside unknown id
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
+//   BENCH_ONLY=ratelimit only the rate limits (bench/ratelimit.js): their cost per request, and a
+//                        limit shared by two PostgreSQL daemons (BENCH_PG_URL or ARCHIVE_TEST_PG_URL)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/, dist/bundle/ and src/) instead of ..
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,9 +49,9 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'refusal', 'scale', 'soak'].includes(ONLY)) {
+if (!['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'refusal', 'scale', 'soak', 'ratelimit'].includes(ONLY)) {
   console.error(
-    `BENCH_ONLY must be "core", "attacks", "flood", "beacon", "tls", "refusal", "scale" or "soak", not "${ONLY}"`,
+    `BENCH_ONLY must be "core", "attacks", "flood", "beacon", "tls", "refusal", "scale", "soak" or "ratelimit", not "${ONLY}"`,
   );
   process.exit(2);
 }
@@ -63,6 +65,12 @@ if (ONLY === 'soak') {
   // One daemon under a steady mix for minutes; exit status 1 when its verdict fails.
   const { runSoak } = await import('./soak.js');
   process.exit((await runSoak({ bin: BIN })) ? 0 : 1);
+}
+if (ONLY === 'ratelimit') {
+  // Installations of its own (SQLite, and PostgreSQL when given), daemons started per figure.
+  const { runRateLimit } = await import('./ratelimit.js');
+  await runRateLimit({ bin: BIN, env: { ...process.env } });
+  process.exit(0);
 }
 const RUN_CORE = ONLY === '' || ONLY === 'core';
 const RUN_ATTACKS = ONLY === '' || ONLY === 'attacks';
@@ -418,6 +426,10 @@ try {
   if (RUN_TLS_HOLD) {
     const { runTlsHandshakeHold } = await import('./tls-hold.js');
     await runTlsHandshakeHold({ bin: BIN, config, env, token, dir });
+  }
+  if (ONLY === '') {
+    const { runRateLimit } = await import('./ratelimit.js');
+    await runRateLimit({ bin: BIN, env });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

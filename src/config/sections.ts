@@ -2,7 +2,7 @@
 // `listen.*`, `database.*`, `dataDir` and `log.level` keep their names: deployment tools
 // template them. config.example.json and the README's table list the same keys and defaults.
 import { oneOf, v } from '../validation.js';
-import { group, int, publicUrl, section, slug, text, textOrNull, trustProxy } from './checks.js';
+import { group, int, publicUrl, rate, rateOrNull, section, slug, text, textOrNull, trustProxy } from './checks.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -88,6 +88,12 @@ export const limits = section({
   heavyRequests: v.optional(int(1, 1024), 4),
   /** … and waiting for a place; beyond both, 503 with Retry-After. */
   heavyQueue: v.optional(int(0, 100_000), 16),
+  /** Requests a token may make (`600/hour`), unless it has a rate of its own; null: unlimited. */
+  tokenRate: v.optional(rateOrNull, null),
+  /** Requests without a token from one client address (an IPv6 client per /64); null: unlimited. */
+  anonymousRate: v.optional(rateOrNull, null),
+  /** Leaked-token reports (POST /api/tokens/revoke) from one client address. */
+  reportRate: v.optional(rate, '10/hour'),
 });
 
 export const timeouts = section({

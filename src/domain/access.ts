@@ -33,6 +33,8 @@ export interface RouteSpec {
   /** Its multipart file parts are streamed to disk (for a caller its rule allows); elsewhere discarded. */
   upload?: true;
   heavy?: Heavy;
+  /** A smaller cap on a JSON or form body than `limits.jsonBytes`/`formBytes` (413 beyond). */
+  bodyBytes?: number;
   /**
    * Answers browsers from any origin (CORS, and the preflight before the rule): the reconciliation
    * services OpenRefine calls from its web page. The rule still decides who gets an answer.
@@ -57,6 +59,9 @@ function route(method: Method, path: string, rule: Rule, resource: string, more:
   if (scope === undefined) throw new Error(`${method} ${path} writes and names no scope`);
   return { method, path, rule, access, resource, ...more, scope };
 }
+
+/** The largest leaked-token report (POST /api/tokens/revoke), in bytes. */
+export const REPORT_BYTES = 131_072;
 
 /** The path of a resource's routes. */
 export const resourcePath = (resource: Pick<AnyResource, 'table'>) => `/api/${resource.table}`;
@@ -132,6 +137,9 @@ export const ROUTES: readonly RouteSpec[] = [
   route('GET', '/api/tei/refresh', 'token', 'tei', { heavy: 'export', scope: 'tei:refresh' }),
   // The presented token describes itself (never its value).
   route('GET', '/api/token', 'token', 'token'),
+  // Anyone who finds a token's value reports it, without a token (GitHub's credential
+  // revocation): 1,000 values of 58 characters, even pretty-printed, fit in REPORT_BYTES.
+  route('POST', '/api/tokens/revoke', 'open', 'tokens', { bodyBytes: REPORT_BYTES }),
   ...RESOURCES.filter((r) => r.tei).map(teiExport),
 ];
 

@@ -27,8 +27,9 @@ import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { refuseForeignAddress } from './allow-from.js';
 import { enforceScopes, missingScope } from './scopes.js';
+import { limitRequests, reportLimit, RequestLimits } from './rate-limits.js';
 import { HANDLERS } from './routes/index.js';
-import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext, ReportDesk } from './types.js';
 
 interface AppParts {
   deps: Deps;
@@ -89,9 +90,10 @@ function rejectUnreadableBody(log: Logger): ApiMiddleware {
 }
 
 /** What every request under /api starts with; anything else is no endpoint. */
-function beginApiRequest(deps: Deps): ApiMiddleware {
+function beginApiRequest(deps: Deps, reports: ReportDesk): ApiMiddleware {
   return async function begin(ctx, next) {
     ctx.state.deps = deps;
+    ctx.state.reports = reports;
     ctx.state.principal = null;
     ctx.state.body = { kind: 'none' };
     // Token-shaped parts of the path are cut out: a value pasted into a URL must not come back.
@@ -106,6 +108,12 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   const { limits } = deps.config;
   const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
+  const requestLimits = new RequestLimits(deps.db, log);
+  const reports: ReportDesk = {
+    admit: reportLimit(requestLimits, limits.reportRate),
+    isLive: (client) => (value) => authenticator.liveRow(value, client),
+    log,
+  };
 
   app.use(async (ctx: ApiContext, next: ApiNext) => {
     const client = clientAddress(ctx.req, trust);
@@ -125,7 +133,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
   // Every request: a forwarded address refused, the probes, then only /api.
   app.use(refuseForwarded);
   app.use(serveProbes(readiness, metrics, deps.config.metrics));
-  app.use(beginApiRequest(deps));
+  app.use(beginApiRequest(deps, reports));
   // The rest runs in the route's chain (router.ts), found before anything of the request is read,
   // in three phases; a step that answers calls no `next`, a refusal is thrown to errorHandler.
   const pipeline: ApiMiddleware[] = [
@@ -154,6 +162,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
     // The verdicts, in the order of SPEC §4.1, then the handler's place.
     refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
     answerAuthorization(limits.failedAuthDelayMs), // 2. … and answered
+    limitRequests(requestLimits, limits), // the token's or the address's rate (429), refusals below counted
     requireRoute, // 404 / 405, only once the header has been judged
     enforceAccess, // 3. the route's rule
     enforceScopes, // … narrowed by the token's scopes (scopes.ts)

@@ -321,10 +321,11 @@ export function readBody(limits: BodyLimits) {
       const refused = limits.refused(ctx);
       if (refused) markRefusedBody(ctx.req);
       const read = (body: Promise<ParsedBody>) => (refused ? readWithin(ctx, body, limits.refusedBodyMs) : body);
+      const cap = ctx.state.route?.bodyBytes ?? Infinity;
       if (ctx.is('application/json', 'application/*+json'))
-        ctx.state.body = await read(readJsonOrForm(ctx, 'json', limits.jsonBytes));
+        ctx.state.body = await read(readJsonOrForm(ctx, 'json', Math.min(cap, limits.jsonBytes)));
       else if (ctx.is('application/x-www-form-urlencoded'))
-        ctx.state.body = await read(readJsonOrForm(ctx, 'form', limits.formBytes));
+        ctx.state.body = await read(readJsonOrForm(ctx, 'form', Math.min(cap, limits.formBytes)));
       else if (ctx.is('multipart/form-data')) ctx.state.body = await readMultipart(ctx, limits, refused);
       else if (ctx.method === 'POST' || ctx.method === 'PUT')
         ctx.state.body = invalidBody(415, 'send application/json, a urlencoded form or multipart/form-data');

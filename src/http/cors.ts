@@ -15,7 +15,7 @@ import type { ApiContext, ApiNext } from './types.js';
 /** Chrome caps at 7200 s, Firefox at 86400 s: a browser asks once per two hours and path. */
 const MAX_AGE_SECONDS = 7200;
 /** What a page may read beyond the safelisted headers. */
-const EXPOSED = 'WWW-Authenticate, Retry-After, Allow, Token-Expiration';
+const EXPOSED = 'WWW-Authenticate, Retry-After, Allow, Token-Expiration, RateLimit, RateLimit-Policy';
 
 /** The methods the reconciliation protocol uses: what a preflight of a path that is no route allows. */
 const PROTOCOL_METHODS = 'GET, HEAD, POST';

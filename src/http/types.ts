@@ -5,6 +5,8 @@ import type { RouteSpec } from '../domain/access.js';
 import type { Ctx } from '../domain/context.js';
 import type { Settings } from '../domain/settings.js';
 import type { Principal, Refusal } from '../domain/tokens/authenticate.js';
+import type { LiveCheck } from '../domain/tokens/report.js';
+import type { Logger } from 'pino';
 
 /** A multipart file part, already streamed to a temporary file under dataDir. */
 export interface UploadedFile {
@@ -30,8 +32,18 @@ export type ParsedBody =
 
 export type Deps = Ctx & { config: Config };
 
+/** What a leaked-token report needs beyond the request (routes/token-reports.ts), made once in app.ts. */
+export interface ReportDesk {
+  /** Counts a report of the client's address (its RateLimit fields on the answer); throws the 429. */
+  admit(ctx: ParameterizedContext<ApiState>): Promise<void>;
+  /** Whether a value is a live token's, its KDF run spending `client`'s failure budgets. */
+  isLive(client: string): LiveCheck;
+  log: Logger;
+}
+
 export interface ApiState {
   deps: Deps;
+  reports: ReportDesk;
   route: RouteSpec | null;
   /** Methods allowed on the path when the method is not (for 405). */
   allowed: readonly string[];

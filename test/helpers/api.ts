@@ -10,6 +10,7 @@
 // And the things several HTTP test files need: tokens for every role, small ZIP files and
 // SIP upload forms.
 import { writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { ROLES, type Role } from '../../src/domain/roles.js';
@@ -74,6 +75,44 @@ export async function send(d: RunningDaemon, path: string, init: RequestInit = {
   return { method, path, status: res.status, headers: res.headers, text, body };
 }
 
+/**
+ * `send` from another client address (127.0.0.x, which the daemon tells apart like any two
+ * clients): node's http, which can bind the local address (fetch cannot). Bodies are strings.
+ */
+export function sendFrom(d: RunningDaemon, localAddress: string, path: string, init: RequestInit = {}): Promise<Reply> {
+  const method = (init.method ?? 'GET').toUpperCase();
+  const body = init.body ?? undefined;
+  if (body !== undefined && typeof body !== 'string') throw new Error('sendFrom sends string bodies only');
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      new URL(path, d.url),
+      { method, localAddress, agent: false, headers: init.headers as Record<string, string> | undefined },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers))
+            for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          if ((headers.get('content-type') ?? '').includes('json') && text !== '') {
+            try {
+              parsed = JSON.parse(text) as unknown;
+            } catch {
+              parsed = undefined;
+            }
+          }
+          resolve({ method, path, status: res.statusCode ?? 0, headers, text, body: parsed });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 export const bearer = (token: string | undefined): Record<string, string> =>
   token ? { Authorization: `Bearer ${token}` } : {};
 
@@ -89,9 +128,10 @@ export interface Client {
   upload(path: string, form: FormData, token?: string): Promise<Reply>;
 }
 
-export function client(daemon: () => RunningDaemon): Client {
+/** `localAddress`: requests come from that address (sendFrom) instead of fetch's 127.0.0.1. */
+export function client(daemon: () => RunningDaemon, localAddress?: string): Client {
   const request = async (path: string, init: RequestInit = {}): Promise<Reply> => {
-    const r = await send(daemon(), path, init);
+    const r = await (localAddress ? sendFrom(daemon(), localAddress, path, init) : send(daemon(), path, init));
     expect([...replyProblems(r), ...describedProblems(r)], `${r.method} ${path}`).toEqual([]);
     return r;
   };

@@ -59,6 +59,8 @@ const SPEC_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
   'GET /api/tei/refresh': { rule: 'token' },
   // The token lifecycle: the presented token describes itself.
   'GET /api/token': { rule: 'token' },
+  // Issue 34: anyone who finds a leaked value reports it.
+  'POST /api/tokens/revoke': { rule: 'open' },
   // Issue 35: the API describes itself to anyone (it reveals no data).
   'GET /api': { rule: 'open' },
   'GET /api/openapi.json': { rule: 'open' },
@@ -230,6 +232,8 @@ const REQUESTS: Record<string, (f: Fixture) => Variant[]> = {
   ],
   'GET /api/tei/refresh': () => [{ path: '/api/tei/refresh' }],
   'GET /api/token': () => [{ path: '/api/token' }],
+  // A value that is no token: answered like any other, and not counted against the report limit.
+  'POST /api/tokens/revoke': () => [{ path: '/api/tokens/revoke', body: json({ credentials: ['arc_not_a_token'] }) }],
   'GET /api': () => [{ path: '/api' }],
   'GET /api/openapi.json': () => [{ path: '/api/openapi.json' }],
   'POST /api/actors': () => [{ path: '/api/actors', body: json({ name: 'Matrix created actor' }) }],
@@ -262,6 +266,7 @@ const SUCCESS: Record<string, number> = {
   'POST /api/places': 201,
   'POST /api/sips/import': 202,
   'POST /api/ai-cataloging/usage': 201,
+  'POST /api/tokens/revoke': 202,
 };
 const successOf = (spec: RouteSpec) => SUCCESS[keyOf(spec)] ?? 200;
 

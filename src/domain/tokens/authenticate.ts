@@ -134,6 +134,38 @@ export class Authenticator {
     return verdict.ok ? this.admit(verdict.row, address) : verdict;
   }
 
+  /**
+   * The row of `value` when it is a live (active) token of this installation, else null: for a
+   * report of a leaked value (report.ts), which nobody signs. It is no use of the token (nothing
+   * is recorded, nothing cached). Only a value whose format and checksum hold and whose id names an
+   * active token costs a KDF run, and that run spends the failure budgets of `client` as a
+   * presented value does (a right value gives its credit back): reporting forged secrets for a
+   * known id burns no more CPU than presenting them. A value this daemon verified before under the
+   * same hash costs no KDF run. Out of budget, or the KDF queue full: null (not checked).
+   */
+  async liveRow(value: string, client: string): Promise<AuthRow | null> {
+    const parsed = parse(value);
+    if (!parsed) return null;
+    const row = await this.lookup(parsed.selector);
+    if (!row || tokenStatus(row, this.clock.now()) !== 'active') return null;
+    if (this.cache.get(cacheKey(value))?.row.secret_hash === row.secret_hash) return row;
+    const spent = this.budgets.spend(client, parsed.selector);
+    if (!spent.ok) {
+      this.stats.throttled++;
+      return null;
+    }
+    try {
+      if (!(await this.verifier.matches(row.secret_hash, parsed.secret, client))) return null;
+    } catch (err) {
+      if (!(err instanceof KdfBusy)) throw err;
+      spent.refund();
+      this.stats.busy++;
+      return null;
+    }
+    spent.refund();
+    return row;
+  }
+
   private hit(row: AuthRow, address: string): AuthResult {
     this.stats.cacheHits++;
     return this.admit(row, address);

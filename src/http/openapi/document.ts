@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { ROUTES } from '../../domain/access.js';
 import { ref, schemas } from './components.js';
 import type { Schema } from './json-schema.js';
-import { paths, tagOf } from './operations.js';
+import { paths, RATE_LIMIT_HEADERS, tagOf } from './operations.js';
 import { reconcileSchemas } from './reconcile.js';
 
 /** The checkout or the installed package: the first folder above this module with our package.json. */
@@ -34,6 +34,10 @@ const ERRORS: Record<string, [number, string]> = {
   TooLarge: [413, 'The body, or a reconciliation batch, is larger than allowed'],
   UnsupportedType: [415, 'A body of a type this route does not read'],
   Invalid: [422, 'Invalid input: `fields` names every problem, e.g. `{"name": "must be 1 to 255 characters"}`'],
+  TooManyRequests: [
+    429,
+    'A rate limit is spent (`Retry-After`, and the `RateLimit` fields of the limit), or too many failed token verifications came from this address',
+  ],
   Unavailable: [503, 'Busy or not ready: come back later (`Retry-After`)'],
   NoSpace: [507, 'No space left to store the data'],
 };
@@ -44,14 +48,22 @@ function responses(): Record<string, Schema> {
       name,
       {
         description,
-        ...(status === 401 || status === 403
-          ? { headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } }
-          : {}),
+        headers: {
+          ...(status === 401 || status === 403
+            ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } }
+            : {}),
+          ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+          ...RATE_LIMIT_HEADERS,
+        },
         content: { 'application/json': { schema: ref('Error') } },
       },
     ]),
   );
 }
+
+const POLICY = '"(token|anonymous|report)"';
+/** A Structured Field list of one or more items (a leak report without a token counts under two policies). */
+const list = (item: string) => `^${item}(, *${item})*$`;
 
 const text = (description: string, format?: string): Schema => ({
   description,
@@ -78,6 +90,20 @@ const HEADERS: Record<string, Schema> = {
     '`Bearer realm="archive"`, with `error="invalid_token"` for a refused token (401), and ' +
       '`error="insufficient_scope"` for a role too low or, with `scope="…"`, a scope the token lacks (403)',
   ),
+  RetryAfter: { ...text('Seconds to wait before asking again'), schema: { type: 'string', pattern: '^[0-9]+$' } },
+  RateLimitPolicy: {
+    description:
+      'On every answer to a client with a rate limit (IETF httpapi RateLimit fields, draft 10): the policy, ' +
+      '`"token";q=600;w=3600` — `q` requests per window of `w` seconds; `"token"` for a token, `"anonymous"` ' +
+      'for a client address without one, `"report"` for leaked-token reports',
+    schema: { type: 'string', pattern: list(`${POLICY};q=[0-9]+;w=[0-9]+`) },
+  },
+  RateLimit: {
+    description:
+      'With `RateLimit-Policy`: what is left of it, `"token";r=599;t=3542` — `r` requests left in the window, ' +
+      'which ends in `t` seconds',
+    schema: { type: 'string', pattern: list(`${POLICY};r=[0-9]+;t=[0-9]+`) },
+  },
 };
 
 const INDEX: Schema = {

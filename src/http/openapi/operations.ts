@@ -2,12 +2,13 @@
 // from the valibot schemas the handler parses with, its answers from the envelopes the handler
 // writes. A row this file does not know fails the build of the document, so a new route cannot
 // go undescribed.
-import { displayPath, RULE_TEXT, type RouteSpec, type Rule } from '../../domain/access.js';
+import { displayPath, REPORT_BYTES, RULE_TEXT, type RouteSpec, type Rule } from '../../domain/access.js';
 import { AUTHORITY_TYPE_PARAM } from '../../domain/catalog/anton/fields.js';
 import { providerSchema } from '../../domain/catalog/list/beacon.js';
 import { listParams } from '../../domain/catalog/list/query.js';
 import { IDENTIFIER_PARAM } from '../../domain/catalog/objects.js';
 import { RESOURCES, type AnyResource } from '../../domain/catalog/resources/index.js';
+import { MAX_REPORTED_VALUES } from '../../domain/tokens/report.js';
 import { dataOf, listOf, recordName, ref } from './components.js';
 import type { Schema } from './json-schema.js';
 import { body, header, json, ok, queryParameters, response, type Answers, type Described } from './parts.js';
@@ -226,6 +227,51 @@ function special(route: RouteSpec): Described | undefined {
         },
       };
     }
+    case 'POST /api/tokens/revoke':
+      return {
+        summary: 'Report leaked token values: every live token among them is revoked at once',
+        description:
+          'No token needed (an Authorization header is judged as on every route, then ignored). The answer ' +
+          'is the same whatever was found, and comes no sooner than half a second after the report: it says ' +
+          `nothing about the values. At most ${MAX_REPORTED_VALUES} values and ${REPORT_BYTES} bytes; ` +
+          'reports are limited per client address (`limits.reportRate`, 429).',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  credentials: {
+                    type: 'array',
+                    items: { type: 'string', description: 'a value found, e.g. `arc_…` (docs/security.md)' },
+                    minItems: 1,
+                    maxItems: MAX_REPORTED_VALUES,
+                  },
+                },
+                required: ['credentials'],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        responses: {
+          202: ok(
+            'Received: the number of values, whatever they were',
+            json(
+              dataOf({
+                type: 'object',
+                properties: { received: { type: 'integer', minimum: 1, maximum: MAX_REPORTED_VALUES } },
+                required: ['received'],
+                additionalProperties: false,
+              }),
+            ),
+          ),
+          413: response('TooLarge'),
+          422: response('Invalid'),
+          429: response('TooManyRequests'),
+        },
+      };
     case 'POST /api/ai-cataloging/usage':
       return {
         summary: 'Record one call a cataloguing tool made to a model',
@@ -285,18 +331,28 @@ const PIPELINE_ANSWERS: Answers = {
   403: response('Forbidden'),
   413: response('TooLarge'),
   415: response('UnsupportedType'),
+  429: response('TooManyRequests'),
   503: response('Unavailable'),
 };
 
-/** Answers a successful request with a token carries (the token's end). */
-function withTokenHeaders(responses: Answers, rule: Rule): Answers {
-  if (rule === 'open') return responses;
+/** The fields every answer to a rate-limited client carries (http/rate-limits.ts). */
+export const RATE_LIMIT_HEADERS: Schema = {
+  'RateLimit-Policy': header('RateLimitPolicy'),
+  RateLimit: header('RateLimit'),
+};
+
+/**
+ * The headers of a route's own answers (the shared error answers carry theirs): the RateLimit
+ * fields on every one, and on a success with a token the token's end.
+ */
+function withAnswerHeaders(responses: Answers, rule: Rule): Answers {
   return Object.fromEntries(
     Object.entries(responses).map(([status, answer]) => {
-      if (!/^2/.test(status) || '$ref' in answer) return [status, answer];
+      if ('$ref' in answer) return [status, answer];
       const headers = {
         ...((answer.headers as Schema | undefined) ?? {}),
-        'Token-Expiration': header('TokenExpiration'),
+        ...(rule !== 'open' && /^2/.test(status) ? { 'Token-Expiration': header('TokenExpiration') } : {}),
+        ...RATE_LIMIT_HEADERS,
       };
       return [status, { ...answer, headers }];
     }),
@@ -320,12 +376,13 @@ export function paths(routes: readonly RouteSpec[]): Record<string, Record<strin
       summary: d.summary,
       description:
         `Access: ${RULE_TEXT[route.rule]}.${route.ruleWithIds ? ` With \`ids\`: ${RULE_TEXT[route.ruleWithIds]}.` : ''}` +
-        scopeText(route),
+        scopeText(route) +
+        (d.description ? ` ${d.description}` : ''),
       tags: [tagOf(route.path)],
       ...access(route),
       ...(d.parameters && d.parameters.length > 0 ? { parameters: d.parameters } : {}),
       ...(d.requestBody ? { requestBody: d.requestBody } : {}),
-      responses: withTokenHeaders({ ...d.responses, ...PIPELINE_ANSWERS, ...d.responses }, route.rule),
+      responses: withAnswerHeaders({ ...d.responses, ...PIPELINE_ANSWERS, ...d.responses }, route.rule),
     };
     const item = (out[path] ??= {});
     // The `{id}` of a path, once for all its operations: a row id, or a reconciliation entity's id.

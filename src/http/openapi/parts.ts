@@ -6,6 +6,8 @@ import { jsonSchemaOf, type Schema } from './json-schema.js';
 export type Answers = Record<string, Schema>;
 export interface Described {
   summary: string;
+  /** Said after the access rule. */
+  description?: string;
   parameters?: Schema[];
   requestBody?: Schema;
   responses: Answers;

@@ -10,6 +10,7 @@ import { handlers as reconcile } from './reconcile.js';
 import { handlers as sips } from './sips.js';
 import { handlers as tei } from './tei.js';
 import { handlers as token } from './token.js';
+import { handlers as tokenReports } from './token-reports.js';
 
 export const HANDLERS: HandlerMap = {
   ...describe,
@@ -23,4 +24,5 @@ export const HANDLERS: HandlerMap = {
   ...aiUsage,
   ...tei,
   ...token,
+  ...tokenReports,
 };

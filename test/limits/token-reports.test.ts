@@ -1,0 +1,192 @@
+// POST /api/tokens/revoke (issue 34, item 4): anyone reports leaked values, without a token.
+// A live token among them is revoked at once, audited as reported (with the reporter's address,
+// never the value) and logged as a warning; the answer is the same 202 whatever was found;
+// shapes, sizes and repeated reports are refused with 422, 413 and 429. Each test reports from
+// an address of its own (127.0.0.x), so their report counts (`limits.reportRate`) stay apart.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_BYTES } from '../../src/domain/access.js';
+import { client, sendFrom, type Reply } from '../helpers/api.js';
+import { createAccounts, createSandbox, createToken, legacyValue, type Sandbox } from '../helpers/cli.js';
+import { patchConfig } from '../helpers/config.js';
+import { logEntries, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { authCounters } from '../helpers/metrics.js';
+import { arcValue } from '../helpers/token-values.js';
+
+let box: Sandbox;
+let daemon: RunningDaemon;
+
+beforeAll(async () => {
+  box = await createSandbox();
+  await patchConfig(box, { limits: { reportRate: '2/hour' } });
+  await createAccounts(box, { root: 'superuser', scanner: 'user', editor: 'editor' });
+  daemon = await startDaemon(box);
+});
+afterAll(async () => {
+  await daemon?.stop();
+  await box?.cleanup();
+});
+
+const from = (address: string) => client(() => daemon, address);
+/** Every value a test reported: none may reach the daemon's log. */
+const reported = new Set<string>();
+const report = (address: string, credentials: string[]) => {
+  for (const value of credentials) reported.add(value);
+  return from(address).post('/api/tokens/revoke', { credentials });
+};
+const issue = async (name: string) => createToken(box, 'scanner', name, 'root');
+
+interface Audit {
+  actor: string;
+  action: string;
+  target: string;
+}
+
+describe('a report of a live token', () => {
+  it('revokes it at once, audits and logs it without the value, and answers like any other report', async () => {
+    const leaked = await issue('leaked');
+    const api = client(() => daemon);
+    expect((await api.get('/api/objects', leaked.token)).status).toBe(200);
+
+    const r = await report('127.0.0.10', [leaked.token]);
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ data: { received: 1 } });
+    expect(r.headers.get('cache-control')).toBe('no-store');
+
+    const after = await api.get('/api/objects', leaked.token);
+    expect(after.status).toBe(401);
+    expect((after.body as { error: string }).error).toBe('the token has been revoked');
+
+    const audit = await box.json<Audit[]>(['audit']);
+    const entry = audit.find((e) => e.action === 'token.reported');
+    expect(entry).toEqual({
+      at: expect.any(String) as unknown,
+      actor: 'report from 127.0.0.10',
+      action: 'token.reported',
+      target: `${leaked.id} of scanner`,
+    });
+    expect(JSON.stringify(audit)).not.toContain(leaked.token.slice(4));
+
+    const warning = logEntries(daemon).find((l) => l.msg === 'revoked a token reported as leaked');
+    expect(warning).toMatchObject({ level: 'warn', token_id: leaked.id, account: 'scanner', ip: '127.0.0.10' });
+    // The value (or its secret part) is in no log line; the address of the report is.
+    expect(daemon.logs.join('\n')).not.toContain(leaked.token.slice(12, 52));
+  });
+
+  it('gives the same answer for a live, an unknown, a malformed, a revoked and a legacy-shaped value', async () => {
+    const live = await issue('live');
+    const revoked = await issue('revoked');
+    expect((await box.run(['token', 'revoke', revoked.id, '--as', 'root'])).code).toBe(0);
+    const values = [live.token, arcValue(), 'arc_nonsense', revoked.token, legacyValue(), `${live.token}x`];
+    const answers: Reply[] = [];
+    for (const [i, value] of values.entries()) answers.push(await report(`127.0.0.${11 + i}`, [value]));
+    for (const a of answers) {
+      expect(a.status).toBe(202);
+      expect(a.text).toBe('{"data":{"received":1}}');
+    }
+    expect((await client(() => daemon).get('/api/objects', live.token)).status).toBe(401);
+  });
+});
+
+describe('the cost of a report', () => {
+  it('is a KDF run only for values whose id names an active token, within the failure budgets', async () => {
+    const known = await issue('known-id');
+    const before = await authCounters(daemon.url);
+    // Unknown ids and malformed values: looked up (well-formed) or not even that, never a KDF run.
+    expect(
+      (
+        await report(
+          '127.0.0.50',
+          Array.from({ length: 200 }, () => arcValue()),
+        )
+      ).status,
+    ).toBe(202);
+    const unknown = await authCounters(daemon.url);
+    expect(unknown.kdfRuns).toBe(before.kdfRuns);
+    expect(unknown.lookups - before.lookups).toBe(200);
+    // 300 forged secrets for a known id spend the failure budgets as presented values would: the
+    // per-id burst (10) and the trickle shared by clients out of budget (5 a second), a few dozen
+    // KDF runs at most, not 300.
+    const forged = Array.from({ length: 300 }, () => arcValue(known.id));
+    expect((await report('127.0.0.50', forged)).status).toBe(202);
+    const after = await authCounters(daemon.url);
+    expect(after.kdfRuns - unknown.kdfRuns).toBeGreaterThanOrEqual(10);
+    expect(after.kdfRuns - unknown.kdfRuns).toBeLessThan(60);
+    expect((await client(() => daemon).get('/api/objects', known.token)).status).toBe(200);
+  });
+});
+
+describe('a report refused', () => {
+  it('422 for more than 1,000 values or a body of another shape, with nothing revoked', async () => {
+    const kept = await issue('kept');
+    const tooMany = [kept.token, ...Array.from({ length: 1000 }, () => arcValue())];
+    expect(JSON.stringify({ credentials: tooMany }).length).toBeLessThan(REPORT_BYTES);
+    for (const body of [
+      { credentials: tooMany },
+      { credentials: kept.token },
+      { credentials: [kept.token, 7] },
+      { credentials: [] },
+      { values: [kept.token] },
+      { credentials: [kept.token], extra: true },
+      [kept.token],
+    ]) {
+      const r = await from('127.0.0.20').post('/api/tokens/revoke', body);
+      expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(422);
+      expect(r.text).not.toContain(kept.token.slice(4));
+    }
+    expect((await client(() => daemon).get('/api/objects', kept.token)).status).toBe(200);
+  });
+
+  it('413 over the byte limit, 415 for a form, with nothing revoked', async () => {
+    const kept = await issue('kept-too');
+    const padding = 'x'.repeat(REPORT_BYTES);
+    const big = await from('127.0.0.21').post('/api/tokens/revoke', { credentials: [kept.token, padding] });
+    expect(big.status).toBe(413);
+    const form = await from('127.0.0.21').request('/api/tokens/revoke', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `credentials=${kept.token}`,
+    });
+    expect(form.status).toBe(415);
+    expect((await client(() => daemon).get('/api/objects', kept.token)).status).toBe(200);
+  });
+
+  it('429 with Retry-After and the fields for repeated reports from one address; others report on', async () => {
+    const reports = [];
+    for (let i = 0; i < 3; i++) reports.push(await report('127.0.0.30', [arcValue()]));
+    expect(reports.map((r) => r.status)).toEqual([202, 202, 429]);
+    expect(reports[0]?.headers.get('ratelimit-policy')).toBe('"report";q=2;w=3600');
+    expect(reports[0]?.headers.get('ratelimit')).toMatch(/^"report";r=1;t=\d+$/);
+    const refused = reports[2] as Reply;
+    expect(refused.headers.get('ratelimit')).toMatch(/^"report";r=0;t=\d+$/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((refused.body as { error: string }).error).toContain('one address may send 2 reports per hour');
+    // Nothing well-formed: nothing to check, not counted.
+    expect((await report('127.0.0.30', ['arc_nonsense'])).status).toBe(202);
+    expect((await report('127.0.0.31', [arcValue()])).status).toBe(202);
+  });
+});
+
+describe('an Authorization header on a report', () => {
+  it('is judged as on every open route: a valid token is ignored, a revoked one is a 401', async () => {
+    const reporter = (await createToken(box, 'editor', 'reporter', 'root')).token;
+    const leaked = await issue('leaked-again');
+    const post = (token: string, credentials: string[]) =>
+      sendFrom(daemon, '127.0.0.40', '/api/tokens/revoke', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ credentials }),
+      });
+    expect((await post(reporter, [leaked.token])).status).toBe(202);
+    // The leaked token, now revoked, is refused as a header like anywhere else.
+    const r = await post(leaked.token, [arcValue()]);
+    expect(r.status).toBe(401);
+  });
+});
+
+describe('the log', () => {
+  it('holds none of the reported values', () => {
+    expect(reported.size).toBeGreaterThan(5);
+    const logs = daemon.logs.join('\n');
+    for (const value of reported) if (value.length > 20) expect(logs).not.toContain(value.slice(4, 48));
+  });
+});
