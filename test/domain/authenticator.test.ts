@@ -1,6 +1,6 @@
 // The authenticator (src/domain/tokens/authenticate.ts) through its one door, authenticate():
 // what each kind of value is answered and what it cost (lookups, KDF runs, cache hits), on a real
-// database administered with the CLI. The HTTP side of the same is test/http/hot-path.test.ts.
+// database administered with the CLI. The HTTP side of the same is test/auth/hot-path.test.ts.
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,6 +1,6 @@
 // A use of an address-bound token from elsewhere is audited once per token, address and UTC day
 // (src/domain/foreign-uses.ts), however often it is refused: the day is the clock's, pinned here
-// (the daemon's own clock cannot be pinned from outside; test/http/token-scopes.test.ts sees the
+// (the daemon's own clock cannot be pinned from outside; test/auth/token-scopes.test.ts sees the
 // same rule through HTTP within one day).
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

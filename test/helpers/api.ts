@@ -16,7 +16,7 @@ import { expect } from 'vitest';
 import { ROLES, type Role } from '../../src/domain/roles.js';
 import { asAdministrator, createAccounts, createToken, type Sandbox } from './cli.js';
 import type { RunningDaemon } from './daemon.js';
-import { describedProblems } from './described.js';
+import { describedProblems } from './schemas/described.js';
 import { pool } from './pool.js';
 import { zipOf } from './upload.js';
 

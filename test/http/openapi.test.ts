@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { displayPath, ROUTES } from '../../src/domain/access.js';
 import { loadCatalog, type Reply } from '../helpers/api.js';
-import { describedProblems } from '../helpers/described.js';
+import { describedProblems } from '../helpers/schemas/described.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
 const { cli, api, t } = useDaemonWithTokens();
@@ -145,7 +145,7 @@ describe('GET /api/openapi.json', () => {
   });
 });
 
-describe('every answer of the HTTP tests is judged by the description (test/helpers/described.ts)', () => {
+describe('every answer of the HTTP tests is judged by the description (test/helpers/schemas/described.ts)', () => {
   it('flags an undocumented field, status, media type or a missing Location', async () => {
     const r = await api.post('/api/actors', { name: 'Described' }, t.editor);
     expect(describedProblems(r)).toEqual([]);

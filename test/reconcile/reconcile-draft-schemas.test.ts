@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { applySettings, bearer, dataOf, loadCatalog } from '../helpers/api.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
-import { loadSchemas } from '../helpers/json-schemas.js';
+import { loadSchemas } from '../helpers/schemas/json-schemas.js';
 
 const SPEC = path.join(REPO_ROOT, 'test', 'fixtures', 'specs', 'reconciliation-1.0-draft');
 const EXAMPLES = path.join(SPEC, 'examples');

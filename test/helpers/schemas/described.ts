@@ -5,8 +5,8 @@
 // document is built and its validators compiled once per worker, each on first use.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { servedDocument } from '../../src/http/openapi/document.js';
-import type { Reply } from './api.js';
+import { servedDocument } from '../../../src/http/openapi/document.js';
+import type { Reply } from '../api.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 

@@ -18,7 +18,7 @@ import { withSandboxDb } from '../helpers/cli.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 
-const SPEC = fileURLToPath(new URL('../fixtures/specs/reconciliation-0.2/', import.meta.url));
+const SPEC = fileURLToPath(new URL('../fixtures/specs/reconciliation-0.2', import.meta.url));
 const SCHEMAS = path.join(SPEC, 'schemas');
 const EXAMPLES = path.join(SPEC, 'examples');
 const JING = systemTool('jing', 'jing');

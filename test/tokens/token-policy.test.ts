@@ -15,7 +15,7 @@ import {
   type CreatedTokenJson,
   asAdministrator,
 } from '../helpers/cli.js';
-import { runInTerminal, waitFor } from '../ops/cli-terminal.js';
+import { runInTerminal, waitFor } from '../terminal/cli-terminal.js';
 
 const NOW = '2026-11-20T12:00:00Z';
 /** 2026-11-20 + 90 days. */
