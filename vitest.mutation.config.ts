@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:mutation` (Stryker, stryker.config.json): the tests that judge src/domain/access.ts
-// and src/domain/tokens/ through their exported functions and the CLI, run in this process
+// and src/domain/tokens/ through their exported functions and the CLI (every `token-*` test file
+// of test/domain and test/cli, so a new one is picked up), run in this process
 // against the mutated source (the HTTP tests take too long a mutant). No global setup: none
 // of them spawns the built binary (the CLI runs in-process, the daemon is started in-process).
 process.env.UV_THREADPOOL_SIZE ??= '16';
@@ -9,19 +10,16 @@ process.env.UV_THREADPOOL_SIZE ??= '16';
 export default defineConfig({
   test: {
     include: [
-      'test/domain/access-decide.test.ts',
-      'test/domain/access-changes.test.ts',
-      'test/domain/authenticator.test.ts',
+      'test/domain/access-*.test.ts',
+      'test/domain/authenticator*.test.ts',
       'test/domain/failure-budget.test.ts',
       'test/domain/kdf-queue.test.ts',
       'test/domain/single-flight.test.ts',
+      'test/domain/token-*.test.ts',
       'test/domain/verified-cache.test.ts',
       'test/domain/verifier.test.ts',
-      'test/cli/token-authority.test.ts',
-      'test/cli/token-format.test.ts',
-      'test/cli/token-handoff.test.ts',
-      'test/cli/token-lifecycle.test.ts',
-      'test/cli/token-rules.test.ts',
+      'test/cli/token-*.test.ts',
+      'test/cli/legacy-import.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
