@@ -37,9 +37,7 @@ module.exports = {
       severity: 'error',
       comment: 'The modules at the top of src/ (config, errors, validation, clock) are used by every layer.',
       from: { path: '^src/[^/]+[.]ts$|^src/config/' },
-      // A request rate is read by one pure module (no imports), the same for the configuration's
-      // defaults (limits.tokenRate) as for a token's own (`--rate-limit`).
-      to: { path: '^src/(domain|db|http|cli)/', pathNot: '^src/domain/tokens/rate-limit[.]ts$' },
+      to: { path: '^src/(domain|db|http|cli)/' },
     },
     {
       name: 'access-changes-in-one-place',

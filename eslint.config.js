@@ -37,7 +37,7 @@ export default defineConfig(
     'coverage/',
     'data/',
     'node_modules/',
-    '.stryker-tmp/',
+    '.stryker-tmp*/',
     'reports/',
     'test/fixtures/openapi-client/',
   ]),

@@ -4,7 +4,7 @@
 // - `scopes`: a comma-separated list of scopes (src/domain/scopes.ts); NULL is every right of
 //   the token's account (`*`).
 // - `allow_from`: comma-separated CIDR blocks the token is accepted from; NULL is anywhere.
-// - `rate_limit`: `N/minute` or `N/hour` (src/domain/tokens/rate-limit.ts); NULL is no limit of
+// - `rate_limit`: `N/minute` or `N/hour` (src/rate-limit.ts); NULL is no limit of
 //   its own.
 // `token_address_refusals` makes a refusal from an address outside `allow_from` an audit entry
 // once per token, address and UTC day, however many daemons refuse it: the first to insert the

@@ -10,7 +10,7 @@ import { TOKEN_KINDS, TOKEN_STATUSES } from '../domain/tokens/queries.js';
 import { LATEST_EXPIRY } from '../domain/tokens/expiry.js';
 import { parseAllowFrom } from '../domain/address-blocks.js';
 import { EVERY_SCOPE, parseScopes, SCOPES, type Scope } from '../domain/scopes.js';
-import { parseRateLimit, RATE_LIMIT_FORM, type RateLimit } from '../domain/tokens/rate-limit.js';
+import { parseRateLimit, RATE_LIMIT_FORM, type RateLimit } from '../rate-limit.js';
 import { ANYWHERE } from '../domain/tokens/restrictions.js';
 import { parseInput, summary, v } from '../validation.js';
 

@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import type ProxyAddr from 'proxy-addr';
 import { v } from '../validation.js';
-import { parseRateLimit, RATE_LIMIT_FORM, type RateLimit } from '../domain/tokens/rate-limit.js';
+import { parseRateLimit, RATE_LIMIT_FORM, type RateLimit } from '../rate-limit.js';
 
 // proxy-addr, loaded only once proxies are configured: most configurations and CLI runs have none.
 const proxyAddr = (): typeof ProxyAddr => createRequire(import.meta.url)('proxy-addr') as typeof ProxyAddr;
@@ -72,7 +72,7 @@ export const publicUrl = v.nullable(
 const SLUG = 'must be 1-32 lowercase letters, digits or _';
 export const slug = v.pipe(v.string(SLUG), v.regex(/^[a-z0-9][a-z0-9_]{0,31}$/, SLUG));
 
-/** A request rate (`600/hour`), read by domain/tokens/rate-limit.ts as a token's `--rate-limit` is. */
+/** A request rate (`600/hour`), read by rate-limit.ts as a token's `--rate-limit` is. */
 function rateOf(orNull: boolean) {
   const message = `must be ${orNull ? 'null (no limit) or ' : ''}a rate: ${RATE_LIMIT_FORM}`;
   return v.pipe(

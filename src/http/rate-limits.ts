@@ -12,7 +12,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Logger } from 'pino';
 import { memoryCounter, requestCounter } from '../db/request-counts.js';
 import type { Db } from '../db/dialect.js';
-import { formatRateLimit, windowSeconds, type RateLimit } from '../domain/tokens/rate-limit.js';
+import { formatRateLimit, windowSeconds, type RateLimit } from '../rate-limit.js';
 import { httpError, scrub } from './errors.js';
 import type { ApiContext, ApiMiddleware } from './types.js';
 

@@ -74,3 +74,108 @@ describe('the KDF queue', () => {
     expect(h.order).toEqual(['a0', 'a1', 'b0', 'c0', 'a2']);
   });
 });
+
+/** Records how each run ended: `label ok` or `label busy`. */
+function tracker(h: ReturnType<typeof harness>) {
+  const settled: string[] = [];
+  const runs: Promise<unknown>[] = [];
+  const start = (client: string, label: string) =>
+    runs.push(
+      h.job(client, label).then(
+        () => settled.push(`${label} ok`),
+        (err: unknown) => settled.push(`${label} ${err instanceof KdfBusy ? 'busy' : 'error'}`),
+      ),
+    );
+  const drain = async () => {
+    for (let i = 0; i < 20; i++) await h.finishOne();
+    await Promise.all(runs);
+  };
+  return { start, settled, drain };
+}
+
+const settle = async () => {
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+};
+
+describe('the KDF queue, bounds', () => {
+  it('refuses with a KdfBusy that says why', async () => {
+    const queue = new KdfQueue({ concurrency: 0, perClient: 0, total: 0 });
+    const refused = await queue.run('a', () => Promise.resolve('ran')).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(KdfBusy);
+    expect(refused).toMatchObject({ name: 'KdfBusy', message: 'too many token verifications are waiting' });
+  });
+
+  it("refuses a client's run beyond its share while the queue as a whole has room", async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 1, total: 10 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('x', 'x0'); // runs
+    t.start('a', 'a0'); // waits: a's share
+    t.start('a', 'a1'); // over it
+    t.start('b', 'b0'); // another client still waits
+    await settle();
+    expect(t.settled).toEqual(['a1 busy']);
+    expect(queue.queued).toBe(2);
+    await t.drain();
+    expect(h.order).toEqual(['x0', 'a0', 'b0']);
+    expect(queue.queued).toBe(0);
+  });
+
+  it('makes room only at the expense of a client holding more than one run beyond the newcomer', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 3 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('x', 'x0'); // runs
+    t.start('a', 'a0');
+    t.start('a', 'a1');
+    t.start('b', 'b0'); // full: a 2, b 1
+    t.start('b', 'b1'); // b would hold 2, as many as a: refused, a keeps its runs
+    await settle();
+    expect(t.settled).toEqual(['b1 busy']);
+    expect(queue.queued).toBe(3);
+    t.start('c', 'c0'); // c holds none: a's newest makes room
+    await settle();
+    expect(t.settled).toEqual(['b1 busy', 'a1 busy']);
+    expect(queue.queued).toBe(3);
+    await t.drain();
+    expect(h.order).toEqual(['x0', 'a0', 'b0', 'c0']);
+    expect(queue.queued).toBe(0);
+  });
+
+  it('takes the room from the client with the most waiting, the first in turn among equals', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 6 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('x', 'x0'); // runs
+    t.start('a', 'a0'); // a: 1 waiting, first in turn
+    for (let i = 0; i < 3; i++) t.start('b', `b${i}`); // b: 3
+    t.start('c', 'c0');
+    t.start('c', 'c1'); // c: 2 — full
+    t.start('d', 'd0'); // b holds the most: b2 goes
+    t.start('e', 'e0'); // b and c hold 2 each: b, first in turn, gives b1
+    await settle();
+    expect(t.settled).toEqual(['b2 busy', 'b1 busy']);
+    expect(queue.queued).toBe(6);
+    await t.drain();
+    expect(h.order).toEqual(['x0', 'a0', 'b0', 'c0', 'd0', 'e0', 'c1']);
+  });
+
+  it('counts what waits: a finished run hands its slot on and the count goes down', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 2 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('a', 'a0');
+    t.start('b', 'b0');
+    t.start('c', 'c0');
+    expect(queue.queued).toBe(2);
+    expect(queue.running).toBe(1);
+    await h.finishOne();
+    expect(queue.queued).toBe(1);
+    t.start('d', 'd0'); // room again: waits, nothing refused
+    await settle();
+    expect(t.settled).toEqual(['a0 ok']);
+    expect(queue.queued).toBe(2);
+    await t.drain();
+    expect(t.settled).toEqual(['a0 ok', 'b0 ok', 'c0 ok', 'd0 ok']);
+  });
+});

@@ -121,4 +121,16 @@ describe('the verifier', () => {
     const stored = await db('tokens').where('selector', t.id).first<{ secret_hash: string }>('secret_hash');
     expect(stored.secret_hash).toBe(old);
   });
+
+  it('passes on a failure of the re-hash other than a full queue, and leaves the row as it was', async () => {
+    const t = await createToken(box, 'reader', 'failed rehash', 'root');
+    const old = await hashWith(t.token.slice(12, 52), { logN: SCRYPT_PARAMS.logN - 1 });
+    await db('tokens').where('selector', t.id).update({ secret_hash: old });
+    const row = await db('tokens').where('selector', t.id).first<{ id: number }>('id');
+    // Not a string: the KDF itself refuses (a failure no queue state explains must not be taken for one).
+    const refresh = new Verifier(db, ROOMY).refresh(row.id, old, null as unknown as string, 'c');
+    await expect(refresh).rejects.toThrow(TypeError);
+    const stored = await db('tokens').where('selector', t.id).first<{ secret_hash: string }>('secret_hash');
+    expect(stored.secret_hash).toBe(old);
+  });
 });

@@ -15,7 +15,7 @@ import { LEGACY_LENGTH, parse, TOKEN_LENGTH, type ParsedToken } from './format.j
 import { KdfBusy, type KdfQueue, type KdfQueueOptions } from './kdf-queue.js';
 import { storedLastUsed, type LastUsedRecorder } from './last-used.js';
 import { findTokenBySelector, tokenStatus } from './queries.js';
-import type { RateLimit } from './rate-limit.js';
+import type { RateLimit } from '../../rate-limit.js';
 import { readRestrictions } from './restrictions.js';
 import type { Scope } from '../scopes.js';
 import { cacheKey, VerifiedTokens, type AuthRow } from './verified-cache.js';

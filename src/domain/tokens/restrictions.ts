@@ -6,7 +6,7 @@
 // back and shown (the blocks themselves are read in ../address-blocks.ts, which the CLI's command
 // tree does not load).
 import { scopesColumn, shownScopes, storedScopes, type Scope } from '../scopes.js';
-import { formatRateLimit, parseRateLimit, type RateLimit } from './rate-limit.js';
+import { formatRateLimit, parseRateLimit, type RateLimit } from '../../rate-limit.js';
 
 /** The three columns, as stored. */
 export interface RestrictionColumns {

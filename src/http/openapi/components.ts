@@ -8,7 +8,7 @@ import { EXACT_TOTAL_LIMIT, MAX_PER_PAGE } from '../../domain/catalog/list/query
 import { SCHEMAS as USAGE } from '../../domain/catalog/ai-usage.js';
 import { ROLES } from '../../domain/roles.js';
 import { TOKEN_KINDS } from '../../domain/tokens/queries.js';
-import { RATE_LIMIT_PATTERN } from '../../domain/tokens/rate-limit.js';
+import { RATE_LIMIT_PATTERN } from '../../rate-limit.js';
 import { EVERY_SCOPE, SCOPES } from '../../domain/scopes.js';
 import { jsonSchemaOf, orNull, type Schema } from './json-schema.js';
 
