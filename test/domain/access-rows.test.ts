@@ -29,7 +29,13 @@ describe('routeRows', () => {
       expect(typeof row.open, `${row.method} ${row.path}`).toBe('boolean');
       expect(row.open, `${row.method} ${row.path}`).toBe(row.rule === 'open');
     }
-    expect(closed.find((r) => r.path === '/api')).toEqual({ method: 'GET', path: '/api', rule: 'open', open: true });
+    expect(closed.find((r) => r.path === '/api')).toEqual({
+      method: 'GET',
+      path: '/api',
+      rule: 'open',
+      open: true,
+      scope: null,
+    });
     const open = routeRows(settings(true, true));
     for (const row of open.filter((r) => r.rule === 'editor' || r.rule === 'token')) expect(row.open).toBe(false);
     expect(open.filter((r) => r.rule === 'authority').every((r) => r.open)).toBe(true);
@@ -42,8 +48,14 @@ describe('routeRows', () => {
     expect(rows).toHaveLength(ROUTES.length + withIds.length);
     for (const r of withIds) {
       const path = displayPath(r.path);
-      expect(rows).toContainEqual({ method: r.method, path, rule: r.rule, open: true });
-      expect(rows).toContainEqual({ method: r.method, path: `${path}?ids=…`, rule: r.ruleWithIds, open: false });
+      expect(rows).toContainEqual({ method: r.method, path, rule: r.rule, open: true, scope: 'read' });
+      expect(rows).toContainEqual({
+        method: r.method,
+        path: `${path}?ids=…`,
+        rule: r.ruleWithIds,
+        open: false,
+        scope: 'tei:refresh',
+      });
     }
     expect(rows.filter((r) => r.path.endsWith('?ids=…'))).toHaveLength(withIds.length);
     expect(rows.map((r) => `${r.method} ${r.path}`)).toEqual(
