@@ -4,8 +4,10 @@
 //     run has (SQLite; PostgreSQL with BENCH_PG_URL or ARCHIVE_TEST_PG_URL): without a token,
 //     with a token that has no limit, and on a daemon started with `limits.tokenRate` at a rate
 //     never reached (1,000,000/hour), with a limited token: every request counted and answered
-//     with the RateLimit fields (memory on SQLite, one upsert in rate_limits on PostgreSQL). Each
-//     authenticated figure is given as its own ratio to the anonymous one of the same daemon.
+//     with the RateLimit fields (memory on SQLite, one upsert in rate_limits on PostgreSQL); and a
+//     token with every restriction of its own (`--scope read --allow-from 127.0.0.0/8
+//     --rate-limit`). Each authenticated figure is given as its own ratio to the anonymous one of
+//     the same daemon.
 // (2) PostgreSQL only: two daemons on one database, a token limited to 600/minute, both hammered
 //     at once (16 connections each) for 50 s of one window; the requests admitted (2xx) by both
 //     together against the limit (target: within 10 %).
@@ -68,7 +70,7 @@ async function installation(bin, env, dialect, limits) {
   cli('catalog', 'load', path.join(dir, 'catalog.json'));
   cli('settings', 'set', 'public_access', 'on');
   return {
-    token: (name) => cli('token', 'create', 'bench', '--name', name).trim(),
+    token: (name, ...flags) => cli('token', 'create', 'bench', '--name', name, ...flags).trim(),
     config: configOf(limits),
     plain: config,
     async drop() {
@@ -113,13 +115,25 @@ async function throughput(bin, env, dialect, rows) {
   const inst = await installation(bin, env, dialect, { tokenRate: NEVER_REACHED });
   try {
     const token = inst.token('throughput');
-    for (const [label, config] of [
-      ['token without a limit', inst.plain],
-      [`token limited (tokenRate ${NEVER_REACHED})`, inst.config],
+    // Every restriction of its own on one token: each request checks the scope and the address
+    // block and is counted against the token's rate (never reached).
+    const narrowed = inst.token(
+      'narrowed',
+      '--scope',
+      'read',
+      '--allow-from',
+      '127.0.0.0/8',
+      '--rate-limit',
+      NEVER_REACHED,
+    );
+    for (const [label, config, value] of [
+      ['token without a limit', inst.plain, token],
+      [`token limited (tokenRate ${NEVER_REACHED})`, inst.config, token],
+      [`token scoped (read), bound (127.0.0.0/8), limited (--rate-limit ${NEVER_REACHED})`, inst.plain, narrowed],
     ]) {
       const { proc, url } = await startDaemon(config, env, bin, { pin: true });
       try {
-        const { anon, auth } = await alternate(url, token);
+        const { anon, auth } = await alternate(url, value);
         rows.push([`${dialect}: anonymous req/s / ${label} req/s`, `${Math.round(anon)} / ${Math.round(auth)}`]);
         rows.push([`${dialect}: ratio, ${label}`, (auth / anon).toFixed(3)]);
       } finally {
