@@ -139,6 +139,14 @@ interface Endpoint {
 }
 
 /** The endpoints under a service's root, by method and the path below the root. */
+
+/** What each suggest service offers, and the component describing its answer. */
+const SUGGESTED = {
+  entity: ['entities', 'ReconcileSuggestedEntities'],
+  property: ['properties', 'ReconcileSuggestedProperties'],
+  type: ['types', 'ReconcileSuggestedTypes'],
+} as const;
+
 function endpoint(method: string, tail: string): Endpoint | undefined {
   const jsonp = method === 'GET';
   const suggest = (what: string, name: string, params: typeof SUGGEST_PARAMS | typeof DRAFT_SUGGEST_PARAMS) => ({
@@ -169,25 +177,13 @@ function endpoint(method: string, tail: string): Endpoint | undefined {
       };
     case 'GET suggest/entity':
     case 'GET 1.0-draft/suggest/entity':
-      return suggest(
-        'entities',
-        'ReconcileSuggestedEntities',
-        tail.startsWith('1.0') ? DRAFT_SUGGEST_PARAMS : SUGGEST_PARAMS,
-      );
     case 'GET suggest/property':
     case 'GET 1.0-draft/suggest/property':
-      return suggest(
-        'properties',
-        'ReconcileSuggestedProperties',
-        tail.startsWith('1.0') ? DRAFT_SUGGEST_PARAMS : SUGGEST_PARAMS,
-      );
     case 'GET suggest/type':
-    case 'GET 1.0-draft/suggest/type':
-      return suggest(
-        'types',
-        'ReconcileSuggestedTypes',
-        tail.startsWith('1.0') ? DRAFT_SUGGEST_PARAMS : SUGGEST_PARAMS,
-      );
+    case 'GET 1.0-draft/suggest/type': {
+      const [noun, component] = SUGGESTED[tail.slice(tail.lastIndexOf('/') + 1) as keyof typeof SUGGESTED];
+      return suggest(noun, component, tail.startsWith('1.0') ? DRAFT_SUGGEST_PARAMS : SUGGEST_PARAMS);
+    }
     case 'GET properties':
     case 'GET 1.0-draft/extend/propose': {
       const parameters = queryParameters(PROPOSE_PARAMS);
