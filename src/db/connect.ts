@@ -145,11 +145,12 @@ function pinDatabaseFile(file: string): PinnedFile {
 }
 
 /**
- * knex prints "Acquire connection error: <stack>" for a connection afterCreate refused, outside
- * any log; the refusal reaches the caller, which reports it (exit status 2, or the daemon's log).
+ * knex prints "Acquire connection error: …" for a connection it could not open (a file that is
+ * no database, one afterCreate refused) outside any log; the same error reaches the caller, which
+ * reports it (one line and an exit status, or the daemon's log).
  */
 function quietRefusals(message: unknown): void {
-  if (!String(message).startsWith('Acquire connection error: AppError: ')) process.emitWarning(String(message));
+  if (!String(message).startsWith('Acquire connection error: ')) process.emitWarning(String(message));
 }
 
 /** An error when the pinned name now leads to another file than the one judged, else null. */

@@ -2,11 +2,12 @@
 // copied, restored or created by hand may be readable by others. Then every command that opens
 // it warns on stderr, once, naming the file, its mode and the fix; databaseFileWarning (for the
 // daemon to log) says the same.
-import { chmod } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { databaseFileWarning } from '../../src/db/connect.js';
-import { IS_PG, lines, useSandbox } from '../helpers/cli.js';
+import { childEnv, IS_PG, lines, runRaw, useSandbox } from '../helpers/cli.js';
 
 describe.skipIf(IS_PG)('a database file readable by others', () => {
   const cli = useSandbox();
@@ -80,5 +81,23 @@ describe('databaseFileWarning', () => {
     expect(
       databaseFileWarning({ database: { client: 'pg', url: 'postgres://x@127.0.0.1/x', pool: { min: 0, max: 1 } } }),
     ).toBeNull();
+  });
+});
+
+describe.skipIf(IS_PG)('a file that is not a SQLite database', () => {
+  it('ends the command with one error line: no node warning beside it, no stack', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-notadb-'));
+    try {
+      await writeFile(path.join(dir, 'archive.sqlite3'), Buffer.alloc(8192, 'not a database '), { mode: 0o600 });
+      await writeFile(path.join(dir, 'config.json'), JSON.stringify({ database: { filename: './archive.sqlite3' } }));
+      const r = await runRaw(['--config', path.join(dir, 'config.json'), 'token', 'list'], {
+        env: childEnv(),
+        cwd: dir,
+      });
+      expect(r.code).toBe(1);
+      expect(lines(r.stderr)).toEqual(['error: SQLITE_NOTADB: file is not a database']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
