@@ -117,7 +117,7 @@ export class ExpiryNotices {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    clearInterval(this.timer); // a no-op when never started (undefined)
     this.timer = undefined;
   }
 }
