@@ -29,6 +29,8 @@ type Row = Record<string, unknown>;
 /** A prepared statement and the values last bound to it (null: unknown, bind again). */
 interface Prepared {
   stmt: Statement;
+  /** Settles once SQLite has prepared it: sqlite3 never calls back a run of a failed prepare. */
+  ready: Promise<void>;
   bound: readonly unknown[] | null;
 }
 
@@ -97,7 +99,9 @@ function openReaders(db: Db, file: string): PreparedReads {
       r.busy++;
       try {
         const conn = await r.ready;
-        return await run(statementOf(conn, r, sql), bindings);
+        const prepared = statementOf(conn, r, sql);
+        await prepared.ready;
+        return await run(prepared, bindings);
       } finally {
         r.busy--;
       }
@@ -112,11 +116,17 @@ function statementOf(conn: Database, r: Reader, sql: string): Prepared {
     r.statements.set(sql, known);
     return known;
   }
-  // A failed prepare is reported by the statement's first run; it is not kept.
-  const stmt = conn.prepare(sql, (err) => {
-    if (err) r.statements.delete(sql);
+  // A failed prepare (SQL the schema does not match) is answered to every query waiting on it,
+  // and not kept: the next query prepares again.
+  let settle: (err: Error | null) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    settle = (err) => (err ? reject(err) : resolve());
   });
-  const prepared: Prepared = { stmt, bound: null };
+  const stmt = conn.prepare(sql, (err) => {
+    if (err && r.statements.get(sql) === prepared) r.statements.delete(sql);
+    settle(err);
+  });
+  const prepared: Prepared = { stmt, ready, bound: null };
   r.statements.set(sql, prepared);
   if (r.statements.size > STATEMENTS_PER_READER) {
     const [oldest, old] = r.statements.entries().next().value as [string, Prepared];

@@ -143,4 +143,20 @@ describe('the prepared read path of the catalogue lists', () => {
       expect(list.data).toHaveLength(3);
     });
   });
+
+  // sqlite3 never calls back a run of a statement whose prepare failed: the error must come from
+  // the prepare itself, or the request waits for ever (a table missing from the schema).
+  it.skipIf(IS_PG)('refuses SQL that does not prepare, each time, and goes on reading', async () => {
+    await withSandboxDb(cli, async (db) => {
+      const reads = preparedReads(db);
+      const bad = 'SELECT id FROM no_such_table WHERE id > ?';
+      await expect(reads?.all(bad, [0])).rejects.toThrow(/no such table: no_such_table/);
+      await expect(reads?.all(bad, [0])).rejects.toThrow(/no such table: no_such_table/);
+      await db.schema.createTable('no_such_table', (t) => t.increments('id'));
+      await db.raw('INSERT INTO no_such_table DEFAULT VALUES');
+      await db.raw('INSERT INTO no_such_table DEFAULT VALUES');
+      expect(await reads?.all(bad, [1])).toEqual([{ id: 2 }]);
+      expect(await reads?.all('SELECT count(*) AS n FROM no_such_table WHERE id > ?', [0])).toEqual([{ n: 2 }]);
+    });
+  });
 });
