@@ -11,7 +11,11 @@ import {
   pgAdmin,
   type Sandbox,
   asAdministrator,
+  IS_PG,
+  useSandbox,
+  withSandboxDb,
 } from '../helpers/cli.js';
+import { NOT_COPIED, TABLES } from '../../src/db/copy.js';
 import { startDaemon } from '../helpers/daemon.js';
 
 if (!PG_URL) console.warn('PostgreSQL tests skipped: set ARCHIVE_TEST_PG_URL to a postgres:// database to run them');
@@ -91,5 +95,28 @@ describe.skipIf(!PG_URL)('copy-database from SQLite to PostgreSQL', () => {
   it('refuses a target that is not a postgres:// URL', async () => {
     const r = await box.run(['copy-database', '/tmp/elsewhere.sqlite3', '--yes']);
     expect(r.code).toBe(2);
+  });
+});
+
+describe('the tables copy-database knows', () => {
+  const cli = useSandbox();
+
+  it('are every table of the schema: each copied or left out for a stated reason', async () => {
+    const names = await withSandboxDb(cli, async (db) => {
+      const rows: { name: string }[] = IS_PG
+        ? (
+            await db.raw(
+              "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+            )
+          ).rows
+        : await db.raw("SELECT name FROM sqlite_master WHERE type = 'table'");
+      return rows.map((r) => r.name).sort();
+    });
+    expect(names).toContain('actors');
+    const copied = new Set<string>(TABLES);
+    const unknown = names.filter((n) => !copied.has(n) && !NOT_COPIED.some((skip) => skip.table.test(n)));
+    expect(unknown, 'add each to TABLES or NOT_COPIED in src/db/copy.ts').toEqual([]);
+    // Every table copied exists: a name in TABLES is no typo.
+    expect(TABLES.filter((t) => !names.includes(t))).toEqual([]);
   });
 });
