@@ -1,6 +1,7 @@
 // The configuration file (SPEC §5): every key once, with its check and its default. The keys
 // `listen.*`, `database.*`, `dataDir` and `log.level` keep their names: deployment tools
-// template them. config.example.json and the README's table list the same keys and defaults.
+// template them. config.example.json and the table of docs/configuration.md list the same keys
+// and defaults.
 import { oneOf, v } from '../validation.js';
 import { group, int, publicUrl, rate, rateOrNull, section, slug, text, textOrNull, trustProxy } from './checks.js';
 
