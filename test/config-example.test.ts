@@ -36,8 +36,8 @@ function keyPaths(value: object, prefix = ''): string[] {
 /** The same for a valibot schema: the keys of its objects, through optional and pipes. */
 function schemaKeys(schema: unknown, prefix = ''): string[] {
   let s = schema as { wrapped?: unknown; entries?: Record<string, unknown>; pipe?: unknown[] };
-  while (s.wrapped) s = s.wrapped as typeof s;
-  if (!s.entries && s.pipe?.[0] && (s.pipe[0] as typeof s).entries) s = s.pipe[0] as typeof s;
+  while (s.wrapped) s = s.wrapped;
+  if (!s.entries && s.pipe?.[0] && (s.pipe[0] as typeof s).entries) s = s.pipe[0];
   if (!s.entries) return [prefix.slice(0, -1)];
   return Object.entries(s.entries)
     .flatMap(([key, entry]) => schemaKeys(entry, `${prefix}${key}.`))

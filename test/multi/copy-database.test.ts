@@ -103,13 +103,14 @@ describe('the tables copy-database knows', () => {
 
   it('are every table of the schema: each copied or left out for a stated reason', async () => {
     const names = await withSandboxDb(cli, async (db) => {
-      const rows: { name: string }[] = IS_PG
+      type Names = { name: string }[];
+      const rows = IS_PG
         ? (
-            await db.raw(
+            await db.raw<{ rows: Names }>(
               "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
             )
           ).rows
-        : await db.raw("SELECT name FROM sqlite_master WHERE type = 'table'");
+        : await db.raw<Names>("SELECT name FROM sqlite_master WHERE type = 'table'");
       return rows.map((r) => r.name).sort();
     });
     expect(names).toContain('actors');
