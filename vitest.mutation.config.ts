@@ -20,7 +20,7 @@ export default defineConfig({
       'test/domain/verifier.test.ts',
       'test/tokens/token-*.test.ts',
       'test/cli/legacy-import.test.ts',
-      // last-used.ts, expiring.ts and self.ts answer only through the daemon
+      // the daemon's token tests: what the unit tests of test/tokens/ leave to the HTTP doors
       'test/auth/token-*.test.ts',
     ],
     testTimeout: 60_000,

@@ -150,7 +150,7 @@ export class LastUsedRecorder {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    clearInterval(this.timer);
     this.timer = undefined;
     await this.flush();
   }

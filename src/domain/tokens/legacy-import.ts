@@ -141,7 +141,7 @@ export async function importLegacy(
   const { lines, errors } = parseLegacyCsv(text);
 
   // Accounts must exist, and be ones whose tokens the actor may make.
-  const usernames = [...new Set(lines.map((l) => l.username).filter(Boolean))];
+  const usernames = [...new Set(lines.map((l) => l.username))];
   const accounts = await accountsNamed(ctx.db, usernames);
   for (const l of lines) {
     if (!l.username) continue;
