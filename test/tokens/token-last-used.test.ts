@@ -138,6 +138,16 @@ describe('the last use of a token', () => {
     expect(await lastUsedAt(two)).toBe(iso(T0));
     expect(await lastUsedAt(three)).toBe(iso(T0 + 2_000));
   });
+
+  it('counts a token with its addresses against maxTracked: new addresses make room too', async () => {
+    const [one, two] = [await tokenId('sized one'), await tokenId('sized two')];
+    const r = new LastUsedRecorder(db, clock, 3);
+    r.touch(one, null, '192.0.2.1', T0);
+    r.touch(one, null, '192.0.2.2', T0 + 1_000); // `one` and two addresses: 3, the bound
+    r.touch(two, null, '', T0 + 2_000); // 4 > 3: `one`, used least recently, is forgotten
+    await r.flush();
+    expect(r.touch(one, null, '', T0 + 3_000)).toBe(T0 + 3_000);
+  });
 });
 
 describe('the addresses a token was used from', () => {

@@ -85,8 +85,12 @@ export class LastUsedRecorder {
     if (last !== undefined && now - last <= LAST_USED_RESOLUTION_MS) return;
     if (last === undefined && seen.addresses.size >= ADDRESSES_PER_TOKEN) seen.addresses.clear();
     seen.addresses.set(address, now);
-    // A new address makes the token's entry larger: set again, so the bound counts it.
-    if (last === undefined) this.known.set(tokenId, seen);
+    // A new address makes the token's entry larger: put it again, so the bound counts it
+    // (lru-cache sizes an entry again only when `set` is given another value than the stored one).
+    if (last === undefined) {
+      this.known.delete(tokenId);
+      this.known.set(tokenId, seen);
+    }
     const forToken = this.pendingAddresses.get(tokenId) ?? new Map<string, PendingAddress>();
     this.pendingAddresses.set(tokenId, forToken);
     const fresh = last === undefined || forToken.get(address)?.fresh === true;
