@@ -15,14 +15,8 @@ export default defineConfig({
   // Modules that both the command tree and the actions import stay in archivectl.cjs, which every
   // run loads anyway, instead of small files of their own: --help reads 2 files, not 11.
   preserveEntrySignatures: 'allow-extension',
-  // Database drivers are loaded by knex and pg only when configured; sqlite3 is native. knex's
-  // dialects other than SQLite's and PostgreSQL's stay in node_modules: the configuration admits
-  // no other client, and bundled they were a quarter of the file every database command compiles
-  // (knex's chunk 385 -> 281 kB).
-  external: [
-    /^(sqlite3|pg-native|pg-query-stream|mysql2?|mariadb|oracledb|tedious|better-sqlite3)(\/|$)/,
-    /node_modules\/knex\/lib\/dialects\/(better-sqlite3|cockroachdb|mssql|mysql2?|mariadb|oracle(db)?|pgnative|redshift)\//,
-  ],
+  // Database drivers are loaded by knex and pg only when configured; sqlite3 is native.
+  external: [/^(sqlite3|pg-native|pg-query-stream|mysql2?|mariadb|oracledb|tedious|better-sqlite3)(\/|$)/],
   // src/ imports its own modules as `./x.js`, as node resolves them once compiled.
   resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
   // depd (under http-assert) builds its deprecation wrappers with eval; bundled, it works as is.
