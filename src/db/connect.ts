@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { shellWord, trustedPath, untrustedOwnerAndMode } from '../config/file-trust.js';
 import { configError } from '../errors.js';
 import { attachSignalFile } from './change-signal.js';
-import { configOf, isPg, type Db } from './dialect.js';
+import { configOf, isPg, quietConnectionErrors, type Db } from './dialect.js';
 import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
 import { LIVE_SINCE } from './pg-lease.js';
 
@@ -82,7 +82,7 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
     connection: { filename: pinned.path },
     useNullAsDefault: true,
     compileSqlOnError: false,
-    log: { warn: quietRefusals },
+    log: { warn: quietConnectionErrors },
     // One connection per process: SQLite serialises writers anyway, and this process never contends
     // with itself; others (the CLI next to the daemon) wait on the busy timeout, not SQLITE_BUSY.
     pool: {
@@ -142,15 +142,6 @@ function pinDatabaseFile(file: string): PinnedFile {
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * knex prints "Acquire connection error: …" for a connection it could not open (a file that is
- * no database, one afterCreate refused) outside any log; the same error reaches the caller, which
- * reports it (one line and an exit status, or the daemon's log).
- */
-function quietRefusals(message: unknown): void {
-  if (!String(message).startsWith('Acquire connection error: ')) process.emitWarning(String(message));
 }
 
 /** An error when the pinned name now leads to another file than the one judged, else null. */

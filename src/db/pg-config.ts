@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import { DEFAULTS } from '../config/sections.js';
+import { quietConnectionErrors } from './dialect.js';
 
 /**
  * Who a handle serves. `daemon`: requests, each statement bounded by `database.statementTimeoutMs`.
@@ -15,15 +16,6 @@ export type DatabaseUse = 'daemon' | 'command';
 
 /** The client waits a little longer than the server, whose own cancellation is the cleaner end. */
 const CLIENT_GRACE_MS = 1_000;
-
-/**
- * knex prints "Connection Error: …" for every pooled connection the server ended and "Acquire
- * connection error: …" (with a stack) for each one it could not open: lines outside the JSON log,
- * once per request while the database is away, which is answered 503, logged and shown by /readyz.
- */
-function quietConnectionErrors(message: unknown): void {
-  if (!/^(Connection Error|Acquire connection error):/.test(String(message))) process.emitWarning(String(message));
-}
 
 interface PooledConnection {
   query: (...args: unknown[]) => unknown;

@@ -118,13 +118,13 @@ function statementOf(conn: Database, r: Reader, sql: string): Prepared {
   }
   // A failed prepare (SQL the schema does not match) is answered to every query waiting on it,
   // and not kept: the next query prepares again.
-  let settle: (err: Error | null) => void = () => {};
+  let stmt!: Statement;
   const ready = new Promise<void>((resolve, reject) => {
-    settle = (err) => (err ? reject(err) : resolve());
-  });
-  const stmt = conn.prepare(sql, (err) => {
-    if (err && r.statements.get(sql) === prepared) r.statements.delete(sql);
-    settle(err);
+    stmt = conn.prepare(sql, (err) => {
+      if (!err) return resolve();
+      if (r.statements.get(sql) === prepared) r.statements.delete(sql);
+      reject(err);
+    });
   });
   const prepared: Prepared = { stmt, ready, bound: null };
   r.statements.set(sql, prepared);

@@ -14,7 +14,6 @@ export const LEGACY_LENGTH = 60;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // The patterns are written where they are used, not as module constants: Stryker can only
 // change what runs after the module is loaded (docs/testing.md, "Mutation testing").
-const isLegacy = (value: string) => /^[0-9A-Za-z]{60}$/.test(value);
 
 /** Base62 (alphabet 0-9A-Za-z), most significant digit first, left-padded with '0'. */
 export function base62(n: number, width: number): string {
@@ -62,11 +61,11 @@ export function parse(value: string): ParsedToken | null {
     const body = value.slice(PREFIX.length, PREFIX.length + SELECTOR_LENGTH + SECRET_LENGTH);
     return checksum(body) === value.slice(-CHECKSUM_LENGTH) ? split('regular', body) : null;
   }
-  return value.length === LEGACY_LENGTH && isLegacy(value) ? split('legacy', value) : null;
+  return isLegacyValue(value) ? split('legacy', value) : null;
 }
 
 export function isLegacyValue(value: string): boolean {
-  return isLegacy(value);
+  return /^[0-9A-Za-z]{60}$/.test(value);
 }
 
 /** A public token id as shown by `token list` (the selector). */

@@ -138,8 +138,6 @@ interface Endpoint {
   refuses?: true;
 }
 
-/** The endpoints under a service's root, by method and the path below the root. */
-
 /** What each suggest service offers, and the component describing its answer. */
 const SUGGESTED = {
   entity: ['entities', 'ReconcileSuggestedEntities'],
@@ -147,6 +145,7 @@ const SUGGESTED = {
   type: ['types', 'ReconcileSuggestedTypes'],
 } as const;
 
+/** The endpoints under a service's root, by method and the path below the root. */
 function endpoint(method: string, tail: string): Endpoint | undefined {
   const jsonp = method === 'GET';
   const suggest = (what: string, name: string, params: typeof SUGGEST_PARAMS | typeof DRAFT_SUGGEST_PARAMS) => ({
