@@ -8,7 +8,7 @@ import coBody from 'co-body';
 import type { Next } from 'koa';
 import { queryHasApiToken } from './api-token.js';
 import { markRefusedBody } from './connection-limits.js';
-import { readMultipart, removeQuietly } from './multipart.js';
+import { invalidBody, readMultipart, removeQuietly } from './multipart.js';
 import type { ApiContext, ParsedBody } from './types.js';
 import { closeAfterAnswer } from './unread-body.js';
 
@@ -29,8 +29,6 @@ export function hasBody(ctx: ApiContext): boolean {
   const h = ctx.req.headers;
   return h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
 }
-
-const invalidBody = (status: 400 | 413 | 415, message: string): ParsedBody => ({ kind: 'invalid', status, message });
 
 async function readJsonOrForm(ctx: ApiContext, kind: 'json' | 'form', limit: number): Promise<ParsedBody> {
   try {

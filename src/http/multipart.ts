@@ -49,7 +49,12 @@ const BUSBOY_LIMITS = { files: 4, fields: 100, fieldSize: 65_536, parts: 110, he
 const NAMELESS_PART = 'malformed multipart body: a part without a name';
 const TRUNCATED = 'malformed or truncated multipart body';
 
-const invalidBody = (status: 400 | 413, message: string): ParsedBody => ({ kind: 'invalid', status, message });
+/** A body refused with `status` (body.ts's refusals too). */
+export const invalidBody = (status: 400 | 413 | 415, message: string): ParsedBody => ({
+  kind: 'invalid',
+  status,
+  message,
+});
 
 /** Removes a temporary upload file; a path that cannot be looked at holds none, and is no error. */
 export const removeQuietly = (file: string): Promise<void> => rm(file, { force: true }).catch(() => undefined);
