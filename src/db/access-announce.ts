@@ -25,3 +25,16 @@ export async function prepareAnnouncement(db: Db, trx: Knex.Transaction): Promis
     }
   };
 }
+
+/**
+ * After a change of access made outside writeTransaction (a down migration that revokes tokens):
+ * tells running daemons as a committed revocation does.
+ */
+export async function announceAccessChange(db: Db): Promise<void> {
+  if (!isPg(db)) return signalChange(db);
+  const generation = await readAccessGeneration(db);
+  await db.transaction((trx) => notifyInTransaction(trx, generation));
+  const unconfirmed = await waitForAcks(db, generation);
+  if (unconfirmed > 0)
+    process.emitWarning(`${unconfirmed} daemon(s) did not confirm the change in time; their leases have lapsed`);
+}

@@ -4,6 +4,8 @@
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { configError, usage } from '../errors.js';
+import { announceAccessChange } from './access-announce.js';
+import { readAccessGeneration } from './access-generation.js';
 import { backupSqlite } from './backup.js';
 import { isPg, isSqlite, sqliteFile, type Db } from './dialect.js';
 import { knownMigrations, MIGRATIONS_DIR, schemaName } from '../release/versions.js';
@@ -48,7 +50,8 @@ export async function migrateTo(db: Db, target: string): Promise<string[]> {
   const known = knownMigrations();
   const at = known.indexOf(name);
   if (at < 0) throw usage(`no schema ${target} in this release; its schemas: ${known.map(schemaName).join(', ')}`);
-  return underMigrationLock(db, async (trx) => {
+  const before = await generationIfAny(db);
+  const done = await underMigrationLock(db, async (trx) => {
     const done: string[] = [];
     for (;;) {
       const table = await trx.schema.hasTable('knex_migrations'); // a new database has none yet
@@ -66,6 +69,14 @@ export async function migrateTo(db: Db, target: string): Promise<string[]> {
       done.push(`+${schemaName(next)}`);
     }
   });
+  // A down migration that revoked tokens moved the generation: running daemons hear of it as of
+  // `token revoke`, not only at their next periodic check.
+  if (before !== null && (await generationIfAny(db)) !== before) await announceAccessChange(db);
+  return done;
+}
+
+async function generationIfAny(db: Db): Promise<string | null> {
+  return (await db.schema.hasTable('auth_state')) ? readAccessGeneration(db) : null;
 }
 
 /** Throws (exit status 2) when a later release has migrated the database: nothing is run on it. */

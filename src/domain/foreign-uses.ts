@@ -1,14 +1,18 @@
 // A token bound to addresses (`allow_from`) presented from another one: what its owner most
 // needs to learn, since it usually means the value was taken elsewhere. Each such use is refused
-// (http/allow-from.ts); it is written to the audit log once per token, address and UTC day for
-// the whole installation, however many daemons refuse it, and however often: the first daemon to
-// insert the day's row in `token_address_refusals` writes the entry, in the same transaction.
+// (http/allow-from.ts); it is written to the audit log once per token, client key (an address,
+// an IPv6 /64) and UTC day for the whole installation, however many daemons refuse it, for at
+// most NOTED_PER_DAY keys a token a day: the first daemon to insert the day's row in
+// `token_address_refusals` writes the entry, in the same transaction.
 import { writeTransaction } from '../db/write-transaction.js';
 import { isAppError } from '../errors.js';
 import { record } from './audit.js';
 import type { Ctx } from './context.js';
 
 export const FOREIGN_USE_ACTION = 'token.refuse-address';
+
+/** Client keys a token's refusals are audited for in one UTC day; beyond them they are counted only. */
+export const NOTED_PER_DAY = 10;
 
 /** The token refused, as the audit log names it. */
 export interface RefusedToken {
@@ -21,17 +25,29 @@ export interface RefusedToken {
 export const addressActor = (address: string): string => `address:${address}`;
 
 /**
- * Records a refused use from `address`; true when this call wrote the day's entry, false when
- * it was there already (or another daemon wrote it at the same moment).
+ * Records a refused use from `address`, whose client key (`key`: the address, or its IPv6 /64)
+ * names the day's row; true when this call wrote the day's entry,
+ * false when it was there already, the token's day is full, or another daemon wrote it at the
+ * same moment.
  */
-export async function recordForeignUse(ctx: Ctx, token: RefusedToken, address: string): Promise<boolean> {
+export async function recordForeignUse(
+  ctx: Ctx,
+  token: RefusedToken,
+  address: string,
+  key = address,
+): Promise<boolean> {
   const at = ctx.clock.now();
   const day = at.toISOString().slice(0, 10);
   try {
     return await writeTransaction(ctx.db, async (trx) => {
-      const key = { token_id: token.tokenId, address, day };
-      if (await trx('token_address_refusals').where(key).first('day')) return false;
-      await trx('token_address_refusals').insert(key);
+      const row = { token_id: token.tokenId, address: key, day };
+      if (await trx('token_address_refusals').where(row).first('day')) return false;
+      const today = (await trx('token_address_refusals')
+        .where({ token_id: token.tokenId, day })
+        .count({ n: '*' })
+        .first()) as { n: number | string };
+      if (Number(today.n) >= NOTED_PER_DAY) return false;
+      await trx('token_address_refusals').insert(row);
       await record(
         trx,
         at,

@@ -1,51 +1,74 @@
-// Tokens bound to client addresses (`token create --allow-from`): a token presented from an
-// address outside its blocks is refused with 403, as if its header were not usable. The step
-// runs right after the header is judged (app.ts), before the body is read and before the route's
-// rule and the scope step: a token used from the wrong place is refused whatever it asks for, so a
-// taken value teaches its holder nothing of the token's rights (a scope refusal would name them),
-// an upload is not written for it, and every such use is seen, not only those within its scopes.
-// The client address is the one the daemon judged (client-address.ts: behind trustProxy, the
-// forwarded one).
+// Tokens bound to client addresses (`token create --allow-from`): a right value presented from an
+// address outside its blocks is refused by the authenticator (reason `address`, no use recorded,
+// no token header), and answered here with 403, as a refused token is: after the api_token rule,
+// at the refusal delay, the connection closed. Such refusals cost their sender: each client key
+// (an address, an IPv6 /64) has a budget per token, beyond which the answer is 429. What the
+// owner needs to act on (the token's id and the client key, never the value) is logged and
+// audited once per token, key and UTC day, for at most NOTED_PER_DAY keys a token a day; the rest
+// is only counted (archivectl_auth_refusals_total{reason="address"}).
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { addressAllowed } from '../domain/address-blocks.js';
-import { recordForeignUse } from '../domain/foreign-uses.js';
+import type { ForeignToken } from '../domain/tokens/authenticate.js';
+import { FailureBudget } from '../domain/tokens/failure-budget.js';
+import { NOTED_PER_DAY, recordForeignUse } from '../domain/foreign-uses.js';
 import { redactSecrets } from '../errors.js';
 import { httpError } from './errors.js';
-import type { ApiMiddleware, Deps } from './types.js';
+import type { ApiContext, ApiMiddleware, Deps } from './types.js';
 
 export const NOT_FROM_HERE = 'this token is not accepted from this address';
 
-/** Token, address and day already logged and audited by this daemon: the log says it once a day. */
+/** Refused uses a client key may make of one token: a burst, then one a minute. */
+const REFUSAL_BUDGET = { burst: 10, perMinute: 1, maxKeys: 10_000 };
+/** Token, key and day entries remembered (each noted once). */
 const SEEN_KEYS = 10_000;
 
 export function refuseForeignAddress(deps: Deps, log: Logger): ApiMiddleware {
+  const budget = new FailureBudget(REFUSAL_BUDGET, () => performance.now());
   const seen = new LRUCache<string, true>({ max: SEEN_KEYS });
-  return async function allowFrom(ctx, next) {
-    const principal = ctx.state.principal;
-    if (principal?.allowFrom == null || addressAllowed(principal.allowFrom, ctx.request.ip)) return next();
-    const address = ctx.request.ip;
-    const key = `${principal.tokenId} ${address} ${deps.clock.now().toISOString().slice(0, 10)}`;
-    if (!seen.has(key)) {
-      seen.set(key, true);
-      // The token's id and the address, never its value: what its owner needs to act on.
+  const notedToday = new LRUCache<string, number>({ max: SEEN_KEYS });
+
+  async function note(ctx: ApiContext, token: ForeignToken, key: string): Promise<void> {
+    const day = deps.clock.now().toISOString().slice(0, 10);
+    const seenKey = `${token.tokenId} ${key} ${day}`;
+    const dayKey = `${token.tokenId} ${day}`;
+    const noted = notedToday.get(dayKey) ?? 0;
+    if (seen.has(seenKey) || noted > NOTED_PER_DAY) return;
+    seen.set(seenKey, true);
+    notedToday.set(dayKey, noted + 1);
+    if (noted === NOTED_PER_DAY) {
       log.warn(
-        { request_id: ctx.state.requestId, token_id: principal.selector, account: principal.username, ip: address },
-        'refused a token presented from an address outside its allow_from',
+        { request_id: ctx.state.requestId, token_id: token.selector, account: token.username },
+        `refused uses of this token from ${NOTED_PER_DAY} client addresses today; more are only counted`,
       );
-      try {
-        await recordForeignUse(deps, principal, address);
-      } catch (err) {
-        // The refusal stands; only its audit entry is missing (the warning above has it).
-        const error = redactSecrets(err instanceof Error ? err.message : String(err));
-        log.error({ request_id: ctx.state.requestId, error }, 'could not audit a refused token use');
+      return;
+    }
+    log.warn(
+      { request_id: ctx.state.requestId, token_id: token.selector, account: token.username, ip: ctx.request.ip },
+      'refused a token presented from an address outside its allow_from',
+    );
+    try {
+      await recordForeignUse(deps, token, ctx.request.ip, key);
+    } catch (err) {
+      // The refusal stands; only its audit entry is missing (the warning above has it).
+      const error = redactSecrets(err instanceof Error ? err.message : String(err));
+      log.error({ request_id: ctx.state.requestId, error }, 'could not audit a refused token use');
+    }
+  }
+
+  return async function allowFrom(ctx, next) {
+    const token = ctx.state.foreignToken;
+    const refusal = ctx.state.refusal;
+    if (token && refusal) {
+      const key = `${token.tokenId} ${ctx.state.client}`;
+      if (budget.take(key)) {
+        await note(ctx, token, ctx.state.client);
+      } else {
+        ctx.state.authRefusal = 'throttled';
+        const retryAfter = String(budget.retryAfter(key));
+        const text = 'too many refused uses of this token from this address; retry later';
+        refusal.error = httpError(429, text, { 'Retry-After': retryAfter, Connection: 'close' });
       }
     }
-    // Kept as the header's verdict: answered after the api_token rule, like any refused token,
-    // and the body reader knows the request is refused (no upload kept).
-    ctx.state.principal = null;
-    ctx.state.authRefusal = 'address';
-    ctx.state.refusal = { error: httpError(403, NOT_FROM_HERE), answerAt: 0 };
     await next();
   };
 }

@@ -27,7 +27,7 @@ import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { refuseForeignAddress } from './allow-from.js';
 import { enforceScopes, missingScope } from './scopes.js';
-import { limitRequests, reportLimit, RequestLimits } from './rate-limits.js';
+import { answerRateLimit, limitRequests, reportLimit, RequestLimits } from './rate-limits.js';
 import { HANDLERS } from './routes/index.js';
 import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext, ReportDesk } from './types.js';
 
@@ -111,7 +111,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
   const requestLimits = new RequestLimits(deps.db, log);
   const reports: ReportDesk = {
     admit: reportLimit(requestLimits, limits.reportRate),
-    isLive: (client) => (value) => authenticator.liveRow(value, client),
+    isLive: (client) => (values) => authenticator.liveRows(values, client),
     log,
   };
 
@@ -143,6 +143,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
     corsPreflight, // CORS preflights carry no token: answered before authentication
     judgeAuthorization(access, authenticator), // 2. the Authorization header, judged
     refuseForeignAddress(deps, log), // … and a token bound to other addresses refused (allow-from.ts)
+    limitRequests(requestLimits, limits), // the token's or the address's rate, counted (429 below)
     // The body: read (as far as the verdict needs); unclaimed uploads removed after the answer.
     readBody({
       jsonBytes: limits.jsonBytes,
@@ -153,16 +154,17 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
         ctx.state.route?.upload === true &&
         ctx.state.principal !== null &&
         atLeast(ctx.state.principal.role, 'editor') &&
+        ctx.state.rateRefusal === undefined &&
         missingScope(ctx) === null,
       // A request already known to be refused is answered at its first file part, the rest unread.
-      refused: (ctx) => willBeRefused(ctx) || missingScope(ctx) !== null,
+      refused: (ctx) => willBeRefused(ctx) || ctx.state.rateRefusal !== undefined || missingScope(ctx) !== null,
       refusedBodyMs: deps.config.timeouts.headersMs,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
     // The verdicts, in the order of SPEC §4.1, then the handler's place.
     refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
     answerAuthorization(limits.failedAuthDelayMs), // 2. … and answered
-    limitRequests(requestLimits, limits), // the token's or the address's rate (429), refusals below counted
+    answerRateLimit, // the rate's 429
     requireRoute, // 404 / 405, only once the header has been judged
     enforceAccess, // 3. the route's rule
     enforceScopes, // … narrowed by the token's scopes (scopes.ts)

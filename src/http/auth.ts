@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { decide, ruleFor } from '../domain/access.js';
 import type { AccessState } from '../domain/access-state.js';
 import type { Authenticator, AuthResult, Refusal } from '../domain/tokens/authenticate.js';
+import { NOT_FROM_HERE } from './allow-from.js';
 import { API_TOKEN_MESSAGE, isApiTokenKey, queryHasApiToken, redactQuery } from './api-token.js';
 import { bodyKeys } from './body.js';
 import { httpError, REALM, unauthorized, type HttpError } from './errors.js';
@@ -54,6 +55,7 @@ const REFUSAL_TEXT: Record<Refusal, string> = {
   revoked: 'the token has been revoked',
   expired: 'the token has expired',
   blocked: 'the account is blocked',
+  address: NOT_FROM_HERE,
 };
 
 /**
@@ -64,6 +66,7 @@ function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): Htt
   const text = REFUSAL_TEXT[reason];
   if (reason === 'blocked') return httpError(403, text);
   const close = { Connection: 'close' };
+  if (reason === 'address') return httpError(403, text, close);
   if (reason === 'throttled' || reason === 'busy')
     return httpError(reason === 'busy' ? 503 : 429, text, { ...close, 'Retry-After': String(retryAfterSeconds ?? 1) });
   return httpError(401, text, { ...unauthorized(text, true).headers, ...close });
@@ -123,6 +126,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
       if (result.principal.expiration !== null) ctx.set(TOKEN_EXPIRATION, result.principal.expiration);
     } else {
       if (result.selector) ctx.state.tokenId = result.selector;
+      if (result.token) ctx.state.foreignToken = result.token;
       ctx.state.authRefusal = result.reason;
       ctx.state.refusal = {
         error: refusalFor(result.reason, result.retryAfterSeconds),

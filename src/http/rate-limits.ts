@@ -8,9 +8,9 @@
 //   RateLimit: "token";r=599;t=3542            (r requests left, the window ends in t seconds)
 // beyond the limit 429 with Retry-After and the same fields. A client without a limit costs one
 // property check: no counter, no field.
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
-import { memoryCounter, requestCounter } from '../db/request-counts.js';
+import { memoryCounter, requestCounter, type Counter } from '../db/request-counts.js';
 import type { Db } from '../db/dialect.js';
 import { formatRateLimit, windowSeconds, type RateLimit } from '../rate-limit.js';
 import { httpError, scrub } from './errors.js';
@@ -37,7 +37,7 @@ const verdictOf = (res: RateLimiterRes, admitted: boolean): Verdict => ({
 });
 
 /** One request counted against `counter`; a refusal of the limiter is a verdict, its failure thrown. */
-async function count(counter: RateLimiterAbstract, key: string | number): Promise<Verdict> {
+async function count(counter: Counter, key: string | number): Promise<Verdict> {
   try {
     return verdictOf(await counter.consume(key), true);
   } catch (err) {
@@ -47,9 +47,9 @@ async function count(counter: RateLimiterAbstract, key: string | number): Promis
 }
 
 interface Counters {
-  shared: RateLimiterAbstract;
+  shared: Counter;
   /** This daemon's own count, used while the shared one cannot be reached. */
-  local: RateLimiterAbstract | null;
+  local: Counter | null;
 }
 
 /** This daemon's counters, one per policy and rate, made on first use. */
@@ -112,12 +112,13 @@ export function tooManyRequests(message: string, verdict: Verdict) {
 const perWindow = (rate: RateLimit) => `${rate.points} requests per ${rate.per}`;
 
 /**
- * The pipeline step (app.ts), run once the token has been judged and a refused one answered:
- * what is counted is a request of a known token, or of an address without one. It runs before
- * 404/405 and the route's rule, so those refusals count too and carry the fields: a request the
- * daemon answers is one the client made, whatever the answer, and a client past its limit gets
- * 429s rather than free probes of paths and rules. Not counted: a refused token (the failure
- * budgets of authenticate.ts govern those), api_token refusals, CORS preflights and the probes.
+ * The pipeline step (app.ts) that counts, run once the token has been judged and before the body
+ * is read: a request past its limit is then known to be refused, so the body reader keeps none of
+ * its upload, and answerRateLimit answers it 429 after the token's own refusals. What is counted is
+ * a request of a known token, or of an address without one, whatever it asks for: 404/405 and
+ * the route's rule come later, so a client past its limit gets 429s rather than free probes.
+ * Not counted: a refused token (the failure budgets of authenticate.ts govern those), api_token in
+ * the query, CORS preflights and the probes.
  */
 export function limitRequests(
   limits: RequestLimits,
@@ -126,12 +127,12 @@ export function limitRequests(
   return async function limitRate(ctx, next) {
     const principal = ctx.state.principal;
     const rate = principal ? (principal.rateLimit ?? defaults.tokenRate) : defaults.anonymousRate;
-    if (rate === null) return next();
+    if (rate === null || ctx.state.refusal !== null) return next();
     const policy = principal ? 'token' : 'anonymous';
     const verdict = await limits.take(policy, rate, principal ? principal.tokenId : ctx.state.client);
     announce(ctx, policy, rate, verdict);
     if (!verdict.admitted)
-      throw tooManyRequests(
+      ctx.state.rateRefusal = tooManyRequests(
         principal
           ? `this token may make ${perWindow(rate)}`
           : `clients without a token may make ${perWindow(rate)} from one address`,
@@ -139,6 +140,12 @@ export function limitRequests(
       );
     await next();
   };
+}
+
+/** The 429 limitRequests decided, answered once the token's own refusals have had their turn. */
+export async function answerRateLimit(ctx: ApiContext, next: () => Promise<void>): Promise<void> {
+  if (ctx.state.rateRefusal) throw ctx.state.rateRefusal;
+  await next();
 }
 
 /** Counts a leaked-token report of the client's address under `limits.reportRate`; 429 beyond it. */

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { RouteSpec } from '../domain/access.js';
 import type { Ctx } from '../domain/context.js';
 import type { Settings } from '../domain/settings.js';
-import type { Principal, Refusal } from '../domain/tokens/authenticate.js';
+import type { ForeignToken, Principal, Refusal } from '../domain/tokens/authenticate.js';
 import type { LiveCheck } from '../domain/tokens/report.js';
 import type { Logger } from 'pino';
 
@@ -36,7 +36,7 @@ export type Deps = Ctx & { config: Config };
 export interface ReportDesk {
   /** Counts a report of the client's address (its RateLimit fields on the answer); throws the 429. */
   admit(ctx: ParameterizedContext<ApiState>): Promise<void>;
-  /** Whether a value is a live token's, its KDF run spending `client`'s failure budgets. */
+  /** The live tokens among a report's values, its KDF runs in `client`'s turns. */
   isLive(client: string): LiveCheck;
   log: Logger;
 }
@@ -59,7 +59,11 @@ export interface ApiState {
    * Why authentication refused this request, for the metrics (`header`: not a Bearer header;
    * `address`: a token bound to other addresses, allow-from.ts; `scope`: outside its scopes, scopes.ts).
    */
-  authRefusal?: Refusal | 'header' | 'api_token' | 'missing' | 'address' | 'scope';
+  authRefusal?: Refusal | 'header' | 'api_token' | 'missing' | 'scope';
+  /** The 429 of a spent request limit, decided before the body (http/rate-limits.ts). */
+  rateRefusal?: Error;
+  /** A right token presented from outside its allow_from (http/allow-from.ts). */
+  foreignToken?: ForeignToken;
   /** Answered by /healthz, /readyz or /metrics (kept out of the access log unless `log.probes`). */
   probe?: boolean;
   /** This request's id (X-Request-Id), in its answer and its log lines. */

@@ -249,3 +249,100 @@ describe('forged values', () => {
     expect(await a.authenticate(forge(id), '1', 'c')).toMatchObject({ reason: 'throttled' });
   });
 });
+
+describe('a token bound to addresses', () => {
+  it('is refused from another address with its identity, and admitted from its own', async () => {
+    const t = await token('bound', 'reader', ['--allow-from', '192.0.2.0/24']);
+    const a = auth();
+    const refused = await a.authenticate(t.token, '1', 'c', '203.0.113.1');
+    expect(refused).toEqual({
+      ok: false,
+      reason: 'address',
+      selector: t.id,
+      token: { tokenId: expect.any(Number) as number, selector: t.id, username: 'reader' },
+    });
+    // Cached after its verification: refused again without a KDF run, admitted from its block.
+    const before = cost(a);
+    expect(await a.authenticate(t.token, '1', 'c', '203.0.113.1')).toMatchObject({ ok: false, reason: 'address' });
+    expect(await a.authenticate(t.token, '1', 'c', '192.0.2.77')).toMatchObject({
+      ok: true,
+      principal: { selector: t.id, allowFrom: ['192.0.2.0/24'] },
+    });
+    expect(diff(a, before)).toEqual({ kdfRuns: 0, lookups: 0, hits: 2 });
+  });
+});
+
+describe('liveRows (leak reports)', () => {
+  it('finds the live tokens among values in one lookup, in the order named, each once', async () => {
+    const a = auth();
+    const first = await token('reported first');
+    const second = await token('reported second');
+    const revoked = await token('reported revoked');
+    expect((await box.run(['token', 'revoke', revoked.id, '--as', 'root'])).code).toBe(0);
+    const before = cost(a);
+    const rows = await a.liveRows(
+      [second.token, forge(first.id), 'garbage', revoked.token, first.token, second.token, forge('ZZZZZZZZ')],
+      'reporter',
+    );
+    expect(rows.map((r) => r.selector)).toEqual([second.id, first.id]);
+    // One query for every id; a KDF run for each live token's value only (fingerprints match).
+    expect(diff(a, before)).toEqual({ kdfRuns: 2, lookups: 1, hits: 0 });
+    expect(await a.liveRows(['garbage', ''], 'reporter')).toEqual([]);
+    expect(diff(a, before).lookups).toBe(1);
+  });
+
+  it('finds a live value among many forged ones for its id, spending no failure budget', async () => {
+    const a = auth({
+      perToken: { burst: 1, perMinute: 1 },
+      perClient: { burst: 1, perMinute: 1 },
+      probationPerSecond: 0,
+    });
+    const t = await token('hidden');
+    const values = [...Array.from({ length: 30 }, () => forge(t.id)), t.token];
+    const before = cost(a);
+    expect((await a.liveRows(values, 'reporter')).map((r) => r.selector)).toEqual([t.id]);
+    expect(diff(a, before).kdfRuns).toBe(1);
+    // The reporter's budgets are whole: a presented forged value is refused as a mismatch, not throttled.
+    expect(await a.authenticate(forge(t.id), '1', 'reporter')).toMatchObject({ reason: 'mismatch' });
+  });
+
+  it('checks every value of a token without a fingerprint, and of an expired one none', async () => {
+    const a = auth();
+    const old = await token('made before fingerprints');
+    await db('tokens').where('selector', old.id).update({ secret_check: null });
+    const values = [forge(old.id), forge(old.id), old.token];
+    const before = cost(a);
+    expect((await a.liveRows(values, 'reporter')).map((r) => r.selector)).toEqual([old.id]);
+    expect(diff(a, before).kdfRuns).toBe(3);
+    // Only forged values: none found, each still checked.
+    expect(await a.liveRows([forge(old.id), forge(old.id)], 'reporter')).toEqual([]);
+    expect(diff(a, before).kdfRuns).toBe(5);
+
+    const ending = await token('ends', 'reader', ['--expires', '2026-11-21']);
+    now = Date.parse('2026-11-22T00:00:00.000Z');
+    try {
+      const mid = cost(a);
+      expect(await a.liveRows([ending.token], 'reporter')).toEqual([]);
+      expect(diff(a, mid).kdfRuns).toBe(0);
+    } finally {
+      now = Date.parse('2026-11-20T12:00:00.000Z');
+    }
+  });
+
+  it('needs no KDF run for a value this process verified under the same hash', async () => {
+    const a = auth();
+    const t = await token('verified before');
+    expect((await a.authenticate(t.token, '1', 'c')).ok).toBe(true);
+    const before = cost(a);
+    expect((await a.liveRows([t.token], 'reporter')).map((r) => r.selector)).toEqual([t.id]);
+    expect(diff(a, before).kdfRuns).toBe(0);
+  });
+
+  it('waits for a turn in a full KDF queue instead of skipping the value', async () => {
+    const a = auth({ kdf: { concurrency: 1, perClient: 1, total: 1 } });
+    const t = await token('queued report');
+    const busy = [a.authenticate(forge(t.id), '1', 'x'), a.authenticate(forge(t.id), '1', 'y')];
+    expect((await a.liveRows([t.token], 'reporter')).map((r) => r.selector)).toEqual([t.id]);
+    await Promise.all(busy);
+  });
+});

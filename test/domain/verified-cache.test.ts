@@ -13,6 +13,7 @@ const entry = (id: number): VerifiedEntry => ({
     username: 'u',
     role: 'user',
     secret_hash: 'h',
+    secret_check: null,
     expires_at: null,
     revoked_at: null,
     last_used_at: null,

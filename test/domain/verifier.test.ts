@@ -3,7 +3,7 @@
 // replaces only the one token's stored hash.
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret, needsRehash, SCRYPT_PARAMS, verifySecret } from '../../src/domain/tokens/hash.js';
+import { hashSecret, needsRehash, SCRYPT_PARAMS, secretCheck, verifySecret } from '../../src/domain/tokens/hash.js';
 import { KdfBusy } from '../../src/domain/tokens/kdf-queue.js';
 import { Verifier } from '../../src/domain/tokens/verifier.js';
 import { createAccounts, createSandbox, createToken, type Sandbox, openSandboxDb } from '../helpers/cli.js';
@@ -86,13 +86,47 @@ describe('the verifier', () => {
       (await db('tokens').where('selector', id).first<{ secret_hash: string }>('secret_hash')).secret_hash;
     const otherBefore = await hashOf(other.id);
     const verifier = new Verifier(db, ROOMY);
-    const fresh = await verifier.refresh(row.id, old, secret, 'c');
+    const settled = { id: row.id, secret_hash: old, secret_check: secretCheck(secret) };
+    await verifier.settle(settled, secret, 'c');
+    const fresh = settled.secret_hash;
     expect(paramsOf(fresh)).toMatchObject(SCRYPT_PARAMS);
     expect(await verifySecret(fresh, secret)).toBe(true);
     expect(await hashOf(mine.id)).toBe(fresh);
     expect(await hashOf(other.id)).toBe(otherBefore);
-    // A hash with the current parameters is kept as it is: no KDF run, no write.
-    expect(await verifier.refresh(row.id, fresh, secret, 'c')).toBe(fresh);
+    // A hash with the current parameters is kept as it is: no write.
+    const statements: string[] = [];
+    const seen = (q: { sql: string }) => statements.push(q.sql);
+    db.on('query', seen);
+    try {
+      await verifier.settle(settled, secret, 'c');
+    } finally {
+      db.off('query', seen);
+    }
+    expect(settled.secret_hash).toBe(fresh);
+    expect(statements).toEqual([]);
+  });
+
+  it("writes a missing fingerprint of the secret over the row's own hash only", async () => {
+    const mine = await createToken(box, 'reader', 'made before fingerprints', 'root');
+    const secret = mine.token.slice(12, 52);
+    await db('tokens').where('selector', mine.id).update({ secret_check: null });
+    const row = await db('tokens')
+      .where('selector', mine.id)
+      .first<{ id: number; secret_hash: string; secret_check: string | null }>('id', 'secret_hash', 'secret_check');
+    expect(row.secret_check).toBeNull();
+    const verifier = new Verifier(db, ROOMY);
+    // A row read before another daemon changed its hash: nothing written.
+    await verifier.settle({ ...row, secret_hash: 'stale' }, secret, 'c');
+    expect(
+      (await db('tokens').where('id', row.id).first<{ secret_check: string | null }>('secret_check')).secret_check,
+    ).toBeNull();
+    await verifier.settle(row, secret, 'c');
+    expect(row.secret_check).toBe(secretCheck(secret));
+    expect(
+      (await db('tokens').where('id', row.id).first<{ secret_check: string | null }>('secret_check')).secret_check,
+    ).toBe(secretCheck(secret));
+    expect(secretCheck(secret)).toMatch(/^[A-Za-z0-9_-]{4}$/);
+    expect(secretCheck(secret)).not.toBe(secretCheck(`${secret.slice(0, -1)}x`));
   });
 
   it('does not overwrite a hash another daemon replaced meanwhile', async () => {
@@ -102,7 +136,7 @@ describe('the verifier', () => {
     const theirs = await hashSecret(secret);
     await db('tokens').where('selector', t.id).update({ secret_hash: theirs });
     const row = await db('tokens').where('selector', t.id).first<{ id: number }>('id');
-    await new Verifier(db, ROOMY).refresh(row.id, old, secret, 'c');
+    await new Verifier(db, ROOMY).settle({ id: row.id, secret_hash: old, secret_check: 'AAAA' }, secret, 'c');
     const stored = await db('tokens').where('selector', t.id).first<{ secret_hash: string }>('secret_hash');
     expect(stored.secret_hash).toBe(theirs);
   });
@@ -116,7 +150,9 @@ describe('the verifier', () => {
     const verifier = new Verifier(db, { concurrency: 1, perClient: 1, total: 1 });
     const hash = await hashSecret('x');
     const busy = [verifier.matches(hash, 'x', 'c'), verifier.matches(hash, 'x', 'c')];
-    expect(await verifier.refresh(row.id, old, secret, 'c')).toBe(old);
+    const settled = { id: row.id, secret_hash: old, secret_check: secretCheck(secret) };
+    await verifier.settle(settled, secret, 'c');
+    expect(settled.secret_hash).toBe(old);
     await Promise.all(busy);
     const stored = await db('tokens').where('selector', t.id).first<{ secret_hash: string }>('secret_hash');
     expect(stored.secret_hash).toBe(old);
@@ -128,7 +164,11 @@ describe('the verifier', () => {
     await db('tokens').where('selector', t.id).update({ secret_hash: old });
     const row = await db('tokens').where('selector', t.id).first<{ id: number }>('id');
     // Not a string: the KDF itself refuses (a failure no queue state explains must not be taken for one).
-    const refresh = new Verifier(db, ROOMY).refresh(row.id, old, null as unknown as string, 'c');
+    const refresh = new Verifier(db, ROOMY).settle(
+      { id: row.id, secret_hash: old, secret_check: 'AAAA' },
+      null as unknown as string,
+      'c',
+    );
     await expect(refresh).rejects.toThrow(TypeError);
     const stored = await db('tokens').where('selector', t.id).first<{ secret_hash: string }>('secret_hash');
     expect(stored.secret_hash).toBe(old);

@@ -6,7 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_BYTES } from '../../src/domain/access.js';
 import { client, sendFrom, type Reply } from '../helpers/api.js';
-import { createAccounts, createSandbox, createToken, legacyValue, type Sandbox } from '../helpers/cli.js';
+import {
+  createAccounts,
+  createSandbox,
+  createToken,
+  legacyValue,
+  openSandboxDb,
+  type CreatedTokenJson,
+  type Sandbox,
+} from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
 import { logEntries, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { authCounters } from '../helpers/metrics.js';
@@ -88,30 +96,84 @@ describe('a report of a live token', () => {
 });
 
 describe('the cost of a report', () => {
-  it('is a KDF run only for values whose id names an active token, within the failure budgets', async () => {
+  it('is one query for all its values, and a KDF run only for a value whose fingerprint matches a live id', async () => {
     const known = await issue('known-id');
     const before = await authCounters(daemon.url);
-    // Unknown ids and malformed values: looked up (well-formed) or not even that, never a KDF run.
-    expect(
-      (
-        await report(
-          '127.0.0.50',
-          Array.from({ length: 200 }, () => arcValue()),
-        )
-      ).status,
-    ).toBe(202);
+    // Unknown ids and malformed values: looked up together in one query, never a KDF run.
+    const unknownIds = Array.from({ length: 200 }, () => arcValue());
+    expect((await report('127.0.0.50', unknownIds)).status).toBe(202);
     const unknown = await authCounters(daemon.url);
     expect(unknown.kdfRuns).toBe(before.kdfRuns);
-    expect(unknown.lookups - before.lookups).toBe(200);
-    // 300 forged secrets for a known id spend the failure budgets as presented values would: the
-    // per-id burst (10) and the trickle shared by clients out of budget (5 a second), a few dozen
-    // KDF runs at most, not 300.
+    expect(unknown.lookups - before.lookups).toBe(1);
+    // 300 forged secrets for a known id: their fingerprints do not match, so no KDF run (one in 16
+    // million could), and no failure budget is spent.
     const forged = Array.from({ length: 300 }, () => arcValue(known.id));
-    expect((await report('127.0.0.50', forged)).status).toBe(202);
+    expect((await report('127.0.0.51', forged)).status).toBe(202);
     const after = await authCounters(daemon.url);
-    expect(after.kdfRuns - unknown.kdfRuns).toBeGreaterThanOrEqual(10);
-    expect(after.kdfRuns - unknown.kdfRuns).toBeLessThan(60);
+    expect(after.kdfRuns - unknown.kdfRuns).toBeLessThanOrEqual(1);
+    expect(after.refused.throttled ?? 0).toBe(unknown.refused.throttled ?? 0);
     expect((await client(() => daemon).get('/api/objects', known.token)).status).toBe(200);
+  });
+});
+
+describe('a report holding forged values beside the real one', () => {
+  const forgedThenReal = (t: CreatedTokenJson) => [
+    ...Array.from({ length: 20 }, () => arcValue(t.id)),
+    t.token,
+    ...Array.from({ length: 5 }, () => arcValue(t.id)),
+  ];
+
+  it('revokes the token, with one KDF run, though this daemon never verified its value', async () => {
+    const leaked = await issue('hidden among forgeries');
+    const before = await authCounters(daemon.url);
+    const r = await report('127.0.0.52', forgedThenReal(leaked));
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ data: { received: 26 } });
+    expect((await authCounters(daemon.url)).kdfRuns - before.kdfRuns).toBe(1);
+    expect((await client(() => daemon).get('/api/objects', leaked.token)).status).toBe(401);
+  });
+
+  it('revokes a token made before fingerprints, checking each of its values', async () => {
+    const leaked = await issue('made before fingerprints');
+    const db = await openSandboxDb(box);
+    try {
+      await db('tokens').where('selector', leaked.id).update({ secret_check: null });
+    } finally {
+      await db.destroy();
+    }
+    const before = await authCounters(daemon.url);
+    // From an address out of failure budget: a report is not refused or skipped for it.
+    for (let i = 0; i < 12; i++) await client(() => daemon, '127.0.0.53').get('/api/objects', arcValue(leaked.id));
+    expect((await report('127.0.0.53', forgedThenReal(leaked))).status).toBe(202);
+    const runs = (await authCounters(daemon.url)).kdfRuns - before.kdfRuns;
+    expect(runs).toBeGreaterThanOrEqual(21);
+    expect((await client(() => daemon).get('/api/objects', leaked.token)).status).toBe(401);
+  });
+});
+
+describe('what a report leaves behind', () => {
+  it('is the same for a live id and an unknown one: presentations from the reporter are refused alike', async () => {
+    const live = await issue('probed');
+    const unknownId = arcValue().slice(4, 12);
+    const statuses = async (address: string, selector: string) => {
+      expect(
+        (
+          await report(
+            address,
+            Array.from({ length: 12 }, () => arcValue(selector)),
+          )
+        ).status,
+      ).toBe(202);
+      const seen: number[] = [];
+      for (let i = 0; i < 12; i++)
+        seen.push((await client(() => daemon, address).get('/api/objects', arcValue(selector))).status);
+      return seen;
+    };
+    const forLive = await statuses('127.0.0.54', live.id);
+    const forUnknown = await statuses('127.0.0.55', unknownId);
+    expect(forLive).toEqual(forUnknown);
+    // Nothing spent by the reports: the per-id burst (10) is whole when the presentations start.
+    expect(forLive.slice(0, 10)).toEqual(Array(10).fill(401));
   });
 });
 

@@ -232,6 +232,37 @@ describe('a 300 MB upload that is going to be refused', () => {
     expectAnsweredEarly(o, 401, /not valid/);
   });
 
+  it('with a token past its rate limit: 429 before the client finished sending, nothing written', async () => {
+    const limited = (
+      await cli().json<{ token: string }>([
+        'token',
+        'create',
+        'ered',
+        '--name',
+        'limited uploads',
+        '--scope',
+        'sips',
+        '--rate-limit',
+        '1/hour',
+        '--as',
+        'erroot',
+      ])
+    ).token;
+    // The hour's one request, spent on a request the token's scope refuses (counted all the same).
+    const spent = await daemon().fetch('/api/objects', { headers: { Authorization: `Bearer ${limited}` } });
+    expect(spent.status).toBe(403);
+    const { result, created } = await watchTmp(() =>
+      streamUpload('/api/sips/import', { Authorization: `Bearer ${limited}` }, [
+        { name: 'identifier', value: 'SIP-limited' },
+        { name: 'file', file: true, bytes: BIG },
+      ]),
+    );
+    expectAnsweredEarly(result, 429, /this token may make 1 requests per hour/);
+    if (result.headers) expect(Number(result.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(created).toEqual([]);
+    await nothingStored();
+  });
+
   it('without a token on another write route, or on an unknown path: answered before the client finished sending', async () => {
     expectAnsweredEarly(
       await streamUpload('/api/actors', {}, [{ name: 'file', file: true, bytes: BIG }]),

@@ -36,6 +36,9 @@ export async function run(globals: Globals, opts: { to?: string; backup: boolean
     } else if (config.database.client === 'pg') {
       note('  or restore your pg_dump into an empty database (pg_restore --clean --if-exists)');
     }
+    note(
+      '  a restore also undoes everything written since: tokens revoked or reported as leaked since work again; prefer migrate --to',
+    );
     note('  and start the release that ran on that schema (docs/upgrading.md, "Rolling back")');
   });
 }

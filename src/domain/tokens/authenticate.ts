@@ -1,20 +1,21 @@
-// Turning a presented Bearer value into a principal, cheaply and safely (SPEC §3.3, §4.1; README
-// "Security notes" tells operators the same). The parts, each a module of its own: malformed
-// values cost no I/O (format.ts); verified ones are cached (verified-cache.ts), so scrypt runs
-// once per token per process; every other value spends the failure budgets (failure-budget.ts),
-// then one KDF run in the fair queue (verifier.ts), against a dummy hash when the id is unknown,
-// so that a refusal costs the same whether the id exists or not; uses are recorded by
-// last-used.ts. Requests presenting the same value at once share one verification.
+// Turning a presented Bearer value into a principal, cheaply and safely (docs/security.md). The
+// parts, each a module of its own: malformed values cost no I/O (format.ts); verified ones are
+// cached (verified-cache.ts), so scrypt runs once per token per process; every other value spends
+// the failure budgets (failure-budget.ts), then one KDF run in the fair queue (verifier.ts); uses
+// are recorded by last-used.ts, but never a use refused for its address. Requests presenting the
+// same value at once share one verification. Leak reports (liveRows) spend no budget at all.
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/dialect.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { Role } from '../roles.js';
+import { addressAllowed } from '../address-blocks.js';
 import { tokenExpiration } from './expiry.js';
 import { FailureBudgets, type FailureBudgetsOptions } from './failure-budget.js';
 import { LEGACY_LENGTH, parse, TOKEN_LENGTH, type ParsedToken } from './format.js';
+import { secretCheck } from './hash.js';
 import { KdfBusy, type KdfQueue, type KdfQueueOptions } from './kdf-queue.js';
 import { storedLastUsed, type LastUsedRecorder } from './last-used.js';
-import { findTokenBySelector, tokenStatus } from './queries.js';
+import { findTokenBySelector, findTokensBySelectors, tokenStatus } from './queries.js';
 import type { RateLimit } from '../../rate-limit.js';
 import { readRestrictions } from './restrictions.js';
 import type { Scope } from '../scopes.js';
@@ -39,10 +40,21 @@ export interface Principal {
   rateLimit: RateLimit | null;
 }
 
-/** `throttled`: the client is out of failure budget (429); `busy`: the KDF queue is full (503). */
-export type Refusal = 'malformed' | 'unknown' | 'mismatch' | 'revoked' | 'expired' | 'blocked' | 'throttled' | 'busy';
+/**
+ * `throttled`: the client is out of failure budget (429); `busy`: the KDF queue is full (503);
+ * `address`: a right value presented from outside the token's allow_from (403).
+ */
+export type Refusal =
+  'malformed' | 'unknown' | 'mismatch' | 'revoked' | 'expired' | 'blocked' | 'throttled' | 'busy' | 'address';
 
-type Refused = { ok: false; reason: Refusal; selector?: string; retryAfterSeconds?: number };
+/** A token whose right value was refused for the address it came from. */
+export interface ForeignToken {
+  tokenId: number;
+  selector: string;
+  username: string;
+}
+
+type Refused = { ok: false; reason: Refusal; selector?: string; retryAfterSeconds?: number; token?: ForeignToken };
 
 export type AuthResult = { ok: true; principal: Principal } | Refused;
 
@@ -135,35 +147,51 @@ export class Authenticator {
   }
 
   /**
-   * The row of `value` when it is a live (active) token of this installation, else null: for a
-   * report of a leaked value (report.ts), which nobody signs. It is no use of the token (nothing
-   * is recorded, nothing cached). Only a value whose format and checksum hold and whose id names an
-   * active token costs a KDF run, and that run spends the failure budgets of `client` as a
-   * presented value does (a right value gives its credit back): reporting forged secrets for a
-   * known id burns no more CPU than presenting them. A value this daemon verified before under the
-   * same hash costs no KDF run. Out of budget, or the KDF queue full: null (not checked).
+   * The live (active) tokens among `values`, for a report of leaked values (report.ts), which
+   * nobody signs. No use of a token, no failure budget spent, nothing cached: the same work
+   * whatever the report holds, so it cannot be starved by forged values nor leave a trace that
+   * tells which ids are live. The values' ids are read in one query; a live id's values are then
+   * checked by the KDF only where their fingerprint (hash.ts, `secretCheck`) matches the row's, so
+   * forged values cost no KDF run; a row without a fingerprint has each of its values checked.
+   * The runs wait for their turn in the KDF queue instead of being refused.
    */
-  async liveRow(value: string, client: string): Promise<AuthRow | null> {
-    const parsed = parse(value);
-    if (!parsed) return null;
-    const row = await this.lookup(parsed.selector);
-    if (!row || tokenStatus(row, this.clock.now()) !== 'active') return null;
-    if (this.cache.get(cacheKey(value))?.row.secret_hash === row.secret_hash) return row;
-    const spent = this.budgets.spend(client, parsed.selector);
-    if (!spent.ok) {
-      this.stats.throttled++;
-      return null;
+  async liveRows(values: readonly string[], client: string): Promise<AuthRow[]> {
+    const bySelector = new Map<string, { value: string; secret: string }[]>();
+    for (const value of new Set(values)) {
+      const parsed = parse(value);
+      if (!parsed) continue;
+      const candidates = bySelector.get(parsed.selector);
+      if (candidates) candidates.push({ value, secret: parsed.secret });
+      else bySelector.set(parsed.selector, [{ value, secret: parsed.secret }]);
     }
-    try {
-      if (!(await this.verifier.matches(row.secret_hash, parsed.secret, client))) return null;
-    } catch (err) {
-      if (!(err instanceof KdfBusy)) throw err;
-      spent.refund();
-      this.stats.busy++;
-      return null;
+    if (bySelector.size === 0) return [];
+    this.stats.lookups++;
+    const rows = new Map(
+      (await findTokensBySelectors({ db: this.db }, [...bySelector.keys()])).map((row) => [row.selector, row]),
+    );
+    const now = this.clock.now();
+    const live: AuthRow[] = [];
+    // In the order the report named them.
+    for (const [selector, candidates] of bySelector) {
+      const row = rows.get(selector);
+      if (row && tokenStatus(row, now) === 'active' && (await this.holdsSecret(row, candidates, client)))
+        live.push(row);
     }
-    spent.refund();
-    return row;
+    return live;
+  }
+
+  /** Whether one of `candidates` is the secret of `row` (for liveRows). */
+  private async holdsSecret(
+    row: AuthRow,
+    candidates: readonly { value: string; secret: string }[],
+    client: string,
+  ): Promise<boolean> {
+    if (candidates.some((c) => this.cache.get(cacheKey(c.value))?.row.secret_hash === row.secret_hash)) return true;
+    const check = row.secret_check ?? null;
+    for (const { secret } of candidates)
+      if ((check === null || secretCheck(secret) === check) && (await this.verifier.matchesInTurn(row, secret, client)))
+        return true;
+    return false;
   }
 
   private hit(row: AuthRow, address: string): AuthResult {
@@ -192,7 +220,7 @@ export class Authenticator {
     if (!row) return { ok: false, reason: 'unknown', selector };
     if (!matched) return { ok: false, reason: 'mismatch', selector };
     spent.refund();
-    row.secret_hash = await this.verifier.refresh(row.id, row.secret_hash, secret, client);
+    await this.verifier.settle(row, secret, client);
     this.cache.set(key, { row, generation });
     return { ok: true, row };
   }
@@ -205,6 +233,14 @@ export class Authenticator {
     if (row.expiration === undefined) row.expiration = tokenExpiration(row.expires_at);
     row.restrictions ??= readRestrictions(row);
     const { scopes, allowFrom, rateLimit } = row.restrictions;
+    // Refused before it is recorded as a use: the token's last use stays its owner's.
+    if (allowFrom !== null && !addressAllowed(allowFrom, address))
+      return {
+        ok: false,
+        reason: 'address',
+        selector: row.selector,
+        token: { tokenId: row.id, selector: row.selector, username: row.username },
+      };
     return {
       ok: true,
       principal: {

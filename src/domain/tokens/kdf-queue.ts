@@ -39,7 +39,8 @@ export class KdfQueue {
     return this.active;
   }
 
-  run<T>(client: string, work: () => Promise<T>): Promise<T> {
+  /** `wait`: never refused, whatever is waiting (the caller bounds how many such runs it makes). */
+  run<T>(client: string, work: () => Promise<T>, { wait = false } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
         start: () => {
@@ -56,7 +57,7 @@ export class KdfQueue {
       }
       const mine = this.waiting.get(client);
       const tooMany = mine !== undefined && mine.length >= this.options.perClient;
-      if (tooMany || (this.waitingCount >= this.options.total && !this.makeRoomFor(client))) {
+      if (!wait && (tooMany || (this.waitingCount >= this.options.total && !this.makeRoomFor(client)))) {
         job.refuse();
         return;
       }

@@ -13,7 +13,7 @@ import { record } from '../audit.js';
 import type { Ctx } from '../context.js';
 import { getAccount, type Account } from '../accounts.js';
 import { isLegacyValue, LEGACY_LENGTH, SELECTOR_LENGTH } from './format.js';
-import { hashSecret, verifySecret } from './hash.js';
+import { hashSecret, secretCheck, verifySecret } from './hash.js';
 import { checkTokenName, LEGACY_NAME } from './names.js';
 import { assertMayManageTokens, refusalFor } from './policy.js';
 
@@ -237,6 +237,7 @@ export async function importLegacy(
           name: l.name,
           kind: 'legacy',
           secret_hash: hash,
+          secret_check: secretCheck(l.secret),
           expires: null,
           expires_at: null,
           created_at: now,

@@ -20,6 +20,8 @@ export interface TokenRow extends RestrictionColumns {
   name: string;
   kind: TokenKind;
   secret_hash: string;
+  /** secretCheck of the secret (hash.ts); null until a token made before it is next used. */
+  secret_check: string | null;
   expires: string | null;
   expires_at: string | null;
   created_at: string;
@@ -146,6 +148,14 @@ export async function listTokens(ctx: Ctx, opts: TokenFilter): Promise<ListedTok
 
 export async function findTokenBySelector(ctx: Pick<Ctx, 'db'>, selector: string): Promise<TokenRow | undefined> {
   return (await tokenQuery(ctx).where('t.selector', selector).first()) as TokenRow | undefined;
+}
+
+/** The rows of `selectors` (each once), in one query per 500. */
+export async function findTokensBySelectors(ctx: Pick<Ctx, 'db'>, selectors: readonly string[]): Promise<TokenRow[]> {
+  const rows: TokenRow[] = [];
+  for (let i = 0; i < selectors.length; i += 500)
+    rows.push(...((await tokenQuery(ctx).whereIn('t.selector', selectors.slice(i, i + 500))) as TokenRow[]));
+  return rows;
 }
 
 /**

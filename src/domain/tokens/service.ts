@@ -10,7 +10,7 @@ import type { Ctx } from '../context.js';
 import { handoffExpiry } from './expiry.js';
 import { expiryUnderPolicy, type RequestedExpiry } from './lifetime.js';
 import { isSelector, mint, parse } from './format.js';
-import { hashSecret, verifySecret } from './hash.js';
+import { hashSecret, secretCheck, verifySecret } from './hash.js';
 import { checkTokenName } from './names.js';
 import { assertMayHandOff, assertMayManageTokens, assertMayManageTokensOf, assertMayReceiveToken } from './policy.js';
 import { findTokenBySelector, tokenStatus, toView, type TokenKind, type TokenRow, type TokenView } from './queries.js';
@@ -70,6 +70,7 @@ async function insertToken(ctx: Ctx, trx: Knex.Transaction, spec: NewToken): Pro
     name,
     kind: spec.kind,
     secret_hash: await hashSecret(minted.secret),
+    secret_check: secretCheck(minted.secret),
     expires: spec.expiry?.expires ?? null,
     expires_at: spec.expiry?.expiresAt ?? null,
     created_at: now,

@@ -16,6 +16,7 @@ export type AuthRow = Pick<
   | 'username'
   | 'role'
   | 'secret_hash'
+  | 'secret_check'
   | 'expires_at'
   | 'revoked_at'
   | 'last_used_at'

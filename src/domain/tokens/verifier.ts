@@ -5,8 +5,9 @@
 // (README "Security notes"). A hash made with other scrypt parameters is replaced on a match.
 import type { Db } from '../../db/dialect.js';
 import { randomBase62 } from './format.js';
-import { hashSecret, needsRehash, verifySecret } from './hash.js';
+import { hashSecret, needsRehash, secretCheck, verifySecret } from './hash.js';
 import { KdfBusy, KdfQueue, type KdfQueueOptions } from './kdf-queue.js';
+import type { AuthRow } from './verified-cache.js';
 
 export class Verifier {
   readonly queue: KdfQueue;
@@ -38,21 +39,43 @@ export class Verifier {
   }
 
   /**
-   * The hash token `id` holds after a successful check of `secret` against `stored`: `stored`
-   * itself, or, when it was made with other parameters, a fresh one, written only over `stored`
-   * (a row another daemon re-hashed meanwhile keeps its own). The queue busy: re-hashed on a
-   * later use.
+   * Whether `secret` is `row`'s, waiting for a turn however long the queue is (a leak report:
+   * every value it holds must be checked, and it is never answered before its checks are done).
    */
-  async refresh(id: number, stored: string, secret: string, client: string): Promise<string> {
-    if (!needsRehash(stored)) return stored;
-    let fresh: string;
-    try {
-      fresh = await this.queue.run(client, () => hashSecret(secret));
-    } catch (err) {
-      if (err instanceof KdfBusy) return stored;
-      throw err;
+  async matchesInTurn(row: Pick<AuthRow, 'secret_hash'>, secret: string, client: string): Promise<boolean> {
+    return this.queue.run(
+      client,
+      () => {
+        this.runs++;
+        return verifySecret(row.secret_hash, secret);
+      },
+      { wait: true },
+    );
+  }
+
+  /**
+   * After a successful check of `secret`, brings `row` up to date: a hash made with other
+   * parameters is replaced, and a missing fingerprint written, each only over the values read
+   * (a row another daemon changed meanwhile keeps its own). The queue busy: re-hashed later.
+   */
+  async settle(
+    row: Pick<AuthRow, 'id' | 'secret_hash' | 'secret_check'>,
+    secret: string,
+    client: string,
+  ): Promise<void> {
+    const stored = row.secret_hash;
+    const changes: { secret_hash?: string; secret_check?: string } = {};
+    // `undefined`: a daemon reading a database rolled back to before the column; nothing to write.
+    if (row.secret_check === null) changes.secret_check = secretCheck(secret);
+    if (needsRehash(stored)) {
+      try {
+        changes.secret_hash = await this.queue.run(client, () => hashSecret(secret));
+      } catch (err) {
+        if (!(err instanceof KdfBusy)) throw err;
+      }
     }
-    await this.db('tokens').where({ id, secret_hash: stored }).update({ secret_hash: fresh });
-    return fresh;
+    if (changes.secret_hash === undefined && changes.secret_check === undefined) return;
+    await this.db('tokens').where({ id: row.id, secret_hash: stored }).update(changes);
+    Object.assign(row, changes);
   }
 }
