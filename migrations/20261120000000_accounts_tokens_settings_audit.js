@@ -25,7 +25,7 @@ export async function up(knex) {
     t.string('revoked_at', 30);
     t.index(['account_id']);
   });
-  // Names are unique among an account's non-revoked tokens (SPEC §3.4).
+  // Names are unique among an account's non-revoked tokens (docs/cli.md#tokens).
   await knex.raw('CREATE UNIQUE INDEX tokens_account_live_name ON tokens (account_id, name) WHERE revoked_at IS NULL');
 
   // Every legacy token ever imported, so that re-running an import never brings back a token

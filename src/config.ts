@@ -1,4 +1,4 @@
-// Configuration (SPEC §5), from the file configPath finds, else the defaults (config/sections.ts).
+// Configuration (docs/configuration.md), from the file configPath finds, else the defaults (config/sections.ts).
 // A bad key stops the program with one line naming the key and the file; so does a file that
 // another user could have written, or that sits where another user could swap it
 // (config/file-trust.ts: judged on the descriptor it is read from, and its directory).

@@ -1,4 +1,4 @@
-// The configuration file (SPEC §5): every key once, with its check and its default. The keys
+// The configuration file (docs/configuration.md): every key once, with its check and its default. The keys
 // `listen.*`, `database.*`, `dataDir` and `log.level` keep their names: deployment tools
 // template them. config.example.json and the table of docs/configuration.md list the same keys
 // and defaults.

@@ -1,4 +1,4 @@
-// The access matrix of SPEC §4.3, as data. The HTTP middleware enforces it and
+// The access matrix of docs/http-api.md, as data. The HTTP middleware enforces it and
 // `archivectl routes` prints it; nobody has to read route files to learn who may do what.
 import { atLeast, type Role } from './roles.js';
 import { RESOURCES, type AnyResource } from './catalog/resources/index.js';

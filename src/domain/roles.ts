@@ -1,4 +1,4 @@
-// Roles, lowest to highest; each includes the rights of those below it (SPEC §2).
+// Roles, lowest to highest; each includes the rights of those below it (docs/http-api.md#access-rules).
 
 export const ROLES = ['blocked', 'user', 'user_intern', 'loan_admin', 'editor', 'admin', 'superuser'] as const;
 export type Role = (typeof ROLES)[number];

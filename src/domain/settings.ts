@@ -1,4 +1,4 @@
-// public_api and public_access (SPEC §4.2): stored in the database, both off by default.
+// public_api and public_access (docs/http-api.md): stored in the database, both off by default.
 // token_max_days: the token lifetime policy (tokens/lifetime.ts), off by default. Read here by
 // the daemon and the CLI; changed by the CLI only (settings-change.ts).
 import type { Ctx } from './context.js';

@@ -1,4 +1,4 @@
-// Step 1 of SPEC §4.1: a parameter named `api_token` anywhere (query, urlencoded or multipart
+// Step 1 of docs/http-api.md: a parameter named `api_token` anywhere (query, urlencoded or multipart
 // form, top-level JSON key), with any value, is refused first, even with a valid header and on
 // open endpoints: tokens stay out of proxy logs and browser history. The value is never logged.
 

@@ -161,7 +161,7 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
       refusedBodyMs: deps.config.timeouts.headersMs,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
-    // The verdicts, in the order of SPEC §4.1, then the handler's place.
+    // The verdicts, in the order of docs/http-api.md, then the handler's place.
     refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
     answerAuthorization(limits.failedAuthDelayMs), // 2. … and answered
     answerRateLimit, // the rate's 429

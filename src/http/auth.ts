@@ -1,4 +1,4 @@
-// Steps 1-3 of SPEC §4.1 as steps of the request pipeline (app.ts), in that order: api_token
+// Steps 1-3 of docs/http-api.md as steps of the request pipeline (app.ts), in that order: api_token
 // anywhere → 401; the Authorization header → 401/403; the route's access rule → 401/403.
 // Validation and handlers come after all three.
 import { setTimeout as delay } from 'node:timers/promises';

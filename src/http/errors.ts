@@ -1,4 +1,4 @@
-// Every error answers JSON with a string `error` (SPEC §4.1). Domain errors carry a kind; the
+// Every error answers JSON with a string `error` (docs/http-api.md). Domain errors carry a kind; the
 // kind decides the status. Anything else is a bug: logged, answered 500 without details.
 import createError from 'http-errors';
 import type { Context, Next } from 'koa';

@@ -3,7 +3,7 @@
 // patterns overlap, the most specific (fewest parameters) owns the path for every method
 // (/api/actors/reconcile is never an actor id), so each pattern is registered again, without a
 // matrix entry, for the methods it does not serve. 404 and 405 are the pipeline's, as JSON, once
-// the Authorization header is judged (SPEC §4.1): allowedMethods() would answer before, bodiless.
+// the Authorization header is judged (docs/http-api.md): allowedMethods() would answer before, bodiless.
 import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import compose from 'koa-compose';

@@ -1,4 +1,4 @@
-// SPEC §4.1 through a real listening daemon: api_token anywhere → 401 with the exact body;
+// docs/http-api.md#access-rules through a real listening daemon: api_token anywhere → 401 with the exact body;
 // the Authorization header → 401 (with WWW-Authenticate) or 403; authentication before 404
 // and before validation; the access log never holds a token value.
 import { describe, expect, it } from 'vitest';

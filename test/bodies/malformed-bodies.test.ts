@@ -1,4 +1,4 @@
-// Unreadable request bodies (SPEC §4.1 step 4, §7): a truncated or aborted multipart upload, a
+// Unreadable request bodies (docs/http-api.md#access-rules, step 4): a truncated or aborted multipart upload, a
 // multipart body without a boundary, malformed JSON, an unsupported content type. Each gets a 4xx
 // (after authentication: 401 first without a token) and the daemon keeps serving. A crash here
 // would take every later test with it, so each test gets a daemon that is known to be running.

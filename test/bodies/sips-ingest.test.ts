@@ -1,4 +1,4 @@
-// SPEC §4.4 SIP submissions and ingest callbacks through a real daemon: the multipart upload
+// docs/http-api.md#http-api SIP submissions and ingest callbacks through a real daemon: the multipart upload
 // (ZIP by signature, stored under the data directory, size limit from config), the object it
 // creates, and the confirm/failed callbacks with their 404 and 409.
 import { createHash } from 'node:crypto';

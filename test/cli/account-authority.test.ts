@@ -1,4 +1,4 @@
-// Account commands record who acted and follow the role rules (SPEC §2): with --as (or
+// Account commands record who acted and follow the role rules (docs/http-api.md#access-rules): with --as (or
 // ARCHIVECTL_AS) the acting account must be an admin or superuser, and only a superuser creates
 // a superuser, makes an account superuser, or changes or deletes a superuser. While there is no
 // account at all (the first account of an installation) the operating-system user acts and the

@@ -1,4 +1,4 @@
-// SPEC §6 `archivectl catalog load <file.json>`: actors, places, keywords and objects, each
+// docs/cli.md `archivectl catalog load <file.json>`: actors, places, keywords and objects, each
 // checked and all written in one transaction; a bad entry is named and nothing is loaded; what is
 // there already is skipped. The file is read as a stream (src/json-sections.ts).
 // Runs the built CLI as a child process against a throw-away installation.

@@ -1,4 +1,4 @@
-// SPEC §5: --config or ARCHIVE_CONFIG (else ./config.json, else defaults); bad configuration
+// docs/configuration.md: --config or ARCHIVE_CONFIG (else ./config.json, else defaults); bad configuration
 // stops with one line naming the key and the file, exit status 2; relative paths are resolved
 // against the config file's directory; the SQLite file is created with mode 0600.
 import { existsSync, statSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// SPEC §6: exit status 0 done, 1 refused or failed (not found, not allowed, invalid input),
+// docs/cli.md: exit status 0 done, 1 refused or failed (not found, not allowed, invalid input),
 // 2 usage or configuration error; no stack traces for user errors.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

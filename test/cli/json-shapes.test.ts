@@ -1,4 +1,4 @@
-// SPEC §6: every --json output is one JSON document of the documented shape (exact keys, in
+// docs/cli.md: every --json output is one JSON document of the documented shape (exact keys, in
 // order), and a command that creates a token prints the value alone on stdout.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/domain/tokens/format.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await createAccounts(cli, { alice: 'admin', bob: 'user', carol: 'user' });
 });
 
-/** A TOKEN object of SPEC §6, with its types. */
+/** A TOKEN object of docs/cli.md, with its types. */
 function expectToken(t: unknown, extra: { created?: boolean; listed?: boolean } = {}): asserts t is TokenJson {
   const keys = extra.created ? [...CREATED_TOKEN_KEYS] : [...TOKEN_KEYS];
   expect(Object.keys(t as object)).toEqual(extra.listed ? [...keys, 'last_used_from'] : keys);

@@ -1,4 +1,4 @@
-// SPEC §3.1 and §6: `token import-legacy <file|->` reads CSV `username,token[,name]`; each
+// docs/cli.md#tokens: `token import-legacy <file|->` reads CSV `username,token[,name]`; each
 // token is 60 characters of [A-Za-z0-9] of an existing account; the whole file is checked
 // first, and one bad line (named by number, never echoing a token) means nothing is imported.
 import { writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// SPEC §3.3 and §7: the database never holds a token value, only the selector and a scrypt
+// docs/security.md#leaked-tokens-and-secret-scanners: the database never holds a token value, only the selector and a scrypt
 // hash of the secret. Every file of the installation (the SQLite file and its -wal/-shm
 // files) is read byte by byte and searched for every value and every secret part.
 import { existsSync } from 'node:fs';

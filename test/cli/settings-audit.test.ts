@@ -1,4 +1,4 @@
-// SPEC §4.2 and §6: `settings` / `settings set <public_api|public_access> <on|off>`, and the
+// docs/http-api.md#access-rules and docs/cli.md: `settings` / `settings set <public_api|public_access> <on|off>`, and the
 // audit log of who did what (never a token value).
 import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // decide() (src/domain/access.ts), the access matrix's verdict for one request: every rule, method
-// kind, setting and role, as a table (SPEC §4.3). HTTP checks the same through the routes in
+// kind, setting and role, as a table (docs/http-api.md#access-rules). HTTP checks the same through the routes in
 // test/http/access-matrix.test.ts.
 import { describe, expect, it } from 'vitest';
 import { decide, type Rule } from '../../src/domain/access.js';

@@ -1,4 +1,4 @@
-// SPEC §4.4 list parameters (search, page, perPage, sortField, sortAsc, format) and the field
+// docs/http-api.md#http-api list parameters (search, page, perPage, sortField, sortAsc, format) and the field
 // checks shared by the catalogue's create endpoints. Pure code: no database, no server.
 import { describe, expect, it } from 'vitest';
 import { ACTOR_BEACON_PROVIDERS, ACTOR_LIST, ACTOR_TYPES, checkActorCreate } from '../../src/domain/catalog/actors.js';

@@ -1,5 +1,5 @@
 // Talking to a running daemon the way an API client does, with the checks every response owes
-// SPEC §4 whatever the test is about: never a 5xx; every error is a JSON object with a string
+// docs/http-api.md whatever the test is about: never a 5xx; every error is a JSON object with a string
 // `error`; every 401 carries `WWW-Authenticate: Bearer realm="archive"`; every 405 an `Allow`;
 // and every answer is one the served description describes (described.ts).
 //
@@ -172,7 +172,7 @@ export function fieldsOf(r: Reply): Record<string, string> {
 export const roleAccount = (role: Role) => `as_${role}`;
 
 /**
- * One account per role of SPEC §2 (ROLES, so a new role is covered too) with one token each,
+ * One account per role of docs/http-api.md#access-rules (ROLES, so a new role is covered too) with one token each,
  * created by a superuser `root`. The blocked account gets its token while it is a user and is
  * blocked afterwards (a token cannot be created for a blocked account).
  */

@@ -1,7 +1,7 @@
-// Catalogue facts as SPEC §4.4 states them, written out here (not imported from src/) so that a
+// Catalogue facts as docs/http-api.md#http-api states them, written out here (not imported from src/) so that a
 // change in the code that contradicts the specification fails the tests that use them.
 
-/** The actor types, in the order SPEC §4.4 lists them. */
+/** The actor types, in the order docs/http-api.md#http-api lists them. */
 export const ACTOR_TYPES = ['person', 'family', 'corporate_body', 'organisational_unit', 'group', 'software'];
 
 /** The fields a client may send when creating an actor. */
@@ -11,7 +11,7 @@ export const ACTOR_FIELDS = ['name', 'type', 'label', 'alternative_names', 'date
 export const PLACE_FIELDS =
   'name label city state address country_code location alternative_names comment gnd geonames'.split(' ');
 
-/** The query parameters routes read: SPEC §4.4's list parameters, `ids` (TEI) and `queries` (reconciliation). */
+/** The query parameters routes read: docs/http-api.md's list parameters, `ids` (TEI) and `queries` (reconciliation). */
 export const QUERY_PARAMETERS = [
   ...['page', 'perPage', 'sortField', 'sortAsc', 'format', 'search', 'provider'],
   ...['ids', 'queries'],

@@ -42,7 +42,7 @@ export const CLEARED_ENV = [
 export const PG_URL = process.env.ARCHIVE_TEST_PG_URL;
 export const IS_PG = Boolean(PG_URL);
 
-// Shapes of SPEC §6, and what narrows a token after them (docs/cli.md).
+// The JSON shapes of docs/cli.md, and what narrows a token after them.
 export const TOKEN_KEYS = [
   'id',
   'account',
@@ -62,7 +62,7 @@ export const TOKEN_ID_RE = /^[0-9A-Za-z]{8}$/;
 export const ISO_INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 export const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The TOKEN object of SPEC §6. */
+/** The TOKEN object of docs/cli.md. */
 export interface TokenJson {
   id: string;
   account: string;

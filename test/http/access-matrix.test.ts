@@ -1,6 +1,6 @@
-// SPEC §4.3, the access matrix, through a real listening daemon. Driven from the matrix in the
+// docs/http-api.md#access-rules, the access matrix, through a real listening daemon. Driven from the matrix in the
 // code (ROUTES), so a route added there without a request here fails the suite; checked against
-// the matrix as SPEC §4.3 writes it, so a rule changed there by mistake fails too. Every row is
+// the matrix as docs/http-api.md#access-rules writes it, so a rule changed there by mistake fails too. Every row is
 // requested without a token and with a token of every role (ROLES), under every combination of
 // public_access and public_api, changed with the CLI while the daemon runs. `archivectl routes`
 // must say what the daemon does.
@@ -30,9 +30,9 @@ import { useDaemon } from '../helpers/daemon.js';
 const { cli, daemon } = useDaemon();
 const api = client(daemon);
 
-// --- the matrix as SPEC §4.3 writes it ---------------------------------------------------------
+// --- the matrix as docs/http-api.md#access-rules writes it ---------------------------------------------------------
 
-const SPEC_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
+const DOCUMENTED_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
   'GET /api/objects': { rule: 'token_or_public_api' },
   'GET /api/actors': { rule: 'authority' },
   'GET /api/actors/:id': { rule: 'authority' },
@@ -74,7 +74,7 @@ const SPEC_MATRIX: Record<string, { rule: Rule; ruleWithIds?: Rule }> = {
       ]),
     ),
   ),
-  // SPEC §8.1: the Reconciliation API 1.0-draft services beside 0.2's, under the same rule.
+  // docs/archive-tools.md: the Reconciliation API 1.0-draft services beside 0.2's, under the same rule.
   ...Object.fromEntries(
     ['actors', 'places', 'keywords'].flatMap((kind) =>
       [
@@ -99,7 +99,7 @@ const EDITOR_OR_HIGHER: readonly Role[] = ['editor', 'admin', 'superuser'];
 const keyOf = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
 const display = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 
-/** Whether SPEC §4.3 serves a request without a token. */
+/** Whether docs/http-api.md#access-rules serves a request without a token. */
 function openWithoutToken(rule: Rule, method: string, s: SettingsCombo): boolean {
   const read = method === 'GET' || method === 'HEAD';
   switch (rule) {
@@ -115,7 +115,7 @@ function openWithoutToken(rule: Rule, method: string, s: SettingsCombo): boolean
   }
 }
 
-/** The status SPEC §2 and §4 give a request made with `role` (null: no token). */
+/** The status docs/http-api.md#access-rules give a request made with `role` (null: no token). */
 function expectedStatus(rule: Rule, method: string, s: SettingsCombo, role: Role | null, success: number): number {
   if (role === 'blocked') return 403; // every request with a blocked account's token
   if (role === null) return openWithoutToken(rule, method, s) ? success : 401;
@@ -375,12 +375,12 @@ async function checkRoutes(
 // --- the tests ----------------------------------------------------------------------------------
 
 describe('the matrix in the code', () => {
-  it('ROUTES holds exactly the rows of SPEC §4.3 with their rules', () => {
+  it('ROUTES holds exactly the rows of docs/http-api.md#access-rules with their rules', () => {
     const inCode = Object.fromEntries(
       ROUTES.map((r) => [keyOf(r), r.ruleWithIds ? { rule: r.rule, ruleWithIds: r.ruleWithIds } : { rule: r.rule }]),
     );
-    expect(inCode).toEqual(SPEC_MATRIX);
-    expect(ROUTES).toHaveLength(Object.keys(SPEC_MATRIX).length); // no row twice
+    expect(inCode).toEqual(DOCUMENTED_MATRIX);
+    expect(ROUTES).toHaveLength(Object.keys(DOCUMENTED_MATRIX).length); // no row twice
   });
 
   it('has a request for every row, and a request with ids for every row with ruleWithIds', () => {
@@ -481,7 +481,7 @@ for (const combo of SETTINGS_COMBOS) {
           if (row.rule !== rule)
             problems.push(`${row.method} ${row.path}: routes says rule ${row.rule}, ROUTES says ${rule}`);
           if (row.open !== openWithoutToken(rule, row.method, combo)) {
-            problems.push(`${row.method} ${row.path}: routes says open=${row.open}, SPEC says ${!row.open}`);
+            problems.push(`${row.method} ${row.path}: routes says open=${row.open}, the docs say ${!row.open}`);
           }
           const variant = REQUESTS[keyOf(spec)]?.(f).find((v) => Boolean(v.ids) === ids);
           if (!variant) return; // reported by the test above

@@ -1,4 +1,4 @@
-// SPEC §4.4 actors through a real daemon: create, read, change, list (search, paging, sorting,
+// docs/http-api.md#http-api actors through a real daemon: create, read, change, list (search, paging, sorting,
 // select2, BEACON), and every kind of bad input answered with the right 4xx and nothing changed.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, fieldsOf, ISO_INSTANT } from '../helpers/api.js';
@@ -325,7 +325,7 @@ describe('GET /api/actors (list)', () => {
   });
 
   it('refuses perPage above 100 and other bad list parameters with 422 naming the parameter', async () => {
-    // SPEC §4.4: perPage at most 100. The daemon refuses a larger value (it does not cap it).
+    // docs/http-api.md#http-api: perPage at most 100. The daemon refuses a larger value (it does not cap it).
     const cases: [string, string][] = [
       ['perPage=101', 'perPage'],
       ['perPage=1000', 'perPage'],

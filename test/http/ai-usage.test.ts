@@ -1,4 +1,4 @@
-// SPEC §4.4 AI-cataloging usage records through a real daemon: POST /api/ai-cataloging/usage
+// docs/http-api.md#http-api AI-cataloging usage records through a real daemon: POST /api/ai-cataloging/usage
 // answers 201 {"id": n}; every bad field is a 422 naming it in `fields`.
 import { describe, expect, it } from 'vitest';
 import { fieldsOf } from '../helpers/api.js';

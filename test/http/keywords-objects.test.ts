@@ -1,4 +1,4 @@
-// SPEC §4.4 keywords and objects through a real daemon: read-only over HTTP, created by
+// docs/http-api.md#http-api keywords and objects through a real daemon: read-only over HTTP, created by
 // `archivectl catalog load` and by SIP imports; list shapes, search, paging, select2.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fieldsOf, importSip, ISO_INSTANT, loadCatalog } from '../helpers/api.js';

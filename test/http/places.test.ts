@@ -1,4 +1,4 @@
-// SPEC §4.4 places through a real daemon: POST /api/places creates, POST /api/places/{id}
+// docs/http-api.md#http-api places through a real daemon: POST /api/places creates, POST /api/places/{id}
 // changes, the location and other field checks, lists, select2 and BEACON (GND and GeoNames).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, fieldsOf, ISO_INSTANT } from '../helpers/api.js';

@@ -1,4 +1,4 @@
-// SPEC §4 routing and errors through a real daemon: unknown paths → 404 and wrong methods → 405
+// docs/http-api.md routing and errors through a real daemon: unknown paths → 404 and wrong methods → 405
 // with Allow, as JSON; every error body a JSON object with a string `error`; and no 5xx for odd
 // query parameters, ids, paths or field values on any route of the matrix (ROUTES).
 import { beforeAll, describe, expect, it } from 'vitest';

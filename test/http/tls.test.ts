@@ -1,4 +1,4 @@
-// HTTPS when a certificate and key are configured (SPEC §5), through a real daemon: the suites it
+// HTTPS when a certificate and key are configured (docs/configuration.md), through a real daemon: the suites it
 // accepts, HSTS when configured, and a key file that others could write or read refused at start.
 import { chmod, chown, copyFile, readFile, writeFile } from 'node:fs/promises';
 import https from 'node:https';

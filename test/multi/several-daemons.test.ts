@@ -1,4 +1,4 @@
-// Several daemons on one database (SPEC §3.4, §4.2): a change made with the CLI is applied by
+// Several daemons on one database (docs/cli.md#tokens and docs/http-api.md#access-rules): a change made with the CLI is applied by
 // every daemon from its next request. Runs on the suite's backend: SQLite (daemons on one file,
 // told through the signal file) and, when ARCHIVE_TEST_PG_URL is set, PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

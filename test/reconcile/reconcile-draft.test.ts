@@ -1,4 +1,4 @@
-// Reconciliation API 1.0-draft beside 0.2 (SPEC §8.1), at /api/{kind}/reconcile/1.0-draft,
+// Reconciliation API 1.0-draft beside 0.2 (docs/archive-tools.md), at /api/{kind}/reconcile/1.0-draft,
 // through a real daemon: the manifest, POST /match answering 0.2's candidates and scores for the
 // same questions (and `id` conditions), clear 4xx for invalid batches, suggest with `offset`,
 // the preview by `?id=`, data extension as the draft shapes it, the access rules of 0.2, and no

@@ -1,4 +1,4 @@
-// SPEC §4.4 reconciliation (W3C Reconciliation Service API 0.2, as OpenRefine uses it) through
+// docs/http-api.md#http-api reconciliation (W3C Reconciliation Service API 0.2, as OpenRefine uses it) through
 // a real daemon, for actors, places and keywords: the manifest (its URLs from publicUrl, never
 // from Host), candidates for GET and POST, batches (413 above batchSize, a bad query answered
 // alone) and queries with properties.

@@ -1,5 +1,5 @@
-// SPEC §7 "the daemon and the CLI may write at the same time (SQLite in WAL mode with a busy
-// timeout)": a stream of API writes (actors, AI-cataloging usage records, small SIP imports;
+// The daemon and the CLI may write at the same time (SQLite in WAL mode with a busy timeout,
+// docs/configuration.md): a stream of API writes (actors, AI-cataloging usage records, small SIP imports;
 // 8 in flight) runs while CLI processes create and revoke tokens and toggle settings (4 at a
 // time). Nothing may fail: every write answers 2xx, every CLI run exits 0, SQLITE_BUSY appears
 // nowhere, and afterwards the database holds exactly what was acknowledged.

@@ -1,4 +1,4 @@
-// SPEC §7 "a daemon killed with SIGKILL restarts on an intact database": actors are written
+// A daemon killed with SIGKILL restarts on an intact database: actors are written
 // with 4 in flight and every 201 is recorded (id and name); the daemon is killed with SIGKILL
 // mid-stream; a new daemon on the same installation must serve every acknowledged actor
 // unchanged, the database must pass `PRAGMA integrity_check`, the CLI must work, and new

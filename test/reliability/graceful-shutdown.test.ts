@@ -1,4 +1,4 @@
-// SPEC §1 and §7 "clean shutdown on SIGTERM … SIGTERM finishes the requests in flight":
+// A clean shutdown on SIGTERM (README.md) finishes the requests in flight:
 // five SIP uploads (a few hundred KB each) are half written, the daemon storing each, when it
 // gets SIGTERM; their clients write the rest only once the daemon has said it is shutting down.
 // Each must get an answer (202, or a clean JSON error; never a reset), new connections must be

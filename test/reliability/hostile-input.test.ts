@@ -1,4 +1,4 @@
-// SPEC §4 and §7 against hostile input, through one real daemon: table-driven cases and a
+// docs/http-api.md against hostile input, through one real daemon: table-driven cases and a
 // fast-check property, each sent with an editor token and without one. For every request:
 // no 5xx, the answer completes (no hang: 5 s per request), every error body is a JSON object
 // with a string `error`; afterwards the daemon is alive, serving, and logged no unhandled error.

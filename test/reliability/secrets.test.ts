@@ -1,5 +1,5 @@
-// SPEC §3.3 and §7 "Token values never appear in the database, the logs, error messages or the
-// audit log", over a full run: accounts, regular tokens (one with an expiry), a rotation, a
+// Token values never appear in the database, the logs, error messages or the audit log
+// (docs/security.md), over a full run: accounts, regular tokens (one with an expiry), a rotation, a
 // handoff, a legacy import, a revocation; every token used against a live daemon (as Bearer,
 // and wrongly as api_token in the query, a JSON body, a form and a multipart form), forged
 // values with wrong secrets. Then every value and every secret part is searched for in every

@@ -1,4 +1,4 @@
-// Slow clients cannot hold the daemon (SPEC §7; src/http/server.ts: headersTimeout and
+// Slow clients cannot hold the daemon (docs/security.md, "One client cannot hold the server"; src/http/server.ts: headersTimeout and
 // requestTimeout from `timeouts.*`). With short timeouts (headers 1 s, whole request 3 s):
 // - 50 connections that send part of a request line or of the headers and then stall, and
 //   10 that send complete headers and trickle the body one byte a second, are all open at once;

@@ -1,5 +1,5 @@
 // No request sent after `token revoke` has returned is served, even while other requests with
-// the same token are being verified (SPEC §3.4). The daemons run in this process with a token
+// the same token are being verified (docs/cli.md#tokens). The daemons run in this process with a token
 // cache of one entry and two tokens in turn, so the revoked token is re-verified (a KDF run) on
 // nearly every request: a verification is in flight whenever the revocation commits, which is
 // the moment a request could join a check that read the row before it. Runs on the suite's

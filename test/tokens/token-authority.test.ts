@@ -1,4 +1,4 @@
-// One authority rule for every command that makes or removes tokens (SPEC §3.4): only an admin
+// One authority rule for every command that makes or removes tokens (docs/cli.md#tokens): only an admin
 // or superuser acts, only a superuser for a superuser's tokens, no account for its own tokens
 // (except a handoff for itself), and someone always acts (--as, ARCHIVECTL_AS, or a prompt in a
 // terminal). Before this rule `token import-legacy … --as <a user>` imported a token of the

@@ -1,4 +1,4 @@
-// SPEC §3.2: expiry is an optional UTC calendar date D, today or later and at most 2038-01-18
+// docs/cli.md#token-lifetimes: expiry is an optional UTC calendar date D, today or later and at most 2038-01-18
 // (any other --expires is a bad option value: exit status 2);
 // the token is accepted up to the end of D and refused from D+1 00:00:00Z on. The CLI's clock
 // is pinned by the `now` option of the test helper (main run in-process with a fixed clock).

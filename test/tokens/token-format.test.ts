@@ -1,4 +1,4 @@
-// SPEC §3.3: `arc_` + 8-char selector + 40-char secret + 6-char checksum (CRC32 IEEE of the
+// docs/security.md#leaked-tokens-and-secret-scanners: `arc_` + 8-char selector + 40-char secret + 6-char checksum (CRC32 IEEE of the
 // ASCII selector+secret, base62 0-9A-Za-z, most significant first, left-padded with 0).
 // A pure unit test of src/domain/tokens/format.ts; the expected checksums were computed
 // independently with Python (zlib.crc32 and a base62 encoder):
@@ -41,7 +41,7 @@ const VECTORS: [body: string, crc: number, check: string][] = [
 /** A well-formed value with the given selector and secret. */
 const valueOf = (selector: string, secret: string) => `arc_${selector}${secret}${checksum(selector + secret)}`;
 
-describe('token format (SPEC §3.3)', () => {
+describe('token format (docs/security.md#leaked-tokens-and-secret-scanners)', () => {
   describe('base62', () => {
     it('writes digits 0-9A-Za-z, most significant first, left-padded with 0', () => {
       expect(base62(0, 6)).toBe('000000');

@@ -1,4 +1,4 @@
-// SPEC §3.1: `token handoff <username>` creates a 12-hour token of kind handoff; each handoff
+// docs/cli.md#tokens: `token handoff <username>` creates a 12-hour token of kind handoff; each handoff
 // first deletes every handoff token whose 12 hours have passed. Someone always acts (--as): the
 // account itself, or an admin or superuser allowed to manage its tokens (test/cli/authority).
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// SPEC §3.1, §3.4 and §6: token names, listing, revoke, rotate and prune.
+// docs/cli.md#tokens: token names, listing, revoke, rotate and prune.
 // Each block has its own installation; within a block, tests that only touch their own tokens
 // (distinct names) or only read run concurrently. Pruning is sequential by nature.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -210,7 +210,7 @@ describe.concurrent('token revoke', () => {
     expect(STACK_FRAME_RE.test(r.stderr)).toBe(false);
   });
 
-  it('refuses a token value given in place of its id without echoing the value (SPEC §7)', async () => {
+  it('refuses a token value given in place of its id without echoing the value (docs/security.md)', async () => {
     // An operator holding a leaked value may well paste it: the error must not repeat it.
     const t = await createToken(cli, 'bob', 'pasted', 'alice');
     const legacy = 'Q'.repeat(60);

@@ -1,4 +1,4 @@
-// SPEC §3.4: who may create and revoke whose tokens, and how the acting account is given.
+// docs/cli.md#tokens: who may create and revoke whose tokens, and how the acting account is given.
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   allTokens,

@@ -1,4 +1,4 @@
-// Actors (SPEC §4.4; resources/actor.ts), in our shape or as Anton's ActorInput (anton/input.ts).
+// Actors (docs/http-api.md; resources/actor.ts), in our shape or as Anton's ActorInput (anton/input.ts).
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import type { AuthorityCode } from './anton/fields.js';

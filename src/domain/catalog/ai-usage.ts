@@ -1,4 +1,4 @@
-// AI-cataloging usage records (SPEC §4.4): one row per call a cataloguing tool made to a model,
+// AI-cataloging usage records (docs/http-api.md): one row per call a cataloguing tool made to a model,
 // for cost reporting. Every bad field is named in `fields`, so a tool author fixes all at once.
 import { hasControlChars } from './fields.js';
 import { parseKnownFields, v } from '../../validation.js';

@@ -1,4 +1,4 @@
-// Ingest callbacks (SPEC §4.4): the ingest system reports what became of a received SIP.
+// Ingest callbacks (docs/http-api.md): the ingest system reports what became of a received SIP.
 // A submission leaves `received` exactly once. The guarded UPDATE (… AND status = 'received')
 // makes that race-free on both dialects: of two concurrent callbacks, one changes the row and
 // the other sees 0 affected rows and gets 409, whatever the isolation level.

@@ -1,4 +1,4 @@
-// Keywords (SPEC §4.4; described in resources/keyword.ts).
+// Keywords (docs/http-api.md; described in resources/keyword.ts).
 import type { Knex } from 'knex';
 import { insertedId } from '../../db/row-id.js';
 import { invalid } from '../../errors.js';

@@ -1,4 +1,4 @@
-// `archivectl catalog load <file.json>` (SPEC §6): actors, places, keywords and objects for setup,
+// `archivectl catalog load <file.json>` (docs/cli.md): actors, places, keywords and objects for setup,
 // demos and tests, each entry checked as the API's create endpoints check it, all written in one
 // transaction, so a bad file loads nothing. The file is read as a stream, one entry at a time
 // (json-sections.ts): a million actors take the memory of a few hundred. Actors and places go in

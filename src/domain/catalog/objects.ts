@@ -1,4 +1,4 @@
-// Archive objects (SPEC §4.4; described in resources/object.ts) with their keywords.
+// Archive objects (docs/http-api.md; described in resources/object.ts) with their keywords.
 import type { Knex } from 'knex';
 import { insertedId } from '../../db/row-id.js';
 import { conflict, invalid } from '../../errors.js';

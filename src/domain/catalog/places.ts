@@ -1,4 +1,4 @@
-// Places (SPEC §4.4; resources/place.ts), in our shape or as Anton's PlaceInput (anton/input.ts).
+// Places (docs/http-api.md; resources/place.ts), in our shape or as Anton's PlaceInput (anton/input.ts).
 import type { Ctx } from '../context.js';
 import { followingLabel, mapAntonPlace, withAntonFields } from './anton/input.js';
 import type { DumpRequest } from './list/beacon-dump.js';

@@ -1,4 +1,4 @@
-// SIP submissions (SPEC §4.4): the upload, streamed to a temporary file by the HTTP layer (which
+// SIP submissions (docs/http-api.md): the upload, streamed to a temporary file by the HTTP layer (which
 // removes it on any failure), is checked, recorded and moved into place. So that no row outlives
 // its file nor file its row, it is checked first, moved to `sips/<id>.zip` as the last step of the
 // write transaction (a failed move rolls the rows back), and removed if the commit itself fails.
@@ -71,7 +71,7 @@ const SIP_FIELDS = {
     v.optional(v.string()),
     v.transform((raw) => (raw === undefined || raw.trim() === '' ? null : raw)),
   ),
-  // A JSON array of names, or names separated by commas (SPEC: SIP imports create keywords).
+  // A JSON array of names, or names separated by commas (SIP imports create keywords: docs/http-api.md).
   keywords: v.pipe(
     v.optional(v.string(), ''),
     v.transform((raw) => (raw.trimStart().startsWith('[') ? parseJsonAs(raw, isStringArray) : raw.split(','))),

@@ -1,4 +1,4 @@
-// Expiry dates (SPEC §3.2): a UTC calendar date D, accepted through the end of D, refused from
+// Expiry dates (docs/cli.md#token-lifetimes): a UTC calendar date D, accepted through the end of D, refused from
 // D+1 00:00:00Z. Today or later, at most 2038-01-18 (the source document's limit).
 import { invalid } from '../../errors.js';
 import { utcDate } from '../../clock.js';

@@ -1,4 +1,4 @@
-// Token values: `arc_` + 8-char selector + 40-char secret + 6-char checksum (58 chars, SPEC §3.3).
+// Token values: `arc_` + 8-char selector + 40-char secret + 6-char checksum (58 chars, docs/security.md#leaked-tokens-and-secret-scanners).
 // Pure code, no I/O: parsing runs before any database query or KDF, so a mistyped value costs a
 // few string operations (and, at a token's length, the SHA-256 that looks it up in the cache).
 import { randomInt } from 'node:crypto';

@@ -1,4 +1,4 @@
-// "Last used" (SPEC §3.4): the first use of a token, and any use more than 60 seconds after the
+// "Last used" (docs/cli.md#tokens): the first use of a token, and any use more than 60 seconds after the
 // recorded one, reaches the database within 2 seconds; never a write per request. Uses are
 // collected in memory and written by a timer once a second. The UPDATE itself only moves the
 // value forward by more than 60 seconds, so several daemons sharing a database coalesce too.

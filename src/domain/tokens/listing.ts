@@ -74,7 +74,7 @@ export async function showAccount(
   username: string,
 ): Promise<{ username: string; role: Role; tokens: TokenView[] }> {
   const account = await getAccount(ctx, username);
-  // The TOKEN objects of SPEC §6, as account show has always printed them.
+  // The TOKEN objects of docs/cli.md, as account show has always printed them.
   const tokens = (await listTokens(ctx, { accountId: account.id, all: true })).map(
     ({ last_used_from: _from, ...token }) => token,
   );

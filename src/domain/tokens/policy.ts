@@ -1,4 +1,4 @@
-// Who may create and revoke whose tokens (SPEC §3.4, source document "Account and roles"): only
+// Who may create and revoke whose tokens (docs/cli.md#tokens, source document "Account and roles"): only
 // an admin or a superuser, only a superuser for a superuser's, and never an account its own.
 // One rule for every command that makes or removes tokens: create, revoke, rotate, handoff
 // (where an account may also hand off for itself) and import-legacy (checked for every line).

@@ -1,4 +1,4 @@
-// Reading tokens, and the one place where a stored row becomes the TOKEN shape of SPEC §6.
+// Reading tokens, and the one place where a stored row becomes the TOKEN shape of docs/cli.md.
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
 import type { Role } from '../roles.js';
@@ -30,7 +30,7 @@ export interface TokenRow extends RestrictionColumns {
 }
 
 /**
- * The TOKEN object of SPEC §6, in that key order, and then what narrows the token: `scopes`
+ * The TOKEN object of docs/cli.md, in that key order, and then what narrows the token: `scopes`
  * (`["*"]`: every right of its account), `allow_from` (CIDR blocks; null: from anywhere) and
  * `rate_limit` (`N/minute` or `N/hour`; null: none of its own).
  */

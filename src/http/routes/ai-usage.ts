@@ -1,4 +1,4 @@
-// AI-cataloging usage records (SPEC §4.4): POST a JSON object or a form, answer 201 {"id"}. No
+// AI-cataloging usage records (docs/http-api.md): POST a JSON object or a form, answer 201 {"id"}. No
 // Location: a usage record has no URL (the log is write-only over HTTP, as in Anton); the resource
 // the POST changed is the log at the request's own URL (RFC 9110 §15.3.2: the target URI).
 import { recordUsage } from '../../domain/catalog/ai-usage.js';

@@ -1,4 +1,4 @@
-// Ingest callbacks (SPEC §4.4): confirm or fail a received SIP submission.
+// Ingest callbacks (docs/http-api.md): confirm or fail a received SIP submission.
 import { confirmSubmission, failSubmission, parseCallbackBody } from '../../domain/catalog/ingest.js';
 import type { HandlerMap } from '../types.js';
 import { bodyObject, idParam } from './input.js';

@@ -1,4 +1,4 @@
-// SIP submission (SPEC §4.4): a multipart upload whose file part the pipeline has already
+// SIP submission (docs/http-api.md): a multipart upload whose file part the pipeline has already
 // streamed to a temporary file; the domain checks it, records it and moves it into place.
 import { invalid } from '../../errors.js';
 import { importSip } from '../../domain/catalog/sips.js';

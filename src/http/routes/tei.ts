@@ -1,4 +1,4 @@
-// TEI exports (SPEC §4.4, issue 9), never stale: a GET rebuilds an export whose rows changed since
+// TEI exports (docs/http-api.md, issue 9), never stale: a GET rebuilds an export whose rows changed since
 // it was stored (domain/catalog/tei/exports.ts); /refresh rebuilds in any case, `ids` checks its
 // ids first. Conditional GET: a strong ETag (the content's SHA-256) and Last-Modified (when the
 // content last changed). HEAD is answered by Koa from the GET handler.

@@ -1,4 +1,4 @@
-// Alternative list formats (SPEC §4.4): select2 for selection widgets; BEACON link dumps for
+// Alternative list formats (docs/http-api.md): select2 for selection widgets; BEACON link dumps for
 // authority-file aggregators are in beacon.ts (its parser and renderer stay importable from here).
 import type { ListResult } from './query.js';
 

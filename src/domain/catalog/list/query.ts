@@ -1,4 +1,4 @@
-// List parameters of every catalogue list (SPEC §4.4), from Koa's parsed query string, where any
+// List parameters of every catalogue list (docs/http-api.md), from Koa's parsed query string, where any
 // parameter may be repeated (an array) or absurd: each such case is a 422 naming it, never a 500.
 import { hasControlChars } from '../fields.js';
 import { invalid } from '../../../errors.js';
@@ -57,7 +57,7 @@ export const MAX_PAGE = 1_000_000;
 /** A filtered list counts its rows up to here; beyond, `meta.total` is this and inexact. */
 export const EXACT_TOTAL_LIMIT = 10_000;
 
-/** The list parameters of a resource as one schema (SPEC §4.4), with its sort fields and formats. */
+/** The list parameters of a resource as one schema (docs/http-api.md), with its sort fields and formats. */
 export function listParams<F extends string>(options: ListOptions<F>) {
   const searchMax = options.searchMax ?? 255;
   return v.object({

@@ -1,4 +1,4 @@
-// Actors: persons and organisations (SPEC §4.4).
+// Actors: persons and organisations (docs/http-api.md).
 import { oneOf } from '../../../validation.js';
 import { GND_ID, isStringRecord, LABEL_MAP, name, PARTIAL_DATE, SIKART_ID, text } from '../fields.js';
 import { ALTERNATIVE_NAMES, checked, COMMENT, GND, NAME, textProperty } from '../reconcile/properties.js';

@@ -1,4 +1,4 @@
-// Keywords (SPEC §4.4): read-only over HTTP; created by `catalog load` and by SIP imports. A
+// Keywords (docs/http-api.md): read-only over HTTP; created by `catalog load` and by SIP imports. A
 // keyword is unique by its case-insensitive name (the `name_lower` unique index).
 import { GND_ID, isStringRecord, LABEL_MAP, name } from '../fields.js';
 import { GND, NAME } from '../reconcile/properties.js';

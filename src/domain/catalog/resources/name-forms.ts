@@ -1,4 +1,4 @@
-// The other forms of a name that actors and places keep (SPEC §4.4; variants and abbreviations
+// The other forms of a name that actors and places keep (docs/http-api.md; variants and abbreviations
 // are Anton's): lists of names, stored as JSON, each one exported to TEI as a typed name.
 import { isStringArray, NAME_LIST } from '../fields.js';
 import { field } from '../record-schema.js';

@@ -1,4 +1,4 @@
-// Archive objects (SPEC §4.4): read-only over HTTP; created by SIP imports and `catalog load`,
+// Archive objects (docs/http-api.md): read-only over HTTP; created by SIP imports and `catalog load`,
 // with their keywords (a join table, not a column).
 import { oneOf } from '../../../validation.js';
 import { name, nameList, text } from '../fields.js';

@@ -1,4 +1,4 @@
-// Places (SPEC §4.4).
+// Places (docs/http-api.md).
 import { COUNTRY_CODE, GEONAMES_ID, GND_ID, LABEL_MAP, LOCATION, name, text, WIKIPEDIA_URL } from '../fields.js';
 import { isStringRecord } from '../json-values.js';
 import {

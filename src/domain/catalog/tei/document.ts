@@ -1,4 +1,4 @@
-// TEI P5 documents for the authority files (SPEC §4.4), as pure functions over plain rows so
+// TEI P5 documents for the authority files (docs/http-api.md), as pure functions over plain rows so
 // the mapping is tested without a database. The element choices follow the TEI content models:
 // - actors and places live in <standOff> (listPerson/listOrg/listPlace are model.standOffPart);
 // - keywords form a <taxonomy>, which TEI allows only in teiHeader/encodingDesc/classDecl (not in

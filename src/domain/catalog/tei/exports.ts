@@ -1,4 +1,4 @@
-// Stored TEI exports (SPEC §4.4, issue 9), one per resource with a TEI projection (resources/),
+// Stored TEI exports (docs/http-api.md, issue 9), one per resource with a TEI projection (resources/),
 // built into files (export-file.ts, docs/ARCHITECTURE.md) that `tei_exports` describes. Never
 // stale: any change to actors, places or keywords, whichever door wrote it, gives the kind a new
 // version (`tei_sources`, set by triggers in its transaction); a read compares it with the stored
