@@ -189,7 +189,10 @@ export class Authenticator {
     if (candidates.some((c) => this.cache.get(cacheKey(c.value))?.row.secret_hash === row.secret_hash)) return true;
     const check = row.secret_check ?? null;
     for (const { secret } of candidates)
-      if ((check === null || secretCheck(secret) === check) && (await this.verifier.matchesInTurn(row, secret, client)))
+      if (
+        (check === null || secretCheck(secret) === check) &&
+        (await this.verifier.matches(row.secret_hash, secret, client, { wait: true }))
+      )
         return true;
     return false;
   }

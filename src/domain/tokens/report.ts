@@ -41,7 +41,7 @@ export async function revokeReported(
   values: readonly string[],
   reporter: string,
 ): Promise<ReportedToken[]> {
-  const found = await isLive(wellFormed(values));
+  const found = await isLive(values);
   if (found.length === 0) return [];
   const at = ctx.clock.now();
   return writeTransaction(ctx.db, async (trx) => {

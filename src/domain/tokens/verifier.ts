@@ -27,30 +27,19 @@ export class Verifier {
   /**
    * Whether `secret` is the one `stored` was made from; with no stored hash (an unknown id) the
    * same KDF run is made against the dummy and the answer is false. Throws KdfBusy when the
-   * queue has no room for `client`.
+   * queue has no room for `client`, unless `wait` (a leak report's check, which must be made).
    */
-  async matches(stored: string | undefined, secret: string, client: string): Promise<boolean> {
+  async matches(stored: string | undefined, secret: string, client: string, { wait = false } = {}): Promise<boolean> {
     const hash = stored ?? (await this.dummy);
-    const ok = await this.queue.run(client, () => {
-      this.runs++;
-      return verifySecret(hash, secret);
-    });
-    return ok && stored !== undefined;
-  }
-
-  /**
-   * Whether `secret` is `row`'s, waiting for a turn however long the queue is (a leak report:
-   * every value it holds must be checked, and it is never answered before its checks are done).
-   */
-  async matchesInTurn(row: Pick<AuthRow, 'secret_hash'>, secret: string, client: string): Promise<boolean> {
-    return this.queue.run(
+    const ok = await this.queue.run(
       client,
       () => {
         this.runs++;
-        return verifySecret(row.secret_hash, secret);
+        return verifySecret(hash, secret);
       },
-      { wait: true },
+      { wait },
     );
+    return ok && stored !== undefined;
   }
 
   /**
