@@ -9,6 +9,7 @@ import { Command, CommanderError } from 'commander';
 import { expectedSchema, programVersion } from '../release/versions.js';
 import { isAppError, redactSecrets } from '../errors.js';
 import { escapeUnsafe } from '../unsafe-text.js';
+import { isJournalStream } from '../journal-stream.js';
 import type { GlobalOptions } from './context.js';
 import { currentIo, resolveIo, type CliIo } from './io.js';
 import { environmentHelp, EXIT_STATUS, helpText } from './about.js';
@@ -121,7 +122,10 @@ export async function main(argv: string[], given?: Partial<CliIo>): Promise<numb
       // quote names and arguments, which may hold what a terminal would obey: escaped.
       const safe = (text: string) => escapeUnsafe(redactSecrets(text), { keepNewlines: true });
       const message = safe(err instanceof Error ? err.message : String(err));
-      io.stderr.write(`${message.startsWith('config error') ? '' : 'error: '}${message}\n`);
+      // On the journal (a unit's stderr) each line is an entry of error priority, not info.
+      const priority = io.stderr === process.stderr && isJournalStream(2, io.env) ? '<3>' : '';
+      const text = `${message.startsWith('config error') ? '' : 'error: '}${message}`;
+      io.stderr.write(`${text.replace(/^/gm, priority)}\n`);
       // A user error is one line; anything else is a bug, whose stack helps only on request.
       if (!isAppError(err) && io.env.ARCHIVECTL_DEBUG && err instanceof Error)
         io.stderr.write(`${safe(err.stack ?? '')}\n`);

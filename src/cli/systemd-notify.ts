@@ -1,12 +1,16 @@
 // systemd's readiness protocol (Type=notify): READY=1 once the daemon listens, STOPPING=1 when
 // it begins to shut down, WATCHDOG=1 at half the watchdog interval. Node cannot send the unix
-// datagrams NOTIFY_SOCKET names, so systemd's own `systemd-notify` (there wherever systemd runs)
-// sends them; from a child process, which needs NotifyAccess=all in the unit (README).
+// datagrams NOTIFY_SOCKET names, and the npm modules that can (sd-notify, unix-dgram) are native
+// add-ons to compile on the server, so systemd's own `systemd-notify` (there wherever systemd
+// runs) sends them: from a child process, hence the unit's NotifyAccess=all, and KillMode=mixed so
+// that a stop's SIGTERM reaches the daemon alone, not the child sending STOPPING=1 (which the
+// control group's SIGTERM used to kill: "Command failed: systemd-notify STOPPING=1").
 import { execFile } from 'node:child_process';
 
 export interface Notifier {
   ready(status: string): void;
-  stopping(): void;
+  /** Resolves once systemd-notify has sent STOPPING=1 (or failed to): wait before exiting. */
+  stopping(): Promise<void>;
 }
 
 /**
@@ -14,30 +18,34 @@ export interface Notifier {
  * the daemon keeps running (systemd then times the start out, which says more than a crash).
  */
 export function systemdNotifier(env: NodeJS.ProcessEnv, warn: (message: string) => void): Notifier {
-  if (!env.NOTIFY_SOCKET) return { ready: () => undefined, stopping: () => undefined };
+  if (!env.NOTIFY_SOCKET) return { ready: () => undefined, stopping: () => Promise.resolve() };
   let warned = false;
   const send = (...messages: string[]) =>
-    execFile('systemd-notify', messages, { env, timeout: 5000 }, (err) => {
-      if (err && !warned) {
-        warned = true;
-        warn(`cannot notify systemd (${(err as NodeJS.ErrnoException).code ?? err.message})`);
-      }
-    });
+    new Promise<void>((resolve) =>
+      execFile('systemd-notify', messages, { env, timeout: 5000 }, (err) => {
+        if (err && !warned) {
+          warned = true;
+          const why = (err as NodeJS.ErrnoException).code ?? (err.signal ? `killed by ${err.signal}` : err.message);
+          warn(`cannot notify systemd (${why})`);
+        }
+        resolve();
+      }),
+    );
   // WATCHDOG_PID, when set, names the process the watchdog is for.
   const usec = Number(env.WATCHDOG_USEC);
   const forUs = !env.WATCHDOG_PID || Number(env.WATCHDOG_PID) === process.pid;
   let watchdog: NodeJS.Timeout | undefined;
   return {
     ready(status) {
-      send('READY=1', `STATUS=${status}`);
+      void send('READY=1', `STATUS=${status}`);
       if (forUs && Number.isFinite(usec) && usec > 0) {
-        watchdog = setInterval(() => send('WATCHDOG=1'), Math.max(1, Math.floor(usec / 2000)));
+        watchdog = setInterval(() => void send('WATCHDOG=1'), Math.max(1, Math.floor(usec / 2000)));
         watchdog.unref();
       }
     },
     stopping() {
       clearInterval(watchdog);
-      send('STOPPING=1');
+      return send('STOPPING=1');
     },
   };
 }

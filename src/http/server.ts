@@ -2,7 +2,7 @@
 // HTTP or HTTPS with the configured limits and timeouts until its graceful `close()`.
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
@@ -24,12 +24,24 @@ import { scrub } from './errors.js';
 import { ReadinessProbe } from './observe/health.js';
 import { createLogger, logAppErrors } from './observe/log.js';
 import { DaemonMetrics, type Stopwatch } from './observe/metrics.js';
-import { databaseUnreachable, listenOn, prepareDataDir, readTlsFiles, type TlsFiles } from './startup.js';
+import {
+  databaseUnreachable,
+  listenOn,
+  listenOnSockets,
+  prepareDataDir,
+  readTlsFiles,
+  type TlsFiles,
+} from './startup.js';
 
 export interface DaemonOptions {
   migrate?: boolean;
   host?: string;
   port?: number;
+  /**
+   * Listening sockets passed by systemd (file descriptors, inherited-sockets.ts). When given, the
+   * daemon listens on them and on nothing else: `host`, `port` and `listen` are not used.
+   */
+  sockets?: number[];
   clock?: Clock;
   /** Where log lines go (default: stdout). */
   logDestination?: NodeJS.WritableStream;
@@ -170,6 +182,17 @@ function createServer(config: Config, tls: TlsFiles | null): http.Server {
   return server;
 }
 
+/** The URL the server listens at (a unix socket systemd passed: `http+unix://` and its path). */
+function serverUrl(server: http.Server, secure: boolean): string {
+  const scheme = secure ? 'https' : 'http';
+  const address = server.address() as AddressInfo | string;
+  if (typeof address === 'string') return `${scheme}+unix://${encodeURIComponent(address)}`;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `${scheme}://${shownHost}:${address.port}`;
+}
+
+const closeServer = (server: Server) => () => new Promise<void>((resolve) => server.close(() => resolve()));
+
 /**
  * Hands requests to the app through the connection guard, counting those in flight until their
  * handler ends, client gone or not: shutdown must not close the database under a running handler.
@@ -178,12 +201,25 @@ function serveRequests(
   server: http.Server,
   handle: ReturnType<Koa['callback']>,
   guard: ConnectionGuard,
-  hsts: string | null,
+  options: { hsts: string | null; secure: boolean },
 ) {
+  const { hsts } = options;
   let closing = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
+  // Connections accepted whose first request has not come yet: at shutdown they get it answered
+  // (with Connection: close) rather than cut, since their client sent nothing it could retry.
+  const fresh = new Set<Socket>();
+  let noneFresh: (() => void) | null = null;
+  const forget = (socket: Socket) => {
+    if (fresh.delete(socket) && fresh.size === 0) noneFresh?.();
+  };
+  server.on(options.secure ? 'secureConnection' : 'connection', (socket: Socket) => {
+    fresh.add(socket);
+    socket.once('close', () => forget(socket));
+  });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    forget(req.socket);
     if (!guard.admit(req, res)) return;
     inFlight++;
     if (hsts) res.setHeader('Strict-Transport-Security', hsts);
@@ -197,6 +233,12 @@ function serveRequests(
     inFlight: () => inFlight,
     /** From now on every answer closes its connection. */
     closing: () => void (closing = true),
+    /** Resolves when every accepted connection has sent its first request (or closed), or after `ms`. */
+    firstRequests: async (ms: number) => {
+      if (fresh.size === 0) return;
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+      await Promise.race([new Promise<void>((resolve) => (noneFresh = resolve)), deadline]);
+    },
     /** Resolves when no request is in flight, or after `ms`. */
     drain: async (ms: number) => {
       if (inFlight === 0) return;
@@ -259,20 +301,28 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     // Every line the daemon writes is a log line: Koa's own listener would print to stderr.
     app.on('error', logAppErrors(log));
     const hsts = config.tls?.hsts ? `max-age=${config.tls.hsts}` : null;
-    const requests = serveRequests(server, app.callback(), guard, hsts);
+    const requests = serveRequests(server, app.callback(), guard, { hsts, secure: tls !== null });
 
-    await listenOn(server, options.host ?? config.listen.host, options.port ?? config.listen.port);
-    const address = server.address() as AddressInfo;
-    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    const url = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}`;
-    log.info({ url, database: config.database.client }, 'listening');
+    const sockets = options.sockets ?? [];
+    const others = sockets.length > 0 ? await listenOnSockets(server, sockets) : [];
+    opened.push(...others.map(closeServer));
+    if (sockets.length === 0)
+      await listenOn(server, options.host ?? config.listen.host, options.port ?? config.listen.port);
+    const url = serverUrl(server, tls !== null);
+    log.info(
+      { url, database: config.database.client, ...(sockets.length > 0 ? { systemd_sockets: sockets.length } : {}) },
+      'listening',
+    );
 
     let closed: Promise<void> | null = null;
     const close = () =>
       (closed ??= (async () => {
         requests.closing();
         log.info({ in_flight: requests.inFlight() }, 'shutting down: no new connections, finishing requests in flight');
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        const stopped = closeServer(server)();
+        for (const other of others) other.close();
+        const { headersMs, shutdownMs } = config.timeouts;
+        await requests.firstRequests(Math.min(headersMs, shutdownMs));
         server.closeIdleConnections();
         guard.closeHandshakes(); // no request yet, like the idle ones
         await requests.drain(config.timeouts.shutdownMs);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
-import type { Server } from 'node:net';
+import net, { type Server } from 'node:net';
 import path from 'node:path';
 import { shellWord, trustedPath, untrustedOwnerAndMode } from '../config/file-trust.js';
 import { configError, errorCode } from '../errors.js';
@@ -60,6 +60,38 @@ export function listenOn(server: Server, host: string, port: number): Promise<vo
       resolve();
     });
   });
+}
+
+/**
+ * Listens on the sockets systemd passed (socket activation), or rejects with one line naming the
+ * descriptor. The first becomes the server's own; connections accepted on any other are handed to
+ * it (one server, one set of limits). Returns those others, for the caller to close.
+ */
+export async function listenOnSockets(server: Server, fds: number[]): Promise<Server[]> {
+  const others: Server[] = [];
+  try {
+    for (const [i, fd] of fds.entries()) {
+      const target = i === 0 ? server : net.createServer((socket) => server.emit('connection', socket));
+      if (i > 0) others.push(target);
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: NodeJS.ErrnoException) =>
+          reject(
+            new StartupError(
+              `cannot listen on the socket systemd passed as fd ${fd}: ${err.message} (${errorCode(err)})`,
+            ),
+          );
+        target.once('error', onError);
+        target.listen({ fd }, () => {
+          target.off('error', onError);
+          resolve();
+        });
+      });
+    }
+  } catch (err) {
+    for (const other of others) other.close();
+    throw err;
+  }
+  return others;
 }
 
 /** The one line for a database that cannot be opened, reached or migrated. */

@@ -59,4 +59,38 @@ describe('journald priorities', () => {
       expect(['info', 'warn'], line).toContain(entry.level);
     }
   });
+
+  it('gives a failed start’s stderr line error priority when stderr is the journal stream', async () => {
+    // Under systemd stdout and stderr are one stream, as here: one file.
+    const file = path.join(box.dir, `failed-${Date.now()}.log`);
+    const fd = openSync(file, 'w+');
+    const st = fstatSync(fd);
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine.
+    const child = spawn(process.execPath, [BIN, '--config', box.configFile, 'serve', '--host', '192.0.2.1'], {
+      cwd: box.dir,
+      env: childEnv(box.env, { JOURNAL_STREAM: `${st.dev}:${st.ino}` }),
+      stdio: ['ignore', fd, fd],
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    closeSync(fd);
+    expect(code).toBe(1);
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(lines).toContain(
+      '<3>error: cannot listen on 192.0.2.1:8080: no such address on this machine (EADDRNOTAVAIL)',
+    );
+    // Every line carries a priority: none lands at journald's default (info).
+    for (const line of lines) expect(line, line).toMatch(/^<[0-7]>/);
+  });
+
+  it('writes the failed start’s stderr line without a priority elsewhere', async () => {
+    const child = spawn(process.execPath, [BIN, '--config', box.configFile, 'serve', '--host', '192.0.2.1'], {
+      cwd: box.dir,
+      env: childEnv(box.env, { JOURNAL_STREAM: '1:1' }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    expect(await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)))).toBe(1);
+    expect(err).toMatch(/^error: cannot listen on 192\.0\.2\.1:8080/);
+  });
 });

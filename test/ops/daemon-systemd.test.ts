@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useSandbox } from '../helpers/cli.js';
+import { BIN, childEnv, useSandbox } from '../helpers/cli.js';
 import { spawnDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/until.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
@@ -58,6 +58,41 @@ describe.skipIf(skip !== null)('systemd notification (Type=notify)', () => {
     expect(has('STOPPING=1')).toBe(false);
     expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     await until(() => has('STOPPING=1'), 'STOPPING=1');
+  });
+
+  // KillMode=mixed (the unit): SIGTERM reaches the daemon alone, and whatever of its process
+  // group is left when it exits is killed. STOPPING=1 must be sent by then, not after.
+  it('has sent STOPPING=1 before it exits (what is left of its process group is killed then)', async () => {
+    const proc = spawn(
+      process.execPath,
+      [BIN, '--config', box.configFile, 'serve', '--host', '127.0.0.1', '--port', '0'],
+      {
+        cwd: box.dir,
+        env: childEnv(box.env, { NOTIFY_SOCKET: socketPath }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
+    let out = '';
+    proc.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) =>
+      proc.on('exit', (code) => {
+        try {
+          process.kill(-(proc.pid as number), 'SIGKILL');
+        } catch {
+          // nothing left
+        }
+        resolve(code);
+      }),
+    );
+    const count = (field: string) => messages.filter((m) => m.split('\n').includes(field)).length;
+    const readyBefore = count('READY=1');
+    const stoppingBefore = count('STOPPING=1');
+    await until(() => count('READY=1') > readyBefore, 'READY=1');
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await until(() => count('STOPPING=1') > stoppingBefore, 'STOPPING=1');
+    expect(out).not.toContain('cannot notify systemd');
   });
 
   it('sends nothing without NOTIFY_SOCKET', async () => {

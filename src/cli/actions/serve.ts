@@ -40,6 +40,9 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
   refuseUntrustedDatabase(config);
   const { startDaemon } = await import('../../http/server.js');
   const { stdout, clock, signals, env } = io();
+  // Taken (and removed from the environment) before any child process could inherit them.
+  const { takeInheritedSockets } = await import('../../http/inherited-sockets.js');
+  const sockets = takeInheritedSockets(env, process.pid);
   // A daemon that owns its process sets the process's heap (one running inside tests does not).
   if (signals === process) limitDaemonHeap();
   // Listened to before the daemon says it listens, so no later signal meets a default action:
@@ -65,20 +68,24 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
       migrate: opts.migrate,
       host: opts.host,
       port,
+      sockets,
       clock,
       ...(stdout === process.stdout ? {} : { logDestination: stdout }),
     });
     hangup = () => daemon.hangup();
+    if (sockets.length > 0 && (opts.host !== undefined || port !== undefined))
+      daemon.log.warn('--host and --port are not used: the daemon listens on the sockets systemd passed');
     const { systemdNotifier } = await import('../systemd-notify.js');
     const systemd = systemdNotifier(env, (message) => daemon.log.warn(message));
     systemd.ready(`listening on ${daemon.url}`);
     failure = await new Promise<Error | undefined>((resolve) => {
       const stop = (signal: string) => {
         daemon.log.info({ signal }, 'signal received');
-        systemd.stopping();
+        // Waited for before the process exits: under KillMode=mixed systemd kills what is left.
+        const notified = systemd.stopping();
         daemon.close().then(
-          () => resolve(undefined),
-          (err: unknown) => resolve(new Error(`during shutdown: ${(err as Error).message}`)),
+          () => notified.then(() => resolve(undefined)),
+          (err: unknown) => notified.then(() => resolve(new Error(`during shutdown: ${(err as Error).message}`))),
         );
       };
       if (typeof stopRequested === 'string') stop(stopRequested);

@@ -3,9 +3,9 @@
 // not belong (`?access_token=`, a path segment, a User-Agent, an error text), so every finished
 // line goes through redactTokens (src/errors.ts): every field at any depth, the message, child
 // loggers' bindings and serialised errors alike.
-import { fstatSync } from 'node:fs';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
+import { isJournalStream } from '../../journal-stream.js';
 import { escapeUnsafe } from '../../unsafe-text.js';
 import { errorCode, redactTokens } from '../../errors.js';
 import { scrub } from '../errors.js';
@@ -15,19 +15,6 @@ import type { ApiContext } from '../types.js';
 // syslog priorities (sd-daemon(3)) of pino's levels: on the journal stream a line starts with its
 // own (`<6>`), which journald strips and keeps as the entry's: `journalctl -p warning` works.
 const PRIORITY: Record<string, number> = { trace: 7, debug: 7, info: 6, warn: 4, error: 3, fatal: 2 };
-
-// stdout is the journal stream when JOURNAL_STREAM holds its device and inode (systemd.exec(5)); a
-// stdout redirected elsewhere (a pipe, a file) keeps the variable but not the match.
-function isJournalStream(): boolean {
-  const match = /^(\d+):(\d+)$/.exec(process.env.JOURNAL_STREAM ?? '');
-  if (!match) return false;
-  try {
-    const stat = fstatSync(1, { bigint: true });
-    return stat.dev === BigInt(match[1] as string) && stat.ino === BigInt(match[2] as string);
-  } catch {
-    return false;
-  }
-}
 
 /** Prefixes a finished line with its priority; the level is the line's first key. */
 function withPriority(line: string): string {
@@ -60,7 +47,7 @@ const FLUSH_EVERY_MS = 100;
 /** `destination`: where lines go (default: stdout, gathered, priorities on the journal stream). */
 export async function createLogger(level: string, destination?: NodeJS.WritableStream): Promise<Logger> {
   const { pino } = await import('pino');
-  const journal = destination === undefined && isJournalStream();
+  const journal = destination === undefined && isJournalStream(1);
   return pino(
     {
       level,

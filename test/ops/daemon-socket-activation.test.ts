@@ -1,0 +1,199 @@
+// Socket activation (systemd/archivectl.socket): the daemon listens on the socket systemd passes
+// as fd 3 (LISTEN_FDS, LISTEN_PID), so connections made while it starts or restarts wait in the
+// socket's queue instead of being refused. systemd's part is played by a python3 process that
+// binds and listens, never accepts, and starts the built daemon with the socket as fd 3 and
+// LISTEN_PID set to the daemon's own pid (a shell that execs it), as systemd does; it keeps the
+// socket across the daemon's restarts, as archivectl.socket does.
+import { spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, childEnv, useSandbox } from '../helpers/cli.js';
+import { makeCertificate, OPENSSL } from '../helpers/certificate.js';
+import { patchConfig } from '../helpers/config.js';
+import { pathOf, systemTool } from '../helpers/system-tools.js';
+import { until } from '../helpers/until.js';
+
+const python = systemTool('python3', 'python3-minimal');
+
+// Binds 127.0.0.1:0 (listen backlog 128) as fd 3 and reports its port on stderr; on stdin,
+// `start` runs the daemon (argv) with the socket, `stop` sends it SIGTERM and reports its status.
+const HOLDER = `
+import json, os, signal, socket, subprocess, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0))
+s.listen(128)
+if s.fileno() != 3:
+    os.dup2(s.fileno(), 3)
+os.set_inheritable(3, True)
+def say(**m):
+    print(json.dumps(m), file=sys.stderr, flush=True)
+say(port=s.getsockname()[1])
+child = None
+for line in sys.stdin:
+    if line.strip() == "start":
+        run = 'export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=http; exec "$@"'
+        child = subprocess.Popen(["/bin/sh", "-c", run, "sh"] + sys.argv[1:], pass_fds=(3,))
+        say(started=child.pid)
+    elif line.strip() == "stop":
+        child.send_signal(signal.SIGTERM)
+        say(exited=child.wait())
+`;
+
+const box = useSandbox();
+
+interface Holder {
+  port: number;
+  /** The daemon's stdout lines, all runs together. */
+  logs: string[];
+  /** Starts the daemon; resolves once it logs "listening" (its `url`). */
+  start(): Promise<string>;
+  /** SIGTERM to the daemon; resolves with its exit status. */
+  stop(): Promise<number>;
+  close(): void;
+}
+
+async function holdSocket(args: string[] = []): Promise<Holder> {
+  const proc: ChildProcess = spawn(
+    pathOf(python, 'python3'),
+    ['-c', HOLDER, process.execPath, BIN, '--config', box.configFile, 'serve', ...args],
+    { cwd: box.dir, env: childEnv(box.env), stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  const logs: string[] = [];
+  const events: Record<string, number>[] = [];
+  const lines = (into: (line: string) => void) => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      partial += chunk.toString('utf8');
+      const parts = partial.split('\n');
+      partial = parts.pop() ?? '';
+      parts.forEach(into);
+    };
+  };
+  proc.stdout?.on(
+    'data',
+    lines((line) => logs.push(line)),
+  );
+  let errText = '';
+  proc.stderr?.on(
+    'data',
+    lines((line) => {
+      if (line.startsWith('{')) events.push(JSON.parse(line) as Record<string, number>);
+      else errText += `${line}\n`;
+    }),
+  );
+  const eventCount = (key: string) => events.filter((e) => key in e).length;
+  const lastOf = (key: string) => events.filter((e) => key in e).at(-1)?.[key] as number;
+  await until(() => eventCount('port') === 1, `the socket to be bound${errText}`);
+  const listening = () => logs.filter((l) => l.includes('"msg":"listening"'));
+  return {
+    port: lastOf('port'),
+    logs,
+    async start() {
+      const before = listening().length;
+      proc.stdin?.write('start\n');
+      // A daemon's start (database, migrations) may take longer than `until`'s 5 s on a busy machine.
+      for (let i = 0; i < 6 && listening().length === before; i++) {
+        await until(() => listening().length > before, 'the daemon to listen').catch(() => undefined);
+      }
+      const line = listening().at(-1) ?? '';
+      expect(listening().length, `${errText}${logs.join('\n')}`).toBe(before + 1);
+      return (JSON.parse(line) as { url: string }).url;
+    },
+    async stop() {
+      const before = eventCount('exited');
+      proc.stdin?.write('stop\n');
+      for (let i = 0; i < 6 && eventCount('exited') === before; i++) {
+        await until(() => eventCount('exited') > before, 'the daemon to exit').catch(() => undefined);
+      }
+      expect(eventCount('exited')).toBe(before + 1);
+      return lastOf('exited');
+    },
+    close: () => proc.kill(),
+  };
+}
+
+/** A GET on a new connection; resolves with the status, or the error's code (ECONNREFUSED, …). */
+function rawGet(port: number, target = '/healthz'): { connected: Promise<void>; answer: Promise<number | string> } {
+  const socket = net.connect({ host: '127.0.0.1', port });
+  const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const answer = new Promise<number | string>((resolve) => {
+    let text = '';
+    socket.once('connect', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0) || 'closed without an answer'));
+  });
+  return { connected, answer };
+}
+
+let holder: Holder | undefined;
+afterEach(() => holder?.close());
+
+describe.skipIf(python.skip !== null)('socket activation (LISTEN_FDS)', () => {
+  it('answers the connections made before it was started, on the socket passed, not the configured port', async () => {
+    await patchConfig(box, { listen: { host: '127.0.0.1', port: 1 } });
+    holder = await holdSocket();
+    const early = Array.from({ length: 5 }, () => rawGet((holder as Holder).port));
+    // Every connection is established (in the socket's queue) before the daemon exists.
+    await Promise.all(early.map((c) => c.connected));
+    const url = await holder.start();
+    expect(url).toBe(`http://127.0.0.1:${holder.port}`);
+    expect(await Promise.all(early.map((c) => c.answer))).toEqual([200, 200, 200, 200, 200]);
+    expect(holder.logs.join('\n')).toContain('"systemd_sockets":1');
+    expect(await holder.stop()).toBe(0);
+  });
+
+  it('refuses no connection while it restarts under steady traffic', async () => {
+    await patchConfig(box, { listen: { host: '127.0.0.1', port: 1 } });
+    holder = await holdSocket();
+    await holder.start();
+    const outcomes: (number | string)[] = [];
+    let running = true;
+    // Two clients, each a new connection per request, one after the other.
+    const client = async () => {
+      while (running) outcomes.push(await rawGet((holder as Holder).port).answer);
+    };
+    const clients = [client(), client()];
+    const restarts = 3;
+    let duringRestarts = 0;
+    for (let i = 0; i < restarts; i++) {
+      const before = outcomes.length;
+      expect(await holder.stop()).toBe(0);
+      await holder.start();
+      duringRestarts += outcomes.length - before;
+      // Some requests reach the new daemon before the next restart.
+      const now = outcomes.length;
+      await until(() => outcomes.length >= now + 20, 'requests to the restarted daemon');
+    }
+    running = false;
+    await Promise.all(clients);
+    const failed = outcomes.filter((o) => o !== 200);
+    console.info(
+      `restart under traffic: ${restarts} restarts, ${outcomes.length} requests (${duringRestarts} during the restarts), ` +
+        `${failed.filter((o) => o === 'ECONNREFUSED').length} refused, ${failed.length} not 200`,
+    );
+    expect(duringRestarts).toBeGreaterThan(0);
+    expect(failed).toEqual([]);
+  });
+
+  it.skipIf(OPENSSL.skip !== null)('serves TLS on the socket passed', async () => {
+    const { cert, key } = makeCertificate(box.dir);
+    await patchConfig(box, { listen: { host: '127.0.0.1', port: 1 }, tls: { cert, key } });
+    holder = await holdSocket();
+    const url = await holder.start();
+    expect(url).toBe(`https://127.0.0.1:${holder.port}`);
+    const status = await new Promise<number | undefined>((resolve, reject) =>
+      https
+        .get(`${url}/healthz`, { rejectUnauthorized: false, agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        })
+        .on('error', reject),
+    );
+    expect(status).toBe(200);
+    expect(await holder.stop()).toBe(0);
+    await patchConfig(box, { tls: null });
+  });
+});
