@@ -7,11 +7,8 @@
 // - an anonymous client after Alice gets 401, never Alice's answer out of the cache;
 // - a spoofed Host or X-Forwarded-Host changes no URL of the manifest, nor Location;
 // - a client's X-Forwarded-For and X-Request-Id are not what the daemon takes.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,37 +16,18 @@ import { createAccounts, createSandbox, createToken, type Sandbox } from '../hel
 import { patchConfig, type Json } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { requestWhole, type WholeAnswer } from '../helpers/raw-http.js';
-import { pathOf, systemTool } from '../helpers/system-tools.js';
-import { eventually } from '../helpers/until.js';
+import { freePort, NGINX, runNginx, type Nginx } from '../helpers/nginx.js';
 import { codeBlocks, readmeSection } from './readme-replay.js';
 import { makeCertificate, OPENSSL } from '../helpers/certificate.js';
 
-const NGINX = systemTool('nginx', 'nginx');
 const missing = NGINX.skip ?? OPENSSL.skip;
 
 const SECTION = 'Behind a reverse proxy';
-
-/** A free loopback port (nginx is told to listen on it). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** `text` with `from` replaced by `to`, failing when the README no longer holds `from`. */
 function swap(text: string, from: string | RegExp, to: string): string {
   expect(text, `the README's nginx example no longer has ${String(from)}`).toMatch(from);
   return text.replace(from, to);
-}
-
-interface Nginx {
-  port: number;
-  stop(): Promise<void>;
-  errors(): Promise<string>;
 }
 
 /** nginx running the README's example in `dir`, in front of the daemon at `upstreamPort`. */
@@ -68,52 +46,8 @@ async function startNginx(
   site = swap(site, 'proxy_pass http://127.0.0.1:8080;', `proxy_pass http://127.0.0.1:${upstreamPort};`);
   site = swap(site, '/var/cache/nginx/archive', path.join(dir, 'cache'));
   if (cache) site = swap(site, /^(\s*)# (proxy_cache\S* )/gm, '$1$2');
-  const conf = [
-    // As root, nginx's workers would run as nobody, who cannot write to this test's folder.
-    ...(process.getuid?.() === 0 ? ['user root;'] : []),
-    'worker_processes 1;',
-    'daemon off;',
-    `pid ${path.join(dir, 'nginx.pid')};`,
-    `error_log ${path.join(dir, 'error.log')} warn;`,
-    'events { worker_connections 64; }',
-    'http {',
-    `    access_log ${path.join(dir, 'access.log')};`,
-    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `    ${t}_temp_path ${path.join(dir, t)};`),
-    // Which answers came through the cache (empty when it is not used): shows the variant is live.
-    '    add_header X-Cache-Status $upstream_cache_status always;',
-    site,
-    '}',
-    '',
-  ].join('\n');
-  const file = path.join(dir, 'nginx.conf');
-  await writeFile(file, conf);
-  const nginx = pathOf(NGINX, 'nginx');
-  execFileSync(nginx, ['-t', '-q', '-p', dir, '-e', path.join(dir, 'error.log'), '-c', file], { stdio: 'pipe' });
-  const child: ChildProcess = spawn(nginx, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', file], {
-    stdio: 'ignore',
-  });
-  const exited = once(child, 'exit');
-  await eventually(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const s = net.connect({ host: '127.0.0.1', port }, () => {
-          s.destroy();
-          resolve(true);
-        });
-        s.on('error', () => resolve(false));
-      }),
-    `nginx listening on 127.0.0.1:${port}`,
-  );
-  return {
-    port,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
-    },
-    errors: () => readFile(path.join(dir, 'error.log'), 'utf8').catch(() => ''),
-  };
+  // Which answers came through the cache (empty when it is not used): shows the variant is live.
+  return runNginx(dir, port, ['    add_header X-Cache-Status $upstream_cache_status always;', site]);
 }
 
 /** A request to nginx over TLS (the test's own certificate: not checked). */

@@ -45,6 +45,27 @@ export function codeBlocks(markdown: string, lang: string): string[] {
   return [...markdown.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1] ?? '');
 }
 
+/**
+ * The sh block of docs/ marked `<!-- procedure: NAME -->` on the line before its fence: the
+ * procedures the docs give to run as written. Fails unless exactly one page has exactly one.
+ */
+export function procedureBlock(name: string): string {
+  const marker = new RegExp(`^<!-- procedure: ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)^\`\`\`$`, 'gm');
+  const found = PAGES.flatMap((page) => [...readFileSync(path.join(REPO_ROOT, page), 'utf8').matchAll(marker)]);
+  if (found.length !== 1) throw new Error(`docs/ should hold one procedure "${name}", not ${found.length}`);
+  return found[0]?.[1] ?? '';
+}
+
+/** `text` with each `from` replaced by its `to` (every occurrence), failing when one is not there. */
+export function substitute(text: string, table: [from: string, to: string][]): string {
+  let out = text;
+  for (const [from, to] of table) {
+    if (!out.includes(from)) throw new Error(`the procedure no longer holds ${JSON.stringify(from)}`);
+    out = out.replaceAll(from, to);
+  }
+  return out;
+}
+
 /** The package's name and version, as `npm pack` names its tarball. */
 export function tarballName(): string {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
