@@ -16,25 +16,31 @@ import { until } from '../helpers/until.js';
 
 const python = systemTool('python3', 'python3-minimal');
 
-// Binds 127.0.0.1:0 (listen backlog 128) as fd 3 and reports its port on stderr; on stdin,
-// `start` runs the daemon (argv) with the socket, `stop` sends it SIGTERM and reports its status.
+// Binds N sockets on 127.0.0.1:0 (listen backlog 128) as fds 3, 4, … and reports their ports on
+// stderr; on stdin, `start` runs the daemon (argv after N) with them, `stop` sends it SIGTERM and
+// reports its exit status.
 const HOLDER = `
 import json, os, signal, socket, subprocess, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", 0))
-s.listen(128)
-if s.fileno() != 3:
-    os.dup2(s.fileno(), 3)
-os.set_inheritable(3, True)
+n = int(sys.argv[1])
+held = []
+for i in range(n):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen(128)
+    held.append(s)
+fds = tuple(range(3, 3 + n))
+for fd, s in zip(fds, held):
+    os.dup2(s.fileno(), fd)
+    os.set_inheritable(fd, True)
 def say(**m):
     print(json.dumps(m), file=sys.stderr, flush=True)
-say(port=s.getsockname()[1])
+say(ports=[s.getsockname()[1] for s in held])
 child = None
 for line in sys.stdin:
     if line.strip() == "start":
-        run = 'export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=http; exec "$@"'
-        child = subprocess.Popen(["/bin/sh", "-c", run, "sh"] + sys.argv[1:], pass_fds=(3,))
+        run = 'export LISTEN_PID=$$ LISTEN_FDS=%d LISTEN_FDNAMES=http; exec "$@"' % n
+        child = subprocess.Popen(["/bin/sh", "-c", run, "sh"] + sys.argv[2:], pass_fds=fds)
         say(started=child.pid)
     elif line.strip() == "stop":
         child.send_signal(signal.SIGTERM)
@@ -44,7 +50,9 @@ for line in sys.stdin:
 const box = useSandbox();
 
 interface Holder {
+  /** The first socket's port. */
   port: number;
+  ports: number[];
   /** The daemon's stdout lines, all runs together. */
   logs: string[];
   /** Starts the daemon; resolves once it logs "listening" (its `url`). */
@@ -54,14 +62,14 @@ interface Holder {
   close(): void;
 }
 
-async function holdSocket(args: string[] = []): Promise<Holder> {
+async function holdSocket(count = 1): Promise<Holder> {
   const proc: ChildProcess = spawn(
     pathOf(python, 'python3'),
-    ['-c', HOLDER, process.execPath, BIN, '--config', box.configFile, 'serve', ...args],
+    ['-c', HOLDER, String(count), process.execPath, BIN, '--config', box.configFile, 'serve'],
     { cwd: box.dir, env: childEnv(box.env), stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const logs: string[] = [];
-  const events: Record<string, number>[] = [];
+  const events: Record<string, number & number[]>[] = [];
   const lines = (into: (line: string) => void) => {
     let partial = '';
     return (chunk: Buffer) => {
@@ -79,16 +87,18 @@ async function holdSocket(args: string[] = []): Promise<Holder> {
   proc.stderr?.on(
     'data',
     lines((line) => {
-      if (line.startsWith('{')) events.push(JSON.parse(line) as Record<string, number>);
+      if (line.startsWith('{')) events.push(JSON.parse(line) as Record<string, number & number[]>);
       else errText += `${line}\n`;
     }),
   );
   const eventCount = (key: string) => events.filter((e) => key in e).length;
-  const lastOf = (key: string) => events.filter((e) => key in e).at(-1)?.[key] as number;
-  await until(() => eventCount('port') === 1, `the socket to be bound${errText}`);
+  const lastOf = (key: string) => events.filter((e) => key in e).at(-1)?.[key];
+  await until(() => eventCount('ports') === 1, `the sockets to be bound${errText}`);
+  const ports = lastOf('ports') as number[];
   const listening = () => logs.filter((l) => l.includes('"msg":"listening"'));
   return {
-    port: lastOf('port'),
+    port: ports[0] as number,
+    ports,
     logs,
     async start() {
       const before = listening().length;
@@ -108,7 +118,7 @@ async function holdSocket(args: string[] = []): Promise<Holder> {
         await until(() => eventCount('exited') > before, 'the daemon to exit').catch(() => undefined);
       }
       expect(eventCount('exited')).toBe(before + 1);
-      return lastOf('exited');
+      return lastOf('exited') as number;
     },
     close: () => proc.kill(),
   };
@@ -176,6 +186,21 @@ describe.skipIf(python.skip !== null)('socket activation (LISTEN_FDS)', () => {
     );
     expect(duringRestarts).toBeGreaterThan(0);
     expect(failed).toEqual([]);
+  });
+
+  it('serves every socket passed (several ListenStream= lines), and stops accepting on each at SIGTERM', async () => {
+    await patchConfig(box, { listen: { host: '127.0.0.1', port: 1 } });
+    holder = await holdSocket(2);
+    await holder.start();
+    expect(holder.logs.join('\n')).toContain('"systemd_sockets":2');
+    for (const port of holder.ports) expect(await rawGet(port).answer, `port ${port}`).toBe(200);
+    expect(await holder.stop()).toBe(0);
+    // Queued on both again (the daemon let go of them), answered by the next daemon.
+    const early = holder.ports.map((port) => rawGet(port));
+    await Promise.all(early.map((c) => c.connected));
+    await holder.start();
+    expect(await Promise.all(early.map((c) => c.answer))).toEqual([200, 200]);
+    expect(await holder.stop()).toBe(0);
   });
 
   it.skipIf(OPENSSL.skip !== null)('serves TLS on the socket passed', async () => {
