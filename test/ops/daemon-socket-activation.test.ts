@@ -13,6 +13,7 @@ import { makeCertificate, OPENSSL } from '../helpers/certificate.js';
 import { patchConfig } from '../helpers/config.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
 import { until } from '../helpers/until.js';
+import { takeInheritedSockets } from '../../src/http/inherited-sockets.js';
 
 const python = systemTool('python3', 'python3-minimal');
 
@@ -220,5 +221,28 @@ describe.skipIf(python.skip !== null)('socket activation (LISTEN_FDS)', () => {
     expect(status).toBe(200);
     expect(await holder.stop()).toBe(0);
     await patchConfig(box, { tls: null });
+  });
+});
+
+describe('the LISTEN_* variables (sd_listen_fds)', () => {
+  const passed = () => ({ LISTEN_PID: '4242', LISTEN_FDS: '2', LISTEN_FDNAMES: 'http:http', KEEP: 'x' });
+
+  it('give fds 3 on to the process they name, and are removed so that no child takes them', () => {
+    const env: NodeJS.ProcessEnv = passed();
+    expect(takeInheritedSockets(env, 4242)).toEqual([3, 4]);
+    expect(env).toEqual({ KEEP: 'x' });
+  });
+
+  it('give nothing to another process (a child that inherited them), and are removed all the same', () => {
+    for (const [env, pid] of [
+      [passed(), 4243],
+      [{ ...passed(), LISTEN_PID: '' }, 4242],
+      [{ ...passed(), LISTEN_PID: '4242x' }, 4242],
+      [{ ...passed(), LISTEN_FDS: 'two' }, 4242],
+      [{ LISTEN_FDS: '1' }, 4242],
+    ] as [NodeJS.ProcessEnv, number][]) {
+      expect(takeInheritedSockets(env, pid), JSON.stringify(env)).toEqual([]);
+      expect(Object.keys(env).filter((k) => k.startsWith('LISTEN_'))).toEqual([]);
+    }
   });
 });
