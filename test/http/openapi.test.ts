@@ -39,7 +39,7 @@ describe('GET /api/openapi.json', () => {
     const r = await api.get('/api/openapi.json');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(r.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(r.headers.get('cache-control')).toBe('no-cache');
     const etag = r.headers.get('etag') ?? '';
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     const again = await api.request('/api/openapi.json', { headers: { 'If-None-Match': etag } });

@@ -12,7 +12,7 @@ import type { Resource } from '../../domain/catalog/resources/index.js';
 import type { FieldSpecs } from '../../domain/catalog/record-schema.js';
 import type { ApiContext, HandlerMap } from '../types.js';
 import { sendFile } from '../send-file.js';
-import { baseUrl, bodyObject, idParam, setLocation, validate } from './input.js';
+import { baseUrl, idParam, requiredBody, setLocation, validate } from './input.js';
 
 export interface CatalogRoutes<R extends { id: number }, Filter, B extends BeaconProvider> {
   resource: Resource<R, FieldSpecs, string, B>;
@@ -73,7 +73,7 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
     };
   if (create)
     handlers[`POST ${path}`] = async (ctx) => {
-      const record = await create(ctx.state.deps, bodyObject(ctx));
+      const record = await create(ctx.state.deps, requiredBody(ctx));
       ctx.status = 201;
       setLocation(ctx, `${path}/${record.id}`);
       ctx.body = { data: show(ctx, record) };
@@ -81,7 +81,7 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
   if (update)
     handlers[`${resource.api.update ?? 'PUT'} ${path}/:id`] = async (ctx) => {
       const id = idParam(ctx, resource.what);
-      ctx.body = { data: show(ctx, await update(ctx.state.deps, id, bodyObject(ctx))) };
+      ctx.body = { data: show(ctx, await update(ctx.state.deps, id, requiredBody(ctx))) };
     };
   return handlers;
 }

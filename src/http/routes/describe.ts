@@ -5,8 +5,11 @@ import { RECONCILE_KINDS } from '../../domain/catalog/reconcile/service.js';
 import { notModified } from '../conditional.js';
 import type { HandlerMap } from '../types.js';
 
-/** An hour: the description changes only with the daemon, and revalidation is cheap (ETag). */
-const CACHE = 'public, max-age=3600';
+/**
+ * As every answer without a token (docs/http-api.md): a cache may keep it but asks again before
+ * each reuse; the description's ETag makes asking again a 304.
+ */
+const CACHE = 'no-cache';
 
 const loadDocument = () => import('../openapi/document.js');
 

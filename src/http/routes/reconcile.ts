@@ -52,7 +52,9 @@ function reconciliation(kind: ReconcileKind): HandlerMap {
     [`GET ${path}`]: (ctx) => endpoint(ctx, kind, ctx.query.queries, ctx.query.extend),
     [`POST ${path}`]: (ctx) => {
       const body = bodyObject(ctx);
-      return endpoint(ctx, kind, body.queries ?? ctx.query.queries, body.extend ?? ctx.query.extend);
+      // A field given in the body, even null (refused by its parser), is the one read.
+      const field = (name: 'queries' | 'extend') => (name in body ? body[name] : ctx.query[name]);
+      return endpoint(ctx, kind, field('queries'), field('extend'));
     },
     [`GET ${path}/suggest/entity`]: async (ctx) =>
       answerJson(ctx, await suggestEntities(ctx.state.deps, kind, params(ctx))),
