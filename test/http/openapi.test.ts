@@ -3,7 +3,8 @@
 // answers and access rule, and carries the Anton differences from docs/anton-differences.md.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { displayPath, ROUTES } from '../../src/domain/access.js';
+import { displayPath } from '../../src/domain/access.js';
+import { ROUTES } from '../../src/http/routes/index.js';
 import { loadCatalog, type Reply } from '../helpers/api.js';
 import { describedProblems } from '../helpers/schemas/described.js';
 import { useDaemonWithTokens } from '../helpers/http.js';

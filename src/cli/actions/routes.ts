@@ -8,8 +8,9 @@ const onOff = (on: boolean) => (on ? 'on' : 'off');
 export async function run(globals: Globals, opts: { json?: boolean }): Promise<void> {
   const { readSettings } = await import('../../domain/settings.js');
   const { routeRows, RULE_TEXT } = await import('../../domain/access.js');
+  const { ROUTES } = await import('../../http/routes/index.js');
   const settings = await withDb(globals(), (ctx) => readSettings(ctx));
-  const rows = routeRows(settings);
+  const rows = routeRows(ROUTES, settings);
   if (opts.json) printJson(rows);
   else {
     // "Open": answered without a token under the settings now, else 401. In a narrow terminal

@@ -10,12 +10,8 @@ import { ROLES } from '../../domain/roles.js';
 import { TOKEN_KINDS } from '../../domain/tokens/queries.js';
 import { RATE_LIMIT_PATTERN } from '../../rate-limit.js';
 import { EVERY_SCOPE, SCOPES } from '../../domain/scopes.js';
+import { recordName, ref } from '../route.js';
 import { jsonSchemaOf, orNull, type Schema } from './json-schema.js';
-
-export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-
-/** `Actor`, `Place`, … : a resource's schema names. */
-export const recordName = (r: AnyResource): string => `${r.what[0]?.toUpperCase()}${r.what.slice(1)}`;
 
 const SLUG = '[a-z0-9][a-z0-9_]{0,31}';
 const fullId = (register: string): Schema => ({
@@ -93,6 +89,24 @@ function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
     additionalProperties: false,
     description: 'Unknown fields are refused (422 `unknown field`); every problem is named in `fields`.',
   };
+}
+
+/**
+ * A body's fields as a urlencoded form sends them: the same names (unknown ones refused), text
+ * where the field is text; other values as the form parser reads bracketed names (`label[de]`).
+ */
+function formOf(schema: Schema): Schema {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, Schema>).map(([key, s]) => {
+      const types = ([] as unknown[]).concat(s.type ?? []);
+      if (!types.includes('string')) return [key, { description: s.description ?? key }];
+      const text: Schema = { ...s, type: 'string' };
+      // A form cannot send null: an empty field is its absence.
+      if (Array.isArray(s.enum)) text.enum = s.enum.filter((x) => x !== null);
+      return [key, text];
+    }),
+  );
+  return { ...schema, properties };
 }
 
 function usageSchema(): Schema {
@@ -224,16 +238,8 @@ const SUBMISSION: Schema = {
   additionalProperties: false,
 };
 
-/** `{data: …}`. */
-export const dataOf = (schema: Schema): Schema => ({
-  type: 'object',
-  properties: { data: schema },
-  required: ['data'],
-  additionalProperties: false,
-});
-
 /** `{data: […], meta}`. */
-export const listOf = (schema: Schema): Schema => ({
+const listOf = (schema: Schema): Schema => ({
   type: 'object',
   properties: { data: { type: 'array', items: schema }, meta: ref('ListMeta') },
   required: ['data', 'meta'],
@@ -250,10 +256,16 @@ export function schemas(): Record<string, Schema> {
     UsageInput: usageSchema(),
   };
   for (const r of RESOURCES) {
-    const name = recordName(r);
+    const name = recordName(r.what);
     out[name] = recordSchema(r);
-    out[`${name}Create`] = inputSchema(r, 'create');
-    out[`${name}Change`] = inputSchema(r, 'update');
+    out[`${name}List`] = listOf(ref(name));
+    for (const [mode, suffix] of [
+      ['create', 'Create'],
+      ['update', 'Change'],
+    ] as const) {
+      out[`${name}${suffix}`] = inputSchema(r, mode);
+      out[`${name}${suffix}Form`] = formOf(inputSchema(r, mode));
+    }
   }
   return out;
 }
