@@ -143,3 +143,45 @@ export function routeRows(routes: readonly RouteSpec[], settings: Settings): Rou
     }));
   });
 }
+
+/** Routes that differ only in their resource (`/api/{actors,places}/reconcile`), said once, in order. */
+function compact(keys: readonly string[], tables: readonly string[]): string[] {
+  const shapes = new Map<string, string[]>();
+  const shapeOf = (key: string): [string, string | null] => {
+    const m = /^(\S+ \/api\/(?:tei\/)?)([a-z-]+)(\/.*|\?.*)?$/.exec(key);
+    if (!m || !tables.includes(m[2] as string)) return [key, null];
+    return [`${m[1]}\0${m[3] ?? ''}`, m[2] as string];
+  };
+  for (const key of keys) {
+    const [shape, table] = shapeOf(key);
+    const list = shapes.get(shape) ?? [];
+    if (table !== null) list.push(table);
+    shapes.set(shape, list);
+  }
+  return [...shapes].map(([shape, list]) =>
+    list.length === 0 ? shape : shape.replace('\0', list.length === 1 ? (list[0] as string) : `{${list.join(',')}}`),
+  );
+}
+
+/**
+ * The access and scope tables of docs/http-api.md, as `archivectl routes --markdown` prints them
+ * from the route declarations (a test holds the docs to them): the routes of each rule, of each scope.
+ */
+export function accessTables(routes: readonly RouteSpec[], tables: readonly string[]): string {
+  const variants = routes.flatMap((r) => {
+    const key = `${r.method} ${displayPath(r.path)}`;
+    const own = { key, rule: r.rule, scope: r.scope };
+    return r.ruleWithIds ? [own, { key: `${key}?ids=…`, rule: ruleFor(r, true), scope: scopeFor(r, true) }] : [own];
+  });
+  const grouped = <K extends string>(by: (v: (typeof variants)[number]) => K) => {
+    const groups = new Map<K, string[]>();
+    for (const v of variants) groups.set(by(v), [...(groups.get(by(v)) ?? []), v.key]);
+    return [...groups].map(([k, keys]) => [k, compact(keys, tables).join(', ')] as const);
+  };
+  const ruleText = (rule: Rule) => RULE_TEXT[rule].replace(`${rule}: `, '');
+  const rules = grouped((v) => v.rule).map(([rule, keys]) => `| ${keys} | **${rule}**: ${ruleText(rule)} |`);
+  const scopes = grouped((v) => v.scope ?? '(none)').map(([scope, keys]) =>
+    scope === '(none)' ? `| (none) | ${keys} |` : `| \`${scope}\` | ${keys} |`,
+  );
+  return ['| route | rule |', '|---|---|', ...rules, '', '| scope | routes |', '|---|---|', ...scopes, ''].join('\n');
+}

@@ -47,8 +47,11 @@ export interface Route extends RouteSpec {
   summary: string;
   /** Said after the access rule. */
   description?: string;
-  /** The query: valibot object schemas the handler parses it with (an entry a parameter), or parameters written out. */
-  query?: readonly (v.GenericSchema | QueryParameter)[];
+  /**
+   * The query: valibot object schemas the handler parses it with (an entry a parameter), or
+   * parameters written out; `[]` for a route that reads none (unknown parameters are ignored).
+   */
+  query: readonly (v.GenericSchema | QueryParameter)[];
   /** What each query parameter means, by name. */
   words?: Record<string, string>;
   /** The `{id}` of the path: a row id unless said (a reconciliation entity's id is any text). */

@@ -10,6 +10,7 @@ export const routes: Route[] = [
   {
     ...accessRow('POST', '/api/ai-cataloging/usage', 'editor', 'ai-usage', { scope: 'ai-usage' }),
     summary: 'Record one call a cataloguing tool made to a model',
+    query: [],
     description: 'Unknown fields are refused (422 `unknown field`); an optional field given as null or "" is absent.',
     body: { required: true, content: { [JSON_TYPE]: ref('UsageInput'), [FORM_TYPE]: SCHEMAS.form } },
     answers: {

@@ -136,6 +136,7 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
     routes.push({
       ...accessRow('GET', `${path}/:id`, 'authority', table),
       summary: `Read one ${what}`,
+      query: [],
       answers: { 200: { description: `The ${what}`, content: { [JSON_TYPE]: dataOf(record) } }, 404: 'NotFound' },
       handler: async (ctx) => {
         ctx.body = { data: show(ctx, await get(ctx.state.deps, idParam(ctx, what))) };
@@ -145,6 +146,7 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
     routes.push({
       ...accessRow('POST', path, 'editor', table, { scope: 'catalog:write' }),
       summary: `Create ${article(what)} ${what}`,
+      query: [],
       body: fieldsBody(`${name}Create`),
       answers: {
         201: { description: `The new ${what}`, content: { [JSON_TYPE]: dataOf(record) }, headers: ['Location'] },
@@ -161,6 +163,7 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
     routes.push({
       ...accessRow(resource.api.update ?? 'PUT', `${path}/:id`, 'editor', table, { scope: 'catalog:write' }),
       summary: `Change ${article(what)} ${what} (the fields given)`,
+      query: [],
       body: fieldsBody(`${name}Change`),
       answers: {
         200: { description: `The changed ${what}`, content: { [JSON_TYPE]: dataOf(record) } },

@@ -20,6 +20,7 @@ export function describeRoutes(all: () => readonly Route[]): Route[] {
     {
       ...accessRow('GET', '/api', 'open', 'api'),
       summary: 'The index of the API: name, version and where to read on',
+      query: [],
       answers: { 200: { description: 'The index', content: { [JSON_TYPE]: ref('Index') } } },
       handler: async (ctx) => {
         const { packageVersion } = await loadDocument();
@@ -38,6 +39,7 @@ export function describeRoutes(all: () => readonly Route[]): Route[] {
     {
       ...accessRow('GET', '/api/openapi.json', 'open', 'api'),
       summary: 'This description (OpenAPI 3.1)',
+      query: [],
       answers: {
         200: { description: 'The description', content: { [JSON_TYPE]: { type: 'object' } }, headers: ['ETag'] },
         304: { description: 'Not modified (If-None-Match)', headers: ['ETag'] },

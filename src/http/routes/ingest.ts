@@ -9,6 +9,7 @@ const callback = (failed: boolean, handler: Route['handler']): Route => {
   return {
     ...accessRow('POST', `/api/ingest/${failed ? 'failed' : 'confirm'}/:id`, 'editor', 'ingest', { scope: 'ingest' }),
     summary: failed ? 'Ingest failed: mark a received submission failed' : 'Ingest done: confirm a received submission',
+    query: [],
     body: { required: false, content: { [JSON_TYPE]: schema, [FORM_TYPE]: schema } },
     answers: {
       200: { description: 'The submission', content: { [JSON_TYPE]: dataOf(ref('Submission')) } },

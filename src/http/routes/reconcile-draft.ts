@@ -60,6 +60,7 @@ export function draftRoutes(kind: ReconcileKind): Route[] {
   return [
     service(kind, 'GET', at(''), {
       summary: 'The service manifest (1.0-draft)',
+      query: [],
       answers: { 200: documents([ref('ReconcileDraftManifest')]) },
       handler: answer((ctx) =>
         draftManifest(kind, baseUrl(ctx), { authentication: !ctx.state.settings.public_access }),
@@ -71,6 +72,7 @@ export function draftRoutes(kind: ReconcileKind): Route[] {
       at('/match'),
       {
         summary: 'A query batch (1.0-draft)',
+        query: [],
         body: { required: true, content: { [JSON_TYPE]: MATCH } },
         answers: { 200: documents([ref('ReconcileDraftResults')]), 413: 'TooLarge', 422: 'Invalid' },
         handler: answer((ctx) => sized(matchDraft(ctx.state.deps, kind, jsonBody(ctx)))),
@@ -94,6 +96,7 @@ export function draftRoutes(kind: ReconcileKind): Route[] {
       at('/extend'),
       {
         summary: 'A data extension query (1.0-draft)',
+        query: [],
         body: { required: true, content: { [JSON_TYPE]: EXTEND } },
         answers: { 200: documents([ref('ReconcileDraftExtension')]), 413: 'TooLarge', 422: 'Invalid' },
         handler: answer((ctx) => sized(extendDraft(ctx.state.deps, kind, jsonBody(ctx)))),

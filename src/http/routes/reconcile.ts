@@ -226,6 +226,7 @@ export function reconciliationRoutes(kind: ReconcileKind): Route[] {
     }),
     service(kind, 'GET', '/preview/:id', {
       summary: 'The preview of an entity (HTML, shown in an iframe)',
+      query: [],
       id: 'text',
       answers: { 200: PREVIEW, 404: 'NotFound' },
       handler: async (ctx) => answerPreview(ctx, await previewHtml(ctx.state.deps, kind, ctx.params.id ?? '')),

@@ -27,6 +27,7 @@ export const routes: Route[] = [
   {
     ...accessRow('POST', '/api/sips/import', 'editor', 'sips', { upload: true, scope: 'sips' }),
     summary: 'Submit a SIP (a ZIP file) for ingest',
+    query: [],
     body: {
       required: true,
       content: { 'multipart/form-data': UPLOAD },

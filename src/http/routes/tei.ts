@@ -96,6 +96,7 @@ export const routes: Route[] = [
   {
     ...accessRow('GET', '/api/tei/refresh', 'token', 'tei', { heavy: 'export', scope: 'tei:refresh' }),
     summary: 'Rebuild every TEI export; answers the number of entries of each',
+    query: [],
     answers: {
       200: {
         description: 'Entries by export',

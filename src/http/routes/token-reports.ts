@@ -35,6 +35,7 @@ export const routes: Route[] = [
   {
     ...accessRow('POST', '/api/tokens/revoke', 'open', 'tokens', { bodyBytes: REPORT_BYTES }),
     summary: 'Report leaked token values: every live token among them is revoked at once',
+    query: [],
     description:
       'No token needed (an Authorization header is judged as on every route, then ignored). The answer ' +
       'is the same whatever was found, and comes no sooner than half a second after the report: it says ' +

@@ -10,6 +10,7 @@ export const routes: Route[] = [
   {
     ...accessRow('GET', '/api/token', 'token', 'token'),
     summary: 'The presented token describes itself (never its value)',
+    query: [],
     answers: { 200: { description: 'The token', content: { [JSON_TYPE]: dataOf(ref('Token')) } }, 404: 'NotFound' },
     handler: async (ctx) => {
       const principal = ctx.state.principal;
