@@ -2,7 +2,7 @@
 // answers them and the bodies it reads, each derived from the resource's description
 // (domain/catalog/resources/) and its valibot field schemas.
 import { AUTHORITY_TYPES } from '../../domain/catalog/anton/fields.js';
-import { ACTOR_ANTON_KEYS, PLACE_ANTON_KEYS } from '../../domain/catalog/anton/input.js';
+import { ANTON_INPUT, ANTON_SAME_FIELD } from '../../domain/catalog/anton/input.js';
 import { RESOURCES, type AnyResource } from '../../domain/catalog/resources/index.js';
 import { EXACT_TOTAL_LIMIT, MAX_PER_PAGE } from '../../domain/catalog/list/query.js';
 import { SCHEMAS as USAGE } from '../../domain/catalog/ai-usage.js';
@@ -33,8 +33,6 @@ const DERIVED: Record<string, Record<string, Schema>> = {
   },
   keywords: { full_id: fullId('keywords') },
 };
-
-const ANTON_INPUT: Record<string, readonly string[]> = { actors: ACTOR_ANTON_KEYS, places: PLACE_ANTON_KEYS };
 
 const SERVER_SET: Record<string, Schema> = {
   id: { type: 'integer', minimum: 1 },
@@ -71,17 +69,29 @@ function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
     properties[key] = field.nullable ? orNull(schema) : schema;
     if (mode === 'create' && field.required) required.push(key);
   }
-  for (const key of r.readOnly)
-    properties[key] = { description: 'read-only: accepted and ignored (a record sent back as read)' };
-  const anton = ANTON_INPUT[r.table] ?? [];
-  for (const key of anton) properties[key] = { description: "Anton's field, mapped onto ours (README: Anton clients)" };
+  // A record sent back as read: its read-only fields are accepted and ignored.
+  const record = recordSchema(r).properties as Record<string, Schema>;
+  for (const key of r.readOnly) {
+    const { readOnly: _, ...asRead } = record[key] ?? {};
+    properties[key] = { ...asRead, description: 'read-only: accepted and ignored (a record sent back as read)' };
+  }
+  const table = r.table === 'actors' || r.table === 'places' ? r.table : null;
+  const anton = table ? ANTON_INPUT[table] : {};
+  for (const [key, schema] of Object.entries(anton)) properties[key] = schema;
   // Anton's bodies may give `label` alone: the name is taken from it.
-  const needs =
-    anton.length > 0 && required.includes('name')
-      ? { anyOf: [{ required }, { required: [...required.filter((k) => k !== 'name'), 'label'] }] }
+  const named =
+    table && required.includes('name')
+      ? [{ anyOf: [{ required }, { required: [...required.filter((k) => k !== 'name'), 'label'] }] }]
       : required.length > 0
-        ? { required }
-        : {};
+        ? [{ required }]
+        : [];
+  // One name of a field: both given must agree, which a schema cannot say; described, one excludes the other.
+  const pairs = table ? ANTON_SAME_FIELD[table] : [];
+  const once =
+    pairs.length > 0
+      ? { dependentSchemas: Object.fromEntries(pairs.map(([a, b]) => [a, { properties: { [b]: false } }])) }
+      : {};
+  const needs = { ...(named.length > 1 ? { allOf: named } : (named[0] ?? {})), ...once };
   return {
     type: 'object',
     properties,
