@@ -14,16 +14,18 @@ try {
   // The generator is TypeScript: bundled on its own, as the daemon bundles it.
   await build({
     cwd: root,
-    input: { document: 'src/http/openapi/document.ts' },
+    input: { document: 'src/http/openapi/document.ts', routes: 'src/http/routes/index.ts' },
     platform: 'node',
     resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
     external: [/^(sqlite3|pg-native|pg-query-stream)(\/|$)/],
     logLevel: 'warn',
     output: { dir: path.join(root, 'dist', 'openapi'), format: 'esm', entryFileNames: '[name].mjs', cleanDir: true },
   });
-  const { servedDocument } = await import(pathToFileURL(path.join(root, 'dist', 'openapi', 'document.mjs')).href);
+  const load = (name) => import(pathToFileURL(path.join(root, 'dist', 'openapi', `${name}.mjs`)).href);
+  const { servedDocument } = await load('document');
+  const { ROUTES } = await load('routes');
   const file = path.join(dir, 'openapi.json');
-  writeFileSync(file, JSON.stringify(JSON.parse(servedDocument().json), null, 2));
+  writeFileSync(file, JSON.stringify(JSON.parse(servedDocument(ROUTES).json), null, 2));
   const bin = (name) => path.join(root, 'node_modules', '.bin', name);
   const run = (cmd, args) => execFileSync(bin(cmd), args, { cwd: root, stdio: 'inherit' });
   run('redocly', ['lint', '--config', path.join(root, '.redocly.yaml'), '--format', 'stylish', file]);

@@ -1,7 +1,8 @@
-// The access matrix of docs/http-api.md, as data. The HTTP middleware enforces it and
-// `archivectl routes` prints it; nobody has to read route files to learn who may do what.
+// The access rules of docs/http-api.md, as data: each route's declaration (src/http/routes/)
+// names its rule and scope with accessRow; the HTTP middleware enforces them, `archivectl routes`
+// prints them and the description publishes them.
 import { atLeast, type Role } from './roles.js';
-import { RESOURCES, type AnyResource } from './catalog/resources/index.js';
+import type { AnyResource } from './catalog/resources/index.js';
 import type { Settings } from './settings.js';
 import type { Scope } from './scopes.js';
 
@@ -50,10 +51,17 @@ export interface RouteSpec {
 }
 
 /**
- * A row. A route that reads needs the scope `read` (an open route none); a route that writes
+ * The access columns of a route (its declaration beside its handler, src/http/routes/, spreads
+ * them). A route that reads needs the scope `read` (an open route none); a route that writes
  * names its scope in `more.scope`, and a write without one is a mistake caught at start-up.
  */
-function route(method: Method, path: string, rule: Rule, resource: string, more: Partial<RouteSpec> = {}): RouteSpec {
+export function accessRow(
+  method: Method,
+  path: string,
+  rule: Rule,
+  resource: string,
+  more: Partial<RouteSpec> = {},
+): RouteSpec {
   const access = more.access ?? (method === 'GET' ? 'read' : 'write');
   const scope = more.scope !== undefined ? more.scope : rule === 'open' ? null : access === 'read' ? 'read' : undefined;
   if (scope === undefined) throw new Error(`${method} ${path} writes and names no scope`);
@@ -67,81 +75,6 @@ export const REPORT_BYTES = 131_072;
 export const resourcePath = (resource: Pick<AnyResource, 'table'>) => `/api/${resource.table}`;
 /** The root of a register's reconciliation service (0.2; 1.0-draft under `<root>/1.0-draft`). */
 export const reconcileRoot = (kind: string) => `/api/${kind}/reconcile`;
-
-/**
- * A register's reconciliation service (W3C Reconciliation API 0.2, and 1.0-draft under its own
- * root), under the register's authority rule: its POSTs of queries only read (hence authority,
- * not editor), and are open only while public_access is on (public_api opens GET and HEAD).
- */
-function reconciliationService(kind: string): RouteSpec[] {
-  const root = reconcileRoot(kind);
-  const service = (method: Method, path: string, heavy?: Heavy): RouteSpec =>
-    route(method, `${root}${path}`, 'authority', kind, {
-      access: 'read',
-      crossOrigin: true,
-      ...(heavy ? { heavy } : {}),
-    });
-  return [
-    service('GET', '', 'batch'),
-    service('POST', '', 'batch'),
-    service('GET', '/suggest/entity'),
-    service('GET', '/suggest/property'),
-    service('GET', '/suggest/type'),
-    service('GET', '/properties'),
-    service('GET', '/preview/:id'),
-    service('GET', '/1.0-draft'),
-    service('POST', '/1.0-draft/match', 'draft-match'),
-    service('GET', '/1.0-draft/suggest/entity'),
-    service('GET', '/1.0-draft/suggest/property'),
-    service('GET', '/1.0-draft/suggest/type'),
-    service('GET', '/1.0-draft/preview'),
-    service('POST', '/1.0-draft/extend', 'draft-extend'),
-    service('GET', '/1.0-draft/extend/propose'),
-  ];
-}
-
-/** A catalogue resource's routes, from its description (domain/catalog/resources/). */
-function resourceRoutes(r: AnyResource): RouteSpec[] {
-  const path = resourcePath(r);
-  const { api } = r;
-  return [
-    route('GET', path, api.list, r.table, r.beacon ? { heavy: 'beacon' } : {}),
-    ...(r.reconcile ? reconciliationService(r.table) : []),
-    ...(api.record ? [route('GET', `${path}/:id`, 'authority', r.table)] : []),
-    ...(api.create ? [route('POST', path, 'editor', r.table, { scope: 'catalog:write' })] : []),
-    ...(api.update ? [route(api.update, `${path}/:id`, 'editor', r.table, { scope: 'catalog:write' })] : []),
-  ];
-}
-
-/** A TEI export (GET /api/tei/<table>): authority, but regenerating given `ids` needs a token. */
-const teiExport = (r: AnyResource): RouteSpec =>
-  route('GET', `/api/tei/${r.table}`, 'authority', 'tei', {
-    ruleWithIds: 'token',
-    scopeWithIds: 'tei:refresh',
-    heavy: 'export',
-  });
-
-// Where paths overlap, the more specific pattern owns the path (src/http/router.ts):
-// /api/actors/reconcile is never an actor id, whatever the order here.
-export const ROUTES: readonly RouteSpec[] = [
-  // The API describes itself (src/http/openapi/): it reveals no data, so it needs no token.
-  route('GET', '/api', 'open', 'api'),
-  route('GET', '/api/openapi.json', 'open', 'api'),
-  ...RESOURCES.flatMap(resourceRoutes),
-  route('POST', '/api/sips/import', 'editor', 'sips', { upload: true, scope: 'sips' }),
-  route('POST', '/api/ingest/confirm/:id', 'editor', 'ingest', { scope: 'ingest' }),
-  route('POST', '/api/ingest/failed/:id', 'editor', 'ingest', { scope: 'ingest' }),
-  route('POST', '/api/ai-cataloging/usage', 'editor', 'ai-usage', { scope: 'ai-usage' }),
-  // Rebuilds the exports from the catalogue, which it does not change: a read, but one that costs
-  // a rebuild, so it has a scope of its own.
-  route('GET', '/api/tei/refresh', 'token', 'tei', { heavy: 'export', scope: 'tei:refresh' }),
-  // The presented token describes itself (never its value).
-  route('GET', '/api/token', 'token', 'token'),
-  // Anyone who finds a token's value reports it, without a token (GitHub's credential
-  // revocation): 1,000 values of 58 characters, even pretty-printed, fit in REPORT_BYTES.
-  route('POST', '/api/tokens/revoke', 'open', 'tokens', { bodyBytes: REPORT_BYTES }),
-  ...RESOURCES.filter((r) => r.tei).map(teiExport),
-];
 
 export const RULE_TEXT: Record<Rule, string> = {
   open: 'open to anyone, with or without a token',
@@ -195,9 +128,9 @@ export const scopeFor = (route: RouteSpec, withIds: boolean): Scope | null =>
  */
 type RouteRow = Pick<RouteSpec, 'method' | 'path' | 'rule' | 'scope'> & { open: boolean };
 
-/** The matrix under the given settings, as `archivectl routes` prints it. */
-export function routeRows(settings: Settings): RouteRow[] {
-  return ROUTES.flatMap((r) => {
+/** The matrix of `routes` under the given settings, as `archivectl routes` prints it. */
+export function routeRows(routes: readonly RouteSpec[], settings: Settings): RouteRow[] {
+  return routes.flatMap((r) => {
     const variants = [{ path: displayPath(r.path), rule: r.rule, scope: r.scope }];
     if (r.ruleWithIds)
       variants.push({ path: `${displayPath(r.path)}?ids=…`, rule: ruleFor(r, true), scope: scopeFor(r, true) });
@@ -209,4 +142,46 @@ export function routeRows(settings: Settings): RouteRow[] {
       scope: v.scope,
     }));
   });
+}
+
+/** Routes that differ only in their resource (`/api/{actors,places}/reconcile`), said once, in order. */
+function compact(keys: readonly string[], tables: readonly string[]): string[] {
+  const shapes = new Map<string, string[]>();
+  const shapeOf = (key: string): [string, string | null] => {
+    const m = /^(\S+ \/api\/(?:tei\/)?)([a-z-]+)(\/.*|\?.*)?$/.exec(key);
+    if (!m || !tables.includes(m[2] as string)) return [key, null];
+    return [`${m[1]}\0${m[3] ?? ''}`, m[2] as string];
+  };
+  for (const key of keys) {
+    const [shape, table] = shapeOf(key);
+    const list = shapes.get(shape) ?? [];
+    if (table !== null) list.push(table);
+    shapes.set(shape, list);
+  }
+  return [...shapes].map(([shape, list]) =>
+    list.length === 0 ? shape : shape.replace('\0', list.length === 1 ? (list[0] as string) : `{${list.join(',')}}`),
+  );
+}
+
+/**
+ * The access and scope tables of docs/http-api.md, as `archivectl routes --markdown` prints them
+ * from the route declarations (a test holds the docs to them): the routes of each rule, of each scope.
+ */
+export function accessTables(routes: readonly RouteSpec[], tables: readonly string[]): string {
+  const variants = routes.flatMap((r) => {
+    const key = `${r.method} ${displayPath(r.path)}`;
+    const own = { key, rule: r.rule, scope: r.scope };
+    return r.ruleWithIds ? [own, { key: `${key}?ids=…`, rule: ruleFor(r, true), scope: scopeFor(r, true) }] : [own];
+  });
+  const grouped = <K extends string>(by: (v: (typeof variants)[number]) => K) => {
+    const groups = new Map<K, string[]>();
+    for (const v of variants) groups.set(by(v), [...(groups.get(by(v)) ?? []), v.key]);
+    return [...groups].map(([k, keys]) => [k, compact(keys, tables).join(', ')] as const);
+  };
+  const ruleText = (rule: Rule) => RULE_TEXT[rule].replace(`${rule}: `, '');
+  const rules = grouped((v) => v.rule).map(([rule, keys]) => `| ${keys} | **${rule}**: ${ruleText(rule)} |`);
+  const scopes = grouped((v) => v.scope ?? '(none)').map(([scope, keys]) =>
+    scope === '(none)' ? `| (none) | ${keys} |` : `| \`${scope}\` | ${keys} |`,
+  );
+  return ['| route | rule |', '|---|---|', ...rules, '', '| scope | routes |', '|---|---|', ...scopes, ''].join('\n');
 }

@@ -28,7 +28,7 @@ import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { refuseForeignAddress } from './allow-from.js';
 import { enforceScopes, missingScope } from './scopes.js';
 import { answerRateLimit, limitRequests, reportLimit, RequestLimits } from './rate-limits.js';
-import { HANDLERS } from './routes/index.js';
+import { ROUTES } from './routes/index.js';
 import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext, ReportDesk } from './types.js';
 
 interface AppParts {
@@ -171,6 +171,6 @@ export function createApp({ deps, log, access, authenticator, trust, readiness, 
     rejectUnreadableBody(log), // 4. then validation
     limitHeavyRequests(heavy), // a place for an export, a dump, a large batch (or 503)
   ];
-  app.use(routeRequests(HANDLERS, pipeline));
+  app.use(routeRequests(ROUTES, pipeline));
   return app;
 }

@@ -1,5 +1,5 @@
-// The routes of the access matrix, dispatched by @koa/router (docs/ARCHITECTURE.md): a route's
-// chain is its matrix entry onto ctx.state, the request pipeline (app.ts), its handler. Where
+// The declared routes (routes/index.ts), dispatched by @koa/router (docs/ARCHITECTURE.md): a
+// route's chain is its declaration onto ctx.state, the request pipeline (app.ts), its handler. Where
 // patterns overlap, the most specific (fewest parameters) owns the path for every method
 // (/api/actors/reconcile is never an actor id), so each pattern is registered again, without a
 // matrix entry, for the methods it does not serve. 404 and 405 are the pipeline's, as JSON, once
@@ -7,9 +7,10 @@
 import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import { ROUTES, type RouteSpec } from '../domain/access.js';
+import type { RouteSpec } from '../domain/access.js';
 import { httpError } from './errors.js';
-import type { ApiContext, ApiMiddleware, ApiState, HandlerMap, ApiNext } from './types.js';
+import type { Route } from './route.js';
+import type { ApiContext, ApiMiddleware, ApiState, ApiNext } from './types.js';
 import { redactTokens } from '../errors.js';
 
 const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
@@ -25,39 +26,37 @@ function selectRoute(route: RouteSpec | null, allowed: readonly string[], crossO
 }
 
 /** The shortest paths of the cross-origin routes: the roots of the services (README, "CORS"). */
-function crossOriginRoots(): string[] {
-  const paths = ROUTES.filter((r) => r.crossOrigin).map((r) => r.path);
+function crossOriginRoots(routes: readonly Route[]): string[] {
+  const paths = routes.filter((r) => r.crossOrigin).map((r) => r.path);
   return [...new Set(paths.filter((p) => !paths.some((q) => p !== q && p.startsWith(`${q}/`))))];
 }
 
 /** The request's route, found by @koa/router, then `pipeline` and the route's handler. */
-export function routeRequests(handlers: HandlerMap, pipeline: ApiMiddleware[]): ApiMiddleware {
-  const unknown = Object.keys(handlers).filter((k) => !ROUTES.some((r) => routeKey(r) === k));
-  if (unknown.length > 0) throw new Error(`handlers without a route in the matrix: ${unknown.join(', ')}`);
+export function routeRequests(routes: readonly Route[], pipeline: ApiMiddleware[]): ApiMiddleware {
+  const keys = routes.map(routeKey);
+  const twice = keys.filter((k, i) => keys.indexOf(k) !== i);
+  if (twice.length > 0) throw new Error(`routes declared twice: ${twice.join(', ')}`);
   const rest = compose(pipeline);
   // Paths are matched exactly as written in the matrix (case-sensitive).
   const router = new Router<ApiState, ApiContext>({ sensitive: true, exclusive: 'specificity' });
-  for (const path of new Set(ROUTES.map((r) => r.path))) {
-    const rows = ROUTES.filter((r) => r.path === path);
+  for (const path of new Set(routes.map((r) => r.path))) {
+    const rows = routes.filter((r) => r.path === path);
     // GET routes answer HEAD as well (the router adds it, Koa sends no body).
     const allowed = Object.freeze([
       ...new Set(rows.flatMap((r) => (r.method === 'GET' ? ['HEAD', 'GET'] : [r.method]))),
     ]);
     const crossOrigin = rows.some((r) => r.crossOrigin === true);
-    for (const spec of rows) {
-      const handler = handlers[routeKey(spec)];
-      // Every row of the matrix is served: a missing handler is a build error, not a 404.
-      if (!handler) throw new Error(`no handler for ${routeKey(spec)}`);
-      router.register(path, [spec.method], [selectRoute(spec, allowed, crossOrigin), rest, handler], {
-        name: routeKey(spec),
+    for (const route of rows)
+      router.register(path, [route.method], [selectRoute(route, allowed, crossOrigin), rest, route.handler], {
+        name: routeKey(route),
       });
-    }
     const others = METHODS.filter((m) => !allowed.includes(m));
     router.register(path, others, [selectRoute(null, allowed, crossOrigin), rest]);
   }
   // A path under a cross-origin service's root that is no route is its 404, readable by a page:
   // registered last, the wildcard loses to every route above (fewer or as many parameters).
-  for (const root of crossOriginRoots()) router.register(`${root}/*rest`, METHODS, [selectRoute(null, [], true), rest]);
+  for (const root of crossOriginRoots(routes))
+    router.register(`${root}/*rest`, METHODS, [selectRoute(null, [], true), rest]);
   return compose([router.routes() as ApiMiddleware, selectRoute(null, [], false), rest]);
 }
 

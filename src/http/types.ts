@@ -81,5 +81,3 @@ export type Handler = (ctx: ApiContext) => Promise<void>;
 /** A step of the request pipeline (app.ts): plain Koa middleware; one that answers does not call `next`. */
 export type ApiMiddleware = (ctx: ApiContext, next: ApiNext) => Promise<void>;
 export type ApiNext = () => Promise<void>;
-/** Handlers of one resource, keyed `METHOD path` exactly as in ROUTES (src/domain/access.ts). */
-export type HandlerMap = Record<string, Handler>;

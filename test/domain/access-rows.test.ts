@@ -2,7 +2,8 @@
 // src/domain/access.ts) and decide() for the routes open to anyone: every row's `open` a
 // boolean under the settings, the TEI exports' second row for `?ids=`.
 import { describe, expect, it } from 'vitest';
-import { decide, displayPath, ROUTES, routeRows } from '../../src/domain/access.js';
+import { decide, displayPath, routeRows } from '../../src/domain/access.js';
+import { ROUTES } from '../../src/http/routes/index.js';
 
 const settings = (public_api: boolean, public_access: boolean) => ({ public_api, public_access });
 
@@ -24,7 +25,7 @@ describe('displayPath', () => {
 
 describe('routeRows', () => {
   it('says for every row, as a boolean, whether a request without a token is served', () => {
-    const closed = routeRows(settings(false, false));
+    const closed = routeRows(ROUTES, settings(false, false));
     for (const row of closed) {
       expect(typeof row.open, `${row.method} ${row.path}`).toBe('boolean');
       expect(row.open, `${row.method} ${row.path}`).toBe(row.rule === 'open');
@@ -36,13 +37,13 @@ describe('routeRows', () => {
       open: true,
       scope: null,
     });
-    const open = routeRows(settings(true, true));
+    const open = routeRows(ROUTES, settings(true, true));
     for (const row of open.filter((r) => r.rule === 'editor' || r.rule === 'token')) expect(row.open).toBe(false);
     expect(open.filter((r) => r.rule === 'authority').every((r) => r.open)).toBe(true);
   });
 
   it('adds the `?ids=` row, with its own rule, to the routes that have one, and only to them', () => {
-    const rows = routeRows(settings(false, true));
+    const rows = routeRows(ROUTES, settings(false, true));
     const withIds = ROUTES.filter((r) => r.ruleWithIds);
     expect(withIds.length).toBeGreaterThan(0);
     expect(rows).toHaveLength(ROUTES.length + withIds.length);

@@ -7,7 +7,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, type Rule, type RouteSpec } from '../../src/domain/access.js';
+import type { Rule, RouteSpec } from '../../src/domain/access.js';
+import { ROUTES } from '../../src/http/routes/index.js';
 import { ROLES, type Role } from '../../src/domain/roles.js';
 import {
   applySettings,

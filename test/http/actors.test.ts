@@ -253,6 +253,11 @@ describe('PUT /api/actors/{id}', () => {
     }
     const array = await api.put(`/api/actors/${created.id}`, [{ name: 'x' }], t.editor);
     expect(array.status).toBe(422);
+    const bodiless = await api.request(`/api/actors/${created.id}`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${t.editor}` },
+    });
+    expect(fieldsOf(bodiless)).toEqual({ body: 'required' });
     expect((await api.get(`/api/actors/${created.id}`, t.user)).body).toEqual({ data: created });
   });
 

@@ -4,7 +4,7 @@
 // was made, from `publicUrl` when configured, else from the request's origin.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../src/domain/access.js';
+import { ROUTES } from '../../src/http/routes/index.js';
 import { ROLES, type Role } from '../../src/domain/roles.js';
 import { bearer, client, dataOf, loadCatalog, roleTokens, send, sipForm } from '../helpers/api.js';
 import { createSandbox, type Sandbox } from '../helpers/cli.js';

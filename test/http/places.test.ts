@@ -168,6 +168,11 @@ describe('POST /api/places/{id}', () => {
       const r = await api.post(`/api/places/${created.id}`, body, t.editor);
       expect(fieldsOf(r), JSON.stringify(body)).toHaveProperty(field);
     }
+    const bodiless = await api.request(`/api/places/${created.id}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.editor}` },
+    });
+    expect(fieldsOf(bodiless)).toEqual({ body: 'required' });
     expect((await api.get(`/api/places/${created.id}`, t.user)).body).toEqual({ data: created });
   });
 

@@ -2,7 +2,7 @@
 // with Allow, as JSON; every error body a JSON object with a string `error`; and no 5xx for odd
 // query parameters, ids, paths or field values on any route of the matrix (ROUTES).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../src/domain/access.js';
+import { ROUTES } from '../../src/http/routes/index.js';
 import { bearer, dataOf, inPool, loadCatalog, replyProblems, send } from '../helpers/api.js';
 import { ACTOR_FIELDS, PLACE_FIELDS, QUERY_PARAMETERS } from '../helpers/catalog.js';
 import { useDaemonWithTokens } from '../helpers/http.js';

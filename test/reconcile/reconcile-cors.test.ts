@@ -3,7 +3,7 @@
 // authentication; the access rules unchanged; JSONP (the 0.1 fallback) with a checked callback;
 // nothing of this on other routes. And `Allow` naming exactly the methods of the matched path.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../src/domain/access.js';
+import { ROUTES } from '../../src/http/routes/index.js';
 import { applySettings, bearer, dataOf, loadCatalog, send, type Reply } from '../helpers/api.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 

@@ -282,6 +282,7 @@ describe('data extension', () => {
       { ids: ['1'] },
       { ids: ['1'], properties: ['gnd'] },
       { ids: ['1'], properties: [{ id: 'gnd', settings: 'x' }] },
+      null,
     ];
     for (const extend of bad) {
       const fields = fieldsOf(await api.post('/api/actors/reconcile', { extend }, t.user));

@@ -5,11 +5,23 @@ import { printJson, printTable, writeOut } from '../output.js';
 
 const onOff = (on: boolean) => (on ? 'on' : 'off');
 
-export async function run(globals: Globals, opts: { json?: boolean }): Promise<void> {
+export async function run(globals: Globals, opts: { json?: boolean; markdown?: boolean }): Promise<void> {
   const { readSettings } = await import('../../domain/settings.js');
-  const { routeRows, RULE_TEXT } = await import('../../domain/access.js');
+  const { accessTables, routeRows, RULE_TEXT } = await import('../../domain/access.js');
+  const { ROUTES } = await import('../../http/routes/index.js');
+  if (opts.markdown) {
+    // The tables of docs/http-api.md: what the declarations say, whatever the settings.
+    const { RESOURCES } = await import('../../domain/catalog/resources/index.js');
+    writeOut(
+      accessTables(
+        ROUTES,
+        RESOURCES.map((r) => r.table),
+      ),
+    );
+    return;
+  }
   const settings = await withDb(globals(), (ctx) => readSettings(ctx));
-  const rows = routeRows(settings);
+  const rows = routeRows(ROUTES, settings);
   if (opts.json) printJson(rows);
   else {
     // "Open": answered without a token under the settings now, else 401. In a narrow terminal

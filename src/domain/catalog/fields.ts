@@ -61,6 +61,12 @@ export const valueOr = <T>(schema: ValueSchema<T>, value: unknown): T | null => 
 
 const codePoints = (s: string) => [...s].length;
 
+/** The characters NOT_TEXT_RE refuses that a description's pattern can name (no flags there). */
+const NOT_TEXT = '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u2028\\u2029';
+/** A described text: none of NOT_TEXT, and (`required`) one character that is not white space. */
+export const textPattern = (required: boolean, extra = '') =>
+  required ? `^[^${NOT_TEXT}${extra}]*[^\\s${NOT_TEXT}${extra}][^${NOT_TEXT}${extra}]*$` : `^[^${NOT_TEXT}${extra}]*$`;
+
 /** Catalogue text, trimmed, of min..max code points; line breaks and tabs pass (not in `name`). */
 export function text(max: number, min = 1): ValueSchema<string> {
   return v.pipe(
@@ -71,7 +77,7 @@ export function text(max: number, min = 1): ValueSchema<string> {
       min > 0 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`,
     ),
     // What the description of the API says of it (JSON Schema counts code points, as the check does).
-    v.metadata({ minLength: min, maxLength: max }),
+    v.metadata({ minLength: min, maxLength: max, pattern: textPattern(min > 0) }),
     v.rawCheck<string>(({ dataset, addIssue }) => {
       const problem = dataset.typed ? textProblem(dataset.value) : null;
       if (problem !== null) addIssue({ message: problem });
@@ -85,18 +91,22 @@ export function name(max = 255): ValueSchema<string> {
     text(max),
     v.check((s) => !/[\r\n\t]/.test(s), 'must be a single line'),
     v.description('a single line: no line breaks or tabs'),
+    v.metadata({ pattern: textPattern(true, '\\r\\n\\t') }),
   );
 }
 
 const NAME = name(255);
 
-export function pattern(re: RegExp, description: string, normalise = (s: string) => s): ValueSchema<string> {
+export function pattern(re: RegExp, description: string, normalise = (s: string) => s, uri = ''): ValueSchema<string> {
+  const id = re.source.replace(/^\^/, '').replace(/\$$/, '');
   return v.pipe(
     v.string('must be a string'),
     v.trim(),
     v.transform(normalise),
     v.check((s) => s.length <= 64 && re.test(s), `must be ${description}`),
     v.description(description),
+    // Described: the id, or (`uri`) the URI prefix that normalise removes before it.
+    v.metadata({ pattern: uri ? `^(${uri})?(${id})$` : `^(${id})$` }),
   );
 }
 
@@ -121,7 +131,7 @@ export const LABEL_MAP: ValueSchema<Record<string, string> | null> = v.pipe(
     type: 'object',
     maxProperties: 50,
     propertyNames: { pattern: LOCALE_RE.source },
-    additionalProperties: { type: ['string', 'null'], maxLength: 255 },
+    additionalProperties: { type: ['string', 'null'], maxLength: 255, pattern: textPattern(false, '\\r\\n\\t') },
     description: 'locale → name, e.g. {"de": "Zürich", "fr": "Zurich"}; null or blank names are dropped',
   }),
   converted((o: Record<string, unknown>, refuse) => {
@@ -154,7 +164,7 @@ export function nameList(max: number, notArray: string): ValueSchema<string[]> {
   return v.pipe(
     v.array(v.unknown(), notArray),
     v.maxLength(max, `must have at most ${max} entries`),
-    v.metadata({ items: { type: 'string', minLength: 1, maxLength: 255 } }),
+    v.metadata({ items: { type: 'string', minLength: 1, maxLength: 255, pattern: textPattern(true, '\\r\\n\\t') } }),
     converted((items: unknown[], refuse) => {
       const out: string[] = [];
       for (const [i, item] of items.entries()) {
@@ -185,7 +195,11 @@ export const PARTIAL_DATE: ValueSchema<string> = v.pipe(
   v.string(DATE_MESSAGE),
   v.trim(),
   v.check(isCalendarDate, DATE_MESSAGE),
-  v.metadata({ pattern: '^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$', description: 'a date: YYYY, YYYY-MM or YYYY-MM-DD' }),
+  // Described: the days every month has (a real 29th, 30th or 31st is accepted too).
+  v.metadata({
+    pattern: '^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-8]))?)?$',
+    description: 'a date: YYYY, YYYY-MM or YYYY-MM-DD',
+  }),
 );
 export const partialDate = checker(PARTIAL_DATE);
 
@@ -202,21 +216,27 @@ export const GND_RE = /^(?:1[012]?\d{7}[0-9X]|[47]\d{6}-\d|[1-9]\d{0,7}-[0-9X]|3
 const GND_URI_RE = /^https?:\/\/d-nb\.info\/gnd\//i;
 
 /** `gnd`: a GND id; the URI form `https://d-nb.info/gnd/<id>` is accepted and stored as the id. */
-export const GND_ID = pattern(GND_RE, 'a GND identifier such as 118540238 or 4005728-8', (s) =>
-  s.replace(GND_URI_RE, ''),
+export const GND_ID = pattern(
+  GND_RE,
+  'a GND identifier such as 118540238 or 4005728-8',
+  (s) => s.replace(GND_URI_RE, ''),
+  'https?://d-nb\\.info/gnd/',
 );
 
 const GEONAMES_URI_RE = /^https?:\/\/(?:sws\.|www\.)?geonames\.org\/(\d+)(?:\/.*)?$/i;
 
 /** `geonames`: a GeoNames id (digits); the URI form is accepted and stored as the id. */
-export const GEONAMES_ID = pattern(/^[1-9][0-9]{0,11}$/, 'a GeoNames identifier (digits)', (s) =>
-  s.replace(GEONAMES_URI_RE, '$1'),
+export const GEONAMES_ID = pattern(
+  /^[1-9][0-9]{0,11}$/,
+  'a GeoNames identifier (digits)',
+  (s) => s.replace(GEONAMES_URI_RE, '$1'),
+  'https?://(sws\\.|www\\.)?geonames\\.org/',
 );
 
 const COUNTRY_MESSAGE = 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. CH';
 
 /** The assigned ISO 3166-1 alpha-2 codes, from i18n-iso-countries' table (not every two letters). */
-const COUNTRY_CODES = Object.keys(getAlpha2Codes()).sort();
+export const COUNTRY_CODES = Object.keys(getAlpha2Codes()).sort();
 
 export const COUNTRY_CODE: ValueSchema<string> = v.picklist(COUNTRY_CODES, COUNTRY_MESSAGE);
 
@@ -228,6 +248,11 @@ const LOCATION_MESSAGE =
 export const LOCATION: ValueSchema<string> = v.pipe(
   v.string(LOCATION_MESSAGE),
   v.description(LOCATION_MESSAGE.replace(/^must be/, 'given as')),
+  // Described: decimal degrees in range (Swiss coordinates are accepted too, but not described).
+  v.metadata({
+    pattern:
+      '^[-+]?([0-8]?[0-9](\\.[0-9]{1,12})?|90(\\.0{1,12})?) [-+]?((1[0-7][0-9]|0?[0-9]?[0-9])(\\.[0-9]{1,12})?|180(\\.0{1,12})?)$',
+  }),
   converted((raw: string, refuse) => {
     const parts = raw.trim().split(/\s+/);
     if (parts.length === 2 && parts.every((p) => DECIMAL_RE.test(p))) {

@@ -58,7 +58,7 @@ const reasonSchema = v.nullable(
   ),
 );
 
-const CALLBACK_BODIES = {
+export const CALLBACK_BODIES = {
   confirm: v.object({}),
   failed: v.object({
     reason: v.pipe(

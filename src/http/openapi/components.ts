@@ -2,7 +2,7 @@
 // answers them and the bodies it reads, each derived from the resource's description
 // (domain/catalog/resources/) and its valibot field schemas.
 import { AUTHORITY_TYPES } from '../../domain/catalog/anton/fields.js';
-import { ACTOR_ANTON_KEYS, PLACE_ANTON_KEYS } from '../../domain/catalog/anton/input.js';
+import { ANTON_INPUT, ANTON_SAME_FIELD } from '../../domain/catalog/anton/input.js';
 import { RESOURCES, type AnyResource } from '../../domain/catalog/resources/index.js';
 import { EXACT_TOTAL_LIMIT, MAX_PER_PAGE } from '../../domain/catalog/list/query.js';
 import { SCHEMAS as USAGE } from '../../domain/catalog/ai-usage.js';
@@ -10,12 +10,8 @@ import { ROLES } from '../../domain/roles.js';
 import { TOKEN_KINDS } from '../../domain/tokens/queries.js';
 import { RATE_LIMIT_PATTERN } from '../../rate-limit.js';
 import { EVERY_SCOPE, SCOPES } from '../../domain/scopes.js';
+import { recordName, ref } from '../route.js';
 import { jsonSchemaOf, orNull, type Schema } from './json-schema.js';
-
-export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-
-/** `Actor`, `Place`, … : a resource's schema names. */
-export const recordName = (r: AnyResource): string => `${r.what[0]?.toUpperCase()}${r.what.slice(1)}`;
 
 const SLUG = '[a-z0-9][a-z0-9_]{0,31}';
 const fullId = (register: string): Schema => ({
@@ -37,8 +33,6 @@ const DERIVED: Record<string, Record<string, Schema>> = {
   },
   keywords: { full_id: fullId('keywords') },
 };
-
-const ANTON_INPUT: Record<string, readonly string[]> = { actors: ACTOR_ANTON_KEYS, places: PLACE_ANTON_KEYS };
 
 const SERVER_SET: Record<string, Schema> = {
   id: { type: 'integer', minimum: 1 },
@@ -75,17 +69,29 @@ function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
     properties[key] = field.nullable ? orNull(schema) : schema;
     if (mode === 'create' && field.required) required.push(key);
   }
-  for (const key of r.readOnly)
-    properties[key] = { description: 'read-only: accepted and ignored (a record sent back as read)' };
-  const anton = ANTON_INPUT[r.table] ?? [];
-  for (const key of anton) properties[key] = { description: "Anton's field, mapped onto ours (README: Anton clients)" };
+  // A record sent back as read: its read-only fields are accepted and ignored.
+  const record = recordSchema(r).properties as Record<string, Schema>;
+  for (const key of r.readOnly) {
+    const { readOnly: _, ...asRead } = record[key] ?? {};
+    properties[key] = { ...asRead, description: 'read-only: accepted and ignored (a record sent back as read)' };
+  }
+  const table = r.table === 'actors' || r.table === 'places' ? r.table : null;
+  const anton = table ? ANTON_INPUT[table] : {};
+  for (const [key, schema] of Object.entries(anton)) properties[key] = schema;
   // Anton's bodies may give `label` alone: the name is taken from it.
-  const needs =
-    anton.length > 0 && required.includes('name')
-      ? { anyOf: [{ required }, { required: [...required.filter((k) => k !== 'name'), 'label'] }] }
+  const named =
+    table && required.includes('name')
+      ? [{ anyOf: [{ required }, { required: [...required.filter((k) => k !== 'name'), 'label'] }] }]
       : required.length > 0
-        ? { required }
-        : {};
+        ? [{ required }]
+        : [];
+  // One name of a field: both given must agree, which a schema cannot say; described, one excludes the other.
+  const pairs = table ? ANTON_SAME_FIELD[table] : [];
+  const once =
+    pairs.length > 0
+      ? { dependentSchemas: Object.fromEntries(pairs.map(([a, b]) => [a, { properties: { [b]: false } }])) }
+      : {};
+  const needs = { ...(named.length > 1 ? { allOf: named } : (named[0] ?? {})), ...once };
   return {
     type: 'object',
     properties,
@@ -93,6 +99,24 @@ function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
     additionalProperties: false,
     description: 'Unknown fields are refused (422 `unknown field`); every problem is named in `fields`.',
   };
+}
+
+/**
+ * A body's fields as a urlencoded form sends them: the same names (unknown ones refused), text
+ * where the field is text; other values as the form parser reads bracketed names (`label[de]`).
+ */
+function formOf(schema: Schema): Schema {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, Schema>).map(([key, s]) => {
+      const types = ([] as unknown[]).concat(s.type ?? []);
+      if (!types.includes('string')) return [key, { description: s.description ?? key }];
+      const text: Schema = { ...s, type: 'string' };
+      // A form cannot send null: an empty field is its absence.
+      if (Array.isArray(s.enum)) text.enum = s.enum.filter((x) => x !== null);
+      return [key, text];
+    }),
+  );
+  return { ...schema, properties };
 }
 
 function usageSchema(): Schema {
@@ -224,16 +248,8 @@ const SUBMISSION: Schema = {
   additionalProperties: false,
 };
 
-/** `{data: …}`. */
-export const dataOf = (schema: Schema): Schema => ({
-  type: 'object',
-  properties: { data: schema },
-  required: ['data'],
-  additionalProperties: false,
-});
-
 /** `{data: […], meta}`. */
-export const listOf = (schema: Schema): Schema => ({
+const listOf = (schema: Schema): Schema => ({
   type: 'object',
   properties: { data: { type: 'array', items: schema }, meta: ref('ListMeta') },
   required: ['data', 'meta'],
@@ -250,10 +266,16 @@ export function schemas(): Record<string, Schema> {
     UsageInput: usageSchema(),
   };
   for (const r of RESOURCES) {
-    const name = recordName(r);
+    const name = recordName(r.what);
     out[name] = recordSchema(r);
-    out[`${name}Create`] = inputSchema(r, 'create');
-    out[`${name}Change`] = inputSchema(r, 'update');
+    out[`${name}List`] = listOf(ref(name));
+    for (const [mode, suffix] of [
+      ['create', 'Create'],
+      ['update', 'Change'],
+    ] as const) {
+      out[`${name}${suffix}`] = inputSchema(r, mode);
+      out[`${name}${suffix}Form`] = formOf(inputSchema(r, mode));
+    }
   }
   return out;
 }

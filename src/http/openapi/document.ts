@@ -1,10 +1,11 @@
-// The description of the API (OpenAPI 3.1), built from the access matrix (ROUTES), the valibot
-// schemas the handlers parse with and docs/anton-differences.md, once, when it is first asked
-// for: a daemon that is never asked never builds it, and `--help` never loads this module.
+// The description of the API (OpenAPI 3.1), built from the route declarations (../routes/), the
+// valibot schemas the handlers parse with and docs/anton-differences.md, once, when it is first
+// asked for: a daemon that is never asked never builds it, and `--help` never loads this module.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { ROUTES } from '../../domain/access.js';
-import { ref, schemas } from './components.js';
+import { SCOPES } from '../../domain/scopes.js';
+import { ref, type Route } from '../route.js';
+import { schemas } from './components.js';
 import type { Schema } from './json-schema.js';
 import { paths, RATE_LIMIT_HEADERS, tagOf } from './operations.js';
 import { reconcileSchemas } from './reconcile.js';
@@ -91,6 +92,10 @@ const HEADERS: Record<string, Schema> = {
       '`error="insufficient_scope"` for a role too low or, with `scope="…"`, a scope the token lacks (403)',
   ),
   RetryAfter: { ...text('Seconds to wait before asking again'), schema: { type: 'string', pattern: '^[0-9]+$' } },
+  AllowOrigin: {
+    description: 'On the cross-origin routes (the reconciliation services): `*`, any page may read the answer',
+    schema: { const: '*' },
+  },
   RateLimitPolicy: {
     description:
       'On every answer to a client with a rate limit (IETF httpapi RateLimit fields, draft 10): the policy, ' +
@@ -137,8 +142,8 @@ function used(all: Record<string, Schema>, rest: unknown): Record<string, Schema
   return Object.fromEntries(Object.entries(all).filter(([name]) => keep.has(name)));
 }
 
-export function buildDocument(version: string): Schema {
-  const builtPaths = paths(ROUTES);
+export function buildDocument(routes: readonly Route[], version: string): Schema {
+  const builtPaths = paths(routes);
   const parts = { paths: builtPaths, responses: responses() };
   const description = [
     'The API of archivectl, an archive and cataloguing service. Answers are JSON: one record as',
@@ -159,7 +164,7 @@ export function buildDocument(version: string): Schema {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'this daemon' }],
-    tags: [...new Set(ROUTES.map((r) => tagOf(r.path)))].map((name) => ({
+    tags: [...new Set(routes.map((r) => tagOf(r.path)))].map((name) => ({
       name,
       description: name === 'api' ? 'The index and this description' : `/api/${name}`,
     })),
@@ -174,9 +179,8 @@ export function buildDocument(version: string): Schema {
           scheme: 'bearer',
           description:
             'A token made by `archivectl token create`. A token may be narrowed to scopes (`--scope`): each ' +
-            "operation's `x-scope` names the one it needs (`read`, `catalog:write`, `sips`, `ingest`, " +
-            '`ai-usage`, `tei:refresh`; `x-scope-with-ids` with `ids`); a token without scopes has every right ' +
-            'of its account.',
+            `operation's \`x-scope\` names the one it needs (${SCOPES.map((s) => `\`${s}\``).join(', ')}; ` +
+            '`x-scope-with-ids` with `ids`); a token without scopes has every right of its account.',
         },
       },
     },
@@ -193,9 +197,9 @@ let served: Served | undefined;
 export const packageVersion = (): string => (JSON.parse(projectFile('package.json')) as { version: string }).version;
 
 /** The description as served: built on first use, then the same text and ETag. */
-export function servedDocument(): Served {
+export function servedDocument(routes: readonly Route[]): Served {
   if (!served) {
-    const json = JSON.stringify(buildDocument(packageVersion()));
+    const json = JSON.stringify(buildDocument(routes, packageVersion()));
     served = { json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
   }
   return served;

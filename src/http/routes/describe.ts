@@ -1,38 +1,60 @@
 // The API describes itself: GET /api (an index) and GET /api/openapi.json (OpenAPI 3.1, built
-// on first request by ../openapi/document.ts, then served as the same text with its ETag).
-// Both reveal no data: open to anyone (the `open` rule).
+// from every route's declaration on first request by ../openapi/document.ts, then served as the
+// same text with its ETag). Both reveal no data: open to anyone (the `open` rule).
+import { accessRow } from '../../domain/access.js';
 import { RECONCILE_KINDS } from '../../domain/catalog/reconcile/service.js';
 import { notModified } from '../conditional.js';
-import type { HandlerMap } from '../types.js';
+import { JSON_TYPE, ref, type Route } from '../route.js';
 
-/** An hour: the description changes only with the daemon, and revalidation is cheap (ETag). */
-const CACHE = 'public, max-age=3600';
+/**
+ * As every answer without a token (docs/http-api.md): a cache may keep it but asks again before
+ * each reuse; the description's ETag makes asking again a 304.
+ */
+const CACHE = 'no-cache';
 
 const loadDocument = () => import('../openapi/document.js');
 
-export const handlers: HandlerMap = {
-  'GET /api': async (ctx) => {
-    const { packageVersion } = await loadDocument();
-    ctx.set('Cache-Control', CACHE);
-    ctx.body = {
-      name: 'archivectl',
-      version: packageVersion(),
-      links: {
-        description: '/api/openapi.json',
-        token: '/api/token',
-        ...Object.fromEntries(RECONCILE_KINDS.map((kind) => [`reconcile_${kind}`, `/api/${kind}/reconcile`])),
+/** The two routes; `all` gives every route of the API, described by the second. */
+export function describeRoutes(all: () => readonly Route[]): Route[] {
+  return [
+    {
+      ...accessRow('GET', '/api', 'open', 'api'),
+      summary: 'The index of the API: name, version and where to read on',
+      query: [],
+      answers: { 200: { description: 'The index', content: { [JSON_TYPE]: ref('Index') } } },
+      handler: async (ctx) => {
+        const { packageVersion } = await loadDocument();
+        ctx.set('Cache-Control', CACHE);
+        ctx.body = {
+          name: 'archivectl',
+          version: packageVersion(),
+          links: {
+            description: '/api/openapi.json',
+            token: '/api/token',
+            ...Object.fromEntries(RECONCILE_KINDS.map((kind) => [`reconcile_${kind}`, `/api/${kind}/reconcile`])),
+          },
+        };
       },
-    };
-  },
-  'GET /api/openapi.json': async (ctx) => {
-    const { json, etag } = (await loadDocument()).servedDocument();
-    ctx.set('Cache-Control', CACHE);
-    ctx.set('ETag', etag);
-    if (notModified(ctx, etag, null)) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = 'application/json';
-    ctx.body = json;
-  },
-};
+    },
+    {
+      ...accessRow('GET', '/api/openapi.json', 'open', 'api'),
+      summary: 'This description (OpenAPI 3.1)',
+      query: [],
+      answers: {
+        200: { description: 'The description', content: { [JSON_TYPE]: { type: 'object' } }, headers: ['ETag'] },
+        304: { description: 'Not modified (If-None-Match)', headers: ['ETag'] },
+      },
+      handler: async (ctx) => {
+        const { json, etag } = (await loadDocument()).servedDocument(all());
+        ctx.set('Cache-Control', CACHE);
+        ctx.set('ETag', etag);
+        if (notModified(ctx, etag, null)) {
+          ctx.status = 304;
+          return;
+        }
+        ctx.type = 'application/json';
+        ctx.body = json;
+      },
+    },
+  ];
+}

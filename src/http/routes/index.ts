@@ -1,28 +1,46 @@
-import type { HandlerMap } from '../types.js';
-import { handlers as actors } from './actors.js';
-import { handlers as aiUsage } from './ai-usage.js';
-import { handlers as describe } from './describe.js';
-import { handlers as ingest } from './ingest.js';
-import { handlers as keywords } from './keywords.js';
-import { handlers as objects } from './objects.js';
-import { handlers as places } from './places.js';
-import { handlers as reconcile } from './reconcile.js';
-import { handlers as sips } from './sips.js';
-import { handlers as tei } from './tei.js';
-import { handlers as token } from './token.js';
-import { handlers as tokenReports } from './token-reports.js';
+// Every route of the API, in the order of docs/http-api.md#access-rules: each declared once,
+// beside its handler (../route.ts). The router, the access and scope steps, `archivectl routes`
+// and the served description are derived from this list.
+import { RECONCILE_KINDS } from '../../domain/catalog/reconcile/service.js';
+import type { Route } from '../route.js';
+import { routes as actors } from './actors.js';
+import { routes as aiUsage } from './ai-usage.js';
+import { describeRoutes } from './describe.js';
+import { routes as ingest } from './ingest.js';
+import { routes as keywords } from './keywords.js';
+import { routes as objects } from './objects.js';
+import { routes as places } from './places.js';
+import { reconciliationRoutes } from './reconcile.js';
+import { draftRoutes } from './reconcile-draft.js';
+import { routes as sips } from './sips.js';
+import { exportRoutes, routes as tei } from './tei.js';
+import { routes as token } from './token.js';
+import { routes as tokenReports } from './token-reports.js';
 
-export const HANDLERS: HandlerMap = {
-  ...describe,
-  ...objects,
-  ...actors,
-  ...places,
-  ...keywords,
-  ...reconcile,
+/** A register's reconciliation services (0.2, then 1.0-draft), after its list. */
+function reconciliation(table: string): Route[] {
+  const kind = RECONCILE_KINDS.find((k) => k === table);
+  return kind ? [...reconciliationRoutes(kind), ...draftRoutes(kind)] : [];
+}
+
+/** A resource's list, its reconciliation services, then its record routes. */
+const resource = (table: string, [list, ...record]: Route[]): Route[] => [
+  ...(list ? [list] : []),
+  ...reconciliation(table),
+  ...record,
+];
+
+export const ROUTES: readonly Route[] = [
+  ...describeRoutes(() => ROUTES),
+  ...resource('actors', actors),
+  ...resource('places', places),
+  ...resource('keywords', keywords),
+  ...resource('objects', objects),
   ...sips,
   ...ingest,
   ...aiUsage,
   ...tei,
   ...token,
   ...tokenReports,
-};
+  ...exportRoutes,
+];

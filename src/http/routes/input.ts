@@ -39,6 +39,12 @@ export function bodyObject(ctx: ApiContext): Record<string, unknown> {
   }
 }
 
+/** bodyObject, where a body is required: none at all is a 422 (a change of nothing is a mistake). */
+export function requiredBody(ctx: ApiContext): Record<string, unknown> {
+  if (ctx.state.body.kind === 'none') throw invalid('a body is required', { body: 'required' });
+  return bodyObject(ctx);
+}
+
 /**
  * The base of the absolute URLs the API writes (Location, the reconciliation manifests, BEACON's
  * #TARGET): `publicUrl` when set, else the daemon's own origin as this connection reached it — its

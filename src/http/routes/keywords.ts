@@ -4,4 +4,4 @@ import { listKeywords } from '../../domain/catalog/keywords.js';
 import { KEYWORD } from '../../domain/catalog/resources/index.js';
 import { catalogRoutes } from './catalog-routes.js';
 
-export const handlers = catalogRoutes({ resource: KEYWORD, list: listKeywords, show: antonKeyword });
+export const routes = catalogRoutes({ resource: KEYWORD, list: listKeywords, show: antonKeyword });

@@ -1,6 +1,14 @@
 // /api/objects: the list only (read-only over HTTP), with Anton's `identifier` shortcut.
-import { listObjects, parseObjectFilter } from '../../domain/catalog/objects.js';
+import { IDENTIFIER_PARAM, listObjects, parseObjectFilter } from '../../domain/catalog/objects.js';
 import { OBJECT } from '../../domain/catalog/resources/index.js';
 import { catalogRoutes } from './catalog-routes.js';
 
-export const handlers = catalogRoutes({ resource: OBJECT, filter: parseObjectFilter, list: listObjects });
+export const routes = catalogRoutes({
+  resource: OBJECT,
+  filter: {
+    parse: parseObjectFilter,
+    schema: IDENTIFIER_PARAM,
+    words: { identifier: 'the object with exactly this identifier (Anton)' },
+  },
+  list: listObjects,
+});

@@ -5,7 +5,7 @@ import { createPlace, getPlace, listPlaces, placesBeacon, updatePlace } from '..
 import { PLACE } from '../../domain/catalog/resources/index.js';
 import { catalogRoutes } from './catalog-routes.js';
 
-export const handlers = catalogRoutes({
+export const routes = catalogRoutes({
   resource: PLACE,
   list: listPlaces,
   beacon: placesBeacon,

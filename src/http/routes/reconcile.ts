@@ -1,31 +1,30 @@
 // /api/<kind>/reconcile (actors, places, keywords): the W3C Reconciliation API 0.2 as OpenRefine
 // uses it: the manifest, reconciliation (`queries`) and data extension (`extend`) queries by GET
 // or POST, and the suggest, property proposal and preview services. CORS and JSONP: ../cors.ts.
-// /api/<kind>/reconcile/1.0-draft: the same services as the 1.0-draft names them, under that
-// root. JSON bodies only, and no JSONP (the draft drops it).
-import { reconcileRoot } from '../../domain/access.js';
+// The 1.0-draft's services: reconcile-draft.ts. A batch is read by hand (reconcile/service.ts,
+// extend.ts), so its description is written out here: the named exception to valibot schemas.
+import { accessRow, reconcileRoot, type Heavy, type Method } from '../../domain/access.js';
 import { invalid } from '../../errors.js';
-import { extend, proposeProperties } from '../../domain/catalog/reconcile/extend.js';
+import { extend, PROPOSE_PARAMS, proposeProperties } from '../../domain/catalog/reconcile/extend.js';
 import { BatchTooLarge } from '../../domain/catalog/reconcile/input.js';
 import { previewHtml } from '../../domain/catalog/reconcile/preview.js';
 import {
-  parseDraftSuggestParams,
   parseSuggestParams,
+  SUGGEST_PARAMS,
   suggestEntities,
   suggestProperties,
   suggestTypes,
 } from '../../domain/catalog/reconcile/suggest.js';
-import { manifest, RECONCILE_KINDS, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile/service.js';
-import { extendDraft, proposeDraftProperties } from '../../domain/catalog/reconcile/v1/extend.js';
-import { draftManifest, draftRoot } from '../../domain/catalog/reconcile/v1/manifest.js';
-import { matchDraft } from '../../domain/catalog/reconcile/v1/match.js';
+import { manifest, reconcile, type ReconcileKind } from '../../domain/catalog/reconcile/service.js';
 import { answerJson } from '../cors.js';
 import { httpError } from '../errors.js';
-import type { ApiContext, Handler, HandlerMap } from '../types.js';
+import { FORM_TYPE, JSON_TYPE, ref, type Answer, type QueryParameter, type Route, type Schema } from '../route.js';
+import type { ApiContext } from '../types.js';
 import { baseUrl, bodyObject } from './input.js';
+import { BATCH, EXTEND } from './reconcile-batches.js';
 
 /** Reconciliation 0.2 and 1.0-draft: a service MAY answer a batch larger than its `batchSize` with 413. */
-async function sized<T>(work: Promise<T>): Promise<T> {
+export async function sized<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
@@ -45,26 +44,7 @@ async function endpoint(ctx: ApiContext, kind: ReconcileKind, queries: unknown, 
   answerJson(ctx, manifest(kind, baseUrl(ctx), { authentication: !ctx.state.settings.public_access }));
 }
 
-function reconciliation(kind: ReconcileKind): HandlerMap {
-  const path = reconcileRoot(kind);
-  const params = (ctx: ApiContext) => parseSuggestParams(kind, ctx.query);
-  return {
-    [`GET ${path}`]: (ctx) => endpoint(ctx, kind, ctx.query.queries, ctx.query.extend),
-    [`POST ${path}`]: (ctx) => {
-      const body = bodyObject(ctx);
-      return endpoint(ctx, kind, body.queries ?? ctx.query.queries, body.extend ?? ctx.query.extend);
-    },
-    [`GET ${path}/suggest/entity`]: async (ctx) =>
-      answerJson(ctx, await suggestEntities(ctx.state.deps, kind, params(ctx))),
-    [`GET ${path}/suggest/property`]: async (ctx) => answerJson(ctx, suggestProperties(kind, params(ctx))),
-    [`GET ${path}/suggest/type`]: async (ctx) => answerJson(ctx, suggestTypes(kind, params(ctx))),
-    [`GET ${path}/properties`]: async (ctx) => answerJson(ctx, proposeProperties(kind, ctx.query)),
-    [`GET ${path}/preview/:id`]: async (ctx) =>
-      answerPreview(ctx, await previewHtml(ctx.state.deps, kind, ctx.params.id ?? '')),
-  };
-}
-
-function answerPreview(ctx: ApiContext, html: string): void {
+export function answerPreview(ctx: ApiContext, html: string): void {
   // Shown in an iframe of another origin: no script, no plugins, no sniffing.
   ctx.set({
     'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
@@ -75,48 +55,181 @@ function answerPreview(ctx: ApiContext, html: string): void {
   ctx.body = html;
 }
 
-/** A 1.0-draft POST's JSON body (the draft sends only JSON), or undefined without one; else 415. */
-function jsonBody(ctx: ApiContext): unknown {
-  const body = ctx.state.body;
-  if (body.kind === 'json') return body.data;
-  if (body.kind === 'none') return undefined;
-  throw httpError(415, 'send the request as a JSON body (Content-Type: application/json)');
+/**
+ * A route of a register's reconciliation service, under the register's authority rule: its POSTs
+ * of queries only read (hence authority, not editor), and are open only while public_access is on
+ * (public_api opens GET and HEAD). Cross-origin: OpenRefine calls it from its web page.
+ */
+export function service(
+  kind: ReconcileKind,
+  method: Method,
+  path: string,
+  declared: Omit<Route, keyof ReturnType<typeof accessRow>>,
+  heavy?: Heavy,
+): Route {
+  const row = accessRow(method, `${reconcileRoot(kind)}${path}`, 'authority', kind, {
+    access: 'read',
+    crossOrigin: true,
+    ...(heavy ? { heavy } : {}),
+  });
+  return { ...row, ...declared, summary: `${kind}: ${declared.summary}` };
 }
 
-/** `?id=`: given once. */
-function idQuery(ctx: ApiContext): string {
-  const id = ctx.query.id;
-  if (typeof id !== 'string' || id === '')
-    throw invalid('invalid preview request', { id: 'required, given once: the id of the entity' });
-  return id;
-}
+const CALLBACK = '[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*';
 
-/** A handler whose answer is what `make` gives. */
-function answer(make: (ctx: ApiContext) => unknown): Handler {
-  return async (ctx) => {
-    ctx.body = await make(ctx);
-  };
-}
+/** JSONP (../cors.ts): the JSON answer, wrapped. */
+const JSONP: Schema = {
+  type: 'string',
+  pattern: `^/\\*\\*/${CALLBACK}\\(.*\\);$`,
+  description:
+    'With `callback`: `/**/<callback>(<the application/json answer>);` (U+2028 and U+2029 escaped), ' +
+    '`X-Content-Type-Options: nosniff`',
+};
 
-/** The 1.0-draft services of a register, under their root. */
-function draft(kind: ReconcileKind): HandlerMap {
-  const root = draftRoot(kind);
-  const params = (ctx: ApiContext) => parseDraftSuggestParams(kind, ctx.query);
-  return {
-    [`GET ${root}`]: answer((ctx) =>
-      draftManifest(kind, baseUrl(ctx), { authentication: !ctx.state.settings.public_access }),
+const CALLBACK_PARAMETER: QueryParameter = {
+  name: 'callback',
+  schema: { type: 'string', maxLength: 64, pattern: `^${CALLBACK}$` },
+  description: 'JSONP: the answer is `/**/callback(json);`, typed application/javascript',
+};
+
+export const SUGGEST_WORDS: Record<string, string> = {
+  prefix: 'what was typed so far ("" suggests no entity)',
+  query: "`prefix` by another name (OpenRefine's suggest widget)",
+  cursor: 'suggestions to skip',
+  offset: 'suggestions to skip',
+  limit: 'suggestions to answer',
+  type: 'entities of this type only (its id or name)',
+};
+
+/** The service's answer: JSON, and JSONP when `jsonp`. */
+export const documents = (schemas: Schema[], jsonp = false): Answer => ({
+  description: "The service's answer",
+  content: {
+    [JSON_TYPE]: schemas.length === 1 ? (schemas[0] as Schema) : { oneOf: schemas },
+    ...(jsonp ? { 'application/javascript': JSONP } : {}),
+  },
+});
+
+export const PREVIEW: Answer = {
+  description: 'The preview of the entity',
+  content: { 'text/html': { type: 'string', description: 'an XHTML page of the entity, no script' } },
+};
+
+const JSON_TEXT = (what: string, max: number): Schema => ({
+  type: 'string',
+  contentMediaType: 'application/json',
+  maxLength: max,
+  description: `${what}, as JSON text`,
+});
+
+const BATCH_PARAMETERS: QueryParameter[] = [
+  { name: 'queries', schema: JSON_TEXT('a query batch', 65536) },
+  { name: 'extend', schema: JSON_TEXT('a data extension query', 65536) },
+];
+
+/** A 0.2 service's routes. */
+export function reconciliationRoutes(kind: ReconcileKind): Route[] {
+  const params = (ctx: ApiContext) => parseSuggestParams(kind, ctx.query);
+  const suggest = (
+    what: string,
+    component: string,
+    handler: Route['handler'],
+  ): Omit<Route, 'method' | 'path' | 'rule' | 'access' | 'resource' | 'scope'> => ({
+    summary: `Suggest ${what} (auto-completion)`,
+    query: [SUGGEST_PARAMS, CALLBACK_PARAMETER],
+    words: SUGGEST_WORDS,
+    answers: { 200: documents([ref(component)], true), 422: 'Invalid' },
+    handler,
+  });
+  return [
+    service(
+      kind,
+      'GET',
+      '',
+      {
+        summary: 'The service manifest; with `queries` a query batch, with `extend` a data extension query',
+        query: [...BATCH_PARAMETERS, CALLBACK_PARAMETER],
+        answers: {
+          200: documents([ref('ReconcileManifest'), ref('ReconcileResults'), ref('ReconcileExtension')], true),
+          413: 'TooLarge',
+          422: 'Invalid',
+        },
+        handler: (ctx) => endpoint(ctx, kind, ctx.query.queries, ctx.query.extend),
+      },
+      'batch',
     ),
-    [`POST ${root}/match`]: answer((ctx) => sized(matchDraft(ctx.state.deps, kind, jsonBody(ctx)))),
-    [`GET ${root}/suggest/entity`]: answer((ctx) => suggestEntities(ctx.state.deps, kind, params(ctx))),
-    [`GET ${root}/suggest/property`]: answer((ctx) => suggestProperties(kind, params(ctx))),
-    [`GET ${root}/suggest/type`]: answer((ctx) => suggestTypes(kind, params(ctx))),
-    [`GET ${root}/preview`]: async (ctx) => answerPreview(ctx, await previewHtml(ctx.state.deps, kind, idQuery(ctx))),
-    [`POST ${root}/extend`]: answer((ctx) => sized(extendDraft(ctx.state.deps, kind, jsonBody(ctx)))),
-    [`GET ${root}/extend/propose`]: answer((ctx) => proposeDraftProperties(kind, ctx.query)),
-  };
+    service(
+      kind,
+      'POST',
+      '',
+      {
+        summary: 'A query batch (`queries`) or a data extension query (`extend`)',
+        query: BATCH_PARAMETERS,
+        body: {
+          required: false,
+          content: {
+            [JSON_TYPE]: {
+              type: 'object',
+              // Other fields are ignored, as the 0.2 services of other registers do.
+              properties: { queries: BATCH, extend: EXTEND },
+            },
+            [FORM_TYPE]: {
+              type: 'object',
+              properties: {
+                queries: JSON_TEXT('a query batch', 65536),
+                extend: JSON_TEXT('a data extension query', 65536),
+              },
+            },
+          },
+        },
+        answers: {
+          200: documents([ref('ReconcileResults'), ref('ReconcileExtension')]),
+          413: 'TooLarge',
+          422: 'Invalid',
+        },
+        handler: (ctx) => {
+          const body = bodyObject(ctx);
+          // A field given in the body, even null (refused by its parser), is the one read.
+          const field = (name: 'queries' | 'extend') => (name in body ? body[name] : ctx.query[name]);
+          return endpoint(ctx, kind, field('queries'), field('extend'));
+        },
+      },
+      'batch',
+    ),
+    service(
+      kind,
+      'GET',
+      '/suggest/entity',
+      suggest('entities', 'ReconcileSuggestedEntities', async (ctx) =>
+        answerJson(ctx, await suggestEntities(ctx.state.deps, kind, params(ctx))),
+      ),
+    ),
+    service(
+      kind,
+      'GET',
+      '/suggest/property',
+      suggest('properties', 'ReconcileSuggestedProperties', async (ctx) =>
+        answerJson(ctx, suggestProperties(kind, params(ctx))),
+      ),
+    ),
+    service(
+      kind,
+      'GET',
+      '/suggest/type',
+      suggest('types', 'ReconcileSuggestedTypes', async (ctx) => answerJson(ctx, suggestTypes(kind, params(ctx)))),
+    ),
+    service(kind, 'GET', '/properties', {
+      summary: 'Propose properties for data extension',
+      query: [PROPOSE_PARAMS, CALLBACK_PARAMETER],
+      answers: { 200: documents([ref('ReconcilePropertyProposal')], true), 422: 'Invalid' },
+      handler: async (ctx) => answerJson(ctx, proposeProperties(kind, ctx.query)),
+    }),
+    service(kind, 'GET', '/preview/:id', {
+      summary: 'The preview of an entity (HTML, shown in an iframe)',
+      query: [],
+      id: 'text',
+      answers: { 200: PREVIEW, 404: 'NotFound' },
+      handler: async (ctx) => answerPreview(ctx, await previewHtml(ctx.state.deps, kind, ctx.params.id ?? '')),
+    }),
+  ];
 }
-
-/** A service for each resource with a reconciliation projection (domain/catalog/resources/). */
-export const handlers: HandlerMap = Object.fromEntries(
-  RECONCILE_KINDS.flatMap((kind) => [...Object.entries(reconciliation(kind)), ...Object.entries(draft(kind))]),
-);

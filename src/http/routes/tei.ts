@@ -13,10 +13,12 @@ import {
   type TeiExportMeta,
   type TeiKind,
 } from '../../domain/catalog/tei/exports.js';
+import { accessRow } from '../../domain/access.js';
 import { exportsDir } from '../../domain/catalog/export-file.js';
 import { floorSecond, notModified } from '../conditional.js';
 import { sendFile } from '../send-file.js';
-import type { ApiContext, Handler, HandlerMap } from '../types.js';
+import { dataOf, JSON_TYPE, type Answer, type Route } from '../route.js';
+import type { ApiContext, Handler } from '../types.js';
 
 const entityTag = (meta: TeiExportMeta): string => `"${meta.etag}"`;
 
@@ -55,10 +57,62 @@ function exportHandler(kind: TeiKind): Handler {
   };
 }
 
-export const handlers: HandlerMap = {
-  'GET /api/tei/refresh': async (ctx) => {
-    ctx.body = { data: await refreshExports(exportCtx(ctx)) };
-  },
-  // An export for each resource with a TEI projection (domain/catalog/resources/).
-  ...Object.fromEntries(TEI_KINDS.map((kind) => [`GET /api/tei/${kind}`, exportHandler(kind)])),
+const VALIDATED: Answer = {
+  description: 'Not modified (If-None-Match, If-Modified-Since)',
+  headers: ['ETag', 'LastModified'],
 };
+
+/** An export: authority, but regenerating given `ids` needs a token with `tei:refresh`. */
+const exportRoute = (kind: TeiKind): Route => ({
+  ...accessRow('GET', `/api/tei/${kind}`, 'authority', 'tei', {
+    ruleWithIds: 'token',
+    scopeWithIds: 'tei:refresh',
+    heavy: 'export',
+  }),
+  summary: `The TEI export of ${kind}, rebuilt when its rows changed`,
+  query: [
+    {
+      name: 'ids',
+      schema: { type: 'string', maxLength: 65536, pattern: '^[1-9][0-9]{0,15}( *, *[1-9][0-9]{0,15})*$' },
+      description: 'regenerate those entries (every id must exist): needs a token',
+    },
+  ],
+  answers: {
+    200: {
+      description: 'The TEI document',
+      content: { 'application/tei+xml': { type: 'string' } },
+      headers: ['ETag', 'LastModified'],
+    },
+    304: VALIDATED,
+    404: 'NotFound',
+    422: 'Invalid',
+  },
+  handler: exportHandler(kind),
+});
+
+export const routes: Route[] = [
+  // Rebuilds the exports from the catalogue, which it does not change: a read, but one that costs
+  // a rebuild, so it has a scope of its own.
+  {
+    ...accessRow('GET', '/api/tei/refresh', 'token', 'tei', { heavy: 'export', scope: 'tei:refresh' }),
+    summary: 'Rebuild every TEI export; answers the number of entries of each',
+    query: [],
+    answers: {
+      200: {
+        description: 'Entries by export',
+        content: {
+          [JSON_TYPE]: dataOf({
+            type: 'object',
+            additionalProperties: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          }),
+        },
+      },
+    },
+    handler: async (ctx) => {
+      ctx.body = { data: await refreshExports(exportCtx(ctx)) };
+    },
+  },
+];
+
+/** An export for each resource with a TEI projection (domain/catalog/resources/), after the others. */
+export const exportRoutes: Route[] = TEI_KINDS.map(exportRoute);

@@ -8,12 +8,13 @@
 // address (`limits.reportRate`, 429). An Authorization header is judged as on every open route (a refused one is a 401) and
 // otherwise ignored: reporting needs no rights.
 import { setTimeout as delay } from 'node:timers/promises';
+import { accessRow, REPORT_BYTES } from '../../domain/access.js';
 import { isPlainObject } from '../../domain/catalog/fields.js';
 import { MAX_REPORTED_VALUES, revokeReported, wellFormed } from '../../domain/tokens/report.js';
 import { invalid } from '../../errors.js';
 import { parseKnownFields, v } from '../../validation.js';
 import { httpError } from '../errors.js';
-import type { HandlerMap } from '../types.js';
+import { dataOf, JSON_TYPE, type Route } from '../route.js';
 
 /** The least time a report takes to answer: a few KDF runs (4 ms each) fit well within it. */
 const ANSWER_MS = 500;
@@ -28,29 +29,58 @@ const REPORT = v.object({
   ),
 });
 
-export const handlers: HandlerMap = {
-  'POST /api/tokens/revoke': async (ctx) => {
-    const received = performance.now();
-    const { body, reports } = ctx.state;
-    if (body.kind !== 'json' && body.kind !== 'none')
-      throw httpError(415, 'send the report as JSON: {"credentials": ["arc_…"]}');
-    const data = body.kind === 'json' ? body.data : undefined;
-    if (!isPlainObject(data))
-      throw invalid('the body must be a JSON object: {"credentials": ["arc_…"]}', { body: 'must be a JSON object' });
-    const { credentials } = parseKnownFields(REPORT, data, 'report');
-    // A report of nothing that could be a token costs nothing, and is not counted.
-    const candidates = wellFormed(credentials);
-    if (candidates.length > 0) await reports.admit(ctx);
-    const revoked = await revokeReported(ctx.state.deps, reports.isLive(ctx.state.client), candidates, ctx.ip);
-    for (const token of revoked)
-      reports.log.warn(
-        { request_id: ctx.state.requestId, token_id: token.selector, account: token.username, ip: ctx.ip },
-        'revoked a token reported as leaked',
-      );
-    const wait = received + ANSWER_MS - performance.now();
-    if (wait > 0) await delay(wait);
-    ctx.status = 202;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { data: { received: credentials.length } };
+// Anyone who finds a token's value reports it, without a token (GitHub's credential revocation):
+// 1,000 values of 58 characters, even pretty-printed, fit in REPORT_BYTES.
+export const routes: Route[] = [
+  {
+    ...accessRow('POST', '/api/tokens/revoke', 'open', 'tokens', { bodyBytes: REPORT_BYTES }),
+    summary: 'Report leaked token values: every live token among them is revoked at once',
+    query: [],
+    description:
+      'No token needed (an Authorization header is judged as on every route, then ignored). The answer ' +
+      'is the same whatever was found, and comes no sooner than half a second after the report: it says ' +
+      `nothing about the values. At most ${MAX_REPORTED_VALUES} values and ${REPORT_BYTES} bytes; ` +
+      'reports are limited per client address (`limits.reportRate`, 429).',
+    body: { required: true, content: { [JSON_TYPE]: REPORT } },
+    answers: {
+      202: {
+        description: 'Received: the number of values, whatever they were',
+        content: {
+          [JSON_TYPE]: dataOf({
+            type: 'object',
+            properties: { received: { type: 'integer', minimum: 1, maximum: MAX_REPORTED_VALUES } },
+            required: ['received'],
+            additionalProperties: false,
+          }),
+        },
+      },
+      413: 'TooLarge',
+      422: 'Invalid',
+      429: 'TooManyRequests',
+    },
+    handler: async (ctx) => {
+      const received = performance.now();
+      const { body, reports } = ctx.state;
+      if (body.kind !== 'json' && body.kind !== 'none')
+        throw httpError(415, 'send the report as JSON: {"credentials": ["arc_…"]}');
+      const data = body.kind === 'json' ? body.data : undefined;
+      if (!isPlainObject(data))
+        throw invalid('the body must be a JSON object: {"credentials": ["arc_…"]}', { body: 'must be a JSON object' });
+      const { credentials } = parseKnownFields(REPORT, data, 'report');
+      // A report of nothing that could be a token costs nothing, and is not counted.
+      const candidates = wellFormed(credentials);
+      if (candidates.length > 0) await reports.admit(ctx);
+      const revoked = await revokeReported(ctx.state.deps, reports.isLive(ctx.state.client), candidates, ctx.ip);
+      for (const token of revoked)
+        reports.log.warn(
+          { request_id: ctx.state.requestId, token_id: token.selector, account: token.username, ip: ctx.ip },
+          'revoked a token reported as leaked',
+        );
+      const wait = received + ANSWER_MS - performance.now();
+      if (wait > 0) await delay(wait);
+      ctx.status = 202;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { data: { received: credentials.length } };
+    },
   },
-};
+];

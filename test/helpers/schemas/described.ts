@@ -6,6 +6,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { servedDocument } from '../../../src/http/openapi/document.js';
+import { ROUTES } from '../../../src/http/routes/index.js';
 import type { Reply } from '../api.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -23,7 +24,7 @@ let loaded: Loaded | undefined;
 
 function load(): Loaded {
   if (loaded) return loaded;
-  const doc = JSON.parse(servedDocument().json) as Loaded['doc'];
+  const doc = JSON.parse(servedDocument(ROUTES).json) as Loaded['doc'];
   const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, validateSchema: false }));
   ajv.addSchema(doc, 'openapi.json');
   const templates = Object.keys(doc.paths)

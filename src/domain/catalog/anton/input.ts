@@ -5,8 +5,8 @@
 // place types are kept) is a 422 naming the field, never dropped silently. When a body gives
 // both names of one field (`type` and `type_id`), they must agree. A body without `name` (Anton
 // does not require it) takes it from `label`; on a change, see nameFollowsLabel.
-import { isPlainObject, labelName, partialDate } from '../fields.js';
-import { TYPE_ID_TEXT, typeOfTypeId } from './fields.js';
+import { COUNTRY_CODES, isPlainObject, labelName, partialDate } from '../fields.js';
+import { AUTHORITY_TYPES, TYPE_ID_TEXT, typeOfTypeId } from './fields.js';
 import type { Read } from '../record-schema.js';
 
 /** A body with Anton's fields replaced by ours, and what could not be mapped. */
@@ -94,6 +94,53 @@ export function mapAntonActor(body: unknown, mode: 'create' | 'update'): Mapped 
 }
 
 export const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
+
+/** D.M.YYYY or M.YYYY, described with the days every month has (as PARTIAL_DATE's description). */
+const ANTON_DATE = '^((0?[1-9]|1[0-9]|2[0-8])\\. ?)?(0?[1-9]|1[0-2])\\. ?[0-9]{4}$';
+
+/**
+ * Anton's fields as the description of the API states them (JSON Schema): what the mappings above
+ * accept. A value that disagrees with our field of the same meaning is refused; the description
+ * says so in words, and gives a body one of the two names (`not` both).
+ */
+export const ANTON_INPUT: Record<'actors' | 'places', Record<string, Record<string, unknown>>> = {
+  actors: {
+    type_id: {
+      enum: AUTHORITY_TYPES.map((t) => t.id),
+      type: 'integer',
+      description: `Anton's \`type\`: ${TYPE_ID_TEXT}`,
+    },
+    anton_date_start: {
+      type: ['string', 'null'],
+      pattern: ANTON_DATE,
+      description: "Anton's `date_start`: D.M.YYYY or M.YYYY (ours are accepted too)",
+    },
+    anton_date_end: {
+      type: ['string', 'null'],
+      pattern: ANTON_DATE,
+      description: "Anton's `date_end`: D.M.YYYY or M.YYYY (ours are accepted too)",
+    },
+    private: { enum: [false, null], type: ['boolean', 'null'], description: 'only false: no record is private' },
+  },
+  places: {
+    type_id: { type: 'null', description: "Anton's place type: not kept, only null is accepted" },
+    country_code_id: {
+      enum: [...COUNTRY_CODES, null],
+      type: ['string', 'null'],
+      description: "Anton's `country_code` (an assigned ISO 3166-1 alpha-2 code; lowercase is accepted too)",
+    },
+  },
+};
+
+/** Pairs of names of one field: a described body gives one of them. */
+export const ANTON_SAME_FIELD: Record<'actors' | 'places', [string, string][]> = {
+  actors: [
+    ['type_id', 'type'],
+    ['anton_date_start', 'date_start'],
+    ['anton_date_end', 'date_end'],
+  ],
+  places: [['country_code_id', 'country_code']],
+};
 
 const countryCodeOf = (v: unknown) =>
   typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim()) ? v.trim().toUpperCase() : undefined;

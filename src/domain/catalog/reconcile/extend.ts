@@ -15,7 +15,7 @@ import type { PropertyDef, PropertyValue, Row } from './projection.js';
 export const MAX_EXTEND_IDS = 100;
 /** ids → [strings], properties → [objects] → settings → values: 4; a little room, no more. */
 export const MAX_EXTEND_DEPTH = 5;
-const MAX_ID_LENGTH = 64;
+export const MAX_ID_LENGTH = 64;
 
 const atMost255 = (t: string) => [...t].length <= 255;
 export const PROPOSE_PARAMS = v.object({

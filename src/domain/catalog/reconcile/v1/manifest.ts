@@ -7,7 +7,7 @@ import { MAX_QUERIES } from '../input.js';
 import { AUTHENTICATION, PREVIEW_SIZE, type ManifestOptions } from '../manifest.js';
 import type { DRAFT_MANIFEST } from './answers.js';
 
-const DRAFT_VERSION = '1.0-draft';
+export const DRAFT_VERSION = '1.0-draft';
 
 /** The path of a register's 1.0-draft service root, below the API's base URL. */
 export const draftRoot = (kind: ReconcileKind) => `/api/${kind}/reconcile/${DRAFT_VERSION}`;

@@ -1,0 +1,137 @@
+// The reconciliation batches as the services read them (reconcile/batch.ts, extend.ts,
+// v1/match.ts), field by field. These parsers read by hand, to answer each query of a 0.2 batch
+// on its own, so their description is written out here: the named exception to "the valibot
+// schema the handler parses with".
+import { MAX_PROPERTIES, MAX_QUERY_LENGTH } from '../../domain/catalog/reconcile/batch.js';
+import { MAX_EXTEND_IDS, MAX_ID_LENGTH } from '../../domain/catalog/reconcile/extend.js';
+import { MAX_QUERIES } from '../../domain/catalog/reconcile/input.js';
+import type { Schema } from '../route.js';
+
+/** A text the parsers clean (NFKC, spaces folded): no control characters, at most `max`. */
+const text = (max: number, description?: string): Schema => ({
+  type: 'string',
+  maxLength: max,
+  pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$',
+  ...(description ? { description } : {}),
+});
+
+/** A property's value: a string, a number, or a reconciled value `{"id"}` (by its id). */
+const VALUE: Schema = {
+  anyOf: [
+    text(MAX_QUERY_LENGTH),
+    { type: 'number' },
+    {
+      type: 'object',
+      properties: { id: text(MAX_QUERY_LENGTH), name: { type: 'string', maxLength: MAX_QUERY_LENGTH } },
+      required: ['id'],
+    },
+  ],
+};
+
+const VALUES: Schema = { anyOf: [VALUE, { type: 'array', items: VALUE, maxItems: 20 }] };
+
+const LIMIT: Schema = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 1_000_000,
+  description: 'candidates to answer (at most 100 are)',
+};
+
+/** 0.2's query: a name, properties, or both (`{"query", "type", "limit", "properties"}`). */
+const QUERY: Schema = {
+  type: 'object',
+  properties: {
+    query: text(MAX_QUERY_LENGTH, 'the name to reconcile'),
+    type: {
+      anyOf: [
+        { type: 'string', maxLength: 255 },
+        { type: 'array', items: { type: 'string', maxLength: 255 }, maxItems: 20 },
+      ],
+    },
+    limit: LIMIT,
+    type_strict: { type: 'string', maxLength: 16 },
+    properties: {
+      type: 'array',
+      maxItems: MAX_PROPERTIES,
+      items: {
+        type: 'object',
+        properties: { pid: { type: 'string', minLength: 1, maxLength: 255 }, v: VALUES },
+        required: ['pid', 'v'],
+      },
+    },
+  },
+  anyOf: [{ required: ['query'] }, { required: ['properties'] }],
+};
+
+/** 0.2: `{"q0": query, …}`. */
+export const BATCH: Schema = {
+  type: 'object',
+  additionalProperties: QUERY,
+  maxProperties: MAX_QUERIES,
+  description: 'a query batch: `{"q0": {"query": …}, …}`',
+};
+
+/** 0.2 and 1.0-draft data extension: `{"ids": […], "properties": [{"id"}]}`. */
+export const EXTEND: Schema = {
+  type: 'object',
+  properties: {
+    ids: { type: 'array', maxItems: MAX_EXTEND_IDS, items: { type: 'string', maxLength: MAX_ID_LENGTH } },
+    properties: {
+      type: 'array',
+      maxItems: 50,
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', maxLength: 255, description: "a property the manifest's propose service offers" },
+          settings: { type: 'object', description: 'accepted and ignored: no settings are offered' },
+        },
+        required: ['id'],
+      },
+    },
+  },
+  required: ['ids', 'properties'],
+  description: 'a data extension query: `{"ids": […], "properties": [{"id"}]}`',
+};
+
+const CONDITION_TEXT = {
+  lang: { type: 'string', maxLength: 64 },
+  dir: { enum: ['ltr', 'rtl', 'auto'], type: 'string' },
+};
+
+/** A 1.0-draft condition: a name, an entity id, or a property value. */
+const CONDITION: Schema = {
+  type: 'object',
+  properties: {
+    matchType: { enum: ['name', 'id', 'property'], type: 'string' },
+    propertyId: { type: 'string', minLength: 1, maxLength: 255, description: 'with matchType `property`' },
+    propertyValue: VALUES,
+    required: { type: 'boolean' },
+    matchQuantifier: { const: 'any' },
+    matchQualifier: { type: 'string', maxLength: 255 },
+    ...CONDITION_TEXT,
+  },
+  required: ['matchType', 'propertyValue'],
+};
+
+/** 1.0-draft: `{"queries": [{"conditions": […], "type", "limit"}, …]}`, refused whole if any query is bad. */
+export const MATCH: Schema = {
+  type: 'object',
+  properties: {
+    queries: {
+      type: 'array',
+      maxItems: MAX_QUERIES,
+      items: {
+        type: 'object',
+        properties: {
+          conditions: { type: 'array', items: CONDITION, minItems: 1, maxItems: MAX_PROPERTIES + 2 },
+          type: { type: 'string', maxLength: 255 },
+          limit: LIMIT,
+          ...CONDITION_TEXT,
+        },
+        required: ['conditions'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['queries'],
+};
