@@ -22,6 +22,17 @@ beforeAll(async () => {
   placeId = (dataOf<{ id: number }[]>(await api.get('/api/places?search=routing', t.user))[0] as { id: number }).id;
 });
 
+/**
+ * Pairs covering every item of `a` and of `b` at least once, max(|a|, |b|) pairs in all; `shift`
+ * rotates which item of `a` meets which of `b`, so that successive shifts meet other pairs.
+ */
+function sampledPairs<A, B>(a: readonly A[], b: readonly B[], shift: number): [A, B][] {
+  return Array.from({ length: Math.max(a.length, b.length) }, (_, k) => [
+    a[(k + shift) % a.length] as A,
+    b[k % b.length] as B,
+  ]);
+}
+
 /** A concrete path for a ROUTES path: `:id` becomes an existing id where there is one. */
 function concrete(p: string): string {
   if (p.startsWith('/api/actors/')) return p.replace(':id', String(actorId));
@@ -160,14 +171,14 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
     const gets = ROUTES.filter((r) => r.method === 'GET');
     const problems: string[] = [];
     const tasks: (() => Promise<void>)[] = [];
-    for (const route of gets) {
-      for (const param of PARAMS) {
-        for (const value of ODD_VALUES) {
-          tasks.push(async () => {
-            const r = await send(daemon(), `${concrete(route.path)}?${param}=${value}`, { headers: bearer(t.user) });
-            problems.push(...replyProblems(r));
-          });
-        }
+    for (const [i, route] of gets.entries()) {
+      // Every odd value and every parameter once on each route (a fixed sample, not the product:
+      // the query is parsed the same way on every route); the pairing shifts from route to route.
+      for (const [param, value] of sampledPairs(PARAMS, ODD_VALUES, i)) {
+        tasks.push(async () => {
+          const r = await send(daemon(), `${concrete(route.path)}?${param}=${value}`, { headers: bearer(t.user) });
+          problems.push(...replyProblems(r));
+        });
       }
       tasks.push(async () => {
         const r = await send(
@@ -180,7 +191,7 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
     }
     await inPool(tasks, 8);
     expect(problems).toEqual([]);
-  }, 180_000); // some 500 requests a GET route, GET /api/openapi.json answering 150 KB each
+  });
 
   it('odd ids in the path of every {id} route', async () => {
     const problems: string[] = [];
