@@ -19,13 +19,13 @@ import { createAccounts, createSandbox, createToken, type Sandbox } from '../hel
 import { patchConfig, type Json } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { requestWhole, type WholeAnswer } from '../helpers/raw-http.js';
-import { pathOf, systemTool } from '../helpers/system-tools.js';
+import { installLegOnly, pathOf, systemTool } from '../helpers/system-tools.js';
 import { eventually } from '../helpers/until.js';
 import { codeBlocks, readmeSection } from './readme-replay.js';
 import { makeCertificate, OPENSSL } from '../helpers/certificate.js';
 
 const NGINX = systemTool('nginx', 'nginx');
-const missing = NGINX.skip ?? OPENSSL.skip;
+const missing = installLegOnly() ?? NGINX.skip ?? OPENSSL.skip;
 
 const SECTION = 'Behind a reverse proxy';
 
