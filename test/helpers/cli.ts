@@ -459,3 +459,18 @@ export async function withSandboxDb<T>(box: Sandbox, work: (db: import('knex').K
     await db.destroy();
   }
 }
+
+/** A sandbox with `accounts` made in it, and a connection of openSandboxDb to its database. */
+export async function sandboxWithDb(
+  accounts: Record<string, string>,
+): Promise<{ box: Sandbox; db: import('knex').Knex }> {
+  const box = await createSandbox();
+  await createAccounts(box, accounts);
+  return { box, db: await openSandboxDb(box) };
+}
+
+/** Closes what sandboxWithDb opened (either may be missing when it failed). */
+export async function closeSandboxWithDb(box: Sandbox | undefined, db: import('knex').Knex | undefined): Promise<void> {
+  await db?.destroy();
+  await box?.cleanup();
+}
