@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { expect } from 'vitest';
 import {
   createAccounts,
+  createSandbox,
   createToken,
   pgAdmin,
   withSandboxDb,
@@ -41,6 +42,22 @@ export async function staffTokens(box: Sandbox, victims: number): Promise<Staff>
   const list: CreatedTokenJson[] = [];
   for (let i = 0; i < victims; i++) list.push(await createToken(box, 'reader', `victim ${i}`, 'root'));
   return { reader, editor, victims: list };
+}
+
+/** A sandbox configured with TEST_TIMEOUTS (and `database`), its staff and `victims` tokens. */
+export async function faultSandbox(
+  victims: number,
+  database: Record<string, unknown> = {},
+): Promise<{ box: Sandbox; staff: Staff }> {
+  const box = await createSandbox();
+  await writeFaultConfig(box, database);
+  return { box, staff: await staffTokens(box, victims) };
+}
+
+/** Stops the daemons one after another, then removes the sandbox. */
+export async function stopAll(daemons: RunningDaemon[], box: Sandbox | undefined): Promise<void> {
+  for (const d of daemons) await d.stop();
+  await box?.cleanup();
 }
 
 export async function startDaemons(box: Sandbox, count: number, env: Record<string, string> = {}) {
