@@ -54,6 +54,15 @@ export async function faultSandbox(
   return { box, staff: await staffTokens(box, victims) };
 }
 
+/** A faultSandbox with `count` daemons started on it. */
+export async function faultScene(
+  victims: number,
+  count: number,
+): Promise<{ box: Sandbox; staff: Staff; daemons: RunningDaemon[] }> {
+  const { box, staff } = await faultSandbox(victims);
+  return { box, staff, daemons: await startDaemons(box, count) };
+}
+
 /** Stops the daemons one after another, then removes the sandbox. */
 export async function stopAll(daemons: RunningDaemon[], box: Sandbox | undefined): Promise<void> {
   for (const d of daemons) await d.stop();

@@ -11,11 +11,10 @@ import {
   allReady,
   expectLoadHeld,
   expectRefused,
-  faultSandbox,
-  startDaemons,
+  faultScene,
   startLoad,
-  terminate,
   stopAll,
+  terminate,
   type Staff,
 } from './faults-setup.js';
 import { timeUntil } from './load.js';
@@ -26,8 +25,7 @@ describe.skipIf(!IS_PG)("the daemon's own PostgreSQL connections killed under lo
   let daemons: RunningDaemon[] = [];
 
   beforeAll(async () => {
-    ({ box, staff } = await faultSandbox(3));
-    daemons = await startDaemons(box, 2);
+    ({ box, staff, daemons } = await faultScene(3, 2));
   });
   afterAll(() => stopAll(daemons, box));
 
