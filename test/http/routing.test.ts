@@ -3,7 +3,7 @@
 // query parameters, ids, paths or field values on any route of the matrix (ROUTES).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../src/domain/access.js';
-import { bearer, dataOf, inPool, loadCatalog, replyProblems, send } from '../helpers/api.js';
+import { bearer, dataOf, inPool, loadCatalog, replyProblems, sampledPairs, send } from '../helpers/api.js';
 import { ACTOR_FIELDS, PLACE_FIELDS, QUERY_PARAMETERS } from '../helpers/catalog.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
@@ -21,17 +21,6 @@ beforeAll(async () => {
   actorId = (dataOf<{ id: number }[]>(await api.get('/api/actors?search=routing', t.user))[0] as { id: number }).id;
   placeId = (dataOf<{ id: number }[]>(await api.get('/api/places?search=routing', t.user))[0] as { id: number }).id;
 });
-
-/**
- * Pairs covering every item of `a` and of `b` at least once, max(|a|, |b|) pairs in all; `shift`
- * rotates which item of `a` meets which of `b`, so that successive shifts meet other pairs.
- */
-function sampledPairs<A, B>(a: readonly A[], b: readonly B[], shift: number): [A, B][] {
-  return Array.from({ length: Math.max(a.length, b.length) }, (_, k) => [
-    a[(k + shift) % a.length] as A,
-    b[k % b.length] as B,
-  ]);
-}
 
 /** A concrete path for a ROUTES path: `:id` becomes an existing id where there is one. */
 function concrete(p: string): string {
