@@ -46,7 +46,7 @@ export interface DaemonOptions {
   /** Where log lines go (default: stdout). */
   logDestination?: NodeJS.WritableStream;
   auth?: Partial<AuthenticatorOptions>;
-  /** What requests are timed with for /metrics (default: performance.now). */
+  /** What requests are timed with for /metrics, and failure budgets refill with (default: performance.now). */
   stopwatch?: Stopwatch;
 }
 
@@ -274,11 +274,17 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     lastUsed.start();
     opened.push(() => lastUsed.stop());
     const { limits } = config;
-    const authenticator = new Authenticator(db, clock, lastUsed, {
-      ...DEFAULT_AUTH_OPTIONS,
-      kdf: { ...DEFAULT_AUTH_OPTIONS.kdf, concurrency: limits.kdfConcurrency, total: limits.kdfQueue },
-      ...options.auth,
-    });
+    const authenticator = new Authenticator(
+      db,
+      clock,
+      lastUsed,
+      {
+        ...DEFAULT_AUTH_OPTIONS,
+        kdf: { ...DEFAULT_AUTH_OPTIONS.kdf, concurrency: limits.kdfConcurrency, total: limits.kdfQueue },
+        ...options.auth,
+      },
+      options.stopwatch,
+    );
     const trust = compileTrust(config.trustProxy);
     const readiness = new ReadinessProbe(db, source);
     const expiryNotices = await startExpiryNotices({ db, clock }, log);

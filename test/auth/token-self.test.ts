@@ -34,17 +34,8 @@ describe('GET /api/token', () => {
     expect(r.status).toBe(200);
     const self = dataOf(r);
     expect(Object.keys(self)).toEqual([
-      'id',
-      'name',
-      'kind',
-      'account',
-      'role',
-      'created',
-      'expires',
-      'last_used',
-      'scopes',
-      'allow_from',
-      'rate_limit',
+      ...['id', 'name', 'kind', 'account', 'role', 'created', 'expires', 'last_used'],
+      ...['scopes', 'allow_from', 'rate_limit'],
     ]);
     const t = made.dated as CreatedTokenJson;
     expect(self).toMatchObject({

@@ -8,6 +8,7 @@ import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createAccounts,
+  STAFF,
   createSandbox,
   lines,
   STACK_FRAME_RE,
@@ -51,14 +52,7 @@ describe.concurrent('account commands and the acting account', () => {
   const cli = useSandbox();
 
   beforeAll(async () => {
-    await createAccounts(cli, {
-      root: 'superuser',
-      sam: 'superuser',
-      alice: 'admin',
-      eddie: 'editor',
-      bob: 'user',
-      bert: 'blocked',
-    });
+    await createAccounts(cli, STAFF);
   });
 
   it('records the --as account for create, set-role and delete', async () => {

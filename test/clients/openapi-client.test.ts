@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, expect, it } from 'vitest';
+import type { QuickstartResult } from '../fixtures/openapi-client/result.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
 const run = promisify(execFile);
@@ -20,17 +21,7 @@ const { daemon, api, t } = useDaemonWithTokens();
 afterAll(() => rm(DIR, { recursive: true, force: true }));
 
 interface QuickstartModule {
-  quickstart(
-    baseUrl: string,
-    token: string,
-  ): Promise<{
-    created: { id: number; name: string; fullId: string };
-    listed: string[];
-    total: number;
-    readBack: string;
-    location: string | null;
-    token: { account: string; role: string; expires: string | null };
-  }>;
+  quickstart(baseUrl: string, token: string): Promise<QuickstartResult>;
 }
 
 it('generates a typed client from the served description that runs the quickstart', async () => {
@@ -40,7 +31,9 @@ it('generates a typed client from the served description that runs the quickstar
   const types = astToString(await openapiTS(served.text));
   await writeFile(path.join(DIR, 'schema.d.ts'), types);
   const file = path.join(DIR, 'quickstart.ts');
-  await copyFile(path.join(ROOT, 'test', 'fixtures', 'openapi-client', 'quickstart.ts'), file);
+  const fixtures = path.join(ROOT, 'test', 'fixtures', 'openapi-client');
+  await copyFile(path.join(fixtures, 'quickstart.ts'), file);
+  await copyFile(path.join(fixtures, 'result.ts'), path.join(DIR, 'result.ts'));
   // Answers typed `never` or `unknown`, or a wrong path, would not compile.
   const tsc = path.join(ROOT, 'node_modules', '.bin', 'tsc');
   const flags = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--skipLibCheck'];

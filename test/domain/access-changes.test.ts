@@ -4,21 +4,16 @@
 // a revoke of a revoked token) leaves it alone.
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccounts, createSandbox, createToken, type Sandbox, openSandboxDb } from '../helpers/cli.js';
+import { createToken, type Sandbox, sandboxWithDb, closeSandboxWithDb } from '../helpers/cli.js';
 
 let box: Sandbox;
 let db: Knex;
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', reader: 'user', other: 'user' });
-  db = await openSandboxDb(box);
+  ({ box, db } = await sandboxWithDb({ root: 'superuser', reader: 'user', other: 'user' }));
 });
 
-afterAll(async () => {
-  await db?.destroy();
-  await box?.cleanup();
-});
+afterAll(() => closeSandboxWithDb(box, db));
 
 const generation = async () =>
   Number((await db('auth_state').where('id', 1).first<{ generation: number | string }>('generation')).generation);

@@ -6,29 +6,17 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../src/domain/tokens/authenticate.js';
-import {
-  createAccounts,
-  createSandbox,
-  createToken,
-  legacyValue,
-  openSandboxDb,
-  type Sandbox,
-} from '../helpers/cli.js';
+import { createToken, legacyValue, type Sandbox, sandboxWithDb, closeSandboxWithDb } from '../helpers/cli.js';
 
 let box: Sandbox;
 let db: Knex;
 const clock = { now: () => new Date('2026-11-20T12:00:00.000Z') };
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', reader: 'user', ed: 'editor' });
-  db = await openSandboxDb(box);
+  ({ box, db } = await sandboxWithDb({ root: 'superuser', reader: 'user', ed: 'editor' }));
 });
 
-afterAll(async () => {
-  await db?.destroy();
-  await box?.cleanup();
-});
+afterAll(() => closeSandboxWithDb(box, db));
 
 describe('a legacy value', () => {
   it('imported with the CLI is verified, and one character off is refused', async () => {

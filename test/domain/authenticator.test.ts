@@ -10,7 +10,7 @@ import {
 } from '../../src/domain/tokens/authenticate.js';
 import { checksum, randomBase62 } from '../../src/domain/tokens/format.js';
 import { hashSecret, SCRYPT_PARAMS } from '../../src/domain/tokens/hash.js';
-import { createAccounts, createSandbox, createToken, type Sandbox, openSandboxDb } from '../helpers/cli.js';
+import { createAccounts, createToken, type Sandbox, sandboxWithDb, closeSandboxWithDb } from '../helpers/cli.js';
 
 let box: Sandbox;
 let db: Knex;
@@ -18,15 +18,10 @@ let now = Date.parse('2026-11-20T12:00:00.000Z');
 const clock = { now: () => new Date(now) };
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', reader: 'user', ed: 'editor' });
-  db = await openSandboxDb(box);
+  ({ box, db } = await sandboxWithDb({ root: 'superuser', reader: 'user', ed: 'editor' }));
 });
 
-afterAll(async () => {
-  await db?.destroy();
-  await box?.cleanup();
-});
+afterAll(() => closeSandboxWithDb(box, db));
 
 const token = (name: string, user = 'reader', extra: string[] = []) =>
   createToken(box, user, name, 'root', extra, { now: new Date(now).toISOString() });

@@ -5,20 +5,15 @@
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordForeignUse } from '../../src/domain/foreign-uses.js';
-import { createAccounts, createSandbox, createToken, openSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { createToken, type Sandbox, sandboxWithDb, closeSandboxWithDb } from '../helpers/cli.js';
 
 let box: Sandbox;
 let db: Knex;
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', bot: 'editor' });
-  db = await openSandboxDb(box);
+  ({ box, db } = await sandboxWithDb({ root: 'superuser', bot: 'editor' }));
 });
-afterAll(async () => {
-  await db?.destroy();
-  await box?.cleanup();
-});
+afterAll(() => closeSandboxWithDb(box, db));
 
 const at = (iso: string) => ({ db, clock: { now: () => new Date(iso) } });
 

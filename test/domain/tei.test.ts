@@ -12,7 +12,7 @@ import {
 import { parseIds } from '../../src/domain/catalog/tei/exports.js';
 import { escapeAttr, escapeText, stripInvalidXmlChars } from '../../src/domain/catalog/xml.js';
 import { AppError } from '../../src/errors.js';
-import { actor, elementContent, place } from '../helpers/tei.js';
+import { actor, actorLists, place } from '../helpers/tei.js';
 
 const AT = '2026-11-20T10:00:00.000Z';
 
@@ -168,8 +168,7 @@ describe('actors document', () => {
 
   it('puts persons and families in listPerson, other actor types in listOrg, inside standOff', () => {
     const standOff = /<standOff>([\s\S]*)<\/standOff>/.exec(xml)?.[1] ?? '';
-    const listPerson = elementContent(standOff, 'listPerson');
-    const listOrg = elementContent(standOff, 'listOrg');
+    const { listPerson, listOrg } = actorLists(standOff);
     expect(listPerson).toContain('<person xml:id="actor-12">');
     expect(listPerson).toContain('<person xml:id="actor-13" role="family">');
     expect(listOrg).toContain('<org xml:id="actor-14" type="corporate_body">');

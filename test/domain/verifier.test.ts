@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret, needsRehash, SCRYPT_PARAMS, secretCheck, verifySecret } from '../../src/domain/tokens/hash.js';
 import { KdfBusy } from '../../src/domain/tokens/kdf-queue.js';
 import { Verifier } from '../../src/domain/tokens/verifier.js';
-import { createAccounts, createSandbox, createToken, type Sandbox, openSandboxDb } from '../helpers/cli.js';
+import { createToken, type Sandbox, sandboxWithDb, closeSandboxWithDb } from '../helpers/cli.js';
 
 const scrypt = (
   (await import('scrypt-kdf')) as unknown as {
@@ -22,15 +22,10 @@ let box: Sandbox;
 let db: Knex;
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', reader: 'user' });
-  db = await openSandboxDb(box);
+  ({ box, db } = await sandboxWithDb({ root: 'superuser', reader: 'user' }));
 });
 
-afterAll(async () => {
-  await db?.destroy();
-  await box?.cleanup();
-});
+afterAll(() => closeSandboxWithDb(box, db));
 
 describe('stored hashes', () => {
   it('need re-hashing when any scrypt parameter differs, or the key is damaged', async () => {

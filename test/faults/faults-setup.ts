@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { expect } from 'vitest';
 import {
   createAccounts,
+  createSandbox,
   createToken,
   pgAdmin,
   withSandboxDb,
@@ -41,6 +42,31 @@ export async function staffTokens(box: Sandbox, victims: number): Promise<Staff>
   const list: CreatedTokenJson[] = [];
   for (let i = 0; i < victims; i++) list.push(await createToken(box, 'reader', `victim ${i}`, 'root'));
   return { reader, editor, victims: list };
+}
+
+/** A sandbox configured with TEST_TIMEOUTS (and `database`), its staff and `victims` tokens. */
+export async function faultSandbox(
+  victims: number,
+  database: Record<string, unknown> = {},
+): Promise<{ box: Sandbox; staff: Staff }> {
+  const box = await createSandbox();
+  await writeFaultConfig(box, database);
+  return { box, staff: await staffTokens(box, victims) };
+}
+
+/** A faultSandbox with `count` daemons started on it. */
+export async function faultScene(
+  victims: number,
+  count: number,
+): Promise<{ box: Sandbox; staff: Staff; daemons: RunningDaemon[] }> {
+  const { box, staff } = await faultSandbox(victims);
+  return { box, staff, daemons: await startDaemons(box, count) };
+}
+
+/** Stops the daemons one after another, then removes the sandbox. */
+export async function stopAll(daemons: RunningDaemon[], box: Sandbox | undefined): Promise<void> {
+  for (const d of daemons) await d.stop();
+  await box?.cleanup();
 }
 
 export async function startDaemons(box: Sandbox, count: number, env: Record<string, string> = {}) {

@@ -6,16 +6,15 @@
 // directly) while the daemons cannot is refused afterwards; acknowledged writes are all stored.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, IS_PG, PG_URL, type Sandbox } from '../helpers/cli.js';
+import { IS_PG, PG_URL, type Sandbox } from '../helpers/cli.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
 import {
   allReady,
   expectLoadHeld,
   expectRefused,
-  staffTokens,
+  faultSandbox,
   startDaemons,
   startLoad,
-  writeFaultConfig,
   type Staff,
 } from './faults-setup.js';
 import { timeUntil } from './load.js';
@@ -41,9 +40,7 @@ describe.skipIf(!IS_PG)('PostgreSQL away and back, then stalled, behind a proxy'
   let daemons: RunningDaemon[] = [];
 
   beforeAll(async () => {
-    box = await createSandbox();
-    await writeFaultConfig(box);
-    staff = await staffTokens(box, 2);
+    ({ box, staff } = await faultSandbox(2));
     const server = new URL(PG_URL ?? '');
     proxy = await startFaultProxy({ host: server.hostname, port: Number(server.port || 5432) });
     daemons = await startDaemons(box, 2, { DATABASE_URL: proxy.through(box.env.DATABASE_URL ?? '') });

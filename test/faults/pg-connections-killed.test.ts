@@ -5,17 +5,16 @@
 // token is never accepted afterwards and every write acknowledged with a 2xx is in the database.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, IS_PG, type Sandbox } from '../helpers/cli.js';
+import { IS_PG, type Sandbox } from '../helpers/cli.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
 import {
   allReady,
   expectLoadHeld,
   expectRefused,
-  staffTokens,
-  startDaemons,
+  faultScene,
   startLoad,
+  stopAll,
   terminate,
-  writeFaultConfig,
   type Staff,
 } from './faults-setup.js';
 import { timeUntil } from './load.js';
@@ -26,15 +25,9 @@ describe.skipIf(!IS_PG)("the daemon's own PostgreSQL connections killed under lo
   let daemons: RunningDaemon[] = [];
 
   beforeAll(async () => {
-    box = await createSandbox();
-    await writeFaultConfig(box);
-    staff = await staffTokens(box, 3);
-    daemons = await startDaemons(box, 2);
+    ({ box, staff, daemons } = await faultScene(3, 2));
   });
-  afterAll(async () => {
-    for (const d of daemons) await d.stop();
-    await box?.cleanup();
-  });
+  afterAll(() => stopAll(daemons, box));
 
   it('pool, LISTEN, both: bounded answers, recovery, revocations hold, acknowledged writes kept', async () => {
     const load = await startLoad(daemons, staff);

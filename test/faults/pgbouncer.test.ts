@@ -9,11 +9,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, IS_PG, PG_URL, type Sandbox } from '../helpers/cli.js';
+import { IS_PG, PG_URL, type Sandbox } from '../helpers/cli.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
 import { freePort } from '../helpers/raw-http.js';
 import { pathOf, systemTool } from '../helpers/system-tools.js';
-import { staffTokens, startDaemons, writeFaultConfig, type Staff } from './faults-setup.js';
+import { faultSandbox, startDaemons, type Staff } from './faults-setup.js';
 import { timeUntil } from './load.js';
 
 const pgbouncer = IS_PG ? systemTool('pgbouncer', 'pgbouncer') : { path: null, skip: 'not a PostgreSQL run' };
@@ -71,9 +71,7 @@ describe.skipIf(pgbouncer.skip !== null)('a daemon behind PgBouncer in transacti
   let daemon: RunningDaemon;
 
   beforeAll(async () => {
-    box = await createSandbox();
-    await writeFaultConfig(box);
-    staff = await staffTokens(box, 3);
+    ({ box, staff } = await faultSandbox(3));
     dir = mkdtempSync(path.join(os.tmpdir(), 'archivectl-pgbouncer-'));
     bouncer = await startPgBouncer(dir);
     const url = new URL(box.env.DATABASE_URL ?? '');

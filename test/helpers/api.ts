@@ -265,6 +265,18 @@ export async function importSip(api: Client, token: string, fields: SipFields = 
 // --- small utilities ---------------------------------------------------------------------------
 
 /** Runs tasks with at most `limit` in flight; results in order. */
+/**
+ * A fixed sample instead of a product, for sweeps whose rule is the same everywhere: pairs that
+ * cover every item of `a` and of `b` at least once, max(|a|, |b|) pairs in all; `shift` rotates
+ * which item of `a` meets which of `b`, so that successive shifts (one a route) meet other pairs.
+ */
+export function sampledPairs<A, B>(a: readonly A[], b: readonly B[], shift: number): [A, B][] {
+  return Array.from({ length: Math.max(a.length, b.length) }, (_, k) => [
+    a[(k + shift) % a.length] as A,
+    b[k % b.length] as B,
+  ]);
+}
+
 export const inPool = <T>(tasks: (() => Promise<T>)[], limit = 8): Promise<T[]> => pool(tasks, limit);
 
 export interface BasicTokens {

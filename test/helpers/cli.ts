@@ -22,6 +22,7 @@ import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
+import type { TokenView } from '../../src/domain/tokens/queries.js';
 import { randomBase62 } from './token-values.js';
 import { ROLES } from '../../src/domain/roles.js';
 
@@ -62,21 +63,8 @@ export const TOKEN_ID_RE = /^[0-9A-Za-z]{8}$/;
 export const ISO_INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 export const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The TOKEN object of docs/cli.md. */
-export interface TokenJson {
-  id: string;
-  account: string;
-  name: string;
-  kind: 'regular' | 'legacy' | 'handoff';
-  status: 'active' | 'expired' | 'revoked';
-  created: string;
-  last_used: string | null;
-  expires: string | null;
-  /** `["*"]`: every right of the account. */
-  scopes: string[];
-  allow_from: string[] | null;
-  rate_limit: string | null;
-}
+/** The TOKEN object of docs/cli.md, as the CLI's --json prints it (its keys: TOKEN_KEYS). */
+export type TokenJson = TokenView;
 export interface CreatedTokenJson extends TokenJson {
   token: string;
 }
@@ -458,4 +446,19 @@ export async function withSandboxDb<T>(box: Sandbox, work: (db: import('knex').K
   } finally {
     await db.destroy();
   }
+}
+
+/** A sandbox with `accounts` made in it, and a connection of openSandboxDb to its database. */
+export async function sandboxWithDb(
+  accounts: Record<string, string>,
+): Promise<{ box: Sandbox; db: import('knex').Knex }> {
+  const box = await createSandbox();
+  await createAccounts(box, accounts);
+  return { box, db: await openSandboxDb(box) };
+}
+
+/** Closes what sandboxWithDb opened (either may be missing when it failed). */
+export async function closeSandboxWithDb(box: Sandbox | undefined, db: import('knex').Knex | undefined): Promise<void> {
+  await db?.destroy();
+  await box?.cleanup();
 }

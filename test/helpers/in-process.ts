@@ -1,11 +1,12 @@
 // A daemon started in this process with startDaemon (src/http/server.ts) rather than through
 // the CLI: its counters, its server and its sockets can be looked at. Its log is dropped.
 import { writeFile } from 'node:fs/promises';
+import type net from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startDaemon, type Daemon } from '../../src/http/server.js';
-import { createAccounts, createSandbox, createToken, type Sandbox } from './cli.js';
+import { asAdministrator, createAccounts, createSandbox, createToken, type Sandbox } from './cli.js';
 import { patchConfig, type Json } from './config.js';
 
 const silent = { write: () => true } as unknown as NodeJS.WritableStream;
@@ -35,4 +36,19 @@ export async function sandboxWithReader(more: Record<string, string> = {}): Prom
   const box = await createSandbox();
   await createAccounts(box, { root: 'superuser', reader: 'user', ...more });
   return { box, token: (await createToken(box, 'reader', 'legit', 'root')).token };
+}
+
+/** An in-process daemon with public_access on; the daemon's side of every connection it accepts is pushed to `sockets`. */
+export async function openDaemonWatched(box: Sandbox, patch: Json, sockets: net.Socket[]): Promise<Daemon> {
+  expect((await box.run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(box))])).code).toBe(0);
+  const daemon = await inProcessDaemon(box, patch);
+  daemon.server.on('connection', (s: net.Socket) => sockets.push(s));
+  return daemon;
+}
+
+/** Destroys the test's client sockets, then closes the daemon and the sandbox (either may be missing). */
+export async function closeWatched(clients: net.Socket[], daemon?: Daemon, box?: Sandbox): Promise<void> {
+  for (const s of clients) s.destroy();
+  await daemon?.close();
+  await box?.cleanup();
 }

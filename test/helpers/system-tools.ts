@@ -50,3 +50,15 @@ export function unlessCI(reason: string | null): string | null {
   console.warn(`SKIPPED: ${reason}`);
   return reason;
 }
+
+/**
+ * Install, packaging and systemd tests (the README's installs, npm pack, the shipped unit) say
+ * the same on every Node.js line and database: they run where ARCHIVE_TEST_INSTALL=1, which CI
+ * sets in one leg only. Null where they run, else the reason for `skipIf` (printed once a file).
+ */
+export function installLegOnly(): string | null {
+  if (process.env.ARCHIVE_TEST_INSTALL === '1') return null;
+  const reason = "runs in CI's Node 20 SQLite leg only (ARCHIVE_TEST_INSTALL=1)";
+  console.warn(`SKIPPED: ${reason}`);
+  return reason;
+}

@@ -35,6 +35,12 @@ export function jing(files: string[]): Promise<string> {
 export const elementContent = (xml: string, name: string): string =>
   new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(xml)?.[1] ?? '';
 
+/** The persons (and families) and the organisations of a TEI document of actors. */
+export const actorLists = (xml: string): { listPerson: string; listOrg: string } => ({
+  listPerson: elementContent(xml, 'listPerson'),
+  listOrg: elementContent(xml, 'listOrg'),
+});
+
 export const actor = (over: Partial<ActorRow> & Pick<ActorRow, 'id' | 'type' | 'name'>): ActorRow => ({
   label: null,
   alternative_names: null,

@@ -93,12 +93,9 @@ describe('POST /api/actors', () => {
     expect(actor).toMatchObject({
       name: 'Minimal',
       type: 'person',
-      label: null,
-      alternative_names: null,
-      date_start: null,
-      date_end: null,
-      comment: null,
-      gnd: null,
+      ...Object.fromEntries(
+        ['label', 'alternative_names', 'date_start', 'date_end', 'comment', 'gnd'].map((k) => [k, null]),
+      ),
     });
   });
 

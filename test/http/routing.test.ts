@@ -3,7 +3,7 @@
 // query parameters, ids, paths or field values on any route of the matrix (ROUTES).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../src/http/routes/index.js';
-import { bearer, dataOf, inPool, loadCatalog, replyProblems, send } from '../helpers/api.js';
+import { bearer, dataOf, inPool, loadCatalog, replyProblems, sampledPairs, send } from '../helpers/api.js';
 import { ACTOR_FIELDS, PLACE_FIELDS, QUERY_PARAMETERS } from '../helpers/catalog.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
 
@@ -160,14 +160,14 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
     const gets = ROUTES.filter((r) => r.method === 'GET');
     const problems: string[] = [];
     const tasks: (() => Promise<void>)[] = [];
-    for (const route of gets) {
-      for (const param of PARAMS) {
-        for (const value of ODD_VALUES) {
-          tasks.push(async () => {
-            const r = await send(daemon(), `${concrete(route.path)}?${param}=${value}`, { headers: bearer(t.user) });
-            problems.push(...replyProblems(r));
-          });
-        }
+    for (const [i, route] of gets.entries()) {
+      // Every odd value and every parameter once on each route (a fixed sample, not the product:
+      // the query is parsed the same way on every route); the pairing shifts from route to route.
+      for (const [param, value] of sampledPairs(PARAMS, ODD_VALUES, i)) {
+        tasks.push(async () => {
+          const r = await send(daemon(), `${concrete(route.path)}?${param}=${value}`, { headers: bearer(t.user) });
+          problems.push(...replyProblems(r));
+        });
       }
       tasks.push(async () => {
         const r = await send(
@@ -180,7 +180,7 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
     }
     await inPool(tasks, 8);
     expect(problems).toEqual([]);
-  }, 180_000); // some 500 requests a GET route, GET /api/openapi.json answering 150 KB each
+  });
 
   it('odd ids in the path of every {id} route', async () => {
     const problems: string[] = [];

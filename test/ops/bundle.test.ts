@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, lines, REPO_ROOT, type CliResult } from '../helpers/cli.js';
+import { installLegOnly } from '../helpers/system-tools.js';
 import { arcValue } from '../helpers/token-values.js';
 
 const run = promisify(execFile);
@@ -135,7 +136,9 @@ describe('bin/archivectl', () => {
   });
 });
 
-describe('a packed install', () => {
+const installSkip = installLegOnly();
+
+describe.skipIf(installSkip !== null)(`a packed install${installSkip ? ` — skipped: ${installSkip}` : ''}`, () => {
   let root: string;
   beforeAll(async () => {
     // What `npm pack` puts in the tarball, unpacked; its dependencies are the checkout's own

@@ -10,11 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IS_PG, TOKEN_VALUE_RE } from '../helpers/cli.js';
-import { pathOf, systemTool } from '../helpers/system-tools.js';
+import { installLegOnly, pathOf, systemTool } from '../helpers/system-tools.js';
 import { copyCheckout, offerSqliteBuild, runScript, tarballName } from './readme-replay.js';
 
 const man = systemTool('man', 'man-db');
-const skip = IS_PG ? 'runs in the SQLite pass (nothing here uses PostgreSQL)' : man.skip;
+const skip = installLegOnly() ?? (IS_PG ? 'runs in the SQLite pass (nothing here uses PostgreSQL)' : man.skip);
 const version = tarballName().replace(/^archivectl-|\.tgz$/g, '');
 
 describe.skipIf(skip !== null)(`archivectl installed as the README says${skip ? ` — skipped: ${skip}` : ''}`, () => {

@@ -17,10 +17,11 @@ import { patchConfig, type Json } from '../helpers/config.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { requestWhole, type WholeAnswer } from '../helpers/raw-http.js';
 import { freePort, NGINX, runNginx, type Nginx } from '../helpers/nginx.js';
+import { installLegOnly } from '../helpers/system-tools.js';
 import { codeBlocks, readmeSection } from './readme-replay.js';
 import { makeCertificate, OPENSSL } from '../helpers/certificate.js';
 
-const missing = NGINX.skip ?? OPENSSL.skip;
+const missing = installLegOnly() ?? NGINX.skip ?? OPENSSL.skip;
 
 const SECTION = 'Behind a reverse proxy';
 

@@ -12,11 +12,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IS_PG, REPO_ROOT } from '../helpers/cli.js';
 import { freePort } from '../helpers/raw-http.js';
+import { installLegOnly } from '../helpers/system-tools.js';
 import { codeBlocks, readmeSection, runScript, type ScriptRun } from './readme-replay.js';
 
-const WHY_NOT_PG = IS_PG ? ' — skipped in the PostgreSQL pass: the Quickstart uses SQLite, run in the SQLite pass' : '';
+const skip =
+  installLegOnly() ??
+  (IS_PG ? 'skipped in the PostgreSQL pass: the Quickstart uses SQLite, run in the SQLite pass' : null);
 
-describe.skipIf(IS_PG)(`the README's Quickstart, replayed${WHY_NOT_PG}`, () => {
+describe.skipIf(skip !== null)(`the README's Quickstart, replayed${skip ? ` — skipped: ${skip}` : ''}`, () => {
   let dir = '';
   let elsewhere = '';
   let port = 0;

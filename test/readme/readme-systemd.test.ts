@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IS_PG, REPO_ROOT, TOKEN_VALUE_RE } from '../helpers/cli.js';
-import { pathOf, systemTool, unlessCI } from '../helpers/system-tools.js';
+import { installLegOnly, pathOf, systemTool, unlessCI } from '../helpers/system-tools.js';
 import {
   codeBlocks,
   offerSqliteBuild,
@@ -44,11 +44,15 @@ const tools = {
 };
 /** bash-completion's loader, which finds a command's completion where step 1 puts it. */
 const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
-const skip = IS_PG
-  ? 'runs in the SQLite pass (nothing here uses PostgreSQL)'
-  : (Object.values(tools).find((t) => t.skip !== null)?.skip ??
-    unlessCI(process.getuid?.() === 0 ? null : 'replaying the systemd steps needs root (useradd, mounts)') ??
-    unlessCI(existsSync(BASH_COMPLETION) ? null : `${BASH_COMPLETION} is missing (Debian package "bash-completion")`));
+const skip =
+  installLegOnly() ??
+  (IS_PG
+    ? 'runs in the SQLite pass (nothing here uses PostgreSQL)'
+    : (Object.values(tools).find((t) => t.skip !== null)?.skip ??
+      unlessCI(process.getuid?.() === 0 ? null : 'replaying the systemd steps needs root (useradd, mounts)') ??
+      unlessCI(
+        existsSync(BASH_COMPLETION) ? null : `${BASH_COMPLETION} is missing (Debian package "bash-completion")`,
+      )));
 
 /** The unit's settings (the last value of each key; Environment= lines all kept). */
 function unitSettings(unit: string): { values: Map<string, string>; environment: string[] } {

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, fieldsOf, loadCatalog } from '../helpers/api.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
-import { elementContent, fetchTei } from '../helpers/tei.js';
+import { actorLists, fetchTei } from '../helpers/tei.js';
 
 const { cli, api, t } = useDaemonWithTokens();
 
@@ -74,8 +74,7 @@ describe('GET /api/tei/{actors,places,keywords}', () => {
     expect(doc).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>/);
     expect(doc).toContain('<TEI xmlns="http://www.tei-c.org/ns/1.0"');
     expect(doc).toContain('<standOff>');
-    const listPerson = elementContent(doc, 'listPerson');
-    const listOrg = elementContent(doc, 'listOrg');
+    const { listPerson, listOrg } = actorLists(doc);
     expect(listPerson).toContain('Goethe, Johann Wolfgang von');
     expect(listPerson).toContain('118540238');
     expect(listPerson).toContain('Cotta family');

@@ -14,8 +14,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorsDocument, type ActorRow } from '../../src/domain/catalog/tei/document.js';
 import type { Daemon } from '../../src/http/server.js';
-import { withSandboxDb, type Sandbox, asAdministrator } from '../helpers/cli.js';
-import { inProcessDaemon, loadLongActors, sandboxWithReader } from '../helpers/in-process.js';
+import { withSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { closeWatched, loadLongActors, openDaemonWatched, sandboxWithReader } from '../helpers/in-process.js';
 import { until } from '../helpers/until.js';
 
 const ACTORS = 10_000;
@@ -33,19 +33,14 @@ const clients: net.Socket[] = [];
 beforeAll(async () => {
   ({ box, token } = await sandboxWithReader());
   await loadLongActors(box, ACTORS);
-  expect((await box.run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(box))])).code).toBe(0);
-  daemon = await inProcessDaemon(box, {
-    limits: { heavyRequests: RUNNING, heavyQueue: WAITING },
-    timeouts: { sendMs: 1000 },
-  });
-  daemon.server.on('connection', (s: net.Socket) => serverSockets.push(s));
+  daemon = await openDaemonWatched(
+    box,
+    { limits: { heavyRequests: RUNNING, heavyQueue: WAITING }, timeouts: { sendMs: 1000 } },
+    serverSockets,
+  );
 }, 120_000);
 
-afterAll(async () => {
-  for (const s of clients) s.destroy();
-  await daemon?.close();
-  await box?.cleanup();
-});
+afterAll(() => closeWatched(clients, daemon, box));
 
 interface Reader {
   socket: net.Socket;

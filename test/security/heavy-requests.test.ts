@@ -11,8 +11,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/http/server.js';
-import { createToken, withSandboxDb, type Sandbox, asAdministrator } from '../helpers/cli.js';
-import { inProcessDaemon, loadLongActors, sandboxWithReader } from '../helpers/in-process.js';
+import { createToken, withSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { closeWatched, loadLongActors, openDaemonWatched, sandboxWithReader } from '../helpers/in-process.js';
 import { until } from '../helpers/until.js';
 
 const ACTORS = 10_000;
@@ -30,17 +30,12 @@ beforeAll(async () => {
   editor = (await createToken(box, 'ed', 'writes', 'root')).token;
   // Each with a GND id, for the BEACON dump.
   await loadLongActors(box, ACTORS, (i) => ({ gnd: `1${String(10_000_000 + i)}X` }));
-  expect((await box.run(['settings', 'set', 'public_access', 'on', ...(await asAdministrator(box))])).code).toBe(0);
   // One place, none waiting: a request that holds it makes every other heavy one a 503.
-  daemon = await inProcessDaemon(box, { limits: { heavyRequests: 1, heavyQueue: 0 }, timeouts: { sendMs: 60_000 } });
-  daemon.server.on('connection', (s: net.Socket) => serverSockets.push(s));
+  const patch = { limits: { heavyRequests: 1, heavyQueue: 0 }, timeouts: { sendMs: 60_000 } };
+  daemon = await openDaemonWatched(box, patch, serverSockets);
 }, 120_000);
 
-afterAll(async () => {
-  for (const s of clients) s.destroy();
-  await daemon?.close();
-  await box?.cleanup();
-});
+afterAll(() => closeWatched(clients, daemon, box));
 
 interface Answer {
   status: number;

@@ -101,15 +101,18 @@ describe('a refused request trickling its body', () => {
       ['/api/actors', token, 403], // a reader's token on an editor's route
       ['/api/actors', `arc_${'A'.repeat(8)}${'b'.repeat(40)}000000`, 401], // a forged token
     ];
-    for (const [path, auth, status] of cases) {
-      const held = await connect(d, '127.0.0.2');
-      const body = sendBody(held, path, { everyMs: 100, auth });
-      await held.closed; // by the daemon: the client is still sending
-      const res = parseResponse(held.received(), { atEnd: true });
-      expect(res?.status, `${path} ${auth ?? 'without a token'}`).toBe(status);
-      expect(res?.headers.connection).toBe('close');
-      expect(body.sent(), 'bytes of the body sent before the close').toBeLessThan(BODY_LENGTH);
-    }
+    // All at once, each from an address of its own: every one waits out the same deadline.
+    await Promise.all(
+      cases.map(async ([path, auth, status], i) => {
+        const held = await connect(d, `127.0.0.${20 + i}`);
+        const body = sendBody(held, path, { everyMs: 100, auth });
+        await held.closed; // by the daemon: the client is still sending
+        const res = parseResponse(held.received(), { atEnd: true });
+        expect(res?.status, `${path} ${auth ?? 'without a token'}`).toBe(status);
+        expect(res?.headers.connection).toBe('close');
+        expect(body.sent(), 'bytes of the body sent before the close').toBeLessThan(BODY_LENGTH);
+      }),
+    );
   });
 
   it('with its whole body at once: the body is read, and api_token in it still wins', async () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { installLegOnly } from '../helpers/system-tools.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -48,7 +49,9 @@ describe('npm prepare', () => {
   });
 });
 
-describe('npm pack', () => {
+const installSkip = installLegOnly();
+
+describe.skipIf(installSkip !== null)(`npm pack${installSkip ? ` — skipped: ${installSkip}` : ''}`, () => {
   it('packs bin/, the bundle with its source maps, migrations/ and the operator files, and neither src/ nor test/', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.js';
 import { describeSelf } from '../../src/domain/tokens/self.js';
-import { createAccounts, createSandbox, createToken, openSandboxDb, type Sandbox } from '../helpers/cli.js';
+import { createToken, type Sandbox, sandboxWithDb, closeSandboxWithDb } from '../helpers/cli.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 const clock = { now: () => new Date(NOW) };
@@ -14,15 +14,10 @@ let box: Sandbox;
 let db: Knex;
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', ed: 'editor', gone: 'user' });
-  db = await openSandboxDb(box);
+  ({ box, db } = await sandboxWithDb({ root: 'superuser', ed: 'editor', gone: 'user' }));
 });
 
-afterAll(async () => {
-  await db?.destroy();
-  await box?.cleanup();
-});
+afterAll(() => closeSandboxWithDb(box, db));
 
 describe('describeSelf', () => {
   it('answers the token with the role judged now and what narrows it, never a value or hash', async () => {

@@ -79,6 +79,13 @@ const auditRows = () =>
     .orderBy('id')
     .select<{ at: string; actor: string; target: string }[]>('at', 'actor', 'target');
 
+/** importLegacy acting as alice, with the progress it reported. */
+async function importRecorded(text: string): Promise<{ result: unknown; progress: Progress[] }> {
+  const progress: Progress[] = [];
+  const result = await importLegacy(ctx(), text, { actor: 'alice', progress: (...p) => void progress.push(p) });
+  return { result, progress };
+}
+
 describe('an import', () => {
   const values = [legacyValue(), legacyValue(), legacyValue()];
   const text = csv([
@@ -89,11 +96,8 @@ describe('an import', () => {
 
   it('writes each line as a legacy token of its account, the hash in legacy_imports, and one audit entry', async () => {
     const audited = (await auditRows()).length;
-    const progress: Progress[] = [];
-    expect(await importLegacy(ctx(), text, { actor: 'alice', progress: (...p) => void progress.push(p) })).toEqual({
-      imported: 3,
-      skipped: 0,
-    });
+    const { result, progress } = await importRecorded(text);
+    expect(result).toEqual({ imported: 3, skipped: 0 });
     expect(progress).toEqual([
       ['hashing', 1, 3],
       ['hashing', 2, 3],
@@ -134,12 +138,9 @@ describe('an import', () => {
   it('skips on a re-run the lines already imported, and records an entry only when it imports', async () => {
     const audited = (await auditRows()).length;
     const more = legacyValue();
-    const progress: Progress[] = [];
     const again = `${text}\nerik,${more},`;
-    expect(await importLegacy(ctx(), again, { actor: 'alice', progress: (...p) => void progress.push(p) })).toEqual({
-      imported: 1,
-      skipped: 3,
-    });
+    const { result, progress } = await importRecorded(again);
+    expect(result).toEqual({ imported: 1, skipped: 3 });
     expect(progress).toEqual([
       ['checking', 1, 3],
       ['checking', 2, 3],

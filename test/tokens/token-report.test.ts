@@ -7,14 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../src/domain/tokens/authenticate.js';
 import { revokeReported, wellFormed, type LiveCheck } from '../../src/domain/tokens/report.js';
 import {
-  createAccounts,
-  createSandbox,
   createToken,
   legacyValue,
-  openSandboxDb,
   type CreatedTokenJson,
   type Sandbox,
   type TokenJson,
+  sandboxWithDb,
+  closeSandboxWithDb,
 } from '../helpers/cli.js';
 import { arcValue } from '../helpers/token-values.js';
 
@@ -26,17 +25,12 @@ let db: Knex;
 let isLive: LiveCheck;
 
 beforeAll(async () => {
-  box = await createSandbox();
-  await createAccounts(box, { root: 'superuser', amy: 'user', bob: 'editor' });
-  db = await openSandboxDb(box);
+  ({ box, db } = await sandboxWithDb({ root: 'superuser', amy: 'user', bob: 'editor' }));
   const auth = new Authenticator(db, clock, null);
   isLive = (values) => auth.liveRows(values, REPORTER);
 });
 
-afterAll(async () => {
-  await db?.destroy();
-  await box?.cleanup();
-});
+afterAll(() => closeSandboxWithDb(box, db));
 
 const token = (user: string, name: string) => createToken(box, user, name, 'root', [], { now: NOW });
 const ctx = () => ({ db, clock });

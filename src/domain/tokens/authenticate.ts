@@ -90,9 +90,11 @@ export class Authenticator {
     private readonly clock: Clock,
     private readonly lastUsed: LastUsedRecorder | null,
     options: AuthenticatorOptions = DEFAULT_AUTH_OPTIONS,
+    /** Elapsed ms the failure budgets refill with (default: performance.now). */
+    stopwatch?: () => number,
   ) {
     this.cache = new VerifiedTokens(options.cacheSize);
-    this.budgets = new FailureBudgets(options);
+    this.budgets = new FailureBudgets(options, stopwatch);
     const verifier = new Verifier(db, options.kdf);
     this.verifier = verifier;
     this.stats = {
