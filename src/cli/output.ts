@@ -11,7 +11,7 @@ export { note, printJson, shown, writeOut } from './text-output.js';
 export async function printTable(
   head: string[],
   rows: (string | number)[][],
-  fit: Pick<TableOptions, 'flex' | 'drop'> = {},
+  fit: Pick<TableOptions, 'flex' | 'drop' | 'cutLast'> = {},
 ): Promise<void> {
   const { stdout } = io();
   const cells = rows.map((r) => r.map((cell) => (typeof cell === 'number' ? String(cell) : shown(cell))));
@@ -63,8 +63,12 @@ export async function printTokens(tokens: TokenView[], withAccount = true): Prom
       t.allow_from?.join(',') ?? 'anywhere',
       t.rate_limit ?? 'none',
     ]),
-    // In a narrow terminal Kind goes first, then Created, the rate and the addresses; the scopes
-    // stay (--json or a pipe shows everything).
-    { flex: ['Account', 'Name'], drop: ['Kind', 'Created', 'Rate limit', 'Allowed from'] },
+    // In a narrow terminal: names cut, then Kind, Created, the rate, the addresses and the last use
+    // left out, then the scopes cut (--json or a pipe shows everything).
+    {
+      flex: ['Account', 'Name'],
+      drop: ['Kind', 'Created', 'Rate limit', 'Allowed from', 'Last used'],
+      cutLast: ['Scopes', 'Allowed from'],
+    },
   );
 }

@@ -18,6 +18,8 @@ export interface TableOptions {
   flex?: string[];
   /** Headings of columns left out, in this order, while cutting is not enough to fit. */
   drop?: string[];
+  /** Headings of list columns (scopes, addresses) cut only once the `drop` ones are left out. */
+  cutLast?: string[];
 }
 
 const GAP = '  ';
@@ -76,17 +78,28 @@ function fitWidths(head: string[], widths: number[], kept: number[], flexible: n
   return kept.map((i) => fitted[i] ?? 0);
 }
 
-/** Which columns are kept, and their widths: all of them at full width unless in a terminal. */
+/**
+ * Which columns are kept, and their widths: all at full width unless in a terminal. There, the
+ * `flex` columns are cut, then the `drop` ones left out in order, then the `cutLast` ones cut,
+ * then the rightmost columns left out until the line fits.
+ */
 function layout(head: string[], widths: number[], opts: TableOptions): { kept: number[]; fitted: number[] } {
   let kept = head.map((_, i) => i);
   if (!opts.terminal) return { kept, fitted: widths };
   const indexes = (names: string[] = []) => names.map((name) => head.indexOf(name)).filter((i) => i >= 0);
   const flex = indexes(opts.flex);
+  const fits = (fitted: number[]) => lineWidth(fitted) <= opts.columns;
   let fitted = fitWidths(head, widths, kept, flex, opts.columns);
   for (const column of indexes(opts.drop)) {
-    if (lineWidth(fitted) <= opts.columns) break;
+    if (fits(fitted)) return { kept, fitted };
     kept = kept.filter((i) => i !== column);
     fitted = fitWidths(head, widths, kept, flex, opts.columns);
+  }
+  const all = [...flex, ...indexes(opts.cutLast)];
+  fitted = fitWidths(head, widths, kept, all, opts.columns);
+  while (!fits(fitted) && kept.length > 1) {
+    kept = kept.slice(0, -1);
+    fitted = fitWidths(head, widths, kept, all, opts.columns);
   }
   return { kept, fitted };
 }
