@@ -30,6 +30,15 @@ export function tokenName(t: Pick<TokenView, 'kind' | 'name'>): string {
   return t.name === LEGACY_NAME ? LEGACY_NAME : `${LEGACY_NAME} (${t.name})`;
 }
 
+/** A token's scopes and addresses as every listing shows them. */
+export const scopesText = (t: Pick<TokenView, 'scopes'>): string => t.scopes.join(',');
+export const allowFromText = (t: Pick<TokenView, 'allow_from'>): string => t.allow_from?.join(',') ?? 'anywhere';
+
+/** `scopes read,ai-usage; from 10.0.0.0/8; rate 600/hour`, as the notes of create and update say it. */
+export function restrictionLine(t: TokenView): string {
+  return `scopes ${scopesText(t)}; from ${allowFromText(t)}; rate ${t.rate_limit ?? 'no limit of its own'}`;
+}
+
 export async function printTokens(tokens: TokenView[], withAccount = true): Promise<void> {
   if (tokens.length === 0) {
     note('no tokens');
@@ -59,8 +68,8 @@ export async function printTokens(tokens: TokenView[], withAccount = true): Prom
       humanTime(t.created),
       humanTime(t.last_used),
       t.expires ?? 'never',
-      t.scopes.join(','),
-      t.allow_from?.join(',') ?? 'anywhere',
+      scopesText(t),
+      allowFromText(t),
       t.rate_limit ?? 'none',
     ]),
     // In a narrow terminal: names cut, then Kind, Created, the rate, the addresses and the last use
