@@ -1,13 +1,6 @@
-// Tables (docs/operations.md, "Tables and filters"): columns two spaces apart, no borders. In a
-// terminal, free-text columns are cut to fit, then the columns the caller names are left out;
-// elsewhere nothing is. Cells arrive escaped (output.ts): plain text that grep and awk read.
-//
-// A cell takes the cells string-width counts (wide characters and emoji two, combining marks
-// none) and is padded to its column's width. cli-table3 is not used: it measures with
-// string-width 4, which counts newer emoji (🫠) as one cell and some combining marks and Hangul
-// jamo as cells of their own, so its padding misaligns rows holding them. Printable ASCII is one
-// cell a character: string-width, whose loading creates an Intl.Segmenter (15 to 40 ms), is
-// loaded (loadWidths, output.ts) for other text only.
+// Tables (docs/operations.md, "Tables and filters"): columns two spaces apart, no borders; in a
+// terminal fitted to its width (layout), elsewhere never cut. Widths by string-width, loaded only
+// for text other than printable ASCII; why not cli-table3: bench/RESULTS.md, "Plain internals".
 import { isPlainAscii } from './text-output.js';
 
 export interface TableOptions {
