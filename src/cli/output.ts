@@ -11,7 +11,7 @@ export { note, printJson, shown, writeOut } from './text-output.js';
 export async function printTable(
   head: string[],
   rows: (string | number)[][],
-  fit: Pick<TableOptions, 'flex' | 'drop'> = {},
+  fit: Pick<TableOptions, 'flex' | 'drop' | 'cutLast'> = {},
 ): Promise<void> {
   const { stdout } = io();
   const cells = rows.map((r) => r.map((cell) => (typeof cell === 'number' ? String(cell) : shown(cell))));
@@ -28,6 +28,15 @@ export function humanTime(iso: string | null): string {
 export function tokenName(t: Pick<TokenView, 'kind' | 'name'>): string {
   if (t.kind !== 'legacy') return t.name;
   return t.name === LEGACY_NAME ? LEGACY_NAME : `${LEGACY_NAME} (${t.name})`;
+}
+
+/** A token's scopes and addresses as every listing shows them. */
+export const scopesText = (t: Pick<TokenView, 'scopes'>): string => t.scopes.join(',');
+export const allowFromText = (t: Pick<TokenView, 'allow_from'>): string => t.allow_from?.join(',') ?? 'anywhere';
+
+/** `scopes read,ai-usage; from 10.0.0.0/8; rate 600/hour`, as the notes of create and update say it. */
+export function restrictionLine(t: TokenView): string {
+  return `scopes ${scopesText(t)}; from ${allowFromText(t)}; rate ${t.rate_limit ?? 'no limit of its own'}`;
 }
 
 export async function printTokens(tokens: TokenView[], withAccount = true): Promise<void> {
@@ -59,12 +68,16 @@ export async function printTokens(tokens: TokenView[], withAccount = true): Prom
       humanTime(t.created),
       humanTime(t.last_used),
       t.expires ?? 'never',
-      t.scopes.join(','),
-      t.allow_from?.join(',') ?? 'anywhere',
+      scopesText(t),
+      allowFromText(t),
       t.rate_limit ?? 'none',
     ]),
-    // In a narrow terminal Kind goes first, then Created, the rate and the addresses; the scopes
-    // stay (--json or a pipe shows everything).
-    { flex: ['Account', 'Name'], drop: ['Kind', 'Created', 'Rate limit', 'Allowed from'] },
+    // In a narrow terminal: names cut, then Kind, Created, the rate, the addresses and the last use
+    // left out, then the scopes cut (--json or a pipe shows everything).
+    {
+      flex: ['Account', 'Name'],
+      drop: ['Kind', 'Created', 'Rate limit', 'Allowed from', 'Last used'],
+      cutLast: ['Scopes', 'Allowed from'],
+    },
   );
 }

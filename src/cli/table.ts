@@ -1,13 +1,6 @@
-// Tables (docs/operations.md, "Tables and filters"): columns two spaces apart, no borders. In a
-// terminal, free-text columns are cut to fit, then the columns the caller names are left out;
-// elsewhere nothing is. Cells arrive escaped (output.ts): plain text that grep and awk read.
-//
-// A cell takes the cells string-width counts (wide characters and emoji two, combining marks
-// none) and is padded to its column's width. cli-table3 is not used: it measures with
-// string-width 4, which counts newer emoji (🫠) as one cell and some combining marks and Hangul
-// jamo as cells of their own, so its padding misaligns rows holding them. Printable ASCII is one
-// cell a character: string-width, whose loading creates an Intl.Segmenter (15 to 40 ms), is
-// loaded (loadWidths, output.ts) for other text only.
+// Tables (docs/operations.md, "Tables and filters"): columns two spaces apart, no borders; in a
+// terminal fitted to its width (layout), elsewhere never cut. Widths by string-width, loaded only
+// for text other than printable ASCII; why not cli-table3: bench/RESULTS.md, "Plain internals".
 import { isPlainAscii } from './text-output.js';
 
 export interface TableOptions {
@@ -18,6 +11,8 @@ export interface TableOptions {
   flex?: string[];
   /** Headings of columns left out, in this order, while cutting is not enough to fit. */
   drop?: string[];
+  /** Headings of list columns (scopes, addresses) cut only once the `drop` ones are left out. */
+  cutLast?: string[];
 }
 
 const GAP = '  ';
@@ -76,17 +71,28 @@ function fitWidths(head: string[], widths: number[], kept: number[], flexible: n
   return kept.map((i) => fitted[i] ?? 0);
 }
 
-/** Which columns are kept, and their widths: all of them at full width unless in a terminal. */
+/**
+ * Which columns are kept, and their widths: all at full width unless in a terminal. There, the
+ * `flex` columns are cut, then the `drop` ones left out in order, then the `cutLast` ones cut,
+ * then the rightmost columns left out until the line fits.
+ */
 function layout(head: string[], widths: number[], opts: TableOptions): { kept: number[]; fitted: number[] } {
   let kept = head.map((_, i) => i);
   if (!opts.terminal) return { kept, fitted: widths };
   const indexes = (names: string[] = []) => names.map((name) => head.indexOf(name)).filter((i) => i >= 0);
   const flex = indexes(opts.flex);
+  const fits = (fitted: number[]) => lineWidth(fitted) <= opts.columns;
   let fitted = fitWidths(head, widths, kept, flex, opts.columns);
   for (const column of indexes(opts.drop)) {
-    if (lineWidth(fitted) <= opts.columns) break;
+    if (fits(fitted)) return { kept, fitted };
     kept = kept.filter((i) => i !== column);
     fitted = fitWidths(head, widths, kept, flex, opts.columns);
+  }
+  const all = [...flex, ...indexes(opts.cutLast)];
+  fitted = fitWidths(head, widths, kept, all, opts.columns);
+  while (!fits(fitted) && kept.length > 1) {
+    kept = kept.slice(0, -1);
+    fitted = fitWidths(head, widths, kept, all, opts.columns);
   }
   return { kept, fitted };
 }

@@ -1,8 +1,8 @@
 // How a running daemon learns, without a database round trip per request, that the CLI changed
 // something that can withdraw access (SQLite only): after the commit, the CLI renames a new file
-// over `<database>-authgen` (never half a file to read). The daemon stats it per request (against
-// ~120 µs for a query through the single SQLite connection) and reads the database when it moved,
-// or once a second: that bounds the delay if a CLI died between its commit and the file write.
+// over `<database>-authgen` (never half a file to read). The daemon stats it per request (cheaper
+// than a query) and reads the database when it moved, or once a second: that bounds the delay if
+// a CLI died between its commit and the file write.
 import { randomUUID } from 'node:crypto';
 import {
   closeSync,
@@ -58,8 +58,8 @@ let unreadable = 0;
  * What a daemon sees of the signal file: its content ('' when absent); when it exists but cannot
  * be read, a value that never repeats, so the database is checked on every request. One stat per
  * request: as the file is only ever replaced by a rename, the inode last read still holds what was
- * read, and keeping it open keeps its number from being recycled. (Sizes and timestamps could miss
- * two changes within one clock tick; reading the whole file cost 3.6 % of a busy daemon's time.)
+ * read, and keeping it open keeps its number from being recycled (sizes and timestamps could miss
+ * two changes within one clock tick).
  */
 export class SignalWatch {
   private held: { fd: number; dev: number; ino: number; content: string } | null = null;

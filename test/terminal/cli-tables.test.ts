@@ -193,3 +193,54 @@ describe('tables with wide characters, emoji and combining marks', () => {
     expect(statusColumn(out[0] ?? '')).toBeGreaterThan(widest);
   });
 });
+
+describe('token list with every kind of restriction, in terminals 60, 80 and 120 columns wide', () => {
+  const cli = useSandbox();
+  const now = '2026-11-20T12:00:00Z';
+  beforeAll(async () => {
+    await createAccounts(cli, { root: 'superuser', 'ingest-robot': 'editor' });
+    const at = { now };
+    await createToken(cli, 'ingest-robot', 'nightly ingest', 'root', ['--scope', 'read,catalog:write,sips'], at);
+    await createToken(cli, 'ingest-robot', 'handover', 'root', ['--expires', '2026-12-31'], at);
+    await createToken(
+      cli,
+      'ingest-robot',
+      'AI usage from the lab',
+      'root',
+      ['--scope', 'ai-usage,tei:refresh', '--allow-from', '192.0.2.0/24,2001:db8::/32', '--rate-limit', '600/hour'],
+      at,
+    );
+    await createToken(cli, 'ingest-robot', 'plain', 'root', [], at);
+  });
+
+  it.each([60, 80, 120])(
+    'every line of a %i-column terminal fits, columns aligned, one line a token',
+    async (columns) => {
+      const r = await runInTerminal(cli, ['token', 'list'], { columns, now }).done;
+      expect(r.code, r.stderr).toBe(0);
+      const out = lines(r.stdout);
+      expect(out).toHaveLength(5);
+      for (const line of out) expect(line.length, `${line} (${columns} columns)`).toBeLessThanOrEqual(columns);
+      expect(out[0]).toMatch(/^ID\s+Account\s+Name\s+Status\b/);
+      const status = out.map((line) => line.search(/\b(active|Status)\b/));
+      expect(new Set(status).size, r.stdout).toBe(1);
+    },
+  );
+
+  it('keeps the scopes and addresses whole while they fit (120 columns), cut with … when not (60)', async () => {
+    const wide = await runInTerminal(cli, ['token', 'list'], { columns: 120, now }).done;
+    expect(wide.stdout).toContain('read,catalog:write,sips');
+    expect(wide.stdout).toContain('Scopes');
+    const narrow = await runInTerminal(cli, ['token', 'list'], { columns: 60, now }).done;
+    expect(narrow.stdout).not.toContain('read,catalog:write,sips');
+    expect(narrow.stdout).toContain('…');
+  });
+
+  it('prints every value whole when piped', async () => {
+    const r = await cli.run(['token', 'list'], { now });
+    expect(r.code, r.stderr).toBe(0);
+    for (const value of ['read,catalog:write,sips', '192.0.2.0/24,2001:db8::/32', '600/hour', '2026-12-31'])
+      expect(r.stdout).toContain(value);
+    expect(r.stdout).not.toContain('…');
+  });
+});

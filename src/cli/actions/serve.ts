@@ -1,38 +1,7 @@
-import { PerformanceObserver } from 'node:perf_hooks';
-import v8 from 'node:v8';
 import { readConfig, refuseUntrustedDatabase, type Globals } from '../context.js';
 import { usage } from '../../errors.js';
 import { parseArg, PORT } from '../args.js';
 import { io } from '../io.js';
-
-/** V8's young generation: two semi-spaces of at most this size (V8's default: 16 MB each). */
-const SEMI_SPACE_MB = 8;
-/** The old generation may grow by this much over what a full collection leaves (V8's default: up to 100 %). */
-const HEAP_GROWING_PERCENT = 50;
-
-/**
- * The daemon sets its own heap limits, so `archivectl serve`, `npm start` and the unit run alike
- * (bench/RESULTS.md, "Memory of the daemon started as `archivectl serve`"): V8's defaults cost
- * 30-40 MB of RSS under load, 8 MB semi-spaces a few % of CPU (4 MB: 12 %). Node takes
- * `--max-semi-space-size` only on its command line, so V8's growth factor (read at each
- * collection) holds the young generation at 8 MB: 2 while below, 1 once there. Node's flags win.
- */
-function limitDaemonHeap(): void {
-  const nodeFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''];
-  const given = (flag: string) => nodeFlags.some((f) => f.includes(flag));
-  if (!given('--heap-growing-percent')) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  if (given('--max-semi-space-size') || given('--semi-space-growth-factor')) return;
-  const cap = 2 * SEMI_SPACE_MB * 2 ** 20;
-  let growing = true;
-  const governor = new PerformanceObserver(() => {
-    const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-    const full = (newSpace?.space_size ?? 0) >= cap;
-    if (full !== growing) return;
-    growing = !full;
-    v8.setFlagsFromString(`--semi-space-growth-factor=${full ? 1 : 2}`);
-  });
-  governor.observe({ entryTypes: ['gc'] });
-}
 
 export async function run(globals: Globals, opts: { host?: string; port?: string; migrate: boolean }): Promise<void> {
   const config = readConfig(globals());
@@ -43,8 +12,6 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
   // Taken (and removed from the environment) before any child process could inherit them.
   const { takeInheritedSockets } = await import('../../http/inherited-sockets.js');
   const sockets = takeInheritedSockets(env, process.pid);
-  // A daemon that owns its process sets the process's heap (one running inside tests does not).
-  if (signals === process) limitDaemonHeap();
   // Listened to before the daemon says it listens, so no later signal meets a default action:
   // SIGTERM or SIGINT during the start stop the daemon once started; SIGHUP (by default the end
   // of the process) is logged and ignored: a daemon logging to stdout has nothing to reopen.

@@ -1,14 +1,4 @@
-import {
-  allowFromArg,
-  EXPIRES,
-  mustBe,
-  parseArg,
-  rateLimitArg,
-  scopeArg,
-  TOKEN_KIND,
-  TOKEN_STATUS,
-  wholeNumber,
-} from '../args.js';
+import { allowFromArg, EXPIRES, mustBe, parseArg, rateLimitArg, scopeArg } from '../args.js';
 import {
   acting,
   askFor,
@@ -21,12 +11,30 @@ import {
   resolveActor,
 } from '../ask.js';
 import { withDb, type AsFlag, type Globals, type JsonFlag } from '../context.js';
-import { humanTime, note, printJson, printTable, printTokens, tokenName, writeOut } from '../output.js';
-import type { CreatedToken, RestrictionChange } from '../../domain/tokens/service.js';
-import type { TokenView } from '../../domain/tokens/queries.js';
+import { note, printJson, restrictionLine, writeOut } from '../output.js';
+import { progressLine } from '../progress.js';
+import { readInput, readTokenValue } from '../read-input.js';
+import { getAccount } from '../../domain/accounts.js';
+import { readTokenMaxDays } from '../../domain/settings.js';
+import { parse } from '../../domain/tokens/format.js';
+import { importLegacy } from '../../domain/tokens/legacy-import.js';
+import { expiryUnderPolicy, policyLimit } from '../../domain/tokens/lifetime.js';
+import { checkTokenName } from '../../domain/tokens/names.js';
+import { assertMayHandOff, assertMayManageTokens, assertMayManageTokensOf } from '../../domain/tokens/policy.js';
+import { UNRESTRICTED } from '../../domain/tokens/restrictions.js';
+import {
+  createToken,
+  findTokenByValue,
+  handoffToken,
+  pruneTokens,
+  revokeToken,
+  rotateToken,
+  updateToken,
+  type CreatedToken,
+  type RestrictionChange,
+} from '../../domain/tokens/service.js';
 import type { Ctx } from '../../domain/context.js';
 import { usage } from '../../errors.js';
-import type { v } from '../../validation.js';
 
 export type RotateFlags = AsFlag & JsonFlag & { expires?: string | false };
 /** What narrows a token, as given (`--scope`, `--allow-from`, `--rate-limit`). */
@@ -38,16 +46,6 @@ export interface RestrictionFlags {
 export type CreateFlags = RotateFlags & RestrictionFlags & { name?: string };
 export type UpdateFlags = AsFlag & JsonFlag & RestrictionFlags;
 export type PruneFlags = AsFlag & JsonFlag & { dryRun?: boolean; yes?: boolean };
-
-export interface ListFlags extends AsFlag, JsonFlag {
-  all?: boolean;
-  account?: string;
-  status?: string;
-  expiringWithin?: string;
-  kind?: string;
-  unusedFor?: string;
-  limit?: string;
-}
 
 /** The value alone on stdout (so `TOKEN=$(archivectl token create …)` works); the rest on stderr. */
 function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void {
@@ -67,11 +65,6 @@ function printCreated(created: CreatedToken, opts: JsonFlag, what: string): void
   note('The value above is shown once and cannot be displayed again; store it now.');
 }
 
-const parseFilter = <S extends v.GenericSchema>(schema: S, value: string | undefined) =>
-  value === undefined ? undefined : parseArg(schema, value);
-
-const daysBefore = (at: Date, days: number) => new Date(at.getTime() - days * 86_400_000);
-
 /** --expires as given: a calendar date no later than the latest expiry (usage error otherwise), or none. */
 const givenExpiry = (flag: string | false | undefined): string | null | undefined =>
   flag === false ? null : flag === undefined ? undefined : parseArg(EXPIRES, flag);
@@ -86,8 +79,6 @@ function notPast(expires: string | null | undefined, ctx: Ctx): void {
 /** The check of an acting account typed at the question: it exists and may manage tokens. */
 const mayManage = (ctx: Ctx, verb: string) =>
   refusals(async (name) => {
-    const { getAccount } = await import('../../domain/accounts.js');
-    const { assertMayManageTokens } = await import('../../domain/tokens/policy.js');
     assertMayManageTokens(await getAccount(ctx, name), verb);
   });
 
@@ -99,8 +90,6 @@ const mayManage = (ctx: Ctx, verb: string) =>
 async function askExpiry(ctx: Ctx, flag: string | false | undefined): Promise<string | null | undefined> {
   if (flag !== undefined || !isInteractive()) return givenExpiry(flag);
   // The question says what an empty answer gives, which the lifetime policy decides.
-  const { readTokenMaxDays } = await import('../../domain/settings.js');
-  const { policyLimit, expiryUnderPolicy } = await import('../../domain/tokens/lifetime.js');
   const days = await readTokenMaxDays(ctx);
   const last = days === null ? null : policyLimit(days, ctx.clock.now());
   const empty = last ? `at most ${last}; empty: ${last}, as token_max_days is ${days}` : 'empty: never expires';
@@ -127,12 +116,7 @@ function givenRestrictions(opts: RestrictionFlags, lifting: boolean): Restrictio
 
 export async function create(globals: Globals, username: string, opts: CreateFlags): Promise<void> {
   const given = givenExpiry(opts.expires);
-  const { UNRESTRICTED } = await import('../../domain/tokens/restrictions.js');
   const restrictions = { ...UNRESTRICTED, ...givenRestrictions(opts, false) };
-  const { createToken } = await import('../../domain/tokens/service.js');
-  const { getAccount } = await import('../../domain/accounts.js');
-  const { checkTokenName } = await import('../../domain/tokens/names.js');
-  const { assertMayManageTokensOf } = await import('../../domain/tokens/policy.js');
   const created = await withDb(globals(), async (ctx) => {
     // Asked only for an account that exists: each answer is checked against it as it is typed.
     const needsAsking = optionalActor(opts.as) === undefined || opts.name === undefined || opts.expires === undefined;
@@ -162,46 +146,17 @@ export async function create(globals: Globals, username: string, opts: CreateFla
   printCreated(created, opts, 'Created');
 }
 
-export async function list(globals: Globals, argument: string | undefined, opts: ListFlags): Promise<void> {
-  if (argument !== undefined && opts.account !== undefined && argument !== opts.account) {
-    throw usage(`give the account once: either as the argument or as --account`);
-  }
-  // The filters are checked before the database is opened (a bad one is a usage error).
-  const filter = {
-    username: argument ?? opts.account,
-    all: Boolean(opts.all),
-    status: parseFilter(TOKEN_STATUS, opts.status),
-    expiringWithinDays: parseFilter(wholeNumber('--expiring-within', 0), opts.expiringWithin),
-    kind: parseFilter(TOKEN_KIND, opts.kind),
-    unusedForDays: parseFilter(wholeNumber('--unused-for', 1), opts.unusedFor),
-    limit: parseFilter(wholeNumber('--limit', 1), opts.limit),
-  };
-  const { listTokensAs } = await import('../../domain/tokens/listing.js');
-  const tokens = await withDb(globals(), (ctx) =>
-    listTokensAs(ctx, {
-      ...filter,
-      expiringBefore:
-        filter.expiringWithinDays === undefined ? undefined : daysBefore(ctx.clock.now(), -filter.expiringWithinDays),
-      unusedSince: filter.unusedForDays === undefined ? undefined : daysBefore(ctx.clock.now(), filter.unusedForDays),
-      actor: optionalActor(opts.as),
-    }),
-  );
-  if (opts.json) printJson(tokens);
-  else await printTokens(tokens);
-}
-
 export async function revoke(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
   // A value where the id goes is a usage error (exit status 2), as in token lookup. Never quoted.
-  if (id !== '-' && (await import('../../domain/tokens/format.js')).parse(id)) {
+  if (id !== '-' && parse(id)) {
     throw usage(
       'that is a token value, not its id: a value on the command line stays in shell history and shows in ps. ' +
         'Give the 8-character id shown by token list, or pipe the value in: archivectl token revoke -',
     );
   }
-  const { findTokenByValue, revokeToken } = await import('../../domain/tokens/service.js');
   const { token, alreadyRevoked } = await withDb(globals(), async (ctx) => {
     const actor = await resolveActor(opts.as, mayManage(ctx, 'revoke'));
-    const value = id === '-' ? await (await import('../read-input.js')).readTokenValue() : undefined;
+    const value = id === '-' ? await readTokenValue() : undefined;
     return revokeToken(ctx, value === undefined ? id : (await findTokenByValue(ctx, value)).selector, actor);
   });
   if (alreadyRevoked) note(`token ${token.id} was already revoked`);
@@ -209,22 +164,8 @@ export async function revoke(globals: Globals, id: string, opts: AsFlag & JsonFl
   else if (!alreadyRevoked) note(`Revoked token ${token.id} "${token.name}" of ${token.account}.`);
 }
 
-export async function lookup(globals: Globals, argument: string, opts: AsFlag & JsonFlag): Promise<void> {
-  if (argument !== '-') {
-    // Never quoted: it may be the value itself.
-    throw usage('give "-" and the value on stdin: a value on the command line stays in shell history and ps');
-  }
-  const { readTokenValue } = await import('../read-input.js');
-  const value = await readTokenValue();
-  const { lookupTokenAs } = await import('../../domain/tokens/listing.js');
-  const found = await withDb(globals(), (ctx) => lookupTokenAs(ctx, value, optionalActor(opts.as)));
-  if (opts.json) printJson(found);
-  else await printTokens([found]);
-}
-
 export async function rotate(globals: Globals, id: string, opts: RotateFlags): Promise<void> {
   const expires = givenExpiry(opts.expires);
-  const { rotateToken } = await import('../../domain/tokens/service.js');
   const created = await withDb(globals(), async (ctx) => {
     notPast(expires, ctx);
     return rotateToken(ctx, id, await resolveActor(opts.as, mayManage(ctx, 'rotate')), expires);
@@ -236,7 +177,6 @@ export async function update(globals: Globals, id: string, opts: UpdateFlags): P
   const change = givenRestrictions(opts, true);
   if (Object.keys(change).length === 0)
     throw usage('give what to change: --scope, --allow-from and/or --rate-limit (archivectl token update --help)');
-  const { updateToken } = await import('../../domain/tokens/service.js');
   const { token, changed } = await withDb(globals(), async (ctx) =>
     updateToken(ctx, id, await resolveActor(opts.as, mayManage(ctx, 'update')), change),
   );
@@ -247,48 +187,7 @@ export async function update(globals: Globals, id: string, opts: UpdateFlags): P
     );
 }
 
-/** `scopes read,ai-usage; from 10.0.0.0/8; rate 600/hour`, as the notes and token show say it. */
-function restrictionLine(t: TokenView): string {
-  return `scopes ${t.scopes.join(',')}; from ${t.allow_from?.join(',') ?? 'anywhere'}; rate ${t.rate_limit ?? 'no limit of its own'}`;
-}
-
-export async function show(globals: Globals, id: string, opts: AsFlag & JsonFlag): Promise<void> {
-  const { showTokenAs } = await import('../../domain/tokens/listing.js');
-  const token = await withDb(globals(), (ctx) => showTokenAs(ctx, id, optionalActor(opts.as)));
-  if (opts.json) {
-    printJson(token);
-    return;
-  }
-  await printTable(
-    ['Field', 'Value'],
-    [
-      ['ID', token.id],
-      ['Account', token.account],
-      ['Name', tokenName(token)],
-      ['Kind', token.kind],
-      ['Status', token.status],
-      ['Created', humanTime(token.created)],
-      ['Last used', humanTime(token.last_used)],
-      ['Last used from', token.last_used_from ?? 'never'],
-      ['Expires', token.expires ?? 'never'],
-      ['Scopes', token.scopes.join(',')],
-      ['Allowed from', token.allow_from?.join(',') ?? 'anywhere'],
-      ['Rate limit', token.rate_limit ?? 'none of its own'],
-    ],
-  );
-  if (token.addresses.length === 0) {
-    note('no use from any address recorded');
-    return;
-  }
-  writeOut('\n');
-  await printTable(
-    ['Used from', 'First seen', 'Last seen'],
-    token.addresses.map((a) => [a.address, humanTime(a.first_seen), humanTime(a.last_seen)]),
-  );
-}
-
 export async function prune(globals: Globals, opts: PruneFlags): Promise<void> {
-  const { pruneTokens } = await import('../../domain/tokens/service.js');
   const dryRun = Boolean(opts.dryRun);
   const result = await withDb(globals(), async (ctx) => {
     // A dry run changes nothing: it needs no acting account.
@@ -308,11 +207,8 @@ export async function prune(globals: Globals, opts: PruneFlags): Promise<void> {
 }
 
 export async function handoff(globals: Globals, username: string, opts: AsFlag & JsonFlag): Promise<void> {
-  const { handoffToken } = await import('../../domain/tokens/service.js');
   const created = await withDb(globals(), async (ctx) => {
     const check = refusals(async (name) => {
-      const { getAccount } = await import('../../domain/accounts.js');
-      const { assertMayHandOff } = await import('../../domain/tokens/policy.js');
       assertMayHandOff(await getAccount(ctx, name), await getAccount(ctx, username));
     });
     return handoffToken(ctx, username, await resolveActor(opts.as, check));
@@ -321,9 +217,6 @@ export async function handoff(globals: Globals, username: string, opts: AsFlag &
 }
 
 export async function importLegacyFile(globals: Globals, file: string, opts: AsFlag & JsonFlag): Promise<void> {
-  const { readInput } = await import('../read-input.js');
-  const { importLegacy } = await import('../../domain/tokens/legacy-import.js');
-  const { progressLine } = await import('../progress.js');
   const result = await withDb(globals(), async (ctx) => {
     const actor = await resolveActor(opts.as, mayManage(ctx, 'import'));
     const text = await readInput(file);

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import type { AsFlag, Globals, JsonFlag } from '../context.js';
-import type { CreateFlags, ListFlags, PruneFlags, RotateFlags, UpdateFlags } from '../actions/token.js';
+import type { CreateFlags, PruneFlags, RotateFlags, UpdateFlags } from '../actions/token.js';
+import type { ListFlags } from '../actions/token-reads.js';
 import { TOKEN_KINDS, TOKEN_STATUSES } from '../../domain/tokens/queries.js';
 import { SCOPE_TEXT, SCOPES } from '../../domain/scopes.js';
 import { optionalAsHelp, helpText } from '../about.js';
 
 const actions = () => import('../actions/token.js');
+const reads = () => import('../actions/token-reads.js');
 
 /** The scopes and what each allows, for the help of create and update. */
 const SCOPE_HELP = SCOPES.map((s) => `  ${s.padEnd(14)} ${SCOPE_TEXT[s]}`).join('\n');
@@ -19,6 +21,24 @@ ${SCOPE_HELP}
 comma-separated, as the daemon judges the client behind trustProxy); from elsewhere it is
 answered 403, and the use is audited once a day per address. --rate-limit N/minute or N/hour
 is the token's own request rate.`;
+/** --scope, --allow-from and --rate-limit: given at create, changed at update (where any and none lift them). */
+function withRestrictions(command: Command, at: 'create' | 'update'): Command {
+  const create = at === 'create';
+  return command
+    .option(
+      '--scope <scopes>',
+      `only these rights of the account: ${SCOPES.join(', ')}${create ? ' (default: all, *)' : '; * for all of them'}`,
+    )
+    .option(
+      '--allow-from <cidrs>',
+      `accepted only from these addresses, e.g. 10.0.0.0/8,2001:db8::/32${create ? ' (default: anywhere)' : '; any: from anywhere'}`,
+    )
+    .option(
+      '--rate-limit <rate>',
+      `at most N requests per minute or hour, e.g. 600/hour${create ? ' (default: none of its own)' : '; none: no limit of its own'}`,
+    );
+}
+
 export function registerToken(program: Command, globals: Globals): void {
   const token = program
     .command('token')
@@ -36,21 +56,18 @@ While the setting token_max_days is N, create and rotate without --expires end t
 from today, and refuse a later --expires or --no-expires (archivectl settings --help).`),
     );
 
-  token
-    .command('create <username>')
-    .description('create a token for an account and print its value once (alone on stdout)')
-    .option('--name <name>', "what the token is for (unique among the account's tokens)")
-    .option(
-      '--expires <YYYY-MM-DD>',
-      'last day of validity (UTC), at most 2038-01-18 and within token_max_days when set (asked for in a terminal)',
-    )
-    .option('--no-expires', 'never expires (no question in a terminal; refused while token_max_days is set)')
-    .option('--scope <scopes>', `only these rights of the account: ${SCOPES.join(', ')} (default: all, *)`)
-    .option(
-      '--allow-from <cidrs>',
-      'accepted only from these addresses, e.g. 10.0.0.0/8,2001:db8::/32 (default: anywhere)',
-    )
-    .option('--rate-limit <rate>', 'at most N requests per minute or hour, e.g. 600/hour (default: none of its own)')
+  withRestrictions(
+    token
+      .command('create <username>')
+      .description('create a token for an account and print its value once (alone on stdout)')
+      .option('--name <name>', "what the token is for (unique among the account's tokens)")
+      .option(
+        '--expires <YYYY-MM-DD>',
+        'last day of validity (UTC), at most 2038-01-18 and within token_max_days when set (asked for in a terminal)',
+      )
+      .option('--no-expires', 'never expires (no question in a terminal; refused while token_max_days is set)'),
+    'create',
+  )
     .option('--as <admin>', 'the admin or superuser creating it')
     .option('--json', 'print the token as JSON, with its value in "token"')
     .addHelpText(
@@ -89,7 +106,7 @@ Examples:
   archivectl token list --account ingest-bot --all
   archivectl token list | awk 'NR > 1 {print $1}'    # the ids`),
     )
-    .action(async (argument: string | undefined, opts: ListFlags) => (await actions()).list(globals, argument, opts));
+    .action(async (argument: string | undefined, opts: ListFlags) => (await reads()).list(globals, argument, opts));
 
   token
     .command('revoke <id>')
@@ -125,7 +142,7 @@ from the command line. Its secret is checked, so a made-up value with a real id 
 Example:
   archivectl token lookup - < leaked-token.txt`),
     )
-    .action(async (argument: string, opts: AsFlag & JsonFlag) => (await actions()).lookup(globals, argument, opts));
+    .action(async (argument: string, opts: AsFlag & JsonFlag) => (await reads()).lookup(globals, argument, opts));
 
   token
     .command('show <id>')
@@ -142,7 +159,7 @@ minute; the 20 most recently seen addresses of a token are kept.
 Example:
   archivectl token show Ab3dE5gH`),
     )
-    .action(async (id: string, opts: AsFlag & JsonFlag) => (await actions()).show(globals, id, opts));
+    .action(async (id: string, opts: AsFlag & JsonFlag) => (await reads()).show(globals, id, opts));
 
   token
     .command('rotate <id>')
@@ -159,12 +176,12 @@ gives an earlier day (a way to renew a token that ends soon).`),
     )
     .action(async (id: string, opts: RotateFlags) => (await actions()).rotate(globals, id, opts));
 
-  token
-    .command('update <id>')
-    .description('change what narrows a token (its scopes, addresses, rate); its value stays')
-    .option('--scope <scopes>', `only these rights of the account: ${SCOPES.join(', ')}; * for all of them`)
-    .option('--allow-from <cidrs>', 'accepted only from these addresses; any: from anywhere')
-    .option('--rate-limit <rate>', 'at most N requests per minute or hour (600/hour); none: no limit of its own')
+  withRestrictions(
+    token
+      .command('update <id>')
+      .description('change what narrows a token (its scopes, addresses, rate); its value stays'),
+    'update',
+  )
     .option('--as <admin>', 'the admin or superuser changing it')
     .option('--json', 'print the token as JSON')
     .addHelpText(

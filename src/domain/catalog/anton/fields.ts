@@ -86,53 +86,13 @@ export type AntonActor = Actor & { full_id: string; fullname: string; authority_
 export type AntonPlace = Place & { full_id: string; country: string | null };
 export type AntonKeyword = Keyword & { full_id: string };
 
-// Actors and places as the API answers them: ours, then Anton's fields. Written out field by field
-// rather than spread: lists build 25-100 records per request, and a literal of one fixed shape
-// costs a fraction of a spread (measured: 6 % of a list request's CPU).
+/** Actors and places as the API answers them: ours, then Anton's fields. */
 export function antonActor(a: Actor, slug: string): AntonActor {
-  return {
-    id: a.id,
-    type: a.type,
-    name: a.name,
-    label: a.label,
-    alternative_names: a.alternative_names,
-    variants: a.variants,
-    abbreviations: a.abbreviations,
-    date_start: a.date_start,
-    date_end: a.date_end,
-    comment: a.comment,
-    gnd: a.gnd,
-    sikart: a.sikart,
-    created_at: a.created_at,
-    updated_at: a.updated_at,
-    full_id: fullId(slug, 'actors', a.id),
-    fullname: a.name,
-    authority_type: a.type,
-  };
+  return { ...a, full_id: fullId(slug, 'actors', a.id), fullname: a.name, authority_type: a.type };
 }
 
 export function antonPlace(p: Place, slug: string): AntonPlace {
-  return {
-    id: p.id,
-    name: p.name,
-    label: p.label,
-    city: p.city,
-    state: p.state,
-    address: p.address,
-    country_code: p.country_code,
-    location: p.location,
-    alternative_names: p.alternative_names,
-    variants: p.variants,
-    abbreviations: p.abbreviations,
-    comment: p.comment,
-    gnd: p.gnd,
-    geonames: p.geonames,
-    wikipedia: p.wikipedia,
-    created_at: p.created_at,
-    updated_at: p.updated_at,
-    full_id: fullId(slug, 'places', p.id),
-    country: countryName(p.country_code),
-  };
+  return { ...p, full_id: fullId(slug, 'places', p.id), country: countryName(p.country_code) };
 }
 
 export function antonKeyword(k: Keyword, slug: string): AntonKeyword {
