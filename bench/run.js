@@ -394,7 +394,7 @@ try {
       env,
       token,
       unused,
-      formatModule: path.join(ROOT, 'dist/domain/tokens/format.js'),
+      formatModule: FORMAT_MODULE,
     });
   }
   if (RUN_ATTACKS) {

@@ -83,8 +83,10 @@ export const limits = section({
   connections: v.optional(int(16, 1_000_000), 512),
   connectionsPerAddress: v.optional(int(1, 1_000_000), 64),
   pipelinedRequests: v.optional(int(1, 1024), 16),
-  kdfConcurrency: v.optional(int(1, 64), 1),
-  kdfQueue: v.optional(int(1, 100_000), 64),
+  /** KDF (scrypt) runs at once, each on a thread of libuv's pool (docs/operations.md, restart cost) … */
+  kdfConcurrency: v.optional(int(1, 64), 2),
+  /** … and token checks waiting for one; beyond it (or 64 from one client), 503 with Retry-After. */
+  kdfQueue: v.optional(int(1, 100_000), 1024),
   /** Heavy requests (exports, BEACON dumps, large reconciliation batches) served at once … */
   heavyRequests: v.optional(int(1, 1024), 4),
   /** … and waiting for a place; beyond both, 503 with Retry-After. */

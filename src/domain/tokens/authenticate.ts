@@ -1,7 +1,8 @@
 // Turning a presented Bearer value into a principal, cheaply and safely (docs/security.md). The
 // parts, each a module of its own: malformed values cost no I/O (format.ts); verified ones are
 // cached (verified-cache.ts), so scrypt runs once per token per process; every other value spends
-// the failure budgets (failure-budget.ts), then one KDF run in the fair queue (verifier.ts); uses
+// the failure budgets (failure-budget.ts), then, if its id names a row, waits for one KDF run in
+// the bounded fair queue (verifier.ts, kdf-queue.ts); an unknown id costs no KDF run; uses
 // are recorded by last-used.ts, but never a use refused for its address. Requests presenting the
 // same value at once share one verification. Leak reports (liveRows) spend no budget at all.
 import type { Clock } from '../../clock.js';
@@ -68,7 +69,7 @@ export interface AuthenticatorOptions extends FailureBudgetsOptions {
 
 export const DEFAULT_AUTH_OPTIONS: AuthenticatorOptions = {
   cacheSize: 10_000,
-  kdf: { concurrency: 1, perClient: 16, total: 64 },
+  kdf: { concurrency: 2, perClient: 64, total: 1024 },
   perToken: { burst: 10, perMinute: 10 },
   perClient: { burst: 60, perMinute: 60 },
   probationPerSecond: 5,
@@ -211,23 +212,33 @@ export class Authenticator {
       this.stats.throttled++;
       return { ok: false, reason: 'throttled', selector, retryAfterSeconds: spent.retryAfterSeconds };
     }
-    // Known id or not, one lookup and one KDF run: the refusal's cost says nothing about the id.
     const row = await this.lookup(selector);
+    // An unknown id is refused without a KDF run. Its answer waits for the same deadline as any
+    // refusal (http/auth.ts), and it is busy whenever a known id's would be: neither the answer
+    // nor its time says whether the id exists.
+    if (!row)
+      return this.verifier.queue.hasRoomFor(client)
+        ? { ok: false, reason: 'unknown', selector }
+        : this.busy(spent, selector);
     let matched: boolean;
     try {
-      matched = await this.verifier.matches(row?.secret_hash, secret, client);
+      matched = await this.verifier.matches(row.secret_hash, secret, client);
     } catch (err) {
       if (!(err instanceof KdfBusy)) throw err;
-      spent.refund(); // not an attempt: nothing was checked
-      this.stats.busy++;
-      return { ok: false, reason: 'busy', selector, retryAfterSeconds: 1 };
+      return this.busy(spent, selector);
     }
-    if (!row) return { ok: false, reason: 'unknown', selector };
     if (!matched) return { ok: false, reason: 'mismatch', selector };
     spent.refund();
     await this.verifier.settle(row, secret, client);
     this.cache.set(key, { row, generation });
     return { ok: true, row };
+  }
+
+  /** The KDF queue has no room for the client: not an attempt (nothing was checked), so no credit spent. */
+  private busy(spent: { refund: () => void }, selector: string): Refused {
+    spent.refund();
+    this.stats.busy++;
+    return { ok: false, reason: 'busy', selector, retryAfterSeconds: 1 };
   }
 
   private admit(row: AuthRow, address: string): AuthResult {

@@ -1,7 +1,10 @@
 // Where scrypt runs, the one expensive step a client without a valid token can make the daemon
-// take, are scheduled (README "Security notes"): a few at a time (they share libuv's pool with
-// SQLite, and each takes a core); a freed slot goes to the next client in turn, so a new valid
-// token waits one round, not behind a flood; what cannot wait is refused at once (`KdfBusy`).
+// take, are scheduled (docs/security.md): a few at a time (they share libuv's pool with SQLite,
+// and each takes a core); a freed slot goes to the next client in turn (round-robin over client
+// keys), so a new valid token waits one round, not behind a flood. Bounded: a client has at most
+// `perClient` runs waiting and all together `total`; a full queue makes room by refusing the
+// newest run of the client with the most waiting, and what still cannot wait is refused at once
+// (`KdfBusy`).
 
 export class KdfBusy extends Error {
   constructor() {
@@ -39,6 +42,14 @@ export class KdfQueue {
     return this.active;
   }
 
+  /** Whether a run for `client` would be taken now (started or queued) rather than refused. */
+  hasRoomFor(client: string): boolean {
+    if (this.active < this.options.concurrency && this.waitingCount === 0) return true;
+    const mine = this.waiting.get(client)?.length ?? 0;
+    if (mine >= this.options.perClient) return false;
+    return this.waitingCount < this.options.total || this.longestBeyond(mine + 1) !== null;
+  }
+
   /** `wait`: never refused, whatever is waiting (the caller bounds how many such runs it makes). */
   run<T>(client: string, work: () => Promise<T>, { wait = false } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -69,14 +80,19 @@ export class KdfQueue {
 
   /** Refuses the newest run of the client with the most waiting, if it has more than `client`. */
   private makeRoomFor(client: string): boolean {
-    const own = this.waiting.get(client)?.length ?? 0;
-    let longest: [string, Job[]] | null = null;
-    for (const entry of this.waiting) if (!longest || entry[1].length > longest[1].length) longest = entry;
-    if (!longest || longest[1].length <= own + 1) return false;
-    const evicted = longest[1].pop() as Job;
+    const longest = this.longestBeyond((this.waiting.get(client)?.length ?? 0) + 1);
+    if (!longest) return false;
+    const evicted = longest.pop() as Job;
     this.waitingCount--;
     evicted.refuse();
     return true;
+  }
+
+  /** The waiting runs of the client with the most of them, if that is more than `count`. */
+  private longestBeyond(count: number): Job[] | null {
+    let longest: Job[] | null = null;
+    for (const jobs of this.waiting.values()) if (!longest || jobs.length > longest.length) longest = jobs;
+    return longest && longest.length > count ? longest : null;
   }
 
   /** A run ended: its slot goes straight to the next client's first run (no newcomer slips in). */
