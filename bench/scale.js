@@ -217,8 +217,8 @@ function timedLoad(bin, config, file) {
 
 const figures = (r, n) => [r.seconds.toFixed(1), r.cpu.toFixed(1), ((r.cpu / n) * 1e6).toFixed(1), r.peakMb.toFixed(0)];
 
-/** A new, migrated database for the load of n actors on `dialect`: its config file and how to drop it. */
-async function loadTarget(n, dialect) {
+/** A new database for the load of n actors on `dialect`, migrated by `bin`: its config file and how to drop it. */
+async function loadTarget(n, dialect, bin) {
   const base = path.join(CACHE, `load-${dialect}-${n}`);
   const config = `${base}.json`;
   const pgName = `archivectl_bench_load_${n}`;
@@ -243,7 +243,10 @@ async function loadTarget(n, dialect) {
   await drop();
   if (dialect === 'pg') await admin(`CREATE DATABASE ${pgName}`);
   writeFileSync(config, JSON.stringify({ database, dataDir: `./load-data-${dialect}-${n}` }));
-  cli(config, ['migrate']);
+  execFileSync(process.execPath, [bin, '--config', config, 'migrate'], {
+    env: { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return { config, drop };
 }
 
@@ -259,7 +262,7 @@ async function runLoads() {
     const mb = statSync(file).size / 1024 / 1024;
     for (const dialect of dialects)
       for (const [name, bin] of builds) {
-        const { config, drop } = await loadTarget(n, dialect);
+        const { config, drop } = await loadTarget(n, dialect, bin);
         try {
           const first = timedLoad(bin, config, file);
           if (first.counts.actors !== n) throw new Error(`${name}: loaded ${first.counts.actors} of ${n} actors`);
