@@ -19,7 +19,8 @@
 //                                    catalogue loads, to measure what a change bought side by side
 //
 // The load part (BENCH_SCALE_PART=load, sizes BENCH_SCALE_SIZES, default 100,000 and 1,000,000):
-// `catalog load` of n actors into a new SQLite database, by each build in turn: seconds, µs per
+// `catalog load` of n actors into a new database (SQLite, and PostgreSQL when given; or
+// BENCH_SCALE_DIALECTS=pg), by each build in turn: seconds, µs per
 // actor and the command's peak RSS (node's own maxRSS, written as it exits); then the same file a
 // second time by this checkout's build (every actor already there: skipped).
 import { execFile, execFileSync } from 'node:child_process';
@@ -216,41 +217,72 @@ function timedLoad(bin, config, file) {
 
 const figures = (r, n) => [r.seconds.toFixed(1), r.cpu.toFixed(1), ((r.cpu / n) * 1e6).toFixed(1), r.peakMb.toFixed(0)];
 
+/** A new database for the load of n actors on `dialect`, migrated by `bin`: its config file and how to drop it. */
+async function loadTarget(n, dialect, bin) {
+  const base = path.join(CACHE, `load-${dialect}-${n}`);
+  const config = `${base}.json`;
+  const pgName = `archivectl_bench_load_${n}`;
+  const admin = async (sql) => {
+    const { default: pg } = await import('pg');
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  const database =
+    dialect === 'pg'
+      ? { client: 'pg', url: `${PG_URL.replace(/\/[^/]*$/, '')}/${pgName}` }
+      : { filename: `./load-${dialect}-${n}.sqlite3` };
+  const drop = async () => {
+    if (dialect === 'pg') await admin(`DROP DATABASE IF EXISTS ${pgName}`);
+    else rmSync(`${base}.sqlite3`, { force: true });
+  };
+  await drop();
+  if (dialect === 'pg') await admin(`CREATE DATABASE ${pgName}`);
+  writeFileSync(config, JSON.stringify({ database, dataDir: `./load-data-${dialect}-${n}` }));
+  execFileSync(process.execPath, [bin, '--config', config, 'migrate'], {
+    env: { ...process.env, ARCHIVE_CONFIG: '', DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { config, drop };
+}
+
 async function runLoads() {
   const sizes = process.env.BENCH_SCALE_SIZES ? SIZES : [100_000, 1_000_000];
   const builds = [['this checkout', BIN], ...VARIANTS.map(([name, bin]) => [name, path.resolve(bin)])];
+  const dialects = (process.env.BENCH_SCALE_DIALECTS ?? (PG_URL ? 'sqlite,pg' : 'sqlite')).split(',');
   const rows = [];
   mkdirSync(CACHE, { recursive: true });
   for (const n of sizes) {
     const file = path.join(CACHE, `catalog-${DATA}-${n}.json`);
     if (!existsSync(file)) await writeCatalog(file, n);
     const mb = statSync(file).size / 1024 / 1024;
-    for (const [name, bin] of builds) {
-      const base = path.join(CACHE, `load-${n}`);
-      rmSync(`${base}.sqlite3`, { force: true });
-      const config = `${base}.json`;
-      writeFileSync(
-        config,
-        JSON.stringify({ database: { filename: `./load-${n}.sqlite3` }, dataDir: `./load-data-${n}` }),
-      );
-      cli(config, ['migrate']);
-      const first = timedLoad(bin, config, file);
-      if (first.counts.actors !== n) throw new Error(`${name}: loaded ${first.counts.actors} of ${n} actors`);
-      rows.push([n, mb.toFixed(0), name, 'new database', ...figures(first, n)]);
-      console.error(
-        `${name} ${n}: ${first.seconds.toFixed(1)} s, CPU ${first.cpu.toFixed(1)} s, peak ${first.peakMb.toFixed(0)} MB`,
-      );
-      if (bin === BIN) {
-        const again = timedLoad(bin, config, file);
-        if (again.counts.skipped?.actors !== n)
-          throw new Error(`the second load skipped ${again.counts.skipped?.actors} of ${n}`);
-        rows.push([n, mb.toFixed(0), name, 'same file again (all skipped)', ...figures(again, n)]);
+    for (const dialect of dialects)
+      for (const [name, bin] of builds) {
+        const { config, drop } = await loadTarget(n, dialect, bin);
+        try {
+          const first = timedLoad(bin, config, file);
+          if (first.counts.actors !== n) throw new Error(`${name}: loaded ${first.counts.actors} of ${n} actors`);
+          rows.push([n, mb.toFixed(0), dialect, name, 'new database', ...figures(first, n)]);
+          console.error(
+            `${dialect} ${name} ${n}: ${first.seconds.toFixed(1)} s, CPU ${first.cpu.toFixed(1)} s, peak ${first.peakMb.toFixed(0)} MB`,
+          );
+          if (bin === BIN) {
+            const again = timedLoad(bin, config, file);
+            if (again.counts.skipped?.actors !== n)
+              throw new Error(`the second load skipped ${again.counts.skipped?.actors} of ${n}`);
+            rows.push([n, mb.toFixed(0), dialect, name, 'same file again (all skipped)', ...figures(again, n)]);
+          }
+        } finally {
+          await drop();
+        }
       }
-      rmSync(`${base}.sqlite3`, { force: true });
-    }
   }
   console.log(
-    '\n| actors | file MB | build | load | s | CPU s | CPU µs per actor | peak RSS MB |\n|---|---|---|---|---|---|---|---|',
+    '\n| actors | file MB | database | build | load | s | CPU s | CPU µs per actor | peak RSS MB |\n|---|---|---|---|---|---|---|---|---|',
   );
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 }
