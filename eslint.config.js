@@ -34,6 +34,7 @@ export default defineConfig(
   // test/fixtures/openapi-client/: type-checked against a generated client by its test.
   globalIgnores([
     'dist/',
+    'bench/.cache/',
     'coverage/',
     'data/',
     'node_modules/',
