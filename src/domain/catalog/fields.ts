@@ -195,9 +195,10 @@ export const PARTIAL_DATE: ValueSchema<string> = v.pipe(
   v.string(DATE_MESSAGE),
   v.trim(),
   v.check(isCalendarDate, DATE_MESSAGE),
-  // Described: the days every month has (a real 29th, 30th or 31st is accepted too).
+  // Described with each month's days; 29 February of a year that is not a leap year is the one
+  // date the description admits and the daemon refuses (a leap year is beyond a plain pattern).
   v.metadata({
-    pattern: '^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-8]))?)?$',
+    pattern: '^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-9]))?|-(0[13-9]|1[0-2])-30|-(0[13578]|1[02])-31)?$',
     description: 'a date: YYYY, YYYY-MM or YYYY-MM-DD',
   }),
 );

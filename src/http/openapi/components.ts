@@ -40,6 +40,15 @@ const SERVER_SET: Record<string, Schema> = {
   updated_at: { type: 'string', format: 'date-time' },
 };
 
+/**
+ * A stored value as answered: `catalog load` and earlier releases stored text without the patterns
+ * a request is held to, so an answer's strings are described without them.
+ */
+function withoutPattern(schema: Schema): Schema {
+  const { pattern: _, ...rest } = schema;
+  return rest;
+}
+
 /** A record as the API answers it: its columns and fields, then Anton's derived fields. */
 function recordSchema(r: AnyResource): Schema {
   const properties: Record<string, Schema> = {};
@@ -51,7 +60,7 @@ function recordSchema(r: AnyResource): Schema {
     }
     const field = r.fields[key];
     const column = r.columns[key] as { nullable?: boolean; write?: unknown } | undefined;
-    const schema = field ? jsonSchemaOf(field.schema) : {};
+    const schema = field ? withoutPattern(jsonSchemaOf(field.schema)) : {};
     // JSON columns (`write`) and optional text may hold null, as may nullable fields.
     const nullable = field?.nullable === true || column?.nullable === true || column?.write !== undefined;
     properties[key] = nullable ? orNull(schema) : schema;

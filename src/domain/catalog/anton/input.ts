@@ -95,8 +95,9 @@ export function mapAntonActor(body: unknown, mode: 'create' | 'update'): Mapped 
 
 export const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
 
-/** D.M.YYYY or M.YYYY, described with the days every month has (as PARTIAL_DATE's description). */
-const ANTON_DATE = '^((0?[1-9]|1[0-9]|2[0-8])\\. ?)?(0?[1-9]|1[0-2])\\. ?[0-9]{4}$';
+/** D.M.YYYY or M.YYYY, described with each month's days (as PARTIAL_DATE's description). */
+const ANTON_DATE =
+  '^((0?[1-9]|1[0-9]|2[0-9])\\. ?(0?[1-9]|1[0-2])|30\\. ?(0?[13-9]|1[0-2])|31\\. ?(0?[13578]|1[02])|(0?[1-9]|1[0-2]))\\. ?[0-9]{4}$';
 
 /**
  * Anton's fields as the description of the API states them (JSON Schema): what the mappings above
