@@ -6,7 +6,7 @@
 #   the unit      systemd-analyze security <= 1.5; the write test (write-test.sh) holds
 #   restart       systemctl restart under 10 requests/s: none refused, none lost
 #   upgrade-deb   OLD_VERSION -> NEW_VERSION under 10 requests/s: none lost; the old release's
-#                 files stay beside the new one; dpkg -i timed
+#                 files stay beside the new one; the install and the restart timed
 #   rollback-deb  NEW_VERSION -> OLD_VERSION: the token still answered 200
 set -euo pipefail
 cd /root/ci
@@ -24,17 +24,27 @@ figure() { echo "$*" | tee -a figures; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 now() { date +%s.%N; }
 
-# A procedure as written, each command traced with its start time (for the figures).
-procedure() { # NAME VERSION
-  echo "--- procedure $1 (VERSION=$2, OLD_VERSION=$OLD_VERSION)"
+# A procedure as written, each command traced with its start time (for the figures). A block
+# opens with the lines that assign its parameters (`V=0.2.0   # the release to install`): each
+# PARAM=VALUE given here replaces the value of that line, the rest runs as the docs have it.
+procedure() { # NAME PARAM=VALUE...
+  local name=$1 param value
+  shift
+  cp "procedures/$name.sh" "run-$name.sh"
+  for assignment in "$@"; do
+    param=${assignment%%=*}
+    value=${assignment#*=}
+    grep -q "^$param=" "run-$name.sh" || fail "procedure $name no longer assigns $param"
+    sed -i "0,/^$param=[^ ]*/s||$param=$value|" "run-$name.sh"
+  done
+  echo "--- procedure $name ($*)"
   # (bash takes no PS4 from the environment when run by root: set inside)
-  VERSION="$2" OLD_VERSION="$OLD_VERSION" \
-    bash -eu -o pipefail -c 'PS4="+ \$(date +%s.%N) "; set -x; . "$0"' "procedures/$1.sh" 2>"trace-$1" || {
-    cat "trace-$1"
-    fail "procedure $1 failed"
+  bash -eu -o pipefail -c 'PS4="+ \$(date +%s.%N) "; set -x; . "$0"' "run-$name.sh" 2>"trace-$name" || {
+    cat "trace-$name"
+    fail "procedure $name failed"
   }
-  echo "end $(now)" >>"trace-$1"
-  grep -v '^+* [0-9.]* \(date\|awk\|\. procedures\)' "trace-$1" | sed 's/^+* [0-9.]* /+ /' || true
+  echo "end $(now)" >>"trace-$name"
+  grep -v '^+* [0-9.]* \(date\|awk\|\. run-\)' "trace-$name" | sed 's/^+* [0-9.]* /+ /' || true
 }
 # Seconds from the traced command matching $2 to the next command (or the end) in trace $1.
 command_seconds() {
@@ -84,8 +94,9 @@ for p in node npm cc gcc make python3; do ! command -v "$p" >/dev/null || fail "
 ip -o link 2>/dev/null | grep -v ' lo:' && fail "the machine has a network" || true
 
 # --- install -------------------------------------------------------------------------------------
-procedure install-deb "$OLD_VERSION"
-figure "install: dpkg -i $(command_seconds install-deb 'dpkg -i') s (no network, no compiler, no node)"
+procedure install-deb "V=$OLD_VERSION"
+seconds=$(command_seconds install-deb 'apt-get install') || fail "install-deb has no apt-get install"
+figure "install: apt-get install $seconds s (no network, no compiler, no node)"
 [ "$(installed)" = "$OLD_VERSION" ] || fail "dpkg says $(installed) is installed, not $OLD_VERSION"
 [ "$(readlink /opt/archivectl/current)" = "$OLD_VERSION" ] || fail "/opt/archivectl/current is not $OLD_VERSION"
 systemctl is-active --quiet archivectl.service || fail "archivectl.service is not active after install-deb"
@@ -142,12 +153,12 @@ traffic_stop restart
 
 # --- upgrade under traffic -------------------------------------------------------------------
 traffic_start upgrade
-procedure upgrade-deb "$NEW_VERSION"
+procedure upgrade-deb "V=$NEW_VERSION"
 traffic_stop upgrade
-figure "upgrade: dpkg -i $(command_seconds upgrade-deb 'dpkg -i') s while the old release served"
-stop_at=$(awk '/^\++ [0-9.]+ systemctl stop/ { print $2; exit }' trace-upgrade-deb)
-end_at=$(awk '/^end / { print $2 }' trace-upgrade-deb)
-figure "upgrade: stop to started $(elapsed "$stop_at" "$end_at") s (connections queued by the socket meanwhile)"
+seconds=$(command_seconds upgrade-deb 'apt-get install') || fail "upgrade-deb has no apt-get install"
+figure "upgrade: apt-get install $seconds s while the old release served"
+seconds=$(command_seconds upgrade-deb 'systemctl restart') || fail "upgrade-deb has no systemctl restart"
+figure "upgrade: systemctl restart (stop, back up, migrate, listen) $seconds s, connections queued by the socket meanwhile"
 [ "$(installed)" = "$NEW_VERSION" ] || fail "dpkg says $(installed) is installed, not $NEW_VERSION"
 [ "$(readlink /opt/archivectl/current)" = "$NEW_VERSION" ] || fail "/opt/archivectl/current is not $NEW_VERSION"
 [ -x "/opt/archivectl/$OLD_VERSION/bin/archivectl" ] || fail "the release upgraded from is gone from /opt/archivectl/$OLD_VERSION"
@@ -156,10 +167,14 @@ grep -q "/opt/archivectl/$NEW_VERSION/" "/proc/$pid/maps" || fail "the daemon do
 [ "$(status_with_token)" = 200 ] || fail "the token was not answered 200 after the upgrade"
 
 # --- rollback --------------------------------------------------------------------------------
-procedure rollback-deb "$NEW_VERSION"
+# the schema the older release expects, as its archivectl --version says
+OLD_SCHEMA=$("/opt/archivectl/$OLD_VERSION/bin/archivectl" --version | sed -n 's/.*database schema \([^)]*\)).*/\1/p')
+[ -n "$OLD_SCHEMA" ] || fail "/opt/archivectl/$OLD_VERSION/bin/archivectl --version names no schema"
+procedure rollback-deb "OLD=$OLD_VERSION" "SCHEMA=$OLD_SCHEMA"
 [ "$(installed)" = "$OLD_VERSION" ] || fail "dpkg says $(installed) is installed after the rollback, not $OLD_VERSION"
 [ "$(readlink /opt/archivectl/current)" = "$OLD_VERSION" ] || fail "/opt/archivectl/current is not $OLD_VERSION after the rollback"
 [ "$(status_with_token)" = 200 ] || fail "the token was not answered 200 after the rollback"
-figure "rollback: dpkg -i $(command_seconds rollback-deb 'dpkg -i') s; the token still answered 200"
+seconds=$(command_seconds rollback-deb 'apt-get install') || fail "rollback-deb has no apt-get install"
+figure "rollback: apt-get install $seconds s; the token still answered 200"
 journalctl -u archivectl.service -p err -o cat --no-pager | tail -5 | sed 's/^/journal error: /'
 echo "all held"

@@ -71,9 +71,9 @@ mkdir -p "$CI/procedures"
 cp "$NEW_DEB" "$OLD_DEB" "$CI/"
 cp test/systemd/deb-under-systemd.inside.sh test/systemd/write-test.sh "$CI/"
 for name in install-deb upgrade-deb rollback-deb; do
-  node scripts/extract-procedure.js "$name" docs/deployment.md docs/upgrading.md test/systemd/procedures.md >"$CI/procedures/$name.sh" ||
+  node scripts/extract-procedure.js "$name" docs/deployment.md docs/upgrading.md >"$CI/procedures/$name.sh" ||
     broke "no procedure $name to run"
-  for f in docs/deployment.md docs/upgrading.md test/systemd/procedures.md; do
+  for f in docs/deployment.md docs/upgrading.md; do
     if grep -qx "<!-- procedure: $name -->" "$f"; then
       echo "$name: $f" >>"$CI/procedures/from"
       break
