@@ -27,7 +27,7 @@ import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
 import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
 import { refuseForeignAddress } from './allow-from.js';
 import { enforceScopes, missingScope } from './scopes.js';
-import { answerRateLimit, limitRequests, reportLimit, RequestLimits } from './rate-limits.js';
+import { answerRateLimit, limitRequests, reportLimit, type RequestLimits } from './rate-limits.js';
 import { ROUTES } from './routes/index.js';
 import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext, ReportDesk } from './types.js';
 
@@ -40,6 +40,8 @@ interface AppParts {
   trust: TrustFn;
   readiness: ReadinessProbe;
   metrics: DaemonMetrics;
+  /** The rate limits' counts, made by the caller, which closes them at shutdown. */
+  requestLimits: RequestLimits;
 }
 
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -103,12 +105,12 @@ function beginApiRequest(deps: Deps, reports: ReportDesk): ApiMiddleware {
   };
 }
 
-export function createApp({ deps, log, access, authenticator, trust, readiness, metrics }: AppParts): Koa<ApiState> {
+export function createApp(parts: AppParts): Koa<ApiState> {
+  const { deps, log, access, authenticator, trust, readiness, metrics, requestLimits } = parts;
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   const { limits } = deps.config;
   const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
-  const requestLimits = new RequestLimits(deps.db, log);
   const reports: ReportDesk = {
     admit: reportLimit(requestLimits, limits.reportRate),
     isLive: (client) => (values) => authenticator.liveRows(values, client),

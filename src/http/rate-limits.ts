@@ -1,8 +1,8 @@
 // Request rate limits (README "Rate limits", docs/http-api.md): a token's own rate, else
 // `limits.tokenRate`, keyed by the token; requests without a token by `limits.anonymousRate`,
 // keyed by the client's address (its budget key: an IPv6 client per /64). Fixed windows counted
-// by rate-limiter-flexible (src/db/request-counts.ts: the database on PostgreSQL, shared by
-// every daemon on it; this daemon's memory on SQLite). Every answer to a limited client carries
+// in src/db/request-counts.ts: on PostgreSQL against allotments of counts shared by every daemon
+// on the database; on SQLite in this daemon's memory. Every answer to a limited client carries
 // the IETF httpapi RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10):
 //   RateLimit-Policy: "token";q=600;w=3600      (the policy: q requests per w seconds)
 //   RateLimit: "token";r=599;t=3542            (r requests left, the window ends in t seconds)
@@ -61,6 +61,18 @@ export class RequestLimits {
     private readonly db: Db,
     private readonly log: Logger,
   ) {}
+
+  /** Statements run on the shared counts (allotments taken and given back), for /metrics. */
+  get queries(): number {
+    let n = 0;
+    for (const { shared } of this.counters.values()) n += shared.queries ?? 0;
+    return n;
+  }
+
+  /** Gives back what this daemon holds of the shared counts (at shutdown, before the database closes). */
+  async close(): Promise<void> {
+    for (const { shared } of this.counters.values()) await shared.close?.();
+  }
 
   /**
    * Counts one request of `key` under `policy` at `rate`. When the shared counts cannot be read

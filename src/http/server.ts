@@ -18,6 +18,7 @@ import { expiringCounts, ExpiryNotices } from '../domain/tokens/expiring.js';
 import { LastUsedRecorder } from '../domain/tokens/last-used.js';
 import { isAppError, usage } from '../errors.js';
 import { createApp } from './app.js';
+import { RequestLimits } from './rate-limits.js';
 import { compileTrust } from './client-address.js';
 import { guardConnections, type ConnectionGuard } from './connection-limits.js';
 import { scrub } from './errors.js';
@@ -295,15 +296,19 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       { total: limits.connections, perAddress: limits.connectionsPerAddress, pipelined: limits.pipelinedRequests },
       { trusted: (address) => trust(address, 0), log, handshakeMs: tls ? config.timeouts.headersMs : null },
     );
+    const requestLimits = new RequestLimits(db, log);
+    opened.push(() => requestLimits.close());
     const metrics = new DaemonMetrics({
       authenticator,
       lastUsed,
       readiness,
       connections: guard.stats,
+      rateLimitQueries: () => requestLimits.queries,
       stopwatch: options.stopwatch,
       expiringTokens: (days) => expiringCounts({ db, clock }, days),
     });
-    const app = createApp({ deps: { db, clock, config }, log, access, authenticator, trust, readiness, metrics });
+    const deps = { db, clock, config };
+    const app = createApp({ deps, log, access, authenticator, trust, readiness, metrics, requestLimits });
     // Every line the daemon writes is a log line: Koa's own listener would print to stderr.
     app.on('error', logAppErrors(log));
     const hsts = config.tls?.hsts ? `max-age=${config.tls.hsts}` : null;

@@ -21,6 +21,8 @@ export interface MetricsSources {
   lastUsed: LastUsedRecorder;
   readiness: ReadinessProbe;
   connections: ConnectionGuard['stats'];
+  /** Statements run on the shared rate limit counts (PostgreSQL) so far. */
+  rateLimitQueries: () => number;
   stopwatch?: Stopwatch;
   /** Active tokens (handoff tokens aside) ending within each number of days, read at scrape time. */
   expiringTokens?: (days: readonly number[]) => Promise<Map<number, number>>;
@@ -84,7 +86,7 @@ export class DaemonMetrics {
           this.set(await read());
         },
       });
-    const { authenticator, lastUsed, readiness, connections, expiringTokens } = sources;
+    const { authenticator, lastUsed, readiness, connections, rateLimitQueries, expiringTokens } = sources;
     const { stats, kdf } = authenticator;
     mirrored('archivectl_kdf_runs_total', 'Token verifications that ran the KDF (scrypt)', () => stats.kdfRuns);
     gauge('archivectl_kdf_running', 'KDF runs in progress', () => kdf.running);
@@ -94,6 +96,11 @@ export class DaemonMetrics {
     mirrored('archivectl_token_cache_hits_total', 'Requests whose token was verified already', () => stats.cacheHits);
     mirrored('archivectl_token_lookups_total', 'Token rows read from the database', () => stats.lookups);
     mirrored('archivectl_last_used_writes_total', 'UPDATEs of tokens.last_used_at flushed', () => lastUsed.writes);
+    mirrored(
+      'archivectl_rate_limit_queries_total',
+      'Statements on the shared rate limit counts (PostgreSQL): allotments taken and given back',
+      rateLimitQueries,
+    );
     gauge('archivectl_connections_open', 'Open client connections', () => connections.open());
     mirrored('archivectl_connections_refused_total', 'Connections refused at the limits', () => connections.refused);
     // The readiness probe's own measurement: a scrape sees what a load balancer would.
