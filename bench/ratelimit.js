@@ -4,10 +4,12 @@
 //     run has (SQLite; PostgreSQL with BENCH_PG_URL or ARCHIVE_TEST_PG_URL): without a token,
 //     with a token that has no limit, and on a daemon started with `limits.tokenRate` at a rate
 //     never reached (1,000,000/hour), with a limited token: every request counted and answered
-//     with the RateLimit fields (memory on SQLite, one upsert in rate_limits on PostgreSQL); and a
-//     token with every restriction of its own (`--scope read --allow-from 127.0.0.0/8
-//     --rate-limit`). Each authenticated figure is given as its own ratio to the anonymous one of
-//     the same daemon.
+//     with the RateLimit fields (memory on SQLite; on PostgreSQL in memory against allotments of
+//     rate_limits); and a token with every restriction of its own (`--scope read --allow-from
+//     127.0.0.0/8 --rate-limit`). Each authenticated figure is given as its own ratio to the
+//     anonymous one of the same daemon. Then side by side on one daemon (ABBA): a token with a
+//     rate of its own (never reached) against a token without a limit (target on PostgreSQL:
+//     >= 0.95).
 // (2) PostgreSQL only: two daemons on one database, a token limited to 600/minute, both hammered
 //     at once (16 connections each) for 50 s of one window; the requests admitted (2xx) by both
 //     together against the limit (target: within 10 %).
@@ -90,25 +92,26 @@ const stop = async (proc) => {
   await new Promise((r) => proc.on('exit', r));
 };
 
-/** Mean req/s of anonymous and authenticated rounds (ABBA) against one daemon; fails on any non-2xx. */
-async function alternate(url, token) {
+/**
+ * Mean req/s of rounds with token `a` and with token `b` (null: none) in ABBA order against one
+ * daemon, after a warm-up of each; fails on any non-2xx.
+ */
+async function alternate(url, a, b) {
   const target = `${url}/api/actors?perPage=25`;
-  const auth = { headers: { Authorization: `Bearer ${token}` } };
-  await cannon({ url: target, duration: 2 });
-  const warm = await cannon({ url: target, duration: 2, ...auth });
-  if (warm.non2xx) throw new Error(`${warm.non2xx} non-2xx answers to the token while warming up`);
-  let anon = 0;
-  let authed = 0;
+  const opts = (token) => ({ url: target, ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}) });
+  for (const token of [a, b]) {
+    const warm = await cannon({ ...opts(token), duration: 2 });
+    if (warm.non2xx) throw new Error(`${warm.non2xx} non-2xx answers while warming up`);
+  }
+  const sums = [0, 0];
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? ['anon', 'auth'] : ['auth', 'anon'];
-    for (const kind of order) {
-      const res = await cannon({ url: target, ...(kind === 'auth' ? auth : {}) });
-      if (res.non2xx || res.errors) throw new Error(`${kind}: ${res.non2xx} non-2xx, ${res.errors} errors`);
-      if (kind === 'anon') anon += res.requests.average;
-      else authed += res.requests.average;
+    for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
+      const res = await cannon(opts([a, b][i]));
+      if (res.non2xx || res.errors) throw new Error(`${res.non2xx} non-2xx, ${res.errors} errors`);
+      sums[i] += res.requests.average;
     }
   }
-  return { anon: anon / ROUNDS, auth: authed / ROUNDS };
+  return sums.map((s) => s / ROUNDS);
 }
 
 async function throughput(bin, env, dialect, rows) {
@@ -126,6 +129,7 @@ async function throughput(bin, env, dialect, rows) {
       '--rate-limit',
       NEVER_REACHED,
     );
+    const limited = inst.token('limited', '--rate-limit', NEVER_REACHED);
     for (const [label, config, value] of [
       ['token without a limit', inst.plain, token],
       [`token limited (tokenRate ${NEVER_REACHED})`, inst.config, token],
@@ -133,12 +137,23 @@ async function throughput(bin, env, dialect, rows) {
     ]) {
       const { proc, url } = await startDaemon(config, env, bin, { pin: true });
       try {
-        const { anon, auth } = await alternate(url, value);
+        const [anon, auth] = await alternate(url, null, value);
         rows.push([`${dialect}: anonymous req/s / ${label} req/s`, `${Math.round(anon)} / ${Math.round(auth)}`]);
         rows.push([`${dialect}: ratio, ${label}`, (auth / anon).toFixed(3)]);
       } finally {
         await stop(proc);
       }
+    }
+    // Side by side on one daemon: the same work but for the count (and on PostgreSQL the allotments).
+    const { proc, url } = await startDaemon(inst.plain, env, bin, { pin: true });
+    try {
+      const [free, counted] = await alternate(url, token, limited);
+      const label = `token limited (--rate-limit ${NEVER_REACHED}) / token without a limit`;
+      rows.push([`${dialect}: req/s, ${label}`, `${Math.round(counted)} / ${Math.round(free)}`]);
+      const target = dialect === 'pg' ? ` (target >= 0.95: ${counted / free >= 0.95 ? 'yes' : 'NO'})` : '';
+      rows.push([`${dialect}: ratio, ${label}`, `${(counted / free).toFixed(3)}${target}`]);
+    } finally {
+      await stop(proc);
     }
   } finally {
     await inst.drop();
