@@ -115,16 +115,16 @@ taken AS (
       ELSE greatest(r.points, least(p.lim, r.points + p.slice)) END,
     expire = CASE WHEN r.expire <= p.now THEN p.now + p.ms ELSE r.expire END
   FROM held, p WHERE r.key = p.key
-  RETURNING r.points, r.expire, r.points - CASE WHEN held.expire <= p.now THEN 0 ELSE held.points END AS granted, p.now
+  RETURNING r.points, r.expire, r.points - CASE WHEN held.expire <= p.now THEN 0 ELSE held.points END AS granted,
+    (r.expire - p.now)::integer AS ms_left
 ),
 made AS (
   INSERT INTO ${TABLE} (key, points, expire)
   SELECT p.key, least(p.slice, p.lim), p.now + p.ms FROM p WHERE NOT EXISTS (SELECT FROM held)
   ON CONFLICT (key) DO NOTHING
-  RETURNING points, expire, points AS granted, expire - (SELECT ms FROM p) AS now
+  RETURNING points, expire, points AS granted, (SELECT ms FROM p)::integer AS ms_left
 )
-SELECT points, expire::text, granted, (expire - now)::integer AS ms_left FROM taken
-UNION ALL SELECT points, expire::text, granted, (expire - now)::integer FROM made`;
+SELECT points, expire::text, granted, ms_left FROM taken UNION ALL SELECT points, expire::text, granted, ms_left FROM made`;
 
 interface Taken {
   points: number;
