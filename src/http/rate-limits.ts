@@ -71,7 +71,7 @@ export class RequestLimits {
 
   /** Gives back what this daemon holds of the shared counts (at shutdown, before the database closes). */
   async close(): Promise<void> {
-    for (const { shared } of this.counters.values()) await shared.close?.();
+    await Promise.all([...this.counters.values()].map(async ({ shared }) => shared.close?.()));
   }
 
   /**
