@@ -28,7 +28,8 @@ if (rolldown) {
     import(pathToFileURL(rolldown).href),
     import(pathToFileURL(path.join(root, 'rolldown.config.js')).href),
   ]);
-  await build({ ...config, cwd: root });
+  // In turn, as `rolldown -c` builds them: the first output empties dist/bundle/.
+  for (const output of config) await build({ ...output, cwd: root });
   console.error('prepare: writing man/archivectl.1 and the bash and zsh completions in completion/');
   const bundle = (file) => require(path.join(root, 'dist', 'bundle', file));
   const [{ buildProgram, version }, { manPage }] = [bundle('archivectl.cjs'), bundle('man-page.cjs')];

@@ -1,4 +1,4 @@
-// Errors are values with a kind; each door maps the kind to its own form
+// Errors are values with a kind; the HTTP API and the CLI each map the kind to its own form
 // (an HTTP status with {"error"}, or a stderr line and an exit status).
 export type ErrorKind =
   | 'invalid' // bad input: HTTP 422, CLI exit 1

@@ -7,6 +7,7 @@ import config from '../rolldown.config.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
+/** The outputs in turn, as `rolldown -c` builds them: the first one empties dist/bundle/. */
 export default async function buildOnce(): Promise<void> {
-  await build({ ...(config as BuildOptions), cwd: ROOT, logLevel: 'warn' });
+  for (const output of config as BuildOptions[]) await build({ ...output, cwd: ROOT, logLevel: 'warn' });
 }

@@ -67,7 +67,7 @@ export async function withConfiguredDatabase<T>(
   work: (db: Db) => Promise<T>,
 ): Promise<T> {
   // Loaded here, not with the module: `--help` and commands without a database never pay for them.
-  const { databaseFileExists, databaseFileWarning, databaseLocation, hasSchema, openDatabase } =
+  const { closeDatabase, databaseFileExists, databaseFileWarning, databaseLocation, hasSchema, openDatabase } =
     await import('../db/connect.js');
   const where = databaseLocation(config.database);
   if (!opts.create && !databaseFileExists(config.database)) {
@@ -83,7 +83,7 @@ export async function withConfiguredDatabase<T>(
     }
     return await work(db);
   } finally {
-    await db.destroy();
+    await closeDatabase(db);
   }
 }
 

@@ -10,6 +10,7 @@ import { attachSignalFile } from './change-signal.js';
 import { configOf, isPg, quietConnectionErrors, type Db } from './dialect.js';
 import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
 import { LIVE_SINCE } from './pg-lease.js';
+import { closePreparedReads } from './prepared-reads.js';
 
 /**
  * A warning when its group or others may read or write the SQLite file (it holds token hashes and
@@ -101,6 +102,12 @@ export async function openDatabase(database: Config['database'], use: DatabaseUs
   });
   attachSignalFile(db, file);
   return db;
+}
+
+/** Closes a handle of openDatabase: its list readers (prepared-reads.ts), then knex's pool. */
+export async function closeDatabase(db: Db): Promise<void> {
+  await closePreparedReads(db);
+  await db.destroy();
 }
 
 /** The SQLite file as judged before SQLite opens it: the path handed to SQLite, and its identity. */

@@ -107,7 +107,7 @@ export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
  * The SQL of the filter's count, which stops after `rows` rows. Where only a search narrows the
  * list and the text index is used, the index alone is counted: a trigram phrase of the lower-cased
  * search matches exactly the lower-cased values holding it, as the LIKE does, and the table's rows
- * are never read (a word in 1 % of a million names: 10,000 row lookups, 24.5 → 6.2 ms of CPU).
+ * are never read.
  */
 export function countSql(f: ListFilter, rows: number): Statement {
   const params: string[] = [];

@@ -1,7 +1,6 @@
 // The tables a bulk write filled, made ready to serve (PostgreSQL; docs/catalogue-scale.md, "Bulk
 // load"): without fresh statistics the planner reads every hit of a search through the trigram
-// bitmap (a common word: 131 ms at 1,000,000 actors before ANALYZE, 7 ms after), and VACUUM empties
-// the GIN pending lists every search reads whole. Autovacuum gets there minutes later, or never.
+// bitmap (bench/RESULTS.md), and VACUUM empties the GIN pending lists every search reads whole. Autovacuum gets there minutes later, or never.
 // SQLite's plans here are fixed by the query shapes (an index per sort, the FTS join): left alone.
 import { isPg, type Db } from './dialect.js';
 

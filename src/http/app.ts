@@ -24,12 +24,12 @@ import { requireRoute, routeRequests } from './router.js';
 import { readinessAnswer, type ReadinessProbe } from './observe/health.js';
 import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
-import { HeavyPlaces, limitHeavyRequests } from './heavy-requests.js';
+import { HeavyRequestLimiter, limitHeavyRequests } from './heavy-requests.js';
 import { refuseForeignAddress } from './allow-from.js';
 import { enforceScopes, missingScope } from './scopes.js';
 import { answerRateLimit, limitRequests, reportLimit, type RequestLimits } from './rate-limits.js';
 import { ROUTES } from './routes/index.js';
-import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext, ReportDesk } from './types.js';
+import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext, TokenReportDeps } from './types.js';
 
 interface AppParts {
   deps: Deps;
@@ -92,7 +92,7 @@ function rejectUnreadableBody(log: Logger): ApiMiddleware {
 }
 
 /** What every request under /api starts with; anything else is no endpoint. */
-function beginApiRequest(deps: Deps, reports: ReportDesk): ApiMiddleware {
+function beginApiRequest(deps: Deps, reports: TokenReportDeps): ApiMiddleware {
   return async function begin(ctx, next) {
     ctx.state.deps = deps;
     ctx.state.reports = reports;
@@ -110,8 +110,8 @@ export function createApp(parts: AppParts): Koa<ApiState> {
   // Forwarded headers reach Koa only from trusted proxies (clientAddress strips the others).
   const app = new Koa<ApiState>({ proxy: deps.config.trustProxy !== false });
   const { limits } = deps.config;
-  const heavy = new HeavyPlaces(limits.heavyRequests, limits.heavyQueue);
-  const reports: ReportDesk = {
+  const heavy = new HeavyRequestLimiter(limits.heavyRequests, limits.heavyQueue);
+  const reports: TokenReportDeps = {
     admit: reportLimit(requestLimits, limits.reportRate),
     isLive: (client) => (values) => authenticator.liveRows(values, client),
     log,
@@ -146,7 +146,7 @@ export function createApp(parts: AppParts): Koa<ApiState> {
     judgeAuthorization(access, authenticator), // 2. the Authorization header, judged
     refuseForeignAddress(deps, log), // … and a token bound to other addresses refused (allow-from.ts)
     limitRequests(requestLimits, limits), // the token's or the address's rate, counted (429 below)
-    // The body: read (as far as the verdict needs); unclaimed uploads removed after the answer.
+    // The body: read (as far as the refusals need); unclaimed uploads removed after the answer.
     readBody({
       jsonBytes: limits.jsonBytes,
       formBytes: limits.formBytes,
@@ -163,7 +163,7 @@ export function createApp(parts: AppParts): Koa<ApiState> {
       refusedBodyMs: deps.config.timeouts.headersMs,
       tmpDir: path.join(deps.config.dataDir, 'tmp'),
     }),
-    // The verdicts, in the order of docs/http-api.md, then the handler's place.
+    // The refusals, in the order of docs/http-api.md, then the handler's place.
     refuseApiTokenInBody(log), // 1. api_token in a form or JSON body
     answerAuthorization(limits.failedAuthDelayMs), // 2. … and answered
     answerRateLimit, // the rate's 429

@@ -74,7 +74,7 @@ function refusalFor(reason: Refusal, retryAfterSeconds: number | undefined): Htt
 
 /**
  * Step 2, judged before the body is read: a present but unusable Authorization header is refused,
- * also on open endpoints. The verdict is kept, not answered, so an api_token in the body still
+ * also on open endpoints. The refusal is kept, not answered, so an api_token in the body still
  * gets its own 401 first (step 1), and the body reader does not write a refused request's uploads.
  */
 export function judgeAuthorization(access: AccessState, authenticator: Authenticator): ApiMiddleware {
@@ -88,7 +88,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     ctx.state.refusal = null;
     const value = bearerToken(ctx);
     if (value !== null)
-      keepVerdict(
+      keepResult(
         ctx,
         await authenticator.authenticate(value, snapshot.generation, ctx.state.client, ctx.request.ip),
         judgedAt,
@@ -118,7 +118,7 @@ export function judgeAuthorization(access: AccessState, authenticator: Authentic
     return null;
   }
 
-  function keepVerdict(ctx: ApiContext, result: AuthResult, judgedAt: number): void {
+  function keepResult(ctx: ApiContext, result: AuthResult, judgedAt: number): void {
     if (result.ok) {
       ctx.state.principal = result.principal;
       ctx.state.tokenId = result.principal.selector;

@@ -5,7 +5,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../db/dialect.js';
 import { errorCode, isAppError, isNoSpace, redactSecrets, redactTokens, type ErrorKind } from '../errors.js';
-import { lingerWhileBodyArrives } from './unread-body.js';
+import { lingeringClose } from './unread-body.js';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 422,
@@ -94,6 +94,6 @@ export function errorHandler(log: Logger) {
       }
     }
     // The answer is made: one given before the body was read waits for the rest of it (unread-body.ts).
-    lingerWhileBodyArrives(ctx);
+    lingeringClose(ctx);
   };
 }

@@ -65,7 +65,7 @@ function isHeavy(ctx: ApiContext): boolean {
 }
 
 /** `places` at once, `waiting` more in a queue (first come, first served). */
-export class HeavyPlaces {
+export class HeavyRequestLimiter {
   private running = 0;
   private readonly queue: ((release: (() => void) | null) => void)[] = [];
 
@@ -112,7 +112,7 @@ export class HeavyPlaces {
 }
 
 /** A heavy request holds a place until its answer is sent or its connection closes (else 503). */
-export function limitHeavyRequests(places: HeavyPlaces): ApiMiddleware {
+export function limitHeavyRequests(limiter: HeavyRequestLimiter): ApiMiddleware {
   const refuse = () =>
     httpError(503, 'too many exports and other heavy requests at once; retry later', {
       'Retry-After': String(RETRY_AFTER_S),
@@ -130,7 +130,7 @@ export function limitHeavyRequests(places: HeavyPlaces): ApiMiddleware {
         resolve();
       }),
     );
-    const release = await places.take(closed);
+    const release = await limiter.take(closed);
     if (release === null) throw refuse();
     if (isClosed) release();
     else held = release;

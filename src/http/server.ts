@@ -9,7 +9,13 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { watchAccessGeneration } from '../db/access-watch.js';
-import { databaseFileWarning, databaseLocation, openDatabase, withoutStatementLimit } from '../db/connect.js';
+import {
+  closeDatabase,
+  databaseFileWarning,
+  databaseLocation,
+  openDatabase,
+  withoutStatementLimit,
+} from '../db/connect.js';
 import type { Db } from '../db/dialect.js';
 import { migrateAtStart, pendingAtStart } from '../db/migrate.js';
 import { AccessState } from '../domain/access-state.js';
@@ -117,7 +123,7 @@ async function readyDatabase(
   let pending: string[] = [];
   try {
     const db = await openDatabase(config.database, 'daemon');
-    opened.push(() => db.destroy());
+    opened.push(() => closeDatabase(db));
     // Either way, a database a later release migrated is refused (exit status 2).
     const where = databaseLocation(config.database);
     if (migrate) {

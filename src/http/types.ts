@@ -33,7 +33,7 @@ export type ParsedBody =
 export type Deps = Ctx & { config: Config };
 
 /** What a leaked-token report needs beyond the request (routes/token-reports.ts), made once in app.ts. */
-export interface ReportDesk {
+export interface TokenReportDeps {
   /** Counts a report of the client's address (its RateLimit fields on the answer); throws the 429. */
   admit(ctx: ParameterizedContext<ApiState>): Promise<void>;
   /** The live tokens among a report's values, its KDF runs in `client`'s turns. */
@@ -43,7 +43,7 @@ export interface ReportDesk {
 
 export interface ApiState {
   deps: Deps;
-  reports: ReportDesk;
+  reports: TokenReportDeps;
   route: RouteSpec | null;
   /** Methods allowed on the path when the method is not (for 405). */
   allowed: readonly string[];

@@ -27,7 +27,7 @@ export function closeAfterAnswer(ctx: Context): void {
  * now and ends when the request has ended or closed, or after LINGER_MS; the request flows
  * meanwhile, into nothing (Node's parser stops reading the socket while the request's buffer is full).
  */
-export function lingerWhileBodyArrives(ctx: Context): void {
+export function lingeringClose(ctx: Context): void {
   const req = ctx.req;
   if (!unread.has(req) || req.complete || req.destroyed || ctx.method === 'HEAD') return;
   const body: unknown = ctx.body;

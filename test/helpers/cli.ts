@@ -25,6 +25,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { TokenView } from '../../src/domain/tokens/queries.js';
 import { randomBase62 } from './token-values.js';
 import { ROLES } from '../../src/domain/roles.js';
+import { closeDatabase } from '../../src/db/connect.js';
 
 /** The repository root, from this file's own location (test/helpers/cli.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -438,13 +439,13 @@ export async function openSandboxDb(box: Sandbox): Promise<import('knex').Knex> 
     : knex({ client: 'pg', connection: box.env.DATABASE_URL });
 }
 
-/** `work` on a connection of openSandboxDb, closed afterwards. */
+/** `work` on a connection of openSandboxDb, closed afterwards (with its list readers). */
 export async function withSandboxDb<T>(box: Sandbox, work: (db: import('knex').Knex) => Promise<T>): Promise<T> {
   const db = await openSandboxDb(box);
   try {
     return await work(db);
   } finally {
-    await db.destroy();
+    await closeDatabase(db);
   }
 }
 

@@ -22,17 +22,22 @@ async function migrateBefore(db: Knex): Promise<void> {
   }
 }
 
-/** The SQL the list runs for `query`, and the plan of each statement. */
+/**
+ * The SQL the list runs for `query`, and the plan of each statement. Run in a transaction, the
+ * list reads through knex, which reports each statement (the SQL is the same on either path).
+ */
 async function plansOf(db: Knex, query: Record<string, string>): Promise<string[]> {
   const statements: { sql: string; bindings: readonly unknown[] }[] = [];
   const listen = (q: { sql: string; bindings?: readonly unknown[] }) =>
     statements.push({ sql: q.sql, bindings: q.bindings ?? [] });
-  db.on('query', listen);
-  try {
-    await listActors({ db } as never, parseListQuery(query, ACTOR.listOptions));
-  } finally {
-    db.off('query', listen);
-  }
+  await db.transaction(async (trx) => {
+    trx.on('query', listen);
+    try {
+      await listActors({ db: trx } as never, parseListQuery(query, ACTOR.listOptions));
+    } finally {
+      trx.off('query', listen);
+    }
+  });
   const plans: string[] = [];
   for (const { sql, bindings } of statements) {
     if (IS_PG) {

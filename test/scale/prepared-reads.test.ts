@@ -1,7 +1,7 @@
 // The prepared read path of the catalogue lists (src/db/prepared-reads.ts, list-sql.ts): on
 // SQLite every list answers exactly what the same list read through knex answers (a knex
 // transaction reads through knex), after writes of the same handle and of another one on the
-// same file (another daemon), and the read connections close with the handle.
+// same file (another daemon), and the read connections close with the handle (closeDatabase).
 import type { Knex } from 'knex';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -134,10 +134,13 @@ describe('the prepared read path of the catalogue lists', () => {
     });
   });
 
-  it('closes its connections with the knex handle; a new handle reads again', async () => {
+  it('closes its connections with the handle (closeDatabase); a new handle reads again', async () => {
+    let closed: ReturnType<typeof preparedReads> = null;
     await withSandboxDb(cli, async (db) => {
       await listActors({ db, clock: systemClock }, parseListQuery({}, ACTOR.listOptions));
+      closed = preparedReads(db);
     });
+    if (!IS_PG) await expect(closed!.all('SELECT 1 AS one', [])).rejects.toThrow();
     await withSandboxDb(cli, async (db) => {
       const list = await listActors({ db, clock: systemClock }, parseListQuery({ perPage: '3' }, ACTOR.listOptions));
       expect(list.data).toHaveLength(3);

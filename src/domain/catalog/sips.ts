@@ -163,7 +163,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /**
  * Records a SIP submission: an object `ingesting`, a submission `received` and its file. Answers
- * the receipt and the object's identifier (the door's way to the object, read nowhere else).
+ * the receipt and the object's identifier (the HTTP API's way to the object, read nowhere else).
  */
 export async function importSip(ctx: Ctx, dataDir: string, upload: SipUpload, tokenId: number | null) {
   const { file, identifier, title, keywords } = await parseSipUpload(upload);

@@ -60,7 +60,7 @@ type Refused = { ok: false; reason: Refusal; selector?: string; retryAfterSecond
 export type AuthResult = { ok: true; principal: Principal } | Refused;
 
 /** A verification's outcome: the row whose secret matched (admitted per request), or a refusal. */
-type Verdict = { ok: true; row: AuthRow } | Refused;
+type Verification = { ok: true; row: AuthRow } | Refused;
 
 export interface AuthenticatorOptions extends FailureBudgetsOptions {
   cacheSize: number;
@@ -80,7 +80,7 @@ const MALFORMED: Refused = { ok: false, reason: 'malformed' };
 
 export class Authenticator {
   private readonly cache: VerifiedTokens;
-  private readonly flights = new SingleFlight<string, Verdict>();
+  private readonly flights = new SingleFlight<string, Verification>();
   private readonly budgets: FailureBudgets;
   private readonly verifier: Verifier;
   /** Running totals of the steps that cost something (the metrics endpoint reads them). */
@@ -145,8 +145,10 @@ export class Authenticator {
     // Requests with the same value at once (a client's first burst) share one verification, if
     // they saw the same generation: one that arrives after a revocation must not reuse a
     // verification that read the row before it. Each is a use of its own (its own address).
-    const verdict = await this.flights.run(`${key} ${generation}`, () => this.verify(key, parsed, generation, client));
-    return verdict.ok ? this.admit(verdict.row, address) : verdict;
+    const verification = await this.flights.run(`${key} ${generation}`, () =>
+      this.verify(key, parsed, generation, client),
+    );
+    return verification.ok ? this.admit(verification.row, address) : verification;
   }
 
   /**
@@ -205,7 +207,7 @@ export class Authenticator {
     return this.admit(row, address);
   }
 
-  private async verify(key: string, parsed: ParsedToken, generation: string, client: string): Promise<Verdict> {
+  private async verify(key: string, parsed: ParsedToken, generation: string, client: string): Promise<Verification> {
     const { selector, secret } = parsed;
     const spent = this.budgets.spend(client, selector);
     if (!spent.ok) {

@@ -1,10 +1,8 @@
 // scrypt-kdf hashes of token secrets. The parameters travel inside each stored key, so they can
 // be raised later: a key made with other parameters is re-hashed on its next successful use.
-// Why N=2^11, r=8, p=1 (2 MiB; 3.4 ms per hash alone, 4.6 ms under the benchmark, ~660/s on 2
-// cores): secrets have 238 bits (legacy 309), so scrypt only guards a leaked database. More cost
-// is paid in first-use latency, CPU on forged tokens, legacy import time, and memory (each run's
-// scratch stays in its libuv thread's malloc arena): 2^12 (4 MiB, 6.5 ms) measured twice the
-// latency and import time and 16 MB of retained scratch, for no gain against 238-bit secrets.
+// N=2^11, r=8, p=1 (2 MiB): secrets have 238 bits (legacy 309), so scrypt only guards a leaked
+// database; a higher N costs first-use latency, CPU on forged tokens, import time and memory for
+// no gain against such secrets (bench/RESULTS.md, "Figures behind comments").
 import { createHash } from 'node:crypto';
 import * as scryptKdf from 'scrypt-kdf';
 

@@ -2,7 +2,7 @@
 // credential revocation): every value that is a live token of this installation is revoked at
 // once, through access-changes.ts, so every daemon refuses it from its next request, and is
 // audited as reported, with the reporter's address (never the value). What was found is not
-// answered (the HTTP door says the same whatever it was), so the caller learns nothing.
+// answered (the HTTP API says the same whatever it was), so the caller learns nothing.
 import { writeTransaction } from '../../db/write-transaction.js';
 import { revokeTokenRow } from '../access-changes.js';
 import { record } from '../audit.js';

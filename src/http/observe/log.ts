@@ -22,8 +22,8 @@ function withPriority(line: string): string {
   return `<${PRIORITY[level ?? 'info'] ?? 6}>${line}`;
 }
 
-// pino's `isoTime`, made once per millisecond (a busy daemon writes several lines within one):
-// formatting the date was a third of a request line in a CPU profile; this saves about 1 us a line.
+// pino's `isoTime`, made once per millisecond: a busy daemon writes several lines within one, and
+// formatting the date was much of a line's cost (bench/RESULTS.md).
 function isoTimeOncePerMs(): () => string {
   let at = Number.NaN;
   let text = '';
@@ -39,8 +39,7 @@ function isoTimeOncePerMs(): () => string {
 
 // stdout's lines are gathered by sonic-boom (pino.destination), written once GATHER_BYTES wait and
 // at least every FLUSH_EVERY_MS (a quiet daemon's lines reach the journal soon): each write to the
-// pipe (a hop to the thread pool, a wake-up of the reader) costs more than the line itself; one
-// write per request held a busy daemon about 9 % below the throughput it has with gathered lines.
+// pipe (a hop to the thread pool, a wake-up of the reader) costs more than the line itself.
 const GATHER_BYTES = 8192;
 const FLUSH_EVERY_MS = 100;
 

@@ -16,7 +16,7 @@ import { parseKnownFields, v } from '../../validation.js';
 import { httpError } from '../errors.js';
 import { dataOf, JSON_TYPE, type Route } from '../route.js';
 
-/** The least time a report takes to answer: a few KDF runs (4 ms each) fit well within it. */
+/** The least time a report takes to answer, so its time tells nothing; a few KDF runs fit within it. */
 const ANSWER_MS = 500;
 
 const VALUES = `an array of 1 to ${MAX_REPORTED_VALUES} token values (strings)`;

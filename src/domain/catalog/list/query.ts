@@ -3,10 +3,10 @@
 import { hasControlChars } from '../fields.js';
 import { invalid } from '../../../errors.js';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import type { KeyPosition } from '../../../db/list-sql.js';
 import { decodeCursor } from './cursor.js';
 import { check, oneOf, v } from '../../../validation.js';
-import { Remembered } from '../../../remembered.js';
 import { optionalParam, param, wholeNumber, type QueryInput } from './params.js';
 
 export type { QueryInput } from './params.js';
@@ -88,32 +88,31 @@ export function listParams<F extends string>(options: ListOptions<F>) {
 }
 
 /** Query strings longer than this are parsed each time (a list's are short, and repeat). */
-const REMEMBERED_LENGTH = 256;
-/** Parses remembered per resource: 256 characters hold at most ~85 parameters, a few MB if all are hostile. */
-const REMEMBERED = 500;
+const KEPT_LENGTH = 256;
+/** Parses kept per resource: 256 characters hold at most ~85 parameters, a few MB if all are hostile. */
+const KEPT = 500;
 
-/**
- * Per resource: its schema, built once (per request it was 3.4 % of a busy daemon's CPU), and the
- * parsed parameters of the query strings lists are asked again and again, keyed by their text.
- */
+/** Per resource: its schema, built once, and the parses of the query strings asked again and again. */
 interface ResourceLists {
   schema: ReturnType<typeof listParams>;
-  byText: Remembered<string, ListQuery>;
+  byText: LRUCache<string, ListQuery>;
 }
 
 const perResource = new WeakMap<ListOptions<string>, ResourceLists>();
 
-/** The list parameters of `query`; `text`, the query string it was parsed from, keys a bounded memory. */
+/** The list parameters of `query`; `text`, the query string it was parsed from, keys a bounded cache. */
 export function parseListQuery<F extends string>(
   query: QueryInput,
   options: ListOptions<F>,
   text?: string,
 ): ListQuery<F> {
   let lists = perResource.get(options);
-  if (!lists) perResource.set(options, (lists = { schema: listParams(options), byText: new Remembered(REMEMBERED) }));
+  if (!lists) perResource.set(options, (lists = { schema: listParams(options), byText: new LRUCache({ max: KEPT }) }));
   const schema = lists.schema as unknown as ReturnType<typeof listParams<F>>;
-  if (text === undefined || text.length > REMEMBERED_LENGTH) return readListQuery(query, schema);
-  return lists.byText.get(text, () => readListQuery(query, schema)) as ListQuery<F>;
+  if (text === undefined || text.length > KEPT_LENGTH) return readListQuery(query, schema);
+  let parsed = lists.byText.get(text);
+  if (!parsed) lists.byText.set(text, (parsed = readListQuery(query, schema)));
+  return parsed as ListQuery<F>;
 }
 
 function readListQuery<F extends string>(query: QueryInput, schema: ReturnType<typeof listParams<F>>): ListQuery<F> {

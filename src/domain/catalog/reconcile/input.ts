@@ -12,7 +12,7 @@ export const POOL = 200;
 /** The most queries in one batch: the manifest's `batchSize` (OpenRefine sends 10 by default). */
 export const MAX_QUERIES = 50;
 
-/** More than a service takes in one request (0.2: it MAY answer 413; each door says so its way). */
+/** More than a service takes in one request (0.2: it MAY answer 413; the CLI says so its own way). */
 export class BatchTooLarge extends Error {
   constructor(
     readonly what: string,
