@@ -16,7 +16,7 @@ import { jsonSchemaOf, orNull, type Schema } from './json-schema.js';
 const SLUG = '[a-z0-9][a-z0-9_]{0,31}';
 const fullId = (register: string): Schema => ({
   type: 'string',
-  pattern: `^${SLUG}-${register}-[1-9][0-9]*$`,
+  pattern: `^${SLUG}-${register}-[1-9][0-9]{0,15}$`,
   description: `Anton's id: \`<slug>-${register}-<id>\` (the slug has no \`-\`), as written into TEI \`@ref\` attributes`,
 });
 
@@ -24,20 +24,20 @@ const fullId = (register: string): Schema => ({
 const DERIVED: Record<string, Record<string, Schema>> = {
   actors: {
     full_id: fullId('actors'),
-    fullname: { type: 'string', description: "Anton's name of `name`" },
+    fullname: { type: 'string', maxLength: 255, description: "Anton's name of `name`" },
     authority_type: { enum: AUTHORITY_TYPES.map((t) => t.code), type: 'string', description: "Anton's name of `type`" },
   },
   places: {
     full_id: fullId('places'),
-    country: { type: ['string', 'null'], description: 'the English name of `country_code`' },
+    country: { type: ['string', 'null'], maxLength: 255, description: 'the English name of `country_code`' },
   },
   keywords: { full_id: fullId('keywords') },
 };
 
 const SERVER_SET: Record<string, Schema> = {
-  id: { type: 'integer', minimum: 1 },
-  created_at: { type: 'string', format: 'date-time' },
-  updated_at: { type: 'string', format: 'date-time' },
+  id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  created_at: { type: 'string', format: 'date-time', maxLength: 35 },
+  updated_at: { type: 'string', format: 'date-time', maxLength: 35 },
 };
 
 /**

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { SCOPES } from '../../domain/scopes.js';
 import { ref, type Route } from '../route.js';
 import { schemas } from './components.js';
-import type { Schema } from './json-schema.js';
+import { withBounds, type Schema } from './json-schema.js';
 import { paths, RATE_LIMIT_HEADERS, tagOf } from './operations.js';
 import { reconcileSchemas } from './reconcile.js';
 
@@ -155,7 +155,7 @@ export function buildDocument(routes: readonly Route[], version: string): Schema
     '',
     projectFile('docs/anton-differences.md').replace(/^# /, '## '),
   ].join('\n');
-  return {
+  return withBounds({
     openapi: '3.1.0',
     info: {
       title: 'archivectl',
@@ -184,7 +184,7 @@ export function buildDocument(routes: readonly Route[], version: string): Schema
         },
       },
     },
-  };
+  });
 }
 
 export interface Served {
