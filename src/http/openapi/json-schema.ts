@@ -57,20 +57,13 @@ export function componentSchemas(named: Record<string, v.GenericSchema>): Record
   return Object.fromEntries(Object.entries(converted).map(([name, s]) => [name, walk(s)]));
 }
 
-/** Tidies every nested schema (properties, items, alternatives, a record's values) as well. */
-function walk(schema: Schema): Schema {
-  const out = tidy(schema);
-  const each = (value: unknown): unknown => (value && typeof value === 'object' ? walk(value as Schema) : value);
-  if (out.properties && typeof out.properties === 'object')
-    out.properties = Object.fromEntries(
-      Object.entries(out.properties as Record<string, Schema>).map(([k, s]) => [k, walk(s)]),
-    );
-  for (const key of ['items', 'additionalProperties', 'propertyNames', 'not'])
-    if (key in out) out[key] = each(out[key]);
-  for (const key of ['anyOf', 'oneOf', 'allOf'])
-    if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(each);
-  return out;
-}
+/** Tidies every nested schema as well (top down: tidy drops the keys that hold no JSON). */
+const walk = (schema: Schema): Schema =>
+  JSON.parse(
+    JSON.stringify(schema, (_key, value: unknown) =>
+      value && typeof value === 'object' && !Array.isArray(value) ? tidy(value as Schema) : value,
+    ),
+  ) as Schema;
 
 /** `schema`, or null. */
 export function orNull(schema: Schema): Schema {
