@@ -62,13 +62,16 @@ export interface Route extends RouteSpec {
   handler: Handler;
 }
 
-/** `{data: …}`. */
-export const dataOf = (schema: Schema): Schema => ({
+/** An object of exactly these properties, each required but those named `optional`. */
+export const closed = (properties: Record<string, Schema>, ...optional: string[]): Schema => ({
   type: 'object',
-  properties: { data: schema },
-  required: ['data'],
+  properties,
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
   additionalProperties: false,
 });
+
+/** `{data: …}`. */
+export const dataOf = (schema: Schema): Schema => closed({ data: schema });
 
 /** A reference to a shared schema of the description (`#/components/schemas/<name>`). */
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });

@@ -55,6 +55,7 @@ const reasonSchema = v.nullable(
     // Counted on a bounded prefix: a huge value is refused without walking all of it.
     v.check((s) => [...s.slice(0, 4 * MAX_REASON)].length <= MAX_REASON, `must be at most ${MAX_REASON} characters`),
     v.check((s) => !hasControlChars(s), 'must not contain control characters'),
+    v.metadata({ maxLength: MAX_REASON }),
   ),
 );
 

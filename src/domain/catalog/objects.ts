@@ -6,7 +6,7 @@ import type { Ctx } from '../context.js';
 import { checkValue, name } from './fields.js';
 import { ensureKeyword } from './keywords.js';
 import type { ListQuery, ListResult } from './list/query.js';
-import { optionalParam, type QueryInput } from './list/params.js';
+import { optionalParam, shortText, type QueryInput } from './list/params.js';
 import { check, v } from '../../validation.js';
 import { listRecords } from './list/records.js';
 import { readRecord, type Read } from './record-schema.js';
@@ -107,7 +107,7 @@ const STRUCTURED_FILTERS = ['fields', 'operators', 'values'];
 const IDENTIFIER = name(255);
 
 /** Built once: every GET /api/objects reads it (a schema per request costs; bench/RESULTS.md). */
-export const IDENTIFIER_PARAM = v.object({ identifier: optionalParam(v.string()) });
+export const IDENTIFIER_PARAM = v.object({ identifier: optionalParam(shortText()) });
 
 /** `?identifier=` (exact), and a 422 for Anton's structured filters. */
 export function parseObjectFilter(query: QueryInput): ObjectFilter {

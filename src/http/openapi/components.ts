@@ -6,17 +6,15 @@ import { ANTON_INPUT, ANTON_SAME_FIELD } from '../../domain/catalog/anton/input.
 import { RESOURCES, type AnyResource } from '../../domain/catalog/resources/index.js';
 import { EXACT_TOTAL_LIMIT, MAX_PER_PAGE } from '../../domain/catalog/list/query.js';
 import { SCHEMAS as USAGE } from '../../domain/catalog/ai-usage.js';
-import { ROLES } from '../../domain/roles.js';
-import { TOKEN_KINDS } from '../../domain/tokens/queries.js';
-import { RATE_LIMIT_PATTERN } from '../../rate-limit.js';
-import { EVERY_SCOPE, SCOPES } from '../../domain/scopes.js';
-import { recordName, ref } from '../route.js';
-import { jsonSchemaOf, orNull, type Schema } from './json-schema.js';
+import { closed, recordName, ref } from '../route.js';
+import * as answers from '../../domain/catalog/reconcile/answers.js';
+import * as draft from '../../domain/catalog/reconcile/v1/answers.js';
+import { componentSchemas, jsonSchemaOf, orNull, type Schema } from './json-schema.js';
 
 const SLUG = '[a-z0-9][a-z0-9_]{0,31}';
 const fullId = (register: string): Schema => ({
   type: 'string',
-  pattern: `^${SLUG}-${register}-[1-9][0-9]*$`,
+  pattern: `^${SLUG}-${register}-[1-9][0-9]{0,15}$`,
   description: `Anton's id: \`<slug>-${register}-<id>\` (the slug has no \`-\`), as written into TEI \`@ref\` attributes`,
 });
 
@@ -24,20 +22,20 @@ const fullId = (register: string): Schema => ({
 const DERIVED: Record<string, Record<string, Schema>> = {
   actors: {
     full_id: fullId('actors'),
-    fullname: { type: 'string', description: "Anton's name of `name`" },
+    fullname: { type: 'string', maxLength: 255, description: "Anton's name of `name`" },
     authority_type: { enum: AUTHORITY_TYPES.map((t) => t.code), type: 'string', description: "Anton's name of `type`" },
   },
   places: {
     full_id: fullId('places'),
-    country: { type: ['string', 'null'], description: 'the English name of `country_code`' },
+    country: { type: ['string', 'null'], maxLength: 255, description: 'the English name of `country_code`' },
   },
   keywords: { full_id: fullId('keywords') },
 };
 
 const SERVER_SET: Record<string, Schema> = {
-  id: { type: 'integer', minimum: 1 },
-  created_at: { type: 'string', format: 'date-time' },
-  updated_at: { type: 'string', format: 'date-time' },
+  id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  created_at: { type: 'string', format: 'date-time', maxLength: 35 },
+  updated_at: { type: 'string', format: 'date-time', maxLength: 35 },
 };
 
 /**
@@ -66,7 +64,7 @@ function recordSchema(r: AnyResource): Schema {
     properties[key] = nullable ? orNull(schema) : schema;
   }
   for (const [key, schema] of Object.entries(DERIVED[r.table] ?? {})) properties[key] = { ...schema, readOnly: true };
-  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+  return closed(properties);
 }
 
 /** A create or change body: the field table, unknown fields refused, read-only fields ignored. */
@@ -145,9 +143,8 @@ function usageSchema(): Schema {
   };
 }
 
-const LIST_META: Schema = {
-  type: 'object',
-  properties: {
+const LIST_META = closed(
+  {
     page: { type: 'integer', minimum: 1 },
     perPage: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
     total: {
@@ -161,13 +158,12 @@ const LIST_META: Schema = {
       description: "with `cursor`: the next page's cursor, null after the last",
     },
   },
-  required: ['page', 'perPage', 'total'],
-  additionalProperties: false,
-};
+  'total_exact',
+  'next_cursor',
+);
 
-const ERROR: Schema = {
-  type: 'object',
-  properties: {
+const ERROR = closed(
+  {
     error: { type: 'string', minLength: 1, description: 'what went wrong, in words' },
     fields: {
       type: 'object',
@@ -175,102 +171,28 @@ const ERROR: Schema = {
       description: "a 422's problems by field (dotted paths, e.g. `label`, `actors[3].name`)",
     },
   },
-  required: ['error'],
-  additionalProperties: false,
-};
+  'fields',
+);
 
-const SELECT2: Schema = {
-  type: 'object',
-  properties: {
-    results: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { id: { type: 'integer' }, text: { type: 'string' } },
-        required: ['id', 'text'],
-        additionalProperties: false,
-      },
-    },
-    pagination: {
-      type: 'object',
-      properties: { more: { type: 'boolean' } },
-      required: ['more'],
-      additionalProperties: false,
-    },
-  },
-  required: ['results', 'pagination'],
-  additionalProperties: false,
-};
+const SELECT2 = closed({
+  results: { type: 'array', items: closed({ id: { type: 'integer' }, text: { type: 'string' } }) },
+  pagination: closed({ more: { type: 'boolean' } }),
+});
 
-const TOKEN: Schema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', description: "the token's public id (never its value)" },
-    name: { type: 'string' },
-    kind: { enum: [...TOKEN_KINDS], type: 'string' },
-    account: { type: 'string' },
-    role: { enum: [...ROLES], type: 'string', description: "the account's role as of this request" },
-    created: { type: 'string', format: 'date-time' },
-    expires: { type: ['string', 'null'], format: 'date', description: 'the last day (UTC) it is accepted' },
-    last_used: { type: ['string', 'null'], format: 'date-time' },
-    scopes: {
-      type: 'array',
-      items: { enum: [...SCOPES, EVERY_SCOPE], type: 'string' },
-      minItems: 1,
-      description: 'the scopes its rights are narrowed to; `["*"]`: every right of its account',
-    },
-    allow_from: {
-      type: ['array', 'null'],
-      items: { type: 'string' },
-      description: 'the CIDR blocks it is accepted from; null: from anywhere',
-    },
-    rate_limit: {
-      type: ['string', 'null'],
-      pattern: RATE_LIMIT_PATTERN.source,
-      description: 'its own request rate (`N/minute` or `N/hour`); null: none of its own',
-    },
-  },
-  required: [
-    'id',
-    'name',
-    'kind',
-    'account',
-    'role',
-    'created',
-    'expires',
-    'last_used',
-    'scopes',
-    'allow_from',
-    'rate_limit',
-  ],
-  additionalProperties: false,
-};
-
-const SUBMISSION: Schema = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer', minimum: 1 },
-    status: { enum: ['received', 'confirmed', 'failed'], type: 'string' },
-    object_id: { type: 'integer', minimum: 1 },
-  },
-  required: ['id', 'status', 'object_id'],
-  additionalProperties: false,
-};
+const SUBMISSION = closed({
+  id: { type: 'integer', minimum: 1 },
+  status: { enum: ['received', 'confirmed', 'failed'], type: 'string' },
+  object_id: { type: 'integer', minimum: 1 },
+});
 
 /** `{data: […], meta}`. */
-const listOf = (schema: Schema): Schema => ({
-  type: 'object',
-  properties: { data: { type: 'array', items: schema }, meta: ref('ListMeta') },
-  required: ['data', 'meta'],
-  additionalProperties: false,
-});
+const listOf = (schema: Schema): Schema => closed({ data: { type: 'array', items: schema }, meta: ref('ListMeta') });
 
 export function schemas(): Record<string, Schema> {
   const out: Record<string, Schema> = {
     Error: ERROR,
     ListMeta: LIST_META,
     Select2: SELECT2,
-    Token: TOKEN,
     Submission: SUBMISSION,
     UsageInput: usageSchema(),
   };
@@ -288,3 +210,24 @@ export function schemas(): Record<string, Schema> {
   }
   return out;
 }
+
+// The documents the reconciliation services answer (Reconciliation API 0.2 and 1.0-draft), from
+// the valibot schemas their answers are inferred from (reconcile/answers.ts, v1/answers.ts).
+/** The documents, by their component names (shared parts first: the others refer to them). */
+export const reconcileSchemas = (): Record<string, Schema> =>
+  componentSchemas({
+    ReconcileType: answers.TYPE_REF,
+    ReconcileValue: answers.PROPERTY_VALUE,
+    ReconcileCandidate: answers.CANDIDATE,
+    ReconcileSecurityScheme: answers.SECURITY_SCHEME,
+    ReconcileManifest: answers.MANIFEST,
+    ReconcileResults: answers.RESULT_BATCH,
+    ReconcileExtension: answers.EXTENSION,
+    ReconcilePropertyProposal: answers.PROPERTY_PROPOSAL,
+    ReconcileSuggestedEntities: answers.SUGGESTED_ENTITIES,
+    ReconcileSuggestedProperties: answers.SUGGESTED_PROPERTIES,
+    ReconcileSuggestedTypes: answers.SUGGESTED_TYPES,
+    ReconcileDraftManifest: draft.DRAFT_MANIFEST,
+    ReconcileDraftResults: draft.DRAFT_RESULTS,
+    ReconcileDraftExtension: draft.DRAFT_EXTENSION,
+  });

@@ -4,11 +4,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { SCOPES } from '../../domain/scopes.js';
-import { ref, type Route } from '../route.js';
-import { schemas } from './components.js';
-import type { Schema } from './json-schema.js';
-import { paths, RATE_LIMIT_HEADERS, tagOf } from './operations.js';
-import { reconcileSchemas } from './reconcile.js';
+import { type Route } from '../route.js';
+import { reconcileSchemas, schemas } from './components.js';
+import { withBounds, type Schema } from './json-schema.js';
+import { errorResponses, paths, tagOf } from './operations.js';
 
 /** The checkout or the installed package: the first folder above this module with our package.json. */
 function projectFile(name: string): string {
@@ -18,48 +17,6 @@ function projectFile(name: string): string {
       return readFileSync(new URL(`${up}${name}`, import.meta.url), 'utf8');
   }
   throw new Error(`${name} not found above ${import.meta.url}`);
-}
-
-const ERRORS: Record<string, [number, string]> = {
-  BadRequest: [400, 'The body could not be read (malformed JSON, a form), or a token was sent in the URL or body'],
-  Unauthorized: [401, 'No token, or one that is not valid (`WWW-Authenticate: Bearer realm="archive"`)'],
-  Forbidden: [
-    403,
-    "The token's role may not do this, or the token lacks the scope the route needs (`WWW-Authenticate: " +
-      'Bearer realm="archive", error="insufficient_scope", scope="…"`, the `error` naming the scope), or it is ' +
-      'presented from an address outside its `allow_from`, or its account is blocked',
-  ],
-  NotFound: [404, 'No such record'],
-  MethodNotAllowed: [405, 'Not a method of this path (`Allow` names those that are)'],
-  Conflict: [409, 'The state changed: the request no longer applies'],
-  TooLarge: [413, 'The body, or a reconciliation batch, is larger than allowed'],
-  UnsupportedType: [415, 'A body of a type this route does not read'],
-  Invalid: [422, 'Invalid input: `fields` names every problem, e.g. `{"name": "must be 1 to 255 characters"}`'],
-  TooManyRequests: [
-    429,
-    'A rate limit is spent (`Retry-After`, and the `RateLimit` fields of the limit), or too many failed token verifications came from this address',
-  ],
-  Unavailable: [503, 'Busy or not ready: come back later (`Retry-After`)'],
-  NoSpace: [507, 'No space left to store the data'],
-};
-
-function responses(): Record<string, Schema> {
-  return Object.fromEntries(
-    Object.entries(ERRORS).map(([name, [status, description]]) => [
-      name,
-      {
-        description,
-        headers: {
-          ...(status === 401 || status === 403
-            ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } }
-            : {}),
-          ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
-          ...RATE_LIMIT_HEADERS,
-        },
-        content: { 'application/json': { schema: ref('Error') } },
-      },
-    ]),
-  );
 }
 
 const POLICY = '"(token|anonymous|report)"';
@@ -111,21 +68,6 @@ const HEADERS: Record<string, Schema> = {
   },
 };
 
-const INDEX: Schema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    version: { type: 'string' },
-    links: {
-      type: 'object',
-      additionalProperties: { type: 'string', format: 'uri-reference' },
-      description: "where to read on: the description, the reconciliation manifests, the token's own description",
-    },
-  },
-  required: ['name', 'version', 'links'],
-  additionalProperties: false,
-};
-
 /** Keeps the schemas something refers to (a resource without a create route has no create body). */
 function used(all: Record<string, Schema>, rest: unknown): Record<string, Schema> {
   const keep = new Set<string>();
@@ -144,7 +86,7 @@ function used(all: Record<string, Schema>, rest: unknown): Record<string, Schema
 
 export function buildDocument(routes: readonly Route[], version: string): Schema {
   const builtPaths = paths(routes);
-  const parts = { paths: builtPaths, responses: responses() };
+  const parts = { paths: builtPaths, responses: errorResponses() };
   const description = [
     'The API of archivectl, an archive and cataloguing service. Answers are JSON: one record as',
     '`{"data": …}`, a list as `{"data": […], "meta": {…}}`, every error as `{"error": "…"}` (a 422 adds',
@@ -155,7 +97,7 @@ export function buildDocument(routes: readonly Route[], version: string): Schema
     '',
     projectFile('docs/anton-differences.md').replace(/^# /, '## '),
   ].join('\n');
-  return {
+  return withBounds({
     openapi: '3.1.0',
     info: {
       title: 'archivectl',
@@ -170,7 +112,7 @@ export function buildDocument(routes: readonly Route[], version: string): Schema
     })),
     paths: builtPaths,
     components: {
-      schemas: used({ ...schemas(), ...reconcileSchemas(), Index: INDEX }, parts),
+      schemas: used({ ...schemas(), ...reconcileSchemas() }, parts),
       responses: parts.responses,
       headers: HEADERS,
       securitySchemes: {
@@ -184,7 +126,7 @@ export function buildDocument(routes: readonly Route[], version: string): Schema
         },
       },
     },
-  };
+  });
 }
 
 export interface Served {

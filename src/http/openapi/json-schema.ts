@@ -57,20 +57,13 @@ export function componentSchemas(named: Record<string, v.GenericSchema>): Record
   return Object.fromEntries(Object.entries(converted).map(([name, s]) => [name, walk(s)]));
 }
 
-/** Tidies every nested schema (properties, items, alternatives, a record's values) as well. */
-function walk(schema: Schema): Schema {
-  const out = tidy(schema);
-  const each = (value: unknown): unknown => (value && typeof value === 'object' ? walk(value as Schema) : value);
-  if (out.properties && typeof out.properties === 'object')
-    out.properties = Object.fromEntries(
-      Object.entries(out.properties as Record<string, Schema>).map(([k, s]) => [k, walk(s)]),
-    );
-  for (const key of ['items', 'additionalProperties', 'propertyNames', 'not'])
-    if (key in out) out[key] = each(out[key]);
-  for (const key of ['anyOf', 'oneOf', 'allOf'])
-    if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(each);
-  return out;
-}
+/** Tidies every nested schema as well (top down: tidy drops the keys that hold no JSON). */
+const walk = (schema: Schema): Schema =>
+  JSON.parse(
+    JSON.stringify(schema, (_key, value: unknown) =>
+      value && typeof value === 'object' && !Array.isArray(value) ? tidy(value as Schema) : value,
+    ),
+  ) as Schema;
 
 /** `schema`, or null. */
 export function orNull(schema: Schema): Schema {
@@ -78,4 +71,72 @@ export function orNull(schema: Schema): Schema {
   if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
   if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'] };
   return Array.isArray(out.enum) ? out : { anyOf: [schema, { type: 'null' }] };
+}
+
+/**
+ * The longest text `pattern` matches, or null when it has no bound (`*`, `+`, `{n,}`, or a top
+ * alternative not anchored at both ends): the maxLength a bounded pattern implies.
+ */
+export function longestMatch(pattern: string): number | null {
+  let at = 0;
+  const alternatives = (depth: number): number | null => {
+    let most = 0;
+    do {
+      const start = at;
+      const n = sequence(depth);
+      if (n === null || (depth === 0 && (pattern[start] !== '^' || pattern[at - 1] !== '$'))) return null;
+      most = Math.max(most, n);
+    } while (pattern[at++] === '|');
+    return most;
+  };
+  const sequence = (depth: number): number | null => {
+    let total = 0;
+    while (at < pattern.length && pattern[at] !== '|' && pattern[at] !== ')') {
+      const c = pattern[at++];
+      let n: number | null = c === '^' || c === '$' ? 0 : 1;
+      if (c === '(') {
+        if (pattern[at] === '?') at += 2;
+        n = alternatives(depth + 1);
+      } else if (c === '[') {
+        while (at < pattern.length && pattern[at] !== ']') at += pattern[at] === '\\' ? 2 : 1;
+        at++;
+      } else if (c === '\\') at += pattern[at] === 'u' ? 5 : 1;
+      const q = /^(?:([?*+])|\{(\d+)(,(\d*))?\})/.exec(pattern.slice(at));
+      if (q) {
+        at += q[0].length;
+        const times = q[1] === '?' ? 1 : q[1] ? null : q[3] === undefined ? Number(q[2]) : q[4] ? Number(q[4]) : null;
+        n = times === null || n === null ? null : n * times;
+      }
+      if (n === null) return null;
+      total += n;
+    }
+    return total;
+  };
+  return alternatives(0);
+}
+
+/**
+ * What a schema's bounds imply, in the keywords tools look for (OWASP's API4 rules): a bounded
+ * pattern's maxLength, an integer enum's minimum and maximum, each integer's format.
+ */
+export function withBounds<T>(document: T): T {
+  return JSON.parse(JSON.stringify(document), (_key, value: unknown) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+    const s = value as Schema;
+    const types = ([] as unknown[]).concat(s.type);
+    if (types.includes('string') && typeof s.pattern === 'string' && s.maxLength === undefined) {
+      const most = longestMatch(s.pattern);
+      if (most !== null) s.maxLength = most;
+    }
+    if (types.includes('integer')) {
+      const values = Array.isArray(s.enum) ? s.enum.filter((x): x is number => typeof x === 'number') : [];
+      if (values.length > 0) {
+        s.minimum ??= Math.min(...values);
+        s.maximum ??= Math.max(...values);
+      }
+      const int32 = Number(s.minimum) >= -(2 ** 31) && Number(s.maximum) < 2 ** 31;
+      s.format ??= int32 ? 'int32' : 'int64';
+    }
+    return s;
+  }) as T;
 }

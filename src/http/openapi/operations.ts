@@ -2,7 +2,16 @@
 // each route, a HEAD beside each GET, an OPTIONS (the CORS preflight) on each cross-origin path.
 // Nothing here knows a route: what a route reads and answers is declared beside its handler.
 import { displayPath, RULE_TEXT, type RouteSpec } from '../../domain/access.js';
-import type { Answer, AnswerHeader, QueryParameter, Route, Schema, SchemaSource } from '../route.js';
+import {
+  JSON_TYPE,
+  ref,
+  type Answer,
+  type AnswerHeader,
+  type QueryParameter,
+  type Route,
+  type Schema,
+  type SchemaSource,
+} from '../route.js';
 import type { v } from '../../validation.js';
 import { jsonSchemaOf } from './json-schema.js';
 
@@ -11,6 +20,18 @@ export const header = (name: string): Schema => ({ $ref: `#/components/headers/$
 
 const isValibot = (s: SchemaSource): s is v.GenericSchema => '~run' in s;
 const schemaOf = (s: SchemaSource): Schema => (isValibot(s) ? jsonSchemaOf(s) : s);
+
+/** A body's or an answer's types and schemas; the one multipart body's file part is a ZIP. */
+const contentOf = (content: Record<string, SchemaSource>): Schema =>
+  Object.fromEntries(
+    Object.entries(content).map(([type, s]) => [
+      type,
+      {
+        schema: schemaOf(s),
+        ...(type === 'multipart/form-data' ? { encoding: { file: { contentType: 'application/zip' } } } : {}),
+      },
+    ]),
+  );
 
 /** getActorsById, postActorsReconcile10DraftMatch: stable, from the method and the path. */
 export function operationId(route: Pick<RouteSpec, 'path'>, method: string): string {
@@ -45,13 +66,9 @@ function parameters(route: Route): Schema[] {
   });
 }
 
-const HEADER_COMPONENTS: Record<AnswerHeader, [string, string]> = {
-  Location: ['Location', 'Location'],
-  SubmissionLocation: ['Location', 'SubmissionLocation'],
-  ETag: ['ETag', 'ETag'],
-  LastModified: ['Last-Modified', 'LastModified'],
-  Link: ['Link', 'Link'],
-};
+/** A header's field name: its component's name but for these two. */
+const fieldName = (h: AnswerHeader): string =>
+  h === 'SubmissionLocation' ? 'Location' : h === 'LastModified' ? 'Last-Modified' : h;
 
 /** The fields every answer to a rate-limited client carries (http/rate-limits.ts). */
 export const RATE_LIMIT_HEADERS: Schema = {
@@ -63,46 +80,66 @@ export const RATE_LIMIT_HEADERS: Schema = {
 export const CORS_HEADERS: Schema = { 'Access-Control-Allow-Origin': header('AllowOrigin') };
 
 /**
- * Answers every route may give: the pipeline's (unreadable bodies; a token in the URL, one not
- * valid, or a blocked account's, even where none is needed; a rate limit; overload).
+ * The statuses every route may answer: the pipeline's (unreadable bodies; a token in the URL, one
+ * not valid, or a blocked account's, even where none is needed; a rate limit; overload).
  */
-const PIPELINE_ANSWERS = [
-  'BadRequest',
-  'Unauthorized',
-  'Forbidden',
-  'TooLarge',
-  'UnsupportedType',
-  'TooManyRequests',
-  'Unavailable',
-];
-const STATUS: Record<string, number> = {
-  BadRequest: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
-  TooLarge: 413,
-  UnsupportedType: 415,
-  TooManyRequests: 429,
-  Unavailable: 503,
+const PIPELINE = [400, 401, 403, 413, 415, 429, 503];
+
+const ERRORS: Record<string, [number, string]> = {
+  BadRequest: [400, 'The body could not be read (malformed JSON, a form), or a token was sent in the URL or body'],
+  Unauthorized: [401, 'No token, or one that is not valid (`WWW-Authenticate: Bearer realm="archive"`)'],
+  Forbidden: [
+    403,
+    "The token's role may not do this, or the token lacks the scope the route needs (`WWW-Authenticate: " +
+      'Bearer realm="archive", error="insufficient_scope", scope="…"`, the `error` naming the scope), or it is ' +
+      'presented from an address outside its `allow_from`, or its account is blocked',
+  ],
+  NotFound: [404, 'No such record'],
+  MethodNotAllowed: [405, 'Not a method of this path (`Allow` names those that are)'],
+  Conflict: [409, 'The state changed: the request no longer applies'],
+  TooLarge: [413, 'The body, or a reconciliation batch, is larger than allowed'],
+  UnsupportedType: [415, 'A body of a type this route does not read'],
+  Invalid: [422, 'Invalid input: `fields` names every problem, e.g. `{"name": "must be 1 to 255 characters"}`'],
+  TooManyRequests: [
+    429,
+    'A rate limit is spent (`Retry-After`, and the `RateLimit` fields of the limit), or too many failed token verifications came from this address',
+  ],
+  Unavailable: [503, 'Busy or not ready: come back later (`Retry-After`)'],
+  NoSpace: [507, 'No space left to store the data'],
 };
+
+/** The error answers, by name: a route's answers and the pipeline's refer to them. */
+export function errorResponses(): Record<string, Schema> {
+  return Object.fromEntries(
+    Object.entries(ERRORS).map(([name, [status, description]]) => [
+      name,
+      {
+        description,
+        headers: {
+          ...(status === 401 || status === 403 ? { 'WWW-Authenticate': header('WWWAuthenticate') } : {}),
+          ...(status === 429 ? { 'Retry-After': header('RetryAfter') } : {}),
+          ...RATE_LIMIT_HEADERS,
+        },
+        content: { [JSON_TYPE]: { schema: ref('Error') } },
+      },
+    ]),
+  );
+}
 
 /** A route's own answer: its headers (RateLimit on every one, Token-Expiration on a success with a token). */
 function answer(route: Route, status: number, a: Answer, head: boolean): Schema {
   const headers: Schema = {
-    ...Object.fromEntries((a.headers ?? []).map((h) => [HEADER_COMPONENTS[h][0], header(HEADER_COMPONENTS[h][1])])),
+    ...Object.fromEntries((a.headers ?? []).map((h) => [fieldName(h), header(h)])),
     ...(route.rule !== 'open' && status < 300 ? { 'Token-Expiration': header('TokenExpiration') } : {}),
     ...(route.crossOrigin ? CORS_HEADERS : {}),
     ...RATE_LIMIT_HEADERS,
   };
-  const content =
-    a.content && !head
-      ? Object.fromEntries(Object.entries(a.content).map(([type, s]) => [type, { schema: schemaOf(s) }]))
-      : undefined;
-  return { description: a.description, headers, ...(content ? { content } : {}) };
+  return { description: a.description, headers, ...(a.content && !head ? { content: contentOf(a.content) } : {}) };
 }
 
 function answers(route: Route, head: boolean): Schema {
   const out: Schema = {};
-  for (const name of PIPELINE_ANSWERS) out[String(STATUS[name])] = response(name);
+  for (const [name, [status]] of Object.entries(ERRORS)) if (PIPELINE.includes(status)) out[status] = response(name);
   for (const [status, a] of Object.entries(route.answers))
     out[status] = typeof a === 'string' ? response(a) : answer(route, Number(status), a, head);
   return out;
@@ -141,22 +178,7 @@ function operation(route: Route, method: string): Schema {
     tags: [tagOf(route.path)],
     ...access(route),
     ...(query.length > 0 ? { parameters: query } : {}),
-    ...(body
-      ? {
-          requestBody: {
-            required: body.required,
-            content: Object.fromEntries(
-              Object.entries(body.content).map(([type, s]) => [
-                type,
-                {
-                  schema: schemaOf(s),
-                  ...(type === 'multipart/form-data' ? { encoding: { file: { contentType: 'application/zip' } } } : {}),
-                },
-              ]),
-            ),
-          },
-        }
-      : {}),
+    ...(body ? { requestBody: { required: body.required, content: contentOf(body.content) } } : {}),
     responses: answers(route, head),
   };
 }

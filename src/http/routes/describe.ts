@@ -4,13 +4,24 @@
 import { accessRow } from '../../domain/access.js';
 import { RECONCILE_KINDS } from '../../domain/catalog/reconcile/service.js';
 import { notModified } from '../conditional.js';
-import { JSON_TYPE, ref, type Route } from '../route.js';
+import { closed, JSON_TYPE, type Route } from '../route.js';
 
 /**
  * As every answer without a token (docs/http-api.md): a cache may keep it but asks again before
  * each reuse; the description's ETag makes asking again a 304.
  */
 const CACHE = 'no-cache';
+
+/** What GET /api answers. */
+const INDEX = closed({
+  name: { type: 'string' },
+  version: { type: 'string' },
+  links: {
+    type: 'object',
+    additionalProperties: { type: 'string', format: 'uri-reference' },
+    description: "where to read on: the description, the reconciliation manifests, the token's own description",
+  },
+});
 
 const loadDocument = () => import('../openapi/document.js');
 
@@ -21,7 +32,7 @@ export function describeRoutes(all: () => readonly Route[]): Route[] {
       ...accessRow('GET', '/api', 'open', 'api'),
       summary: 'The index of the API: name, version and where to read on',
       query: [],
-      answers: { 200: { description: 'The index', content: { [JSON_TYPE]: ref('Index') } } },
+      answers: { 200: { description: 'The index', content: { [JSON_TYPE]: INDEX } } },
       handler: async (ctx) => {
         const { packageVersion } = await loadDocument();
         ctx.set('Cache-Control', CACHE);

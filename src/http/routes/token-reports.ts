@@ -19,11 +19,19 @@ import { dataOf, JSON_TYPE, type Route } from '../route.js';
 /** The least time a report takes to answer, so its time tells nothing; a few KDF runs fit within it. */
 const ANSWER_MS = 500;
 
+/** No token value is longer (format.ts); a longer string is refused, which says nothing of any token. */
+const MAX_VALUE_LENGTH = 256;
 const VALUES = `an array of 1 to ${MAX_REPORTED_VALUES} token values (strings)`;
 
 const REPORT = v.object({
   credentials: v.pipe(
-    v.array(v.string('must be a string'), `must be ${VALUES}`),
+    v.array(
+      v.pipe(
+        v.string('must be a string'),
+        v.maxLength(MAX_VALUE_LENGTH, `values are at most ${MAX_VALUE_LENGTH} characters`),
+      ),
+      `must be ${VALUES}`,
+    ),
     v.minLength(1, `must be ${VALUES}`),
     v.maxLength(MAX_REPORTED_VALUES, `must be ${VALUES}`),
   ),

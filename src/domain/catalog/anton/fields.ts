@@ -3,7 +3,7 @@
 // fields derived from ours, never stored, and ignored when a client sends them back (like `id`).
 import type { Actor, Keyword, Place } from '../resources/index.js';
 import { invalid } from '../../../errors.js';
-import { optionalParam, type QueryInput } from '../list/params.js';
+import { optionalParam, shortText, type QueryInput } from '../list/params.js';
 import { parseInput, v } from '../../../validation.js';
 
 export type Register = 'actors' | 'places' | 'keywords';
@@ -55,7 +55,7 @@ export function authorityTypeOf(raw: string): AuthorityCode | undefined {
 }
 
 /** Built once: every GET /api/actors reads it (a schema built per request costs, see list.ts). */
-export const AUTHORITY_TYPE_PARAM = v.object({ authority_type: optionalParam(v.string()) });
+export const AUTHORITY_TYPE_PARAM = v.object({ authority_type: optionalParam(shortText()) });
 
 /** `?authority_type=` of GET /api/actors: null when absent; an unknown value is a 422, not ignored. */
 export function parseAuthorityTypeFilter(query: QueryInput): AuthorityCode | null {

@@ -36,6 +36,16 @@ export function optionalParam<S extends v.GenericSchema<string, unknown>>(inner:
   return v.pipe(text, readWith(inner, undefined), v.metadata({ parameter: inner }));
 }
 
+/** Text of at most `max` characters, counted as JSON Schema's maxLength counts them (code points). */
+export function shortText(max = 255) {
+  const message = `must be at most ${max} characters`;
+  return v.pipe(
+    v.string(),
+    v.check((s) => [...s.slice(0, 4 * max)].length <= max, message),
+    v.metadata({ maxLength: max }),
+  );
+}
+
 /** Digits only, from `min` to `max`: no signs, exponents, decimals or hex that Number() would take. */
 export function wholeNumber(min: number, max: number) {
   const message = `must be an integer from ${min} to ${max}`;

@@ -83,7 +83,8 @@ export function listParams<F extends string>(options: ListOptions<F>) {
       true,
     ),
     format: param(oneOf(options.formats), 'json'),
-    cursor: optionalParam(v.string()),
+    // Checked against its sort once that is known (cursor.ts); described here.
+    cursor: optionalParam(v.pipe(v.string(), v.metadata({ pattern: '^(start|[A-Za-z0-9_-]{1,2048})$' }))),
   });
 }
 

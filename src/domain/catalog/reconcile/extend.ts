@@ -4,7 +4,7 @@
 import { invalid } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { isPlainObject } from '../json-values.js';
-import { optionalParam, wholeNumber, type QueryInput } from '../list/params.js';
+import { optionalParam, shortText, wholeNumber, type QueryInput } from '../list/params.js';
 import { parseInput, v } from '../../../validation.js';
 import { BatchTooLarge, jsonObjectParam, shortKey } from './input.js';
 import { propertiesOf, propertyOf, rowIdOf, rowsByIds, typeIdOf, type ReconcileKind } from './entities.js';
@@ -17,9 +17,8 @@ export const MAX_EXTEND_IDS = 100;
 export const MAX_EXTEND_DEPTH = 5;
 export const MAX_ID_LENGTH = 64;
 
-const atMost255 = (t: string) => [...t].length <= 255;
 export const PROPOSE_PARAMS = v.object({
-  type: optionalParam(v.pipe(v.string(), v.check(atMost255, 'must be at most 255 characters'))),
+  type: optionalParam(shortText()),
   limit: optionalParam(wholeNumber(1, 1000)),
 });
 

@@ -4,7 +4,7 @@
 import { invalid } from '../../../errors.js';
 import type { Ctx } from '../../context.js';
 import { likePrefix, orWhereLikePattern } from '../list/query.js';
-import { optionalParam, param, wholeNumber, type QueryInput } from '../list/params.js';
+import { optionalParam, param, shortText, wholeNumber, type QueryInput } from '../list/params.js';
 import { parseInput, v } from '../../../validation.js';
 import { cleanText, MAX_LIMIT, POOL } from './input.js';
 import {
@@ -44,18 +44,18 @@ export interface SuggestItem {
 
 /** `prefix` (0.2) or `query` (OpenRefine's suggest widget's default); `spell`, `_` … are ignored. */
 export const SUGGEST_PARAMS = v.object({
-  prefix: optionalParam(v.string()),
-  query: optionalParam(v.string()),
+  prefix: optionalParam(shortText()),
+  query: optionalParam(shortText()),
   cursor: param(wholeNumber(0, MAX_CURSOR), 0),
   limit: param(wholeNumber(1, MAX_LIMIT), DEFAULT_LIMIT),
-  type: optionalParam(v.string()),
+  type: optionalParam(shortText()),
 });
 
 export const DRAFT_SUGGEST_PARAMS = v.object({
-  prefix: optionalParam(v.string()),
+  prefix: optionalParam(shortText()),
   offset: param(wholeNumber(0, MAX_CURSOR), 0),
   limit: param(wholeNumber(1, MAX_LIMIT), DEFAULT_LIMIT),
-  type: optionalParam(v.string()),
+  type: optionalParam(shortText()),
 });
 
 const refused = (errors: Record<string, string>) => invalid('invalid suggest request', errors);
