@@ -5,8 +5,9 @@
 //   dist/release/archivectl-<version>-linux-<arch>.tar.gz   the same, for /opt/archivectl/<version>
 //   dist/release/archivectl_<version>_<debian arch>.deb     the same, as a Debian package
 //
-// The tree holds the bundle, bin/, the migrations, the production dependencies (`npm ci
-// --omit=dev`, no install scripts: sqlite3's native binary is the one already built in this
+// The tree holds the bundle, bin/, the migrations, the production dependencies that run outside
+// the bundle (`npm ci --omit=dev` pruned by release/runtime-modules.js, their licences and the
+// bundled ones' in THIRD_PARTY_LICENSES; no install scripts: sqlite3's native binary is the one already built in this
 // checkout's node_modules, or kept in the CI cache), a Node.js runtime of a supported line (the npm
 // registry's node-linux-<arch> package, kept in the CI cache), the systemd units with a drop-in
 // that runs them from /opt/archivectl/current, the manual page, completions and config example.
@@ -24,6 +25,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { pruneModules } from './release/runtime-modules.js';
 
 const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opt } = parseArgs({
@@ -171,6 +173,8 @@ function assembleTree(tree) {
   );
   fs.rmSync(path.join(tree, 'package-lock.json'));
   sqliteBinary(tree);
+  const kept = pruneModules(tree);
+  step(`node_modules: what runs outside the bundle, ${kept.join(', ')}`);
   // Modules are loaded, never run as programs: no executable bits (a native addon is dlopen()ed),
   // and none of the packaging leftovers of their own repositories.
   run('find', [
@@ -239,11 +243,28 @@ function assembleTree(tree) {
     fs.symlinkSync(run('sh', ['-c', `command -v ${tool}`]).trim(), path.join(tools, tool));
   let reported;
   try {
-    reported = run(path.join(tree, 'bin', 'archivectl'), ['--version'], { env: { PATH: tools, HOME: tools } });
+    const env = { PATH: tools, HOME: tools };
+    reported = run(path.join(tree, 'bin', 'archivectl'), ['--version'], { env });
+    // What node_modules must still hold (runtime-modules.js): the SQLite driver, loaded by the
+    // migrations, and proxy-addr, loaded by a configuration that names proxies
+    fs.writeFileSync(
+      path.join(tools, 'config.json'),
+      JSON.stringify({
+        database: { filename: './archive.sqlite3' },
+        dataDir: './data',
+        trustProxy: ['loopback'],
+        publicUrl: 'https://archive.example.org',
+      }),
+    );
+    for (const command of ['migrate', 'doctor'])
+      run(path.join(tree, 'bin', 'archivectl'), [command], {
+        env: { ...env, ARCHIVE_CONFIG: path.join(tools, 'config.json') },
+        cwd: tools,
+      });
   } finally {
     fs.rmSync(tools, { recursive: true });
   }
-  step(`tree ${tree}: ${reported.trim().split('\n')[0]}`);
+  step(`tree ${tree}: ${reported.trim().split('\n')[0]}; migrate and doctor ran`);
 }
 
 // --- the tarball ----------------------------------------------------------------------------
@@ -327,6 +348,8 @@ function debianPackage(tree) {
   write(path.join(control, 'md5sums'), md5sums(staging));
   const file = path.join(out, `archivectl_${version}_${debArch}.deb`);
   step(`Debian package ${file}`);
+  // gzip: zstd unpacks faster (bench/RESULTS.md), but lintian holds a zstd member an error
+  // (malformed-deb-archive) and dpkg before 1.21.18 cannot read it
   run('dpkg-deb', ['--root-owner-group', '-Zgzip', '--build', staging, `${file}.part`], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -362,9 +385,9 @@ function copyright() {
     'Copyright: Node.js contributors',
     'License: MIT',
     '',
-    'Files: opt/archivectl/*/node_modules/*',
-    'Copyright: the authors named in each module',
-    'License: each module names its license in its package.json (npm ls --omit=dev --long)',
+    'Files: opt/archivectl/*/node_modules/* opt/archivectl/*/dist/bundle/*',
+    'Copyright: archivectl contributors; the authors named in each production dependency',
+    "License: MIT and each dependency's, gathered in opt/archivectl/*/THIRD_PARTY_LICENSES",
     '',
     'License: MIT',
     ' Permission is hereby granted, free of charge, to any person obtaining a copy of this',

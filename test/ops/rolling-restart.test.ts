@@ -1,6 +1,8 @@
 // docs/deployment.md, "Rolling restart", run as written: two daemons (on one database) behind a
 // real nginx with the documented upstream and location, and the procedure's block run by bash,
 // while two clients send steady requests through nginx. Every answer must be 2xx: no 502.
+// The daemons share the test database: PostgreSQL, as the procedure is written for, when
+// ARCHIVE_TEST_PG_URL is set (CI's PostgreSQL leg), else one SQLite file.
 // The daemons are started by the test, without socket activation (a stopped one refuses
 // connections: the harder case). Substituted, and nothing else: the servers 10.0.0.11 and
 // 10.0.0.12 by the loopback addresses 127.0.0.11 and 127.0.0.12, port 8080 by a free port,
@@ -116,7 +118,8 @@ describe.skipIf(missing !== null)(`a rolling restart behind nginx (${missing ?? 
     expect(code, errText).toBe(0);
     expect(restarted).toEqual(Object.values(SERVERS));
     expect(statuses.length).toBeGreaterThan(50);
-    expect(failed).toEqual([]);
-    expect(await nginx.errors()).not.toContain('no live upstreams');
+    const errors = await nginx.errors();
+    expect(failed, errors).toEqual([]);
+    expect(errors).not.toContain('no live upstreams');
   }, 120_000);
 });

@@ -6,8 +6,9 @@
 #   the unit      systemd-analyze security <= 1.5; the write test (write-test.sh) holds
 #   restart       systemctl restart under 10 requests/s: none refused, none lost
 #   upgrade-deb   OLD_VERSION -> NEW_VERSION under 10 requests/s: none lost; the old release's
-#                 files stay beside the new one; the install and the restart timed
-#   rollback-deb  NEW_VERSION -> OLD_VERSION: the token still answered 200
+#                 files stay beside the new one; the restart migrated to the newer schema; the
+#                 install and the restart timed
+#   rollback-deb  NEW_VERSION -> OLD_VERSION: the schema back to the older one, the token still answered 200
 set -euo pipefail
 cd /root/ci
 # shellcheck source=/dev/null
@@ -152,6 +153,10 @@ figure "restart: systemctl restart took $(elapsed "$t0" "$(now)") s"
 traffic_stop restart
 
 # --- upgrade under traffic -------------------------------------------------------------------
+# the schema each release expects, as its archivectl --version says
+schema_of() { "$1" --version | sed -n 's/.*database schema \([^)]*\)).*/\1/p'; }
+OLD_SCHEMA=$(schema_of "/opt/archivectl/$OLD_VERSION/bin/archivectl")
+[ -n "$OLD_SCHEMA" ] || fail "/opt/archivectl/$OLD_VERSION/bin/archivectl --version names no schema"
 traffic_start upgrade
 procedure upgrade-deb "V=$NEW_VERSION"
 traffic_stop upgrade
@@ -165,15 +170,20 @@ figure "upgrade: systemctl restart (stop, back up, migrate, listen) $seconds s, 
 pid=$(systemctl show -p MainPID --value archivectl.service)
 grep -q "/opt/archivectl/$NEW_VERSION/" "/proc/$pid/maps" || fail "the daemon does not run the new release's files"
 [ "$(status_with_token)" = 200 ] || fail "the token was not answered 200 after the upgrade"
+# the release upgraded from is older: the new daemon's start-up migrated the database
+NEW_SCHEMA=$(schema_of archivectl)
+[ "$NEW_SCHEMA" != "$OLD_SCHEMA" ] || fail "$OLD_VERSION and $NEW_VERSION expect one schema: the upgrade migrated nothing"
+applied=$(journalctl -u archivectl.service -o cat --no-pager | grep 'applied database migrations' | tail -1)
+grep -q "$NEW_SCHEMA" <<<"$applied" || fail "the upgrade's restart did not apply $NEW_SCHEMA (journal: ${applied:-nothing})"
+runuser -u archive -- archivectl doctor | grep -q "all applied: schema $NEW_SCHEMA" || fail "doctor does not report schema $NEW_SCHEMA"
+figure "upgrade: migrated $OLD_SCHEMA -> $NEW_SCHEMA"
 
 # --- rollback --------------------------------------------------------------------------------
-# the schema the older release expects, as its archivectl --version says
-OLD_SCHEMA=$("/opt/archivectl/$OLD_VERSION/bin/archivectl" --version | sed -n 's/.*database schema \([^)]*\)).*/\1/p')
-[ -n "$OLD_SCHEMA" ] || fail "/opt/archivectl/$OLD_VERSION/bin/archivectl --version names no schema"
 procedure rollback-deb "OLD=$OLD_VERSION" "SCHEMA=$OLD_SCHEMA"
 [ "$(installed)" = "$OLD_VERSION" ] || fail "dpkg says $(installed) is installed after the rollback, not $OLD_VERSION"
 [ "$(readlink /opt/archivectl/current)" = "$OLD_VERSION" ] || fail "/opt/archivectl/current is not $OLD_VERSION after the rollback"
 [ "$(status_with_token)" = 200 ] || fail "the token was not answered 200 after the rollback"
+runuser -u archive -- archivectl doctor | grep -q "all applied: schema $OLD_SCHEMA" || fail "doctor does not report schema $OLD_SCHEMA after the rollback"
 seconds=$(command_seconds rollback-deb 'apt-get install') || fail "rollback-deb has no apt-get install"
 figure "rollback: apt-get install $seconds s; the token still answered 200"
 journalctl -u archivectl.service -p err -o cat --no-pager | tail -5 | sed 's/^/journal error: /'

@@ -8,8 +8,11 @@
 #   test/systemd/deb-under-systemd.sh [NEW.deb OLD.deb]
 #
 # Without packages it builds them with scripts/release.js: this checkout's at package.json's
-# version, and the same tree at a lower version (VERSION~prev) as the release upgraded from and
-# rolled back to. The Debian root is built once with debootstrap and kept in
+# version, and the previous release at a lower version (VERSION~prev) as the release upgraded from
+# and rolled back to, so that the upgrade applies a migration and the rollback undoes it. The
+# previous release is PREVIOUS (a commit), by default the commit before the newest migration came
+# (the first parent of the merge that added it), built from its own sources with this checkout's
+# scripts/release.js (--source). The Debian root is built once with debootstrap and kept in
 # ${XDG_CACHE_HOME:-~/.cache}/archivectl-ci/bookworm-root (rebuilt when its stamp is missing or
 # names other packages); each run boots a copy. Needs root, debootstrap and systemd-nspawn
 # (Debian packages debootstrap, systemd-container). Exits non-zero saying what broke.
@@ -54,9 +57,16 @@ if [ $# -ge 2 ]; then
   OLD_DEB=$(realpath "$2")
 else
   VERSION=$(node -p 'require("./package.json").version')
-  say "building the packages: $VERSION, and $VERSION~prev from the same tree"
+  newest=$(git ls-files 'migrations/*.js' | sort | tail -1)
+  PREVIOUS=${PREVIOUS:-$(git log --first-parent --diff-filter=A --format=%H -- "$newest" | tail -1)^1}
+  git cat-file -e "$PREVIOUS:systemd/archivectl.socket" 2>/dev/null ||
+    broke "the previous release $PREVIOUS has no socket unit: the procedures need one (set PREVIOUS)"
+  git cat-file -e "$PREVIOUS:$newest" 2>/dev/null && broke "the previous release $PREVIOUS already has $newest"
+  say "building the packages: $VERSION, and $VERSION~prev from $(git rev-parse --short "$PREVIOUS") (before $newest)"
   node scripts/release.js --out "$WORK/new" --no-tarball
-  node scripts/release.js --out "$WORK/old" --no-build --no-tarball --version "$VERSION~prev"
+  mkdir "$WORK/previous"
+  git archive "$PREVIOUS" | tar -x -C "$WORK/previous"
+  node scripts/release.js --source "$WORK/previous" --out "$WORK/old" --no-tarball --version "$VERSION~prev"
   NEW_DEB=$(ls "$WORK"/new/archivectl_*.deb)
   OLD_DEB=$(ls "$WORK"/old/archivectl_*.deb)
 fi
