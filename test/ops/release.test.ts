@@ -9,11 +9,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { pathOf, systemTool } from '../helpers/system-tools.js';
+import { installLegOnly, pathOf, systemTool } from '../helpers/system-tools.js';
 
 const run = promisify(execFile);
 const DPKG_DEB = systemTool('dpkg-deb', 'dpkg');
 const LINTIAN = systemTool('lintian', 'lintian');
+// Packaging runs in one CI leg (lintian alone takes minutes), like the other install tests.
+const SKIP = installLegOnly() ?? DPKG_DEB.skip;
 const VERSION = '0.0.1+test';
 const NAME = `archivectl-${VERSION}-linux-${process.arch}`;
 const DEB_ARCH = process.arch === 'arm64' ? 'arm64' : 'amd64';
@@ -29,7 +31,7 @@ const controlFile = async (file: string) => {
   return readFile(path.join(dir, file), 'utf8');
 };
 
-describe.skipIf(DPKG_DEB.skip)(`npm run release${DPKG_DEB.skip ? ` (SKIPPED: ${DPKG_DEB.skip})` : ''}`, () => {
+describe.skipIf(SKIP)(`npm run release${SKIP ? ` (SKIPPED: ${SKIP})` : ''}`, () => {
   beforeAll(async () => {
     out = await mkdtemp(path.join(os.tmpdir(), 'archivectl-release-'));
     // The bundle is test/global-setup.ts's; the man page and completions npm ci's prepare wrote.
