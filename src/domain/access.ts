@@ -12,7 +12,7 @@ export type Rule = 'open' | 'token_or_public_api' | 'authority' | 'editor' | 'to
 export type Method = 'GET' | 'POST' | 'PUT';
 
 /**
- * Why a request of the route costs work that grows with the catalogue (http/heavy-requests.ts):
+ * Why a request of the route costs work that grows with the catalogue (http/limits/heavy-requests.ts):
  * `export` always (a TEI export); `beacon` when it asks for `format=beacon` (a BEACON dump); a
  * reconciliation batch of more than a few queries or entities, given in the `queries`/`extend`
  * parameters (`batch`, 0.2) or as a JSON body's `queries`/`ids` array (`draft-match`, `draft-extend`).

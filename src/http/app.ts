@@ -24,10 +24,10 @@ import { requireRoute, routeRequests } from './router.js';
 import { readinessAnswer, type ReadinessProbe } from './observe/health.js';
 import { countRequests, mayReadMetrics, type DaemonMetrics } from './observe/metrics.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './observe/request-id.js';
-import { HeavyRequestLimiter, limitHeavyRequests } from './heavy-requests.js';
+import { HeavyRequestLimiter, limitHeavyRequests } from './limits/heavy-requests.js';
 import { refuseForeignAddress } from './allow-from.js';
 import { enforceScopes, missingScope } from './scopes.js';
-import { answerRateLimit, limitRequests, reportLimit, type RequestLimits } from './rate-limits.js';
+import { answerRateLimit, limitRequests, reportLimit, type RequestLimits } from './limits/rate-limits.js';
 import { ROUTES } from './routes/index.js';
 import type { ApiContext, ApiMiddleware, ApiState, Deps, ApiNext, TokenReportDeps } from './types.js';
 

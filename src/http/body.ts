@@ -7,7 +7,7 @@
 import coBody from 'co-body';
 import type { Next } from 'koa';
 import { queryHasApiToken } from './api-token.js';
-import { markRefusedBody } from './connection-limits.js';
+import { markRefusedBody } from './limits/connection-limits.js';
 import { invalidBody, readMultipart, removeQuietly } from './multipart.js';
 import type { ApiContext, ParsedBody } from './types.js';
 import { closeAfterAnswer } from './unread-body.js';

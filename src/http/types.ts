@@ -60,7 +60,7 @@ export interface ApiState {
    * `address`: a token bound to other addresses, allow-from.ts; `scope`: outside its scopes, scopes.ts).
    */
   authRefusal?: Refusal | 'header' | 'api_token' | 'missing' | 'scope';
-  /** The 429 of a spent request limit, decided before the body (http/rate-limits.ts). */
+  /** The 429 of a spent request limit, decided before the body (http/limits/rate-limits.ts). */
   rateRefusal?: Error;
   /** A right token presented from outside its allow_from (http/allow-from.ts). */
   foreignToken?: ForeignToken;

@@ -13,7 +13,7 @@ import type { Server } from 'node:http';
 import net from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { guardConnections } from '../../src/http/connection-limits.js';
+import { guardConnections } from '../../src/http/limits/connection-limits.js';
 import type { Daemon } from '../../src/http/server.js';
 import type { Sandbox } from '../helpers/cli.js';
 import type { Json } from '../helpers/config.js';

@@ -7,7 +7,7 @@ import type { Next } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Authenticator } from '../../domain/tokens/authenticate.js';
 import type { LastUsedRecorder } from '../../domain/tokens/last-used.js';
-import type { ConnectionGuard } from '../connection-limits.js';
+import type { ConnectionGuard } from '../limits/connection-limits.js';
 import type { ApiContext } from '../types.js';
 import type { ReadinessProbe } from './health.js';
 

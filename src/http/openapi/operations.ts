@@ -70,7 +70,7 @@ function parameters(route: Route): Schema[] {
 const fieldName = (h: AnswerHeader): string =>
   h === 'SubmissionLocation' ? 'Location' : h === 'LastModified' ? 'Last-Modified' : h;
 
-/** The fields every answer to a rate-limited client carries (http/rate-limits.ts). */
+/** The fields every answer to a rate-limited client carries (http/limits/rate-limits.ts). */
 export const RATE_LIMIT_HEADERS: Schema = {
   'RateLimit-Policy': header('RateLimitPolicy'),
   RateLimit: header('RateLimit'),

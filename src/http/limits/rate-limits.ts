@@ -10,11 +10,11 @@
 // property check: no counter, no field.
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
-import { memoryCounter, requestCounter, type Counter } from '../db/request-counts.js';
-import type { Db } from '../db/dialect.js';
-import { formatRateLimit, windowSeconds, type RateLimit } from '../rate-limit.js';
-import { httpError, scrub } from './errors.js';
-import type { ApiContext, ApiMiddleware } from './types.js';
+import { memoryCounter, requestCounter, type Counter } from '../../db/request-counts.js';
+import type { Db } from '../../db/dialect.js';
+import { formatRateLimit, windowSeconds, type RateLimit } from '../../rate-limit.js';
+import { httpError, scrub } from '../errors.js';
+import type { ApiContext, ApiMiddleware } from '../types.js';
 
 /** Whose requests a count is of: a token's, an address's without a token, an address's leak reports. */
 export type Policy = 'token' | 'anonymous' | 'report';

@@ -3,9 +3,9 @@
 // in one of `limits.heavyQueue` (at most WAIT_MS), else 503 with Retry-After. Everything else
 // never waits here: a crowd of anonymous harvesters, or clients that do not read what they asked
 // for, cannot take the daemon from a token holder.
-import { httpError } from './errors.js';
-import { isPlainObject } from '../domain/catalog/json-values.js';
-import type { ApiContext, ApiMiddleware, ParsedBody } from './types.js';
+import { httpError } from '../errors.js';
+import { isPlainObject } from '../../domain/catalog/json-values.js';
+import type { ApiContext, ApiMiddleware, ParsedBody } from '../types.js';
 
 const WAIT_MS = 10_000;
 const RETRY_AFTER_S = 2;

@@ -15,7 +15,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { clientKey } from './client-address.js';
+import { clientKey } from '../client-address.js';
 
 /** A counted connection, keyed by its TCP socket (over TLS, the one under the TLS socket). */
 interface Tracked {
