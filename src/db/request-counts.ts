@@ -35,7 +35,7 @@ const TABLE = 'rate_limits';
 export const countsShared = (db: Db): boolean => isPg(db);
 
 /** rate-limiter-flexible's contract, which the callers follow: a refusal rejects with its RateLimiterRes. */
-function verdict(admitted: boolean, left: number, msLeft: number): Promise<RateLimiterRes> {
+function settle(admitted: boolean, left: number, msLeft: number): Promise<RateLimiterRes> {
   const res = new RateLimiterRes(left, msLeft);
   // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
   return admitted ? Promise.resolve(res) : Promise.reject(res);
@@ -66,7 +66,7 @@ class MemoryCounter implements Counter {
     }
     window.points++;
     const left = Math.max(0, this.spec.points - window.points);
-    return verdict(window.points <= this.spec.points, left, window.endsAt - now);
+    return settle(window.points <= this.spec.points, left, window.endsAt - now);
   }
 }
 
@@ -164,12 +164,12 @@ class AllotmentCounter implements Counter {
       if (a && !a.taking && a.endsAt <= now) this.allotments.delete(id);
       else if (a) {
         a.usedAt = now;
-        if (a.held > 0) return verdict(true, --a.held + a.unclaimed, a.endsAt - now);
+        if (a.held > 0) return settle(true, --a.held + a.unclaimed, a.endsAt - now);
         if (a.taking) {
           await a.taking;
           continue;
         }
-        if (now < a.askAfter) return verdict(false, 0, a.endsAt - now);
+        if (now < a.askAfter) return settle(false, 0, a.endsAt - now);
       }
       if (!a || a.endsAt <= now) {
         a = { held: 0, unclaimed: 0, expire: '', endsAt: Infinity, askAfter: 0, usedAt: now, taking: null };

@@ -10,7 +10,7 @@
 // property check: no counter, no field.
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
-import { memoryCounter, requestCounter, type Counter } from '../../db/request-counts.js';
+import { memoryCounter, requestCounter, type Counter, type CounterSpec } from '../../db/request-counts.js';
 import type { Db } from '../../db/dialect.js';
 import { formatRateLimit, windowSeconds, type RateLimit } from '../../rate-limit.js';
 import { httpError, scrub } from '../errors.js';
@@ -19,7 +19,7 @@ import type { ApiContext, ApiMiddleware } from '../types.js';
 /** Whose requests a count is of: a token's, an address's without a token, an address's leak reports. */
 export type Policy = 'token' | 'anonymous' | 'report';
 
-export interface Verdict {
+export interface RateLimitResult {
   admitted: boolean;
   /** Requests left in the window. */
   remaining: number;
@@ -30,23 +30,24 @@ export interface Verdict {
 /** How often a failing store is logged: once, not once per request. */
 const WARN_EVERY_MS = 60_000;
 
-const verdictOf = (res: RateLimiterRes, admitted: boolean): Verdict => ({
+const resultOf = (res: RateLimiterRes, admitted: boolean): RateLimitResult => ({
   admitted,
   remaining: res.remainingPoints,
   resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)),
 });
 
-/** One request counted against `counter`; a refusal of the limiter is a verdict, its failure thrown. */
-async function count(counter: Counter, key: string | number): Promise<Verdict> {
+/** One request counted against `counter`; a refusal of the limiter is a result, its failure thrown. */
+async function count(counter: Counter, key: string | number): Promise<RateLimitResult> {
   try {
-    return verdictOf(await counter.consume(key), true);
+    return resultOf(await counter.consume(key), true);
   } catch (err) {
-    if (err instanceof RateLimiterRes) return verdictOf(err, false);
+    if (err instanceof RateLimiterRes) return resultOf(err, false);
     throw err;
   }
 }
 
 interface Counters {
+  spec: CounterSpec;
   shared: Counter;
   /** This daemon's own count, used while the shared one cannot be reached. */
   local: Counter | null;
@@ -80,12 +81,12 @@ export class RequestLimits {
    * memory, as one daemon on SQLite does, and logs a warning at most once a minute. So a database
    * outage neither lifts the limits nor turns every limited request into a 5xx.
    */
-  async take(policy: Policy, rate: RateLimit, key: string | number): Promise<Verdict> {
+  async take(policy: Policy, rate: RateLimit, key: string | number): Promise<RateLimitResult> {
     const prefix = `${policy}:${formatRateLimit(rate)}`;
     let counters = this.counters.get(prefix);
     if (!counters) {
       const spec = { prefix, points: rate.points, seconds: windowSeconds(rate) };
-      counters = { shared: requestCounter(this.db, spec), local: null };
+      counters = { spec, shared: requestCounter(this.db, spec), local: null };
       this.counters.set(prefix, counters);
     }
     try {
@@ -99,25 +100,25 @@ export class RequestLimits {
           'rate limit counts could not be read from the database; this daemon counts on its own meanwhile',
         );
       }
-      counters.local ??= memoryCounter({ prefix, points: rate.points, seconds: windowSeconds(rate) });
+      counters.local ??= memoryCounter(counters.spec);
       return count(counters.local, key);
     }
   }
 }
 
 /**
- * The RateLimit fields of `verdict` on the answer, appended to any of another policy (a leak
+ * The RateLimit fields of `result` on the answer, appended to any of another policy (a leak
  * report without a token counts under `anonymous` and `report`): one Structured Field list.
  */
-export function announce(ctx: ApiContext, policy: Policy, rate: RateLimit, verdict: Verdict): void {
+export function announce(ctx: ApiContext, policy: Policy, rate: RateLimit, result: RateLimitResult): void {
   ctx.append('RateLimit-Policy', `"${policy}";q=${rate.points};w=${windowSeconds(rate)}`);
-  ctx.append('RateLimit', `"${policy}";r=${verdict.remaining};t=${verdict.resetSeconds}`);
+  ctx.append('RateLimit', `"${policy}";r=${result.remaining};t=${result.resetSeconds}`);
 }
 
 /** The 429 of a spent limit: Retry-After is the window's end (at least a second). */
-export function tooManyRequests(message: string, verdict: Verdict) {
-  return httpError(429, `${message}; retry in ${Math.max(1, verdict.resetSeconds)} s`, {
-    'Retry-After': String(Math.max(1, verdict.resetSeconds)),
+export function tooManyRequests(message: string, result: RateLimitResult) {
+  return httpError(429, `${message}; retry in ${Math.max(1, result.resetSeconds)} s`, {
+    'Retry-After': String(Math.max(1, result.resetSeconds)),
   });
 }
 
@@ -141,14 +142,14 @@ export function limitRequests(
     const rate = principal ? (principal.rateLimit ?? defaults.tokenRate) : defaults.anonymousRate;
     if (rate === null || ctx.state.refusal !== null) return next();
     const policy = principal ? 'token' : 'anonymous';
-    const verdict = await limits.take(policy, rate, principal ? principal.tokenId : ctx.state.client);
-    announce(ctx, policy, rate, verdict);
-    if (!verdict.admitted)
+    const result = await limits.take(policy, rate, principal ? principal.tokenId : ctx.state.client);
+    announce(ctx, policy, rate, result);
+    if (!result.admitted)
       ctx.state.rateRefusal = tooManyRequests(
         principal
           ? `this token may make ${perWindow(rate)}`
           : `clients without a token may make ${perWindow(rate)} from one address`,
-        verdict,
+        result,
       );
     await next();
   };
@@ -163,9 +164,8 @@ export async function answerRateLimit(ctx: ApiContext, next: () => Promise<void>
 /** Counts a leaked-token report of the client's address under `limits.reportRate`; 429 beyond it. */
 export function reportLimit(limits: RequestLimits, rate: RateLimit): (ctx: ApiContext) => Promise<void> {
   return async (ctx) => {
-    const verdict = await limits.take('report', rate, ctx.state.client);
-    announce(ctx, 'report', rate, verdict);
-    if (!verdict.admitted)
-      throw tooManyRequests(`one address may send ${rate.points} reports per ${rate.per}`, verdict);
+    const result = await limits.take('report', rate, ctx.state.client);
+    announce(ctx, 'report', rate, result);
+    if (!result.admitted) throw tooManyRequests(`one address may send ${rate.points} reports per ${rate.per}`, result);
   };
 }
