@@ -8,7 +8,7 @@ import { dateBefore } from './fields.js';
 import type { ListQuery, ListResult } from './list/query.js';
 import { listRecords } from './list/records.js';
 import { readRecord, type FieldValues, type Read } from './record-schema.js';
-import { createRecord, getRecord, updateRecord } from './records.js';
+import { createRecord, updateRecord } from './records.js';
 import { ACTOR_BEACON_PROVIDERS } from './resources/actor.js';
 import { ACTOR, type Actor } from './resources/index.js';
 
@@ -35,10 +35,6 @@ function crossCheck(v: ActorInput): Read<ActorInput> {
 export function checkActorCreate(input: unknown): Read<ActorInput> {
   const r = readActor(input, 'create');
   return r.ok ? crossCheck(r.values) : r;
-}
-
-export function getActor(ctx: Ctx, id: number): Promise<Actor> {
-  return getRecord(ctx, ACTOR, id);
 }
 
 export function createActor(ctx: Ctx, input: unknown): Promise<Actor> {

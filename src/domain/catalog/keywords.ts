@@ -2,12 +2,9 @@
 import type { Knex } from 'knex';
 import { insertedId } from '../../db/row-id.js';
 import { invalid } from '../../errors.js';
-import type { Ctx } from '../context.js';
-import type { ListQuery, ListResult } from './list/query.js';
-import { listRecords } from './list/records.js';
 import { readRecord, type FieldValues, type Read } from './record-schema.js';
 import { newRow } from './records.js';
-import { KEYWORD, type Keyword } from './resources/index.js';
+import { KEYWORD } from './resources/index.js';
 
 export type { Keyword } from './resources/index.js';
 
@@ -17,10 +14,6 @@ export const KEYWORD_LIST = KEYWORD.listOptions;
 /** A keyword as `catalog load` takes it: a name, or an object with name, label and gnd. */
 export function checkKeywordCreate(input: unknown): Read<KeywordInput> {
   return readRecord(KEYWORD.input.create, typeof input === 'string' ? { name: input } : input);
-}
-
-export function listKeywords(ctx: Ctx, q: ListQuery): Promise<ListResult<Keyword>> {
-  return listRecords(ctx, KEYWORD, q);
 }
 
 const idOf = async (trx: Knex, lower: string) =>

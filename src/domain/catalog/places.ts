@@ -2,10 +2,8 @@
 import type { Ctx } from '../context.js';
 import { followingLabel, mapAntonPlace, withAntonFields } from './anton/input.js';
 import type { DumpRequest } from './list/beacon-dump.js';
-import type { ListQuery, ListResult } from './list/query.js';
-import { listRecords } from './list/records.js';
 import { readRecord, type FieldValues, type Read } from './record-schema.js';
-import { createRecord, getRecord, updateRecord } from './records.js';
+import { createRecord, updateRecord } from './records.js';
 import { PLACE_BEACON_PROVIDERS } from './resources/place.js';
 import { PLACE, type Place } from './resources/index.js';
 
@@ -23,10 +21,6 @@ export function checkPlaceCreate(input: unknown): Read<PlaceInput> {
   return readPlace(input, 'create');
 }
 
-export function getPlace(ctx: Ctx, id: number): Promise<Place> {
-  return getRecord(ctx, PLACE, id);
-}
-
 export function createPlace(ctx: Ctx, input: unknown): Promise<Place> {
   return createRecord(ctx, PLACE, checkPlaceCreate(input));
 }
@@ -34,11 +28,6 @@ export function createPlace(ctx: Ctx, input: unknown): Promise<Place> {
 /** POST /api/places/{id}: changes the fields given, leaves the others; null clears an optional field. */
 export function updatePlace(ctx: Ctx, id: number, input: unknown): Promise<Place> {
   return updateRecord(ctx, PLACE, id, readPlace(input, 'update'), followingLabel);
-}
-
-/** GET /api/places: `search` is a case-insensitive substring of the name. */
-export function listPlaces(ctx: Ctx, q: ListQuery): Promise<ListResult<Place>> {
-  return listRecords(ctx, PLACE, q);
 }
 
 /** BEACON of every place with an id of the provider (GND, GeoNames or Wikipedia); the whole set, unpaged. */

@@ -14,8 +14,10 @@ import {
   type ListResult,
   type QueryInput,
 } from '../../domain/catalog/list/query.js';
+import { listRecords } from '../../domain/catalog/list/records.js';
 import type { Resource } from '../../domain/catalog/resources/index.js';
-import type { FieldSpecs } from '../../domain/catalog/record-schema.js';
+import { readRecord, type FieldSpecs } from '../../domain/catalog/record-schema.js';
+import { createRecord, getRecord, updateRecord } from '../../domain/catalog/records.js';
 import type { v } from '../../validation.js';
 import { dataOf, FORM_TYPE, JSON_TYPE, recordName, ref, type Answer, type Route } from '../route.js';
 import type { ApiContext } from '../types.js';
@@ -26,7 +28,8 @@ export interface CatalogRoutes<R extends { id: number }, Filter, B extends Beaco
   resource: Resource<R, FieldSpecs, string, B>;
   /** The resource's own list parameters (read after the common ones), and their schema. */
   filter?: { parse: (query: QueryInput) => Filter; schema: v.GenericSchema; words: Record<string, string> };
-  list: (ctx: Ctx, q: ListQuery, filter: Filter) => Promise<ListResult<R>>;
+  /** The operations below default to the plain ones of domain/catalog/records.ts; each route is offered where `resource.api` says. */
+  list?: (ctx: Ctx, q: ListQuery, filter: Filter) => Promise<ListResult<R>>;
   /** The BEACON dump a request asks for (built and sent from a file: list/beacon-dump.ts). */
   beacon?: (provider: B, baseUrl: string, filter: Filter) => DumpRequest;
   /** A record as the API answers it (Anton's derived fields added); the record itself when absent. */
@@ -83,8 +86,18 @@ const fieldsBody = (name: string) => ({
 export function catalogRoutes<R extends { id: number }, Filter, B extends BeaconProvider>(
   api: CatalogRoutes<R, Filter, B>,
 ): Route[] {
-  const { resource, get, create, update } = api;
+  const { resource } = api;
   const { table, what } = resource;
+  const listOf = api.list ?? ((ctx: Ctx, q: ListQuery) => listRecords(ctx, resource, q));
+  const get = resource.api.record && (api.get ?? ((ctx: Ctx, id: number) => getRecord(ctx, resource, id)));
+  const create =
+    resource.api.create &&
+    (api.create ?? ((ctx: Ctx, body: unknown) => createRecord(ctx, resource, readRecord(resource.input.create, body))));
+  const update =
+    resource.api.update &&
+    (api.update ??
+      ((ctx: Ctx, id: number, body: unknown) =>
+        updateRecord(ctx, resource, id, readRecord(resource.input.update, body), (_, values) => values)));
   const path = resourcePath(resource);
   const name = recordName(what);
   const record = ref(name);
@@ -120,7 +133,7 @@ export function catalogRoutes<R extends { id: number }, Filter, B extends Beacon
           await sendFile(ctx, opened.handle, 'text/plain; charset=utf-8');
           return;
         }
-        const list = await api.list(deps, q, filter);
+        const list = await listOf(deps, q, filter);
         const links = listLinks(new URL(`${baseUrl(ctx)}${ctx.url}`), list.meta, list.data.length);
         if (links !== null) ctx.set('Link', links);
         ctx.body =

@@ -2,9 +2,11 @@
 // beside its handler (../route.ts). The router, the access and scope steps, `archivectl routes`
 // and the served description are derived from this list.
 import { RECONCILE_KINDS } from '../../domain/catalog/reconcile/service.js';
+import { RESOURCES } from '../../domain/catalog/resources/index.js';
 import type { Route } from '../route.js';
 import { routes as actors } from './actors.js';
 import { routes as aiUsage } from './ai-usage.js';
+import { catalogRoutes } from './catalog-routes.js';
 import { describeRoutes } from './describe.js';
 import { routes as ingest } from './ingest.js';
 import { routes as keywords } from './keywords.js';
@@ -23,19 +25,18 @@ function reconciliation(table: string): Route[] {
   return kind ? [...reconciliationRoutes(kind), ...draftRoutes(kind)] : [];
 }
 
+/** The resources whose routes say more than their description (a filter, Anton's fields, rules). */
+const OWN: Record<string, Route[]> = { actors, places, keywords, objects };
+
 /** A resource's list, its reconciliation services, then its record routes. */
-const resource = (table: string, [list, ...record]: Route[]): Route[] => [
-  ...(list ? [list] : []),
-  ...reconciliation(table),
-  ...record,
-];
+function resource(r: (typeof RESOURCES)[number]): Route[] {
+  const [list, ...record] = OWN[r.table] ?? catalogRoutes({ resource: r });
+  return [...(list ? [list] : []), ...reconciliation(r.table), ...record];
+}
 
 export const ROUTES: readonly Route[] = [
   ...describeRoutes(() => ROUTES),
-  ...resource('actors', actors),
-  ...resource('places', places),
-  ...resource('keywords', keywords),
-  ...resource('objects', objects),
+  ...RESOURCES.flatMap(resource),
   ...sips,
   ...ingest,
   ...aiUsage,
