@@ -47,7 +47,7 @@ describe('the route declarations', () => {
       expect(docs.split(head)).toHaveLength(2);
       const start = docs.indexOf(head);
       const end = docs.indexOf('\n\n', start);
-      expect(docs.slice(start, end === -1 ? undefined : end), `${head}: run archivectl routes --markdown`).toBe(table);
+      expect(docs.slice(start, end === -1 ? undefined : end), `${head}: run npm run docs:routes`).toBe(table);
     }
   });
 });
