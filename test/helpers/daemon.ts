@@ -43,6 +43,8 @@ export interface DaemonOptions {
   /** Arguments after `serve --host 127.0.0.1 --port 0`. */
   args?: string[];
   env?: Record<string, string | undefined>;
+  /** The daemon's clock (in this process only), e.g. one whose `sleep` returns at once. */
+  clock?: { now(): Date; sleep?(ms: number): Promise<void> };
 }
 
 /**
@@ -121,6 +123,7 @@ export async function startDaemon(box: Sandbox, opts: DaemonOptions = {}): Promi
     env: childEnv(box.env, opts.env),
     cwd: box.dir,
     signals,
+    ...(opts.clock ? { clock: opts.clock } : {}),
   }).then((code): DaemonExit => {
     done = true;
     return { code, signal: null };
@@ -143,6 +146,7 @@ export async function startDaemon(box: Sandbox, opts: DaemonOptions = {}): Promi
 
 /** The built daemon as a child process (`node bin/archivectl serve …`). */
 export async function spawnDaemon(box: Sandbox, opts: DaemonOptions = {}): Promise<SpawnedDaemon> {
+  if (opts.clock) throw new Error('a spawned daemon cannot be given a clock');
   const proc = spawn(process.execPath, [BIN, ...serveArgs(box, opts)], {
     cwd: box.dir,
     env: childEnv(box.env, opts.env),
