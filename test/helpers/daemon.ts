@@ -34,6 +34,16 @@ export interface RunningDaemon {
   fetch(path: string, init?: RequestInit): Promise<Response>;
 }
 
+/**
+ * The system's time with a `sleep` that returns at once, keeping what it was asked in `waits`:
+ * for a daemon in this process whose deliberate waits (a report's answer floor) a test checks
+ * instead of sitting through.
+ */
+export function noSleepClock(): { now(): Date; sleep(ms: number): Promise<void>; waits: number[] } {
+  const waits: number[] = [];
+  return { now: () => new Date(), sleep: (ms) => Promise.resolve(void waits.push(ms)), waits };
+}
+
 /** A daemon running as a child process. */
 export interface SpawnedDaemon extends RunningDaemon {
   readonly proc: ChildProcessWithoutNullStreams;

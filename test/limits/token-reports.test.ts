@@ -18,15 +18,15 @@ import {
   type Sandbox,
 } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
-import { logEntries, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { logEntries, noSleepClock, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { authCounters } from '../helpers/metrics.js';
 import { arcValue } from '../helpers/token-values.js';
 
 let box: Sandbox;
 let daemon: RunningDaemon;
-/** The waits the daemon asked its clock for to keep answers to the ANSWER_MS floor, none slept. */
-const waits: number[] = [];
-const clock = { now: () => new Date(), sleep: (ms: number) => Promise.resolve(void waits.push(ms)) };
+/** Its waits (what the daemon asked for to keep answers to the ANSWER_MS floor) are not slept. */
+const clock = noSleepClock();
+const { waits } = clock;
 
 beforeAll(async () => {
   box = await createSandbox();
