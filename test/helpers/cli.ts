@@ -16,12 +16,12 @@
 // shows: exit status and bin/, real pipes, signals, several processes at once, crash safety.
 // test/global-setup.ts builds dist/bundle/ from src/ before any test, so the binary matches the source.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import type { TokenView } from '../../src/domain/tokens/queries.js';
 import { randomBase62 } from './token-values.js';
 import { ROLES } from '../../src/domain/roles.js';
@@ -212,11 +212,12 @@ export function runInProcess(
  * names a database) each sandbox gets a database of its own on that server, named in
  * DATABASE_URL; `drop` removes it. Not a schema in a shared database: daemons hear of access
  * changes on a LISTEN channel of their database, and test files run side by side would hear
- * each other's generations.
+ * each other's generations. With `template`, that database is created as a copy of the template's.
  */
 export async function testDatabaseConfig(
   dir: string,
   backend: 'default' | 'sqlite' = 'default',
+  template?: SandboxTemplate,
 ): Promise<{ configFile: string; dbFile: string | null; env: Record<string, string>; drop: () => Promise<void> }> {
   const configFile = path.join(dir, 'config.json');
   await writeFile(
@@ -230,7 +231,7 @@ export async function testDatabaseConfig(
     .basename(dir)
     .replace(/[^A-Za-z0-9]/g, '_')
     .toLowerCase()}`;
-  await pgAdmin(`CREATE DATABASE "${name}"`);
+  await pgAdmin(`CREATE DATABASE "${name}"${template?.pgDatabase ? ` TEMPLATE "${template.pgDatabase}"` : ''}`);
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;
   return {
@@ -255,12 +256,32 @@ export async function pgAdmin(sql: string, database?: string): Promise<void> {
   }
 }
 
+/**
+ * The installation test/global-setup.ts migrates once with the built binary: its SQLite file and,
+ * in a PostgreSQL run, its database. A sandbox with the schema applied is a copy of it (the same
+ * state `archivectl migrate` leaves, without running every migration again per sandbox).
+ */
+export interface SandboxTemplate {
+  sqliteFile: string;
+  pgDatabase: string | null;
+}
+
+/** The template of this run, or undefined where no global setup made one (migrate instead). */
+function sandboxTemplate(): SandboxTemplate | undefined {
+  try {
+    return inject('sandboxTemplate');
+  } catch {
+    return undefined;
+  }
+}
+
 /** A fresh installation: a temporary directory, its configuration, and the schema applied. */
 export async function createSandbox(
   options: { migrate?: boolean; backend?: 'default' | 'sqlite' } = {},
 ): Promise<Sandbox> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'archivectl-test-'));
-  const { configFile, dbFile, env: dbEnv, drop } = await testDatabaseConfig(dir, options.backend);
+  const template = options.migrate === false ? undefined : sandboxTemplate();
+  const { configFile, dbFile, env: dbEnv, drop } = await testDatabaseConfig(dir, options.backend, template);
 
   const run = (args: string[], opts: RunOptions = {}): Promise<CliResult> => {
     const config = opts.config === undefined ? configFile : opts.config;
@@ -300,7 +321,10 @@ export async function createSandbox(
       await rm(dir, { recursive: true, force: true });
     },
   };
-  if (options.migrate !== false) {
+  if (dbFile && template) {
+    await copyFile(template.sqliteFile, dbFile); // its mode (0600) comes with it
+  } else if (options.migrate !== false && !template?.pgDatabase) {
+    // Else PostgreSQL made the database a copy of the template's (testDatabaseConfig).
     // The first command of a fresh installation notes the migrations it applied on stderr;
     // apply them here so that tests see only what their own command prints.
     const r = await run(['migrate']);

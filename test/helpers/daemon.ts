@@ -34,6 +34,16 @@ export interface RunningDaemon {
   fetch(path: string, init?: RequestInit): Promise<Response>;
 }
 
+/**
+ * The system's time with a `sleep` that returns at once, keeping what it was asked in `waits`:
+ * for a daemon in this process whose deliberate waits (a report's answer floor) a test checks
+ * instead of sitting through.
+ */
+export function noSleepClock(): { now(): Date; sleep(ms: number): Promise<void>; waits: number[] } {
+  const waits: number[] = [];
+  return { now: () => new Date(), sleep: (ms) => Promise.resolve(void waits.push(ms)), waits };
+}
+
 /** A daemon running as a child process. */
 export interface SpawnedDaemon extends RunningDaemon {
   readonly proc: ChildProcessWithoutNullStreams;
@@ -43,6 +53,8 @@ export interface DaemonOptions {
   /** Arguments after `serve --host 127.0.0.1 --port 0`. */
   args?: string[];
   env?: Record<string, string | undefined>;
+  /** The daemon's clock (in this process only), e.g. one whose `sleep` returns at once. */
+  clock?: { now(): Date; sleep?(ms: number): Promise<void> };
 }
 
 /**
@@ -121,6 +133,7 @@ export async function startDaemon(box: Sandbox, opts: DaemonOptions = {}): Promi
     env: childEnv(box.env, opts.env),
     cwd: box.dir,
     signals,
+    ...(opts.clock ? { clock: opts.clock } : {}),
   }).then((code): DaemonExit => {
     done = true;
     return { code, signal: null };
@@ -143,6 +156,7 @@ export async function startDaemon(box: Sandbox, opts: DaemonOptions = {}): Promi
 
 /** The built daemon as a child process (`node bin/archivectl serve …`). */
 export async function spawnDaemon(box: Sandbox, opts: DaemonOptions = {}): Promise<SpawnedDaemon> {
+  if (opts.clock) throw new Error('a spawned daemon cannot be given a clock');
   const proc = spawn(process.execPath, [BIN, ...serveArgs(box, opts)], {
     cwd: box.dir,
     env: childEnv(box.env, opts.env),

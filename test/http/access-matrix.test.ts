@@ -26,9 +26,10 @@ import {
   sipForm,
   type SettingsCombo,
 } from '../helpers/api.js';
-import { useDaemon } from '../helpers/daemon.js';
+import { noSleepClock, useDaemon } from '../helpers/daemon.js';
 
-const { cli, daemon } = useDaemon();
+// POST /api/tokens/revoke answers no sooner than half a second: that wait is not slept here.
+const { cli, daemon } = useDaemon({ clock: noSleepClock() });
 const api = client(daemon);
 
 // --- the matrix as docs/http-api.md#access-rules writes it ---------------------------------------------------------
@@ -391,6 +392,9 @@ async function checkRoutes(
 
 // --- the tests ----------------------------------------------------------------------------------
 
+/** The rules whose rows the tests of each combo probe with checkRoutes (rule 'open' is not among them). */
+const PROBED_WITHOUT_TOKEN: readonly Rule[] = ['editor', 'authority', 'token_or_public_api', 'token'];
+
 describe('the matrix in the code', () => {
   it('ROUTES holds exactly the rows of docs/http-api.md#access-rules with their rules', () => {
     const inCode = Object.fromEntries(
@@ -500,6 +504,9 @@ for (const combo of SETTINGS_COMBOS) {
           if (row.open !== openWithoutToken(rule, row.method, combo)) {
             problems.push(`${row.method} ${row.path}: routes says open=${row.open}, the docs say ${!row.open}`);
           }
+          // A row of a rule the tests above probe had every variant, GET and HEAD, answered as
+          // openWithoutToken says under this combo; `open` was just held to it. The rest is asked here.
+          if (PROBED_WITHOUT_TOKEN.includes(rule)) return;
           const variant = REQUESTS[keyOf(spec)]?.(f).find((v) => Boolean(v.ids) === ids);
           if (!variant) return; // reported by the test above
           for (const method of row.method === 'GET' ? ['GET', 'HEAD'] : [row.method]) {

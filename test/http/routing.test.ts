@@ -279,9 +279,12 @@ describe('no 5xx for odd input, anywhere in the matrix', () => {
     (FIELDS.placeChange as { path: string }).path = `/api/places/${placeId}`;
     const problems: string[] = [];
     const tasks: (() => Promise<void>)[] = [];
+    // Each field with every other odd value, alternating from field to field (a fixed sample, not
+    // the product: one validator judges every field of a body): every value still meets half of
+    // each route's fields, every field half of the values.
     for (const spec of Object.values(FIELDS)) {
-      for (const field of spec.fields) {
-        for (const value of ODD_JSON) {
+      for (const [f, field] of spec.fields.entries()) {
+        for (const value of ODD_JSON.filter((_, v) => (v + f) % 2 === 0)) {
           tasks.push(async () => {
             const body = JSON.stringify({ ...spec.base, [field]: value });
             const r = await send(daemon(), spec.path, {

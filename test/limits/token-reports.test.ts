@@ -1,10 +1,12 @@
 // POST /api/tokens/revoke (issue 34, item 4): anyone reports leaked values, without a token.
 // A live token among them is revoked at once, audited as reported (with the reporter's address,
 // never the value) and logged as a warning; the answer is the same 202 whatever was found;
-// shapes, sizes and repeated reports are refused with 422, 413 and 429. Each test reports from
+// shapes, sizes and repeated reports are refused with 422, 413 and 429. The daemon's clock
+// sleeps at once (its answer floor is asserted from the waits asked). Each test reports from
 // an address of its own (127.0.0.x), so their report counts (`limits.reportRate`) stay apart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_BYTES } from '../../src/domain/access.js';
+import { ANSWER_MS } from '../../src/http/routes/token-reports.js';
 import { client, sendFrom, type Reply } from '../helpers/api.js';
 import {
   createAccounts,
@@ -16,18 +18,21 @@ import {
   type Sandbox,
 } from '../helpers/cli.js';
 import { patchConfig } from '../helpers/config.js';
-import { logEntries, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { logEntries, noSleepClock, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { authCounters } from '../helpers/metrics.js';
 import { arcValue } from '../helpers/token-values.js';
 
 let box: Sandbox;
 let daemon: RunningDaemon;
+/** Its waits (what the daemon asked for to keep answers to the ANSWER_MS floor) are not slept. */
+const clock = noSleepClock();
+const { waits } = clock;
 
 beforeAll(async () => {
   box = await createSandbox();
   await patchConfig(box, { limits: { reportRate: '2/hour' } });
   await createAccounts(box, { root: 'superuser', scanner: 'user', editor: 'editor' });
-  daemon = await startDaemon(box);
+  daemon = await startDaemon(box, { clock });
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -86,11 +91,16 @@ describe('a report of a live token', () => {
     expect((await box.run(['token', 'revoke', revoked.id, '--as', 'root'])).code).toBe(0);
     const values = [live.token, arcValue(), 'arc_nonsense', revoked.token, legacyValue(), `${live.token}x`];
     const answers: Reply[] = [];
+    const waited = waits.length;
     for (const [i, value] of values.entries()) answers.push(await report(`127.0.0.${11 + i}`, [value]));
     for (const a of answers) {
       expect(a.status).toBe(202);
       expect(a.text).toBe('{"data":{"received":1}}');
     }
+    // Each answer waited out the rest of its ANSWER_MS, found or not (the clock's sleep, not a real one).
+    const floors = waits.slice(waited);
+    expect(floors).toHaveLength(values.length);
+    for (const ms of floors) expect(ms > 0 && ms <= ANSWER_MS, `waited ${ms} ms`).toBe(true);
     expect((await client(() => daemon).get('/api/objects', live.token)).status).toBe(401);
   });
 });
