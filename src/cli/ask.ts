@@ -1,7 +1,5 @@
-// Who a command acts as, and values that may be asked for in a terminal. A question is asked only
-// when stdin and stdout are both terminals: with stdout captured (`TOKEN=$(archivectl …)`) the
-// answer's echo and the data would mix, so nothing is asked and the error says why. Every answer
-// is checked as it is typed (`check`), and a refused one is asked again with the reason below it.
+// Who a command acts as, and values asked for only when stdin and stdout are terminals; each answer is checked
+// as typed and asked again with the reason.
 import os from 'node:os';
 import type { Acting } from '../domain/audit.js';
 import { forbidden, isAppError, usage } from '../errors.js';

@@ -1,9 +1,5 @@
-// Shell completion scripts from commander's command tree (subcommands and options at each level),
-// so a new command or option completes at once. Values complete too: fixed ones (roles, setting
-// names, --status, --kind, a choice argument) are written into the script; usernames and token
-// ids are read from the database when Tab is pressed (`archivectl __values usernames`, which
-// prints nothing rather than an error); file arguments and --config complete file names, other
-// values (a name, a date, a number) nothing.
+// Shell completion scripts from commander's command tree, so a new command or option completes at once; fixed
+// values are written in, usernames and token ids read when Tab is pressed (`archivectl __values`).
 import type { Argument, Command, Option } from 'commander';
 import { ROLES } from '../domain/roles.js';
 import { ALL_SETTING_NAMES } from '../domain/setting-names.js';

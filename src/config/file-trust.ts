@@ -1,15 +1,6 @@
-// Files whose content decides what archivectl does (the configuration, the SQLite database) are
-// refused when another user could have written them, as ssh refuses such a key: writable by the
-// group or others, or owned by someone other than the user running archivectl and root. A planted
-// ./config.json in a shared directory, or a database others may rewrite, would be used silently.
-//
-// What is judged is what is used. A path checked, then opened later, can name another file by
-// then: in a directory others may write, a name can be swapped for a symbolic link to their file
-// between the two. So the directory holding the file is judged too (another user who cannot
-// write it cannot swap names in it), a symbolic link is followed only when the link, its
-// directory and its target are all trusted, and readTrustedFile judges the file it has open
-// (fstat of the descriptor it then reads), not the name. Directories above the file's own are
-// not judged.
+// Files whose content decides what archivectl does (configuration, SQLite database) are refused when another
+// user could have written them, as ssh does: the file, its directory and any link are judged, and
+// readTrustedFile judges the descriptor it reads, not the name.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,7 +1,5 @@
-// The configuration file (docs/configuration.md): every key once, with its check and its default. The keys
-// `listen.*`, `database.*`, `dataDir` and `log.level` keep their names: deployment tools
-// template them. config.example.json and the table of docs/configuration.md list the same keys
-// and defaults.
+// The configuration file (docs/configuration.md): every key once, with its check and default. Deployment tools
+// template `listen.*`, `database.*`, `dataDir` and `log.level`, so those keep their names.
 import { oneOf, v } from '../validation.js';
 import { group, int, publicUrl, rate, rateOrNull, section, slug, text, textOrNull, trustProxy } from './checks.js';
 

@@ -1,8 +1,5 @@
-// How a running daemon learns, without a database round trip per request, that the CLI changed
-// something that can withdraw access (SQLite only): after the commit, the CLI renames a new file
-// over `<database>-authgen` (never half a file to read). The daemon stats it per request (cheaper
-// than a query) and reads the database when it moved, or once a second: that bounds the delay if
-// a CLI died between its commit and the file write.
+// SQLite: after a commit that changes access the CLI renames a new `<database>-authgen` file into place; the
+// daemon stats it per request and reads the database when it moved, or once a second.
 import { randomUUID } from 'node:crypto';
 import {
   closeSync,

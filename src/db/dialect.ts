@@ -12,13 +12,7 @@ export const isPg = (db: Db): boolean => configOf(db).client === 'pg';
 
 export const isSqlite = (db: Db): boolean => configOf(db).client === 'sqlite3';
 
-/**
- * knex's `log.warn` for both dialects. knex prints "Acquire connection error: …" (with a stack)
- * for each connection it could not open (a file that is no database, one afterCreate refused, a
- * server away) and "Connection Error: …" for each pooled one a server ended: lines outside the
- * JSON log, once per request while the database is away. The same error reaches the caller, which
- * reports it (one line and an exit status, a 503 and the daemon's log, /readyz).
- */
+/** knex's `log.warn` without its per-connection error lines: the caller reports the same error once. */
 export function quietConnectionErrors(message: unknown): void {
   if (!/^(Connection Error|Acquire connection error):/.test(String(message))) process.emitWarning(String(message));
 }

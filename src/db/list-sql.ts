@@ -1,15 +1,5 @@
-// The SQL of a catalogue list per dialect (docs/catalogue-scale.md, "The read path"): one page in
-// the order an index serves (migration catalog_scale), and the filter's bounded count. It depends
-// only on the list's shape, its `?` values named in `params`; writing it per request costs nothing
-// measurable (bench/RESULTS.md, "The list SQL written out"), so it is not remembered.
-//
-// Order: NULLs last ascending and first descending, ties by id. SQLite puts NULLs first, so a
-// nullable column is ordered there by `(column IS NULL), column`, the expression its index holds.
-//
-// Search: LIKE states what matches (a lower-cased substring). On SQLite, for words long enough
-// for trigrams, the text index finds the candidates (text-index.ts): a page in id order joins the
-// FTS5 hits, yielded in rowid order, so a LIMIT stops after the page; other orders take
-// `id IN (hits)` and walk their sort's index. PostgreSQL's pg_trgm indexes serve the LIKE itself.
+// The SQL of a catalogue list per dialect (docs/catalogue-scale.md, "The read path"): a page in an index's order
+// (NULLs last ascending, ties by id) and a bounded count; search is LIKE, narrowed by FTS5 on SQLite.
 import type { Knex } from 'knex';
 import { isPg, type Db } from './dialect.js';
 import { preparedReads } from './prepared-reads.js';

@@ -1,7 +1,5 @@
-// SQLite's list reads (docs/catalogue-scale.md, "The read path"): statements prepared once per
-// connection, on read-only (query_only) connections of their own, so a list neither waits for
-// knex's one connection nor compiles its SQL again. In WAL mode they see what knex's connection
-// sees. PostgreSQL, a SQLite handle on no file and a transaction read through knex.
+// SQLite list reads on read-only connections of their own, statements prepared once per connection
+// (docs/catalogue-scale.md, "The read path"); PostgreSQL and transactions read through knex.
 import os from 'node:os';
 import { LRUCache } from 'lru-cache';
 import type { Database, Statement } from 'sqlite3';

@@ -1,7 +1,4 @@
-// Accounts and their roles (docs/http-api.md#access-rules); changes reach running daemons on the next request through
-// the authorisation generation. Who may change them: README "Who acts". Whoever acts, the last
-// superuser is never demoted or deleted: nobody could then manage superusers' tokens or create
-// another one with --as.
+// Accounts and their roles (docs/http-api.md#access-rules); the last superuser is never demoted or deleted.
 import type { Knex } from 'knex';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { writeTransaction } from '../db/write-transaction.js';

@@ -76,11 +76,7 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/**
- * Answers a request Node could not parse, then closes the connection once the answer is out. A
- * TLS connection whose handshake failed or never ended is closed at once: a plain-text answer
- * cannot go through it, and would wait there for ever, the connection with it.
- */
+/** Answers a request Node could not parse, then closes; a TLS connection that never finished its handshake at once. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket, handshaken: WeakSet<Socket>): void {
   if (!socket.writable || ((socket as TLSSocket).encrypted && !handshaken.has(socket))) {
     socket.destroy();

@@ -1,7 +1,4 @@
-// What must hold before the daemon says it is listening. A daemon that cannot do its job has to
-// stop at once with a non-zero status and one line saying why: under systemd a unit that
-// "runs" while listening on nothing, or while every upload fails, is never restarted and never
-// noticed. Each failure is an error whose message is that line (no stack: it is not a bug).
+// What must hold before the daemon says it listens; else it stops at once with one line saying why.
 import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';

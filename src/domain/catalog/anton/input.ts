@@ -1,10 +1,5 @@
-// Anton's request shapes (openapi.yaml: ActorInput, PlaceInput) accepted beside ours: their
-// own fields are mapped onto ours before the usual checks, so one body may mix both (the table:
-// docs/archive-tools.md, "Anton clients"; Swiss coordinates in `location`: ../fields.ts). What cannot be
-// honoured (`private: true`: the access rules know no private records; a place `type_id`: no
-// place types are kept) is a 422 naming the field, never dropped silently. When a body gives
-// both names of one field (`type` and `type_id`), they must agree. A body without `name` (Anton
-// does not require it) takes it from `label`; on a change, see nameFollowsLabel.
+// Anton's request shapes (ActorInput, PlaceInput; docs/archive-tools.md, "Anton clients"), mapped onto ours
+// before the usual checks: what cannot be honoured is a 422 naming the field, and two names of a field must agree.
 import { COUNTRY_CODES, isPlainObject, labelName, partialDate } from '../fields.js';
 import { AUTHORITY_TYPES, TYPE_ID_TEXT, typeOfTypeId } from './fields.js';
 import type { Read } from '../record-schema.js';
@@ -158,11 +153,7 @@ export function mapAntonPlace(body: unknown, mode: 'create' | 'update'): Mapped 
   return out;
 }
 
-/**
- * On a change that gives a `label` but no `name`: the new name, when the stored name was the
- * stored label's name (records created from a label, as Anton's clients create them, keep
- * following it); undefined otherwise (a name given apart from its translations stays).
- */
+/** On a change giving `label` but no `name`: the new name when the stored name followed the stored label. */
 export function nameFollowsLabel(
   current: { name: string; label: Record<string, string> | null },
   newLabel: Record<string, string> | null | undefined,

@@ -1,7 +1,4 @@
-// One page of a catalogue list and its total, read the way an index serves them: the sort's
-// index walked in order, a search through the text index with its LIKE deciding, deep pages read
-// from the nearer end, a cursor continued after its row. The SQL (db/list-sql.ts) runs on SQLite
-// as a prepared statement on the read connections (db/prepared-reads.ts).
+// One page of a catalogue list and its total, read the way an index serves them (db/list-sql.ts).
 import {
   COUNTER,
   countSql,

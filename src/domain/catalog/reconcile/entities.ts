@@ -94,12 +94,7 @@ export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly num
   return (await selectRows(ctx, kind).whereIn('id', [...new Set(ids)])) as Row[];
 }
 
-/**
- * The rows (of `selectRows`) whose name or alternative names hold any of `words`, in id order,
- * through the text index (docs/catalogue-scale.md, "Search"; a LIMIT stops it early), LIKE
- * deciding. Alternative names are matched on their lower-cased JSON text: a substring of it
- * without quotes or backslashes is a substring of a name.
- */
+/** The rows whose name or alternative names hold any of `words`, in id order, through the text index, LIKE deciding. */
 export function withNameWords(ctx: Ctx, b: Knex.QueryBuilder, kind: ReconcileKind, words: readonly string[]) {
   const { table, alternativeNames } = serviceOf(kind);
   return withinTextIndexById(ctx.db, b, table, alternativeNames ? ['name', 'alt'] : ['name'], words).where((w) => {

@@ -1,7 +1,4 @@
-// Dates in TEI attributes (issue 9). The API takes `YYYY`, `YYYY-MM`, `YYYY-MM-DD` (fields.ts,
-// partialDate) and year 0000 (ISO 8601's year zero, 1 BCE), which XML Schema 1.0 dates (TEI's
-// @when/@from/@to) lack: such a value goes as given into the -iso attributes (att.datable.iso),
-// not reread as -0001. Free text (stored before the field was checked) stays text.
+// Dates in TEI attributes. Year 0000 (ISO 8601's 1 BCE), which XML Schema dates lack, goes as given into -iso.
 
 const W3C_DATE = /^(-?\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
 

@@ -1,9 +1,5 @@
-// Stored TEI exports (docs/http-api.md, issue 9), one per resource with a TEI projection (resources/),
-// built into files (export-file.ts, docs/ARCHITECTURE.md) that `tei_exports` describes. Never
-// stale: any change to actors, places or keywords, whether the HTTP API or the CLI wrote it, gives the kind a new
-// version (`tei_sources`, set by triggers in its transaction); a read compares it with the stored
-// export's (two one-row reads) and rebuilds first when they differ or the file is missing. The
-// `document` column stays empty: the files replace a value of tens of MB read whole per request.
+// Stored TEI exports, one file per resource, never stale: triggers give a kind a new version on any change
+// (`tei_sources`), and a read rebuilds first when the stored version differs or the file is missing.
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { MAX_ROW_ID } from '../../../db/row-id.js';
