@@ -134,12 +134,10 @@ export function readDraftBatch(kind: ReconcileKind, body: unknown): ReconcileQue
   return queries;
 }
 
-export async function matchDraft(
-  ctx: Ctx,
-  kind: ReconcileKind,
-  body: unknown,
-): Promise<v.InferOutput<typeof DRAFT_RESULTS>> {
-  const results: v.InferOutput<typeof DRAFT_RESULTS>['results'] = [];
+type DraftResults = v.InferOutput<typeof DRAFT_RESULTS>;
+
+export async function matchDraft(ctx: Ctx, kind: ReconcileKind, body: unknown): Promise<DraftResults> {
+  const results: DraftResults['results'] = [];
   for (const q of readDraftBatch(kind, body)) results.push({ candidates: await candidatesFor(ctx, kind, q) });
   return { results };
 }
