@@ -1,6 +1,5 @@
-// What `--help` and the manual page (man-page.ts) both say about the environment, the exit
-// status and the --as fallback: written once here, so the two cannot drift apart; and how help
-// text is laid out for the terminal it is shown on.
+// What `--help` and the manual page both say (environment, exit status, --as), written once so they cannot
+// drift apart; and how help text is laid out for the terminal.
 import { io } from './io.js';
 
 /** Environment variables archivectl reads: name(s), what for. */

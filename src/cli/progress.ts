@@ -3,10 +3,7 @@ import { humanBytes } from './text-output.js';
 import { io, type OutStream } from './io.js';
 
 export interface Progress {
-  /**
-   * `done` of `total` (unknown: a count alone) in `phase` ("hashing tokens", "copying tokens");
-   * `unit` bytes shows sizes (KiB, MiB), else counts.
-   */
+  /** `done` of `total` (unknown: a count alone) in `phase`; `unit` bytes shows sizes, else counts. */
   update(phase: string, done: number, total?: number, unit?: 'bytes'): void;
   /** Erases the line (call it in a finally: an error message then starts on a clean line). */
   done(): void;

@@ -8,10 +8,7 @@ export interface Notifier {
   stopping(): Promise<void>;
 }
 
-/**
- * A notifier when NOTIFY_SOCKET is set (else a no-op). `warn` hears once of a message not sent;
- * the daemon keeps running (systemd then times the start out, which says more than a crash).
- */
+/** A notifier when NOTIFY_SOCKET is set, else a no-op; `warn` hears once of a message not sent. */
 export function systemdNotifier(env: NodeJS.ProcessEnv, warn: (message: string) => void): Notifier {
   if (!env.NOTIFY_SOCKET) return { ready: () => undefined, stopping: () => Promise.resolve() };
   let warned = false;

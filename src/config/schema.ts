@@ -1,6 +1,5 @@
-// The configuration as the program uses it: the file's sections (sections.ts) with relative
-// paths resolved against the config file's directory (so a systemd unit works from any working
-// directory), the database reduced to what its client needs, and DATABASE_URL over the file.
+// The configuration as the program uses it: paths resolved against the config file's directory (so a unit
+// works from any working directory), and DATABASE_URL over the file.
 import path from 'node:path';
 import { v } from '../validation.js';
 import * as sections from './sections.js';

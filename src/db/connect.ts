@@ -12,10 +12,7 @@ import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
 import { LIVE_SINCE } from './pg-lease.js';
 import { closePreparedReads } from './prepared-reads.js';
 
-/**
- * A warning when its group or others may read or write the SQLite file (it holds token hashes and
- * the audit log), or null. New files get mode 0600: this catches copies, restores, hand-made files.
- */
+/** A warning when others may read or write the SQLite file (token hashes, audit log), or null. */
 export function databaseFileWarning(config: Pick<Config, 'database'>): string | null {
   if (config.database.client !== 'sqlite3') return null;
   const file = config.database.filename;

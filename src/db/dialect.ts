@@ -59,10 +59,7 @@ const UNAVAILABLE_MESSAGES = new RegExp(
 // process held the write lock past the busy timeout.
 const SQLITE_UNAVAILABLE = ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN'];
 
-/**
- * True when a database call failed because the database cannot serve right now (gone, stalled
- * past a timeout, out of space, locked), not because of what was asked: worth retrying later.
- */
+/** True when the database cannot serve right now (gone, stalled, full, locked), not because of what was asked. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; name?: unknown; message?: unknown; errno?: unknown };
   if (!e || typeof e !== 'object') return false;

@@ -24,10 +24,7 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   return files.filter((f) => !applied.has(f));
 }
 
-/**
- * Applies pending migrations; returns their names. Safe when several processes start at once on a
- * new database: only when something is pending, each migrates under the lock (underMigrationLock).
- */
+/** Applies pending migrations under the migration lock (several processes may start at once); their names. */
 export async function migrateLatest(db: Db): Promise<string[]> {
   if ((await pendingMigrations(db)).length === 0) {
     await refuseNewerSchema(db);
@@ -41,10 +38,7 @@ export async function migrateLatest(db: Db): Promise<string[]> {
   });
 }
 
-/**
- * Brings the schema to `target` (a known schema version: ../release/versions.ts), down or up, one migration
- * at a time; returns the migrations run, each `-` (down) or `+` (up) and its name.
- */
+/** Brings the schema down or up to `target` (../release/versions.ts); the migrations run, each `-name` or `+name`. */
 export async function migrateTo(db: Db, target: string): Promise<string[]> {
   const name = `${schemaName(target)}.js`;
   const known = knownMigrations();

@@ -2,10 +2,7 @@
 // SQLite's plans are fixed by the query shapes.
 import { isPg, type Db } from './dialect.js';
 
-/**
- * Called once the data has committed (VACUUM runs outside a transaction), so a failure here loses
- * nothing: it is a warning that says what to run, not an error of the load.
- */
+/** Called after the data has committed: a failure is a warning saying what to run, not an error of the load. */
 export async function refreshStatistics(db: Db, tables: readonly string[]): Promise<void> {
   if (!isPg(db) || tables.length === 0) return;
   try {

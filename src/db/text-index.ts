@@ -7,9 +7,8 @@ import { isSqlite, type Db } from './dialect.js';
 const TRIGRAM_MIN = 3;
 
 /**
- * The FTS5 query for rows holding any of `words` in any of the index's `columns` (FTS column
- * names, see the migration), or null where the index is not used: on PostgreSQL, or when a word
- * is too short for trigrams (the caller's LIKE then runs alone, through pg_trgm or as a scan).
+ * The FTS5 query for rows holding any of `words` in any of `columns`, or null where the index is not used
+ * (PostgreSQL, or a word too short for trigrams: the caller's LIKE then runs alone).
  */
 export function textMatchOf(db: Db, columns: readonly string[], words: readonly string[]): string | null {
   if (!isSqlite(db) || words.length === 0 || words.some((w) => [...w].length < TRIGRAM_MIN)) return null;

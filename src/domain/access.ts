@@ -31,15 +31,9 @@ export interface RouteSpec {
   heavy?: Heavy;
   /** A smaller cap on a JSON or form body than `limits.jsonBytes`/`formBytes` (413 beyond). */
   bodyBytes?: number;
-  /**
-   * Answers browsers from any origin (CORS, and the preflight before the rule): the reconciliation
-   * services OpenRefine calls from its web page. The rule still decides who gets an answer.
-   */
+  /** Answers browsers from any origin (CORS): the reconciliation services OpenRefine calls; the rule still decides. */
   crossOrigin?: true;
-  /**
-   * The scope a token needs for the route (scopes.ts): `read` for every route that reads, the
-   * write's own scope for the others; null for an open route (anyone, with any token).
-   */
+  /** The scope a token needs (scopes.ts): `read` for reads, the write's own otherwise; null for an open route. */
   scope: Scope | null;
   /** The scope when the query carries `ids` (TEI regeneration), as `ruleWithIds`. */
   scopeWithIds?: Scope;

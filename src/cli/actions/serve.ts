@@ -12,9 +12,8 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
   // Taken (and removed from the environment) before any child process could inherit them.
   const { takeInheritedSockets } = await import('../../http/inherited-sockets.js');
   const sockets = takeInheritedSockets(env, process.pid);
-  // Listened to before the daemon says it listens, so no later signal meets a default action:
-  // SIGTERM or SIGINT during the start stop the daemon once started; SIGHUP (by default the end
-  // of the process) is logged and ignored: a daemon logging to stdout has nothing to reopen.
+  // Listened to before the daemon says it listens: SIGTERM or SIGINT during the start stop it once started;
+  // SIGHUP is logged and ignored (a daemon logging to stdout has nothing to reopen).
   let stopRequested: ((signal: string) => void) | string | null = null;
   let hangup: () => void = () => undefined;
   const onTerm = () => request('SIGTERM');

@@ -37,10 +37,7 @@ export function antonDate(v: unknown): string | undefined {
   return r.ok ? r.value : undefined;
 }
 
-/**
- * Maps `antonKey` onto `ourKey`: the value converted by `convert` (undefined: not convertible,
- * `message` is the error), null kept as null. Both given → they must agree.
- */
+/** Maps `antonKey` onto `ourKey` through `convert` (undefined: `message`), null kept; both given must agree. */
 function mapField(
   body: Record<string, unknown>,
   out: Mapped,

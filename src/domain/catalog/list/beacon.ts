@@ -7,10 +7,7 @@ import { optionalParam, type QueryInput } from './params.js';
 
 export type BeaconProvider = 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
 
-/**
- * Each provider's URI pattern (BEACON `#PREFIX`, `{ID}` standing for the identifier or appended);
- * null: the identifiers are full URLs, and `#PREFIX` stays at its default `{+ID}`.
- */
+/** Each provider's URI pattern (`#PREFIX`; `{ID}` the identifier, else appended); null: identifiers are URLs. */
 export const PROVIDERS: Record<BeaconProvider, { prefix: string | null }> = {
   gnd: { prefix: 'https://d-nb.info/gnd/' },
   // GeoNames' concept URIs end with a slash.

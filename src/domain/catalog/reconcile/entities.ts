@@ -78,10 +78,7 @@ export function propertyOf(kind: ReconcileKind, id: string): PropertyDef | undef
 /** The row id an entity id names, or null ("12" names row 12; "012", "1e3", "x" name none). */
 export const rowIdOf = (id: string): number | null => parseRowId(id);
 
-/**
- * The register's rows with the columns the services read, restricted to the given type ids
- * (when the register has a type column; otherwise `types` was checked by the caller).
- */
+/** The register's rows with the columns the services read, of the given type ids where the register has types. */
 export function selectRows(ctx: Ctx, kind: ReconcileKind, types: readonly string[] | null = null): Knex.QueryBuilder {
   const { table, columns, typeColumn } = serviceOf(kind);
   const b = ctx.db(table).select(...columns);

@@ -33,10 +33,7 @@ const dateKind = (v: string) => (isW3cDate(v) ? 'w3c' : isIsoYearZeroDate(v) ? '
 /** A trimmed value, or null when there is nothing. */
 export const clean = (s: string | null | undefined): string | null => (s && s.trim() !== '' ? s.trim() : null);
 
-/**
- * The date attributes of one element and the free text of values that fit none. When one value
- * needs the ISO form (year 0000), all of the element's do: an element never mixes the two systems.
- */
+/** An element's date attributes and the free text of values that fit none; ISO form for all if one needs it. */
 export function dateAttributes(values: readonly (readonly [name: string, value: string | null])[]) {
   const present = values
     .map(([name, v]) => [name, clean(v)] as const)
