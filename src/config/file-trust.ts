@@ -96,15 +96,14 @@ export function untrustedDirectory(dir: string, file: string, what: string): str
  */
 export function trustedPath(file: string, what: string): { path: string | null; problem: string | null } {
   const absolute = path.resolve(file);
+  const dirProblem = untrustedDirectory(path.dirname(absolute), absolute, what);
+  if (dirProblem) return { path: null, problem: dirProblem };
   let link: { uid: number; mode: number; isSymbolicLink(): boolean };
   try {
     link = lstatSync(absolute);
   } catch {
-    const problem = untrustedDirectory(path.dirname(absolute), absolute, what);
-    return { path: null, problem };
+    return { path: null, problem: null };
   }
-  const dirProblem = untrustedDirectory(path.dirname(absolute), absolute, what);
-  if (dirProblem) return { path: null, problem: dirProblem };
   if (!link.isSymbolicLink()) return { path: absolute, problem: untrustedOwnerAndMode(link, absolute, what) };
   const me = process.getuid?.();
   if (me !== undefined && link.uid !== me && link.uid !== 0) {
