@@ -32,11 +32,7 @@ function noDatabase(config: Config, what: string): Error {
   );
 }
 
-/**
- * Why the SQLite database or its -wal or -shm file cannot be trusted, by name: each file, its
- * directory, a symbolic link and its target (config/file-trust.ts). openDatabase judges the file
- * it opens again.
- */
+/** Why the SQLite database or its -wal or -shm file cannot be trusted, by name (config/file-trust.ts). */
 export function untrustedDatabase(config: Pick<Config, 'database'>): string | null {
   if (config.database.client !== 'sqlite3') return null;
   const named = trustedPath(config.database.filename, 'database file');

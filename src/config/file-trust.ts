@@ -58,11 +58,7 @@ export function untrustedOwnerAndMode(st: { uid: number; mode: number }, file: s
   return null;
 }
 
-/**
- * Why the directory `dir`, holding the `what` `file`, cannot be trusted, with the fix; else null:
- * owned by another user than the one running archivectl and root, or writable by its group or
- * others, unless sticky (as /tmp: others may add names there but not rename or remove ours).
- */
+/** Why the directory `dir` holding `file` cannot be trusted (another owner, or writable by others unless sticky). */
 export function untrustedDirectory(dir: string, file: string, what: string): string | null {
   const me = process.getuid?.();
   if (me === undefined) return null;
@@ -89,10 +85,8 @@ export function untrustedDirectory(dir: string, file: string, what: string): str
 }
 
 /**
- * The file to open for the name `file`, judged as a name (untrustedFile plus its directory): `file`
- * itself, or, for a symbolic link that is trusted (owned by the user or root, in a trusted
- * directory) to a trusted file, the link's target resolved. `problem` says why not; both null
- * when nothing is there. The file as opened still needs judging (readTrustedFile, fstat).
+ * The file to open for the name `file`: itself, or a trusted link's trusted target; `problem` says why not (both
+ * null when nothing is there). What is opened still needs judging (readTrustedFile).
  */
 export function trustedPath(file: string, what: string): { path: string | null; problem: string | null } {
   const absolute = path.resolve(file);
@@ -127,10 +121,8 @@ export function trustedPath(file: string, what: string): { path: string | null; 
 }
 
 /**
- * The content of `file`, read from a descriptor whose file is judged (fstat), after its name
- * (trustedPath): what is judged is what is read. Opened without following a symbolic link
- * (O_NOFOLLOW: the name was resolved and judged just before) and without waiting on a FIFO.
- * `problem` when it cannot be trusted or read; null when it is not there.
+ * The content of `file`, read from a descriptor whose file is judged (fstat) after its name: what is judged is
+ * what is read. `problem` when it cannot be trusted or read; null when it is not there.
  */
 export function readTrustedFile(file: string, what: string): { data: Buffer } | { problem: string } | null {
   const named = trustedPath(file, what);

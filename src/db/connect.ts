@@ -115,13 +115,8 @@ interface PinnedFile {
 }
 
 /**
- * Opens the SQLite file once ourselves (creating it, mode 0600, if it is not there), without
- * following a symbolic link, and judges what is open (fstat): owner and mode, after its name and
- * directory (trustedPath). SQLite can only be given a name; replacedSince then checks that the
- * name still leads to this file once SQLite has opened it. What this promises: no other user can
- * have SQLite open a file of theirs here, since the directory is one no other user may write (a
- * sticky one aside, where they cannot rename or remove our file); the before-and-after identity
- * check catches a swap that completes around the open, not one undone before the check.
+ * Opens the SQLite file ourselves (created 0600 if absent) without following a link, and judges what is open;
+ * replacedSince then checks the name still leads to it once SQLite has opened it by name.
  */
 function pinDatabaseFile(file: string): PinnedFile {
   const named = trustedPath(file, 'database file');

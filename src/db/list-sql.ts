@@ -93,12 +93,7 @@ export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
   return { sql: s.offset ? `${sql} OFFSET ?` : sql, params };
 }
 
-/**
- * The SQL of the filter's count, which stops after `rows` rows. Where only a search narrows the
- * list and the text index is used, the index alone is counted: a trigram phrase of the lower-cased
- * search matches exactly the lower-cased values holding it, as the LIKE does, and the table's rows
- * are never read.
- */
+/** The SQL of the filter's count, stopping after `rows` rows; a search alone counts the text index, not the table. */
 export function countSql(f: ListFilter, rows: number): Statement {
   const params: string[] = [];
   const bounded = (counted: string) => `SELECT count(*) AS n FROM (${counted} LIMIT ${rows}) AS bounded`;

@@ -22,11 +22,7 @@ export const textTableOf = (table: string) => `${table}_text`;
 /** The id of a row joined to the index's hits (as `text_hits`), to order and page by. */
 export const TEXT_HIT_ID = 'text_hits.text_id';
 
-/**
- * Narrows `b` (over `table`) to rows holding any of `words` (see textMatchOf), ordered by id. The
- * index's hits are joined and ordered by TEXT_HIT_ID: SQLite walks them in id order, so a LIMIT
- * stops after its page, where `id IN (hits)` would read every hit first (costly for common words).
- */
+/** Narrows `b` to rows holding any of `words`, by id: the hits joined in id order, so a LIMIT stops after its page. */
 export function withinTextIndexById(
   db: Db,
   b: Knex.QueryBuilder,

@@ -53,11 +53,7 @@ function assertSuperuserActs(actor: Account | null, what: string): void {
     throw forbidden(`${actor.username} (${actor.role}) may not ${what}: only a superuser may`);
 }
 
-/**
- * The superusers' ids, locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's write
- * transaction holds the write lock already). Taken before the target account is read, so two
- * concurrent demotions cannot each count the other superuser: the second waits, then counts again.
- */
+/** The superusers' ids, locked until the transaction ends, so two concurrent demotions never both succeed. */
 async function lockSuperusers(trx: Knex.Transaction): Promise<number[]> {
   const rows = await trx('accounts').where('role', 'superuser').forUpdate().select<{ id: number }[]>('id');
   return rows.map((r) => r.id);

@@ -20,12 +20,7 @@ export interface RefusedToken {
 /** The audit log's actor for a use nobody can name: the client's address. */
 export const addressActor = (address: string): string => `address:${address}`;
 
-/**
- * Records a refused use from `address`, whose client key (`key`: the address, or its IPv6 /64)
- * names the day's row; true when this call wrote the day's entry,
- * false when it was there already, the token's day is full, or another daemon wrote it at the
- * same moment.
- */
+/** Records a refused use from `address` (client key `key`); true when this call wrote the day's entry. */
 export async function recordForeignUse(
   ctx: Ctx,
   token: RefusedToken,

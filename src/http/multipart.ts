@@ -217,9 +217,8 @@ class MultipartRead {
 }
 
 /**
- * Streams one file part to its temporary file. Settles only once the file is closed, so a cleanup
- * awaiting it is not overtaken by a late open; a body `stopped` by then creates no file. Resolves
- * once every byte is on disk (fsync) and the size is as counted: then `size` and `sha256` are right.
+ * Streams one file part to its temporary file; settles only once the file is closed, and resolves once every
+ * byte is on disk (fsync) and the size is as counted.
  */
 async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, stopped: () => boolean): Promise<void> {
   await mkdir(tmpDir, { recursive: true });

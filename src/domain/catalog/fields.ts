@@ -287,11 +287,7 @@ function decoded(s: string): string | null {
   }
 }
 
-/**
- * `wikipedia`: an article's URL, stored as an IRI in MediaWiki's canonical form (title decoded,
- * spaces as `_`, only `%`, `?`, `"`, `\`, `^` and `` ` `` percent-encoded), so the value is a
- * usable link and a BEACON source token: no whitespace, no `|`.
- */
+/** `wikipedia`: an article's URL as an IRI in MediaWiki's canonical form, so it is a link and one BEACON token. */
 export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.string(WIKIPEDIA_MESSAGE),
   v.maxLength(2048, WIKIPEDIA_MESSAGE),

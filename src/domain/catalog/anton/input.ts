@@ -91,11 +91,7 @@ export const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
 const ANTON_DATE =
   '^((0?[1-9]|1[0-9]|2[0-9])\\. ?(0?[1-9]|1[0-2])|30\\. ?(0?[13-9]|1[0-2])|31\\. ?(0?[13578]|1[02])|(0?[1-9]|1[0-2]))\\. ?[0-9]{4}$';
 
-/**
- * Anton's fields as the description of the API states them (JSON Schema): what the mappings above
- * accept. A value that disagrees with our field of the same meaning is refused; the description
- * says so in words, and gives a body one of the two names (`not` both).
- */
+/** Anton's fields as the served description states them (JSON Schema): what the mappings above accept. */
 export const ANTON_INPUT: Record<'actors' | 'places', Record<string, Record<string, unknown>>> = {
   actors: {
     type_id: {

@@ -46,11 +46,7 @@ const NOT_BEACON_CHAR =
 // removed above as controls).
 const UNICODE_LINE_END = /[\u2028\u2029]/g;
 
-/**
- * A value as one BEACON token (beacon.md §2.2-2.3): `|`, the field separator, cannot be escaped
- * and becomes `/`; whitespace runs become one space. Meta values go through it too: a line break
- * could otherwise start a new line.
- */
+/** A value as one BEACON token (beacon.md §2.2-2.3): `|` becomes `/`, whitespace runs one space. */
 export function beaconToken(s: string): string {
   return s
     .normalize('NFKC') // may turn e.g. U+FF5C (fullwidth vertical line) into "|"
