@@ -1,6 +1,5 @@
-// What `--help` and the manual page (man-page.ts) both say about the environment, the exit
-// status and the --as fallback: written once here, so the two cannot drift apart; and how help
-// text is laid out for the terminal it is shown on.
+// What `--help` and the manual page both say (environment, exit status, --as), written once so they cannot
+// drift apart; and how help text is laid out for the terminal.
 import { io } from './io.js';
 
 /** Environment variables archivectl reads: name(s), what for. */
@@ -71,10 +70,8 @@ function fitCommand(line: string, width: number): string[] {
 }
 
 /**
- * Help text laid out for `width` columns: lines at the left margin are prose, joined into
- * paragraphs (a blank line or a line ending in ":" ends one) and wrapped; an indented
- * `term   description` line wraps under its description; lines after "Example:" or
- * "Examples:" are commands, never broken inside a word (a long one continues with `\`).
+ * Help text laid out for `width` columns: prose at the left margin joined and wrapped, an indented `term  text`
+ * wrapped under its text, commands after "Example(s):" never broken inside a word (continued with `\`).
  */
 export function reflow(text: string, width: number): string {
   const out: string[] = [];

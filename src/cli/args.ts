@@ -1,7 +1,5 @@
-// Values commander hands over as text, each read through a valibot schema whose message is the
-// one line the CLI prints: a bad value is refused before the configuration or database is touched.
-// Every refusal is a usage error (exit status 2, README "Exit status") and says the same thing
-// the same way: `<what> must be <rule>, got "<value>"`.
+// Values commander hands over as text, read through valibot schemas before configuration or database is
+// touched; each refusal is a usage error (exit status 2): `<what> must be <rule>, got "<value>"`.
 import { usage, type AppError } from '../errors.js';
 import { ROLES } from '../domain/roles.js';
 import { parseDate } from '../domain/dates.js';

@@ -1,7 +1,5 @@
-// Who a command acts as, and values that may be asked for in a terminal. A question is asked only
-// when stdin and stdout are both terminals: with stdout captured (`TOKEN=$(archivectl …)`) the
-// answer's echo and the data would mix, so nothing is asked and the error says why. Every answer
-// is checked as it is typed (`check`), and a refused one is asked again with the reason below it.
+// Who a command acts as, and values asked for only when stdin and stdout are terminals; each answer is checked
+// as typed and asked again with the reason.
 import os from 'node:os';
 import type { Acting } from '../domain/audit.js';
 import { forbidden, isAppError, usage } from '../errors.js';
@@ -72,11 +70,7 @@ export function optionalActor(flag: string | undefined): string | undefined {
   return flag ?? (io().env.ARCHIVECTL_AS || undefined);
 }
 
-/**
- * The operating-system user as the audit log names it (`os:alice`): who acts while an
- * installation has no account yet (its first `account create`). Usernames of accounts cannot
- * contain ":", so it never reads as an account.
- */
+/** The OS user as the audit log names it (`os:alice`); usernames cannot hold ":", so it is never an account. */
 export function osActor(): string {
   try {
     return `os:${os.userInfo().username}`;
@@ -87,10 +81,8 @@ export function osActor(): string {
 }
 
 /**
- * The acting account of a command that changes something, as the domain takes it: --as, else
- * ARCHIVECTL_AS, else asked in a terminal (resolveActor). While the installation has no account
- * at all (its first `account create`, settings made before it) nobody could be named: the
- * operating-system user acts and is recorded.
+ * The acting account of a command that changes something: --as, else ARCHIVECTL_AS, else asked in a terminal;
+ * the OS user while the installation has no account at all.
  */
 export async function acting(ctx: Ctx, flag: string | undefined, check?: Check): Promise<Acting> {
   const otherwise = osActor();
@@ -117,9 +109,8 @@ export async function askSecret(message: string): Promise<string | undefined> {
 }
 
 /**
- * Before what cannot be undone: asks in a terminal (the default is no; "no" cancels); --yes
- * skips the question. Without a terminal it needs --yes: a script says so once, on purpose, and a
- * command run by mistake from cron or a pipe changes nothing (exit status 2).
+ * Before what cannot be undone: asks in a terminal (default no), or --yes; without a terminal --yes is needed,
+ * so a command run by mistake from cron or a pipe changes nothing (exit status 2).
  */
 export async function confirmDestructive(yes: boolean | undefined, question: () => Promise<string | null>) {
   if (yes) return;

@@ -1,9 +1,5 @@
-// Shell completion scripts from commander's command tree (subcommands and options at each level),
-// so a new command or option completes at once. Values complete too: fixed ones (roles, setting
-// names, --status, --kind, a choice argument) are written into the script; usernames and token
-// ids are read from the database when Tab is pressed (`archivectl __values usernames`, which
-// prints nothing rather than an error); file arguments and --config complete file names, other
-// values (a name, a date, a number) nothing.
+// Shell completion scripts from commander's command tree, so a new command or option completes at once; fixed
+// values are written in, usernames and token ids read when Tab is pressed (`archivectl __values`).
 import type { Argument, Command, Option } from 'commander';
 import { ROLES } from '../domain/roles.js';
 import { ALL_SETTING_NAMES } from '../domain/setting-names.js';
@@ -119,6 +115,20 @@ ${prefix}_words() {
 }`;
 }
 
+/** Shared by both shells: the words that may complete `$cur`, into `list` (`@files`: file names). */
+const chooseWords = (fn: string) => `  cmdpath="\${found%|*}" args="\${found##*|}"
+  case " $(${fn}_valued "$cmdpath") " in
+    *" $prev "*)
+      list="$(${fn}_words "$cmdpath" "$prev" "$config")" ;;
+    *)
+      if [[ "$cur" == -* ]]; then
+        list="$(${fn}_options "$cmdpath")"
+      else
+        list="$(${fn}_subcommands "$cmdpath")"
+        if [ "$args" -gt 0 ] || [ -z "$list" ]; then list="$(${fn}_words "$cmdpath" "$((args + 1))" "$config")"; fi
+      fi ;;
+  esac`;
+
 export function bashCompletion(program: Command): string {
   const name = program.name();
   const fn = `_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
@@ -128,24 +138,13 @@ export function bashCompletion(program: Command): string {
 ${table(program, fn)}
 ${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  local found cmdpath args config='' i words
+  local found cmdpath args config='' i list
   for ((i = 1; i < COMP_CWORD - 1; i++)); do
     [ "\${COMP_WORDS[i]}" = --config ] && config="\${COMP_WORDS[i+1]}"
   done
   found="$(${fn}_path "\${COMP_WORDS[@]:1:COMP_CWORD-1}")"
-  cmdpath="\${found%|*}" args="\${found##*|}"
-  case " $(${fn}_valued "$cmdpath") " in
-    *" $prev "*)
-      words="$(${fn}_words "$cmdpath" "$prev" "$config")" ;;
-    *)
-      if [[ "$cur" == -* ]]; then
-        words="$(${fn}_options "$cmdpath")"
-      else
-        words="$(${fn}_subcommands "$cmdpath")"
-        if [ "$args" -gt 0 ] || [ -z "$words" ]; then words="$(${fn}_words "$cmdpath" "$((args + 1))" "$config")"; fi
-      fi ;;
-  esac
-  if [ "$words" = @files ]; then COMPREPLY=($(compgen -f -- "$cur")); else COMPREPLY=($(compgen -W "$words" -- "$cur")); fi
+${chooseWords(fn)}
+  if [ "$list" = @files ]; then COMPREPLY=($(compgen -f -- "$cur")); else COMPREPLY=($(compgen -W "$list" -- "$cur")); fi
 }
 complete -o filenames -F ${fn} ${name}
 `;
@@ -166,18 +165,7 @@ ${fn}() {
     [[ "\${words[i]}" == --config ]] && config="\${words[i+1]}"
   done
   found="$(${fn}_path "\${(@)words[2,CURRENT-1]}")"
-  cmdpath="\${found%|*}" args="\${found##*|}"
-  case " $(${fn}_valued "$cmdpath") " in
-    *" $prev "*)
-      list="$(${fn}_words "$cmdpath" "$prev" "$config")" ;;
-    *)
-      if [[ "$cur" == -* ]]; then
-        list="$(${fn}_options "$cmdpath")"
-      else
-        list="$(${fn}_subcommands "$cmdpath")"
-        if (( args > 0 )) || [[ -z "$list" ]]; then list="$(${fn}_words "$cmdpath" "$((args + 1))" "$config")"; fi
-      fi ;;
-  esac
+${chooseWords(fn)}
   if [[ "$list" == @files ]]; then _files; elif [[ -n "$list" ]]; then compadd -- \${=list}; fi
 }
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then

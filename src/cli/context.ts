@@ -1,10 +1,5 @@
-// What a command needs to run: the configuration, the database (schema checked) and the run's
-// clock (io.ts), opened per command and closed when it ends.
-//
-// Only `migrate` and `serve` create a database. Every other command refuses one that is not
-// there, naming the configuration and the database it looked for: run from the wrong directory
-// (or by `sudo -u`, which drops ARCHIVE_CONFIG), a command that quietly created an empty
-// database would answer "no accounts" and mint tokens that no daemon knows.
+// What a command needs: configuration, database (schema checked) and clock, opened per command. Only `migrate`
+// and `serve` create a database; elsewhere a missing one is refused, naming where it looked.
 import { loadConfig, type Config } from '../config.js';
 import { trustedPath } from '../config/file-trust.js';
 import { configError } from '../errors.js';
@@ -37,11 +32,7 @@ function noDatabase(config: Config, what: string): Error {
   );
 }
 
-/**
- * Why the SQLite database or its -wal or -shm file cannot be trusted, by name: each file, its
- * directory, a symbolic link and its target (config/file-trust.ts). openDatabase judges the file
- * it opens again.
- */
+/** Why the SQLite database or its -wal or -shm file cannot be trusted, by name (config/file-trust.ts). */
 export function untrustedDatabase(config: Pick<Config, 'database'>): string | null {
   if (config.database.client !== 'sqlite3') return null;
   const named = trustedPath(config.database.filename, 'database file');

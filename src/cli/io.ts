@@ -1,6 +1,5 @@
-// What one run of the CLI reads and writes: streams, environment, working directory, clock and
-// stop signals, kept by `main(argv, io)` in an AsyncLocalStorage for the run: commands reach them
-// without a parameter, and two runs in one process (tests) never see each other's.
+// What one CLI run reads and writes (streams, environment, cwd, clock, signals), kept per run in an
+// AsyncLocalStorage, so two runs in one process (tests) never see each other's.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { systemClock, type Clock } from '../clock.js';
 

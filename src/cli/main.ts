@@ -1,10 +1,5 @@
-// archivectl: the daemon (`serve`) and the admin CLI, one program. Importing this module does
-// nothing: bin/archivectl calls main(process.argv), tests call main(argv, io).
-//
-// A run loads only what its command needs (docs/ARCHITECTURE.md, "Start-up"): this module and
-// commands/*.ts, the command tree that --help, the man page and completion read, import only
-// small standalone modules (names, roles, statuses); actions/*.ts load when their command runs.
-// Config, valibot, the domain or the database imported from here would slow every run.
+// archivectl: the daemon (`serve`) and the admin CLI; main(argv, io) runs one command. Only the command tree
+// is imported here; actions/*.ts load when their command runs (docs/ARCHITECTURE.md, "Start-up").
 import { Command, CommanderError } from 'commander';
 import { expectedSchema, programVersion } from '../release/versions.js';
 import { isAppError, redactSecrets } from '../errors.js';

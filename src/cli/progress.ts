@@ -1,15 +1,9 @@
-// Progress of work that takes seconds (backup, copy-database, token import-legacy, catalog load)
-// on one line of stderr, redrawn in place, only when stderr is a terminal: logs, pipes and CI get
-// nothing. stdout stays data. The line fits the terminal and is erased when the work ends, so the
-// command's own last words follow on a clean line.
+// Progress of long work on one redrawn line of stderr, only when stderr is a terminal; erased when it ends.
 import { humanBytes } from './text-output.js';
 import { io, type OutStream } from './io.js';
 
 export interface Progress {
-  /**
-   * `done` of `total` (unknown: a count alone) in `phase` ("hashing tokens", "copying tokens");
-   * `unit` bytes shows sizes (KiB, MiB), else counts.
-   */
+  /** `done` of `total` (unknown: a count alone) in `phase`; `unit` bytes shows sizes, else counts. */
   update(phase: string, done: number, total?: number, unit?: 'bytes'): void;
   /** Erases the line (call it in a finally: an error message then starts on a clean line). */
   done(): void;

@@ -7,10 +7,7 @@ import { confirm, input, password } from '@inquirer/prompts';
 import { PromptCancelled } from './cancelled.js';
 import { io, type OutStream } from './io.js';
 
-/**
- * Writes through to `output`: @inquirer/prompts ends the stream it is given once answered, which
- * would close a stream a run was given (main(argv, io)) before the command has said its last.
- */
+/** Writes through to `output`, which @inquirer/prompts would end once answered, before the command is done. */
 function passThrough(output: OutStream): Writable {
   const through = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
@@ -54,11 +51,7 @@ async function ask<T>(question: (context: Parameters<typeof input>[1]) => Promis
   }
 }
 
-/**
- * A line typed at the terminal (`hidden`: without echo, for secrets). `validate` judges each
- * answer as it is entered: a refusal's reason is shown on its own line under the question, which
- * waits for a better answer.
- */
+/** A line typed at the terminal (`hidden`: no echo); `validate`'s refusal shows under the question, which waits. */
 export async function prompt(
   message: string,
   opts: { hidden?: boolean; validate?: (answer: string) => Promise<string | true> | string | true } = {},

@@ -1,10 +1,5 @@
-// systemd's readiness protocol (Type=notify): READY=1 once the daemon listens, STOPPING=1 when
-// it begins to shut down, WATCHDOG=1 at half the watchdog interval. Node cannot send the unix
-// datagrams NOTIFY_SOCKET names, and the npm modules that can (sd-notify, unix-dgram) are native
-// add-ons to compile on the server, so systemd's own `systemd-notify` (there wherever systemd
-// runs) sends them: from a child process, hence the unit's NotifyAccess=all, and KillMode=mixed so
-// that a stop's SIGTERM reaches the daemon alone, not the child sending STOPPING=1 (which the
-// control group's SIGTERM used to kill: "Command failed: systemd-notify STOPPING=1").
+// systemd's readiness protocol (Type=notify), sent by systemd's own `systemd-notify` from a child process (no
+// native add-on to build): hence the unit's NotifyAccess=all, and KillMode=mixed so a stop spares that child.
 import { execFile } from 'node:child_process';
 
 export interface Notifier {
@@ -13,10 +8,7 @@ export interface Notifier {
   stopping(): Promise<void>;
 }
 
-/**
- * A notifier when NOTIFY_SOCKET is set (else a no-op). `warn` hears once of a message not sent;
- * the daemon keeps running (systemd then times the start out, which says more than a crash).
- */
+/** A notifier when NOTIFY_SOCKET is set, else a no-op; `warn` hears once of a message not sent. */
 export function systemdNotifier(env: NodeJS.ProcessEnv, warn: (message: string) => void): Notifier {
   if (!env.NOTIFY_SOCKET) return { ready: () => undefined, stopping: () => Promise.resolve() };
   let warned = false;

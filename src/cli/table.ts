@@ -72,9 +72,8 @@ function fitWidths(head: string[], widths: number[], kept: number[], flexible: n
 }
 
 /**
- * Which columns are kept, and their widths: all at full width unless in a terminal. There, the
- * `flex` columns are cut, then the `drop` ones left out in order, then the `cutLast` ones cut,
- * then the rightmost columns left out until the line fits.
+ * The kept columns and their widths: all at full width unless in a terminal, where `flex` columns are cut, then
+ * `drop` ones left out, then `cutLast` ones cut, then the rightmost left out until the line fits.
  */
 function layout(head: string[], widths: number[], opts: TableOptions): { kept: number[]; fitted: number[] } {
   let kept = head.map((_, i) => i);

@@ -1,10 +1,5 @@
-// Output without tables (those are output.ts and table.ts: commands that print none import this
-// module and never load them). Data goes to stdout (the run's, io.ts); notes, warnings
-// and progress to stderr, so `$(archivectl …)` captures only data.
-//
-// Text from the database (rows written before names were checked, or by a legacy import) may
-// hold what a terminal obeys instead of showing (an escape sequence, a right-to-left override):
-// people-facing output shows it escaped (`\x1b`, `\u202e`); --json keeps it, as JSON \u escapes.
+// Output without tables (output.ts, table.ts), so commands that print none never load them. Data to stdout,
+// the rest to stderr; text from the database shows terminal controls escaped (--json keeps them).
 import { escapeUnsafe, INVISIBLE_CLASS } from '../unsafe-text.js';
 import { io } from './io.js';
 

@@ -1,8 +1,5 @@
-// Node's compile cache (node 22.1 and later) runs what it finds there in place of a source whose
-// checksum and length match, so whoever can write the cache decides what archivectl runs. It is
-// kept only in a directory of the user's own that file-trust.ts's rule trusts, never in node's
-// default os.tmpdir()/node-compile-cache (another user may create that first); otherwise it stays
-// off. bin/archivectl calls this, from a bundle of its own, before it loads the program.
+// Node's compile cache runs what it finds in place of a matching source, so it is kept only in a directory
+// file-trust.ts trusts, never in os.tmpdir(); else it stays off. bin/archivectl calls this first.
 import { existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import nodeModule from 'node:module';
 import os from 'node:os';

@@ -1,15 +1,6 @@
-// Files whose content decides what archivectl does (the configuration, the SQLite database) are
-// refused when another user could have written them, as ssh refuses such a key: writable by the
-// group or others, or owned by someone other than the user running archivectl and root. A planted
-// ./config.json in a shared directory, or a database others may rewrite, would be used silently.
-//
-// What is judged is what is used. A path checked, then opened later, can name another file by
-// then: in a directory others may write, a name can be swapped for a symbolic link to their file
-// between the two. So the directory holding the file is judged too (another user who cannot
-// write it cannot swap names in it), a symbolic link is followed only when the link, its
-// directory and its target are all trusted, and readTrustedFile judges the file it has open
-// (fstat of the descriptor it then reads), not the name. Directories above the file's own are
-// not judged.
+// Files whose content decides what archivectl does (configuration, SQLite database) are refused when another
+// user could have written them, as ssh does: the file, its directory and any link are judged, and
+// readTrustedFile judges the descriptor it reads, not the name.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,11 +58,7 @@ export function untrustedOwnerAndMode(st: { uid: number; mode: number }, file: s
   return null;
 }
 
-/**
- * Why the directory `dir`, holding the `what` `file`, cannot be trusted, with the fix; else null:
- * owned by another user than the one running archivectl and root, or writable by its group or
- * others, unless sticky (as /tmp: others may add names there but not rename or remove ours).
- */
+/** Why the directory `dir` holding `file` cannot be trusted (another owner, or writable by others unless sticky). */
 export function untrustedDirectory(dir: string, file: string, what: string): string | null {
   const me = process.getuid?.();
   if (me === undefined) return null;
@@ -98,22 +85,19 @@ export function untrustedDirectory(dir: string, file: string, what: string): str
 }
 
 /**
- * The file to open for the name `file`, judged as a name (untrustedFile plus its directory): `file`
- * itself, or, for a symbolic link that is trusted (owned by the user or root, in a trusted
- * directory) to a trusted file, the link's target resolved. `problem` says why not; both null
- * when nothing is there. The file as opened still needs judging (readTrustedFile, fstat).
+ * The file to open for the name `file`: itself, or a trusted link's trusted target; `problem` says why not (both
+ * null when nothing is there). What is opened still needs judging (readTrustedFile).
  */
 export function trustedPath(file: string, what: string): { path: string | null; problem: string | null } {
   const absolute = path.resolve(file);
+  const dirProblem = untrustedDirectory(path.dirname(absolute), absolute, what);
+  if (dirProblem) return { path: null, problem: dirProblem };
   let link: { uid: number; mode: number; isSymbolicLink(): boolean };
   try {
     link = lstatSync(absolute);
   } catch {
-    const problem = untrustedDirectory(path.dirname(absolute), absolute, what);
-    return { path: null, problem };
+    return { path: null, problem: null };
   }
-  const dirProblem = untrustedDirectory(path.dirname(absolute), absolute, what);
-  if (dirProblem) return { path: null, problem: dirProblem };
   if (!link.isSymbolicLink()) return { path: absolute, problem: untrustedOwnerAndMode(link, absolute, what) };
   const me = process.getuid?.();
   if (me !== undefined && link.uid !== me && link.uid !== 0) {
@@ -137,10 +121,8 @@ export function trustedPath(file: string, what: string): { path: string | null; 
 }
 
 /**
- * The content of `file`, read from a descriptor whose file is judged (fstat), after its name
- * (trustedPath): what is judged is what is read. Opened without following a symbolic link
- * (O_NOFOLLOW: the name was resolved and judged just before) and without waiting on a FIFO.
- * `problem` when it cannot be trusted or read; null when it is not there.
+ * The content of `file`, read from a descriptor whose file is judged (fstat) after its name: what is judged is
+ * what is read. `problem` when it cannot be trusted or read; null when it is not there.
  */
 export function readTrustedFile(file: string, what: string): { data: Buffer } | { problem: string } | null {
   const named = trustedPath(file, what);

@@ -1,6 +1,5 @@
-// The configuration as the program uses it: the file's sections (sections.ts) with relative
-// paths resolved against the config file's directory (so a systemd unit works from any working
-// directory), the database reduced to what its client needs, and DATABASE_URL over the file.
+// The configuration as the program uses it: paths resolved against the config file's directory (so a unit
+// works from any working directory), and DATABASE_URL over the file.
 import path from 'node:path';
 import { v } from '../validation.js';
 import * as sections from './sections.js';
@@ -35,11 +34,7 @@ function pgSettings(db: sections.ConfigFile['database']): {
   return { pool, statementTimeoutMs, acquireTimeoutMs, connectTimeoutMs };
 }
 
-/**
- * Behind a proxy the daemon cannot tell which origin clients use: the Host and X-Forwarded-Host a
- * request carries are the client's to choose (and a cache in front would hand a poisoned answer to
- * everyone), so with `trustProxy` the absolute URLs need `publicUrl`.
- */
+/** Behind a proxy a request's Host is the client's to choose, so `trustProxy` needs `publicUrl` for absolute URLs. */
 const PUBLIC_URL_BEHIND_PROXY =
   'is required when "trustProxy" names proxies: set it to the origin clients use through the proxy, e.g. "https://archive.example.org"';
 

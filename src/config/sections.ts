@@ -1,7 +1,5 @@
-// The configuration file (docs/configuration.md): every key once, with its check and its default. The keys
-// `listen.*`, `database.*`, `dataDir` and `log.level` keep their names: deployment tools
-// template them. config.example.json and the table of docs/configuration.md list the same keys
-// and defaults.
+// The configuration file (docs/configuration.md): every key once, with its check and default. Deployment tools
+// template `listen.*`, `database.*`, `dataDir` and `log.level`, so those keep their names.
 import { oneOf, v } from '../validation.js';
 import { group, int, publicUrl, rate, rateOrNull, section, slug, text, textOrNull, trustProxy } from './checks.js';
 
@@ -21,10 +19,7 @@ export const database = section({
   /** PostgreSQL, required with client "pg" (or DATABASE_URL). */
   url: v.optional(textOrNull, null),
   busyTimeoutMs: v.optional(int(0, 600_000), 5000),
-  /**
-   * PostgreSQL: how long one statement may run (statement_timeout, and the same plus a second on
-   * the client, which also catches a stopped server); 0: no limit. Past it a request answers 503.
-   */
+  /** PostgreSQL: how long one statement may run (statement_timeout; 0: no limit); past it a request gets 503. */
   statementTimeoutMs: v.optional(int(0, 86_400_000), 30_000),
   /** PostgreSQL: how long a request waits for a pooled connection before answering 503. */
   acquireTimeoutMs: v.optional(int(100, 600_000), 10_000),

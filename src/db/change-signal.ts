@@ -1,8 +1,5 @@
-// How a running daemon learns, without a database round trip per request, that the CLI changed
-// something that can withdraw access (SQLite only): after the commit, the CLI renames a new file
-// over `<database>-authgen` (never half a file to read). The daemon stats it per request (cheaper
-// than a query) and reads the database when it moved, or once a second: that bounds the delay if
-// a CLI died between its commit and the file write.
+// SQLite: after a commit that changes access the CLI renames a new `<database>-authgen` file into place; the
+// daemon stats it per request and reads the database when it moved, or once a second.
 import { randomUUID } from 'node:crypto';
 import {
   closeSync,
@@ -34,11 +31,7 @@ export const getSignalFile = (db: Db): string | undefined => signalFiles.get(db)
 
 export const SIGNAL_RECHECK_MS = 1_000;
 
-/**
- * Called once the change has committed. The content is a nonce, readable by all (0644): the daemon
- * may run as another user. When the file cannot be written, waiting out the daemons' once-a-second
- * check keeps the promise that the change counts once the command has returned.
- */
+/** Called once the change has committed; if the file cannot be written, waits out the daemons' once-a-second check. */
 export async function signalChange(db: Db): Promise<void> {
   const file = signalFiles.get(db);
   if (!file) return;
@@ -55,11 +48,8 @@ export async function signalChange(db: Db): Promise<void> {
 let unreadable = 0;
 
 /**
- * What a daemon sees of the signal file: its content ('' when absent); when it exists but cannot
- * be read, a value that never repeats, so the database is checked on every request. One stat per
- * request: as the file is only ever replaced by a rename, the inode last read still holds what was
- * read, and keeping it open keeps its number from being recycled (sizes and timestamps could miss
- * two changes within one clock tick).
+ * What a daemon sees of the signal file, with one stat per request: the file is only replaced by a rename, so
+ * the inode kept open still holds what was read. Unreadable: a value that never repeats (read the database).
  */
 export class SignalWatch {
   private held: { fd: number; dev: number; ino: number; content: string } | null = null;

@@ -12,10 +12,7 @@ import { pgKnexConfig, type DatabaseUse } from './pg-config.js';
 import { LIVE_SINCE } from './pg-lease.js';
 import { closePreparedReads } from './prepared-reads.js';
 
-/**
- * A warning when its group or others may read or write the SQLite file (it holds token hashes and
- * the audit log), or null. New files get mode 0600: this catches copies, restores, hand-made files.
- */
+/** A warning when others may read or write the SQLite file (token hashes, audit log), or null. */
 export function databaseFileWarning(config: Pick<Config, 'database'>): string | null {
   if (config.database.client !== 'sqlite3') return null;
   const file = config.database.filename;
@@ -118,13 +115,8 @@ interface PinnedFile {
 }
 
 /**
- * Opens the SQLite file once ourselves (creating it, mode 0600, if it is not there), without
- * following a symbolic link, and judges what is open (fstat): owner and mode, after its name and
- * directory (trustedPath). SQLite can only be given a name; replacedSince then checks that the
- * name still leads to this file once SQLite has opened it. What this promises: no other user can
- * have SQLite open a file of theirs here, since the directory is one no other user may write (a
- * sticky one aside, where they cannot rename or remove our file); the before-and-after identity
- * check catches a swap that completes around the open, not one undone before the check.
+ * Opens the SQLite file ourselves (created 0600 if absent) without following a link, and judges what is open;
+ * replacedSince then checks the name still leads to it once SQLite has opened it by name.
  */
 function pinDatabaseFile(file: string): PinnedFile {
   const named = trustedPath(file, 'database file');

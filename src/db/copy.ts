@@ -27,11 +27,7 @@ export const TABLES = [
   'tei_exports',
 ] as const;
 
-/**
- * The tables not copied, each with its reason: what the target's migrations make or its triggers
- * keep. A table of the schema in neither list fails `test/multi/copy-database.test.ts`, so a new
- * table is a decision, never a silent gap in the copy.
- */
+/** The tables not copied, each with its reason; copy-database.test fails on a table in neither list. */
 export const NOT_COPIED: readonly { table: RegExp; why: string }[] = [
   { table: /^knex_migrations(_lock)?$/, why: "the target's own migrations" },
   { table: /^sqlite_sequence$/, why: "SQLite's own" },

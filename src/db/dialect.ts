@@ -12,13 +12,7 @@ export const isPg = (db: Db): boolean => configOf(db).client === 'pg';
 
 export const isSqlite = (db: Db): boolean => configOf(db).client === 'sqlite3';
 
-/**
- * knex's `log.warn` for both dialects. knex prints "Acquire connection error: …" (with a stack)
- * for each connection it could not open (a file that is no database, one afterCreate refused, a
- * server away) and "Connection Error: …" for each pooled one a server ended: lines outside the
- * JSON log, once per request while the database is away. The same error reaches the caller, which
- * reports it (one line and an exit status, a 503 and the daemon's log, /readyz).
- */
+/** knex's `log.warn` without its per-connection error lines: the caller reports the same error once. */
 export function quietConnectionErrors(message: unknown): void {
   if (!/^(Connection Error|Acquire connection error):/.test(String(message))) process.emitWarning(String(message));
 }
@@ -65,10 +59,7 @@ const UNAVAILABLE_MESSAGES = new RegExp(
 // process held the write lock past the busy timeout.
 const SQLITE_UNAVAILABLE = ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN'];
 
-/**
- * True when a database call failed because the database cannot serve right now (gone, stalled
- * past a timeout, out of space, locked), not because of what was asked: worth retrying later.
- */
+/** True when the database cannot serve right now (gone, stalled, full, locked), not because of what was asked. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; name?: unknown; message?: unknown; errno?: unknown };
   if (!e || typeof e !== 'object') return false;

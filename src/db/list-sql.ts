@@ -1,15 +1,5 @@
-// The SQL of a catalogue list per dialect (docs/catalogue-scale.md, "The read path"): one page in
-// the order an index serves (migration catalog_scale), and the filter's bounded count. It depends
-// only on the list's shape, its `?` values named in `params`; writing it per request costs nothing
-// measurable (bench/RESULTS.md, "The list SQL written out"), so it is not remembered.
-//
-// Order: NULLs last ascending and first descending, ties by id. SQLite puts NULLs first, so a
-// nullable column is ordered there by `(column IS NULL), column`, the expression its index holds.
-//
-// Search: LIKE states what matches (a lower-cased substring). On SQLite, for words long enough
-// for trigrams, the text index finds the candidates (text-index.ts): a page in id order joins the
-// FTS5 hits, yielded in rowid order, so a LIMIT stops after the page; other orders take
-// `id IN (hits)` and walk their sort's index. PostgreSQL's pg_trgm indexes serve the LIKE itself.
+// The SQL of a catalogue list per dialect (docs/catalogue-scale.md, "The read path"): a page in an index's order
+// (NULLs last ascending, ties by id) and a bounded count; search is LIKE, narrowed by FTS5 on SQLite.
 import type { Knex } from 'knex';
 import { isPg, type Db } from './dialect.js';
 import { preparedReads } from './prepared-reads.js';
@@ -103,12 +93,7 @@ export function pageSql(db: Db, f: ListFilter, s: PageShape): Statement {
   return { sql: s.offset ? `${sql} OFFSET ?` : sql, params };
 }
 
-/**
- * The SQL of the filter's count, which stops after `rows` rows. Where only a search narrows the
- * list and the text index is used, the index alone is counted: a trigram phrase of the lower-cased
- * search matches exactly the lower-cased values holding it, as the LIKE does, and the table's rows
- * are never read.
- */
+/** The SQL of the filter's count, stopping after `rows` rows; a search alone counts the text index, not the table. */
 export function countSql(f: ListFilter, rows: number): Statement {
   const params: string[] = [];
   const bounded = (counted: string) => `SELECT count(*) AS n FROM (${counted} LIMIT ${rows}) AS bounded`;

@@ -24,10 +24,7 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   return files.filter((f) => !applied.has(f));
 }
 
-/**
- * Applies pending migrations; returns their names. Safe when several processes start at once on a
- * new database: only when something is pending, each migrates under the lock (underMigrationLock).
- */
+/** Applies pending migrations under the migration lock (several processes may start at once); their names. */
 export async function migrateLatest(db: Db): Promise<string[]> {
   if ((await pendingMigrations(db)).length === 0) {
     await refuseNewerSchema(db);
@@ -41,10 +38,7 @@ export async function migrateLatest(db: Db): Promise<string[]> {
   });
 }
 
-/**
- * Brings the schema to `target` (a known schema version: ../release/versions.ts), down or up, one migration
- * at a time; returns the migrations run, each `-` (down) or `+` (up) and its name.
- */
+/** Brings the schema down or up to `target` (../release/versions.ts); the migrations run, each `-name` or `+name`. */
 export async function migrateTo(db: Db, target: string): Promise<string[]> {
   const name = `${schemaName(target)}.js`;
   const known = knownMigrations();
@@ -123,10 +117,8 @@ export async function backupBeforeMigrating(db: Db, schema: string, now: Date): 
 }
 
 /**
- * `work` in one transaction that first takes the database's own migration lock, so that several
- * processes starting at once on a new database migrate it once (docs/ARCHITECTURE.md). Whoever
- * holds it is the only one migrating, so knex's lock row, left set only by an older build or by
- * hand, is cleared; a database a later release migrated is refused under the lock.
+ * `work` in one transaction holding the database's own migration lock, so processes starting at once migrate
+ * once (docs/ARCHITECTURE.md); knex's lock row is cleared, and a later release's schema refused, under it.
  */
 async function underMigrationLock(db: Db, work: (trx: Knex.Transaction) => Promise<string[]>): Promise<string[]> {
   return db.transaction(async (trx) => {
@@ -150,11 +142,7 @@ const SQLITE_LOCK_WAIT_MS = 60_000;
 /** A table that exists only inside the migrating transaction. */
 const SQLITE_LOCK_TABLE = 'archivectl_migrating';
 
-/**
- * SQLite's one lock is its write lock, waited for only by a first statement that writes (see
- * ./write-transaction.ts): whatever the schema holds yet, this creates a table the migrating
- * transaction drops before it commits, on a busy timeout raised for as long as migrations take.
- */
+/** SQLite's one lock is its write lock: a table created here, dropped before commit, takes it. */
 async function lockSqlite(trx: Knex.Transaction): Promise<void> {
   const [{ timeout }] = (await trx.raw('PRAGMA busy_timeout')) as [{ timeout: number }];
   await trx.raw(`PRAGMA busy_timeout = ${SQLITE_LOCK_WAIT_MS}`);

@@ -7,10 +7,8 @@ import { DEFAULTS } from '../config/sections.js';
 import { quietConnectionErrors } from './dialect.js';
 
 /**
- * Who a handle serves. `daemon`: requests, each statement bounded by `database.statementTimeoutMs`.
- * `command`: the CLI and the daemon's start-up migrations, whose statements run as long as the data
- * needs (a million-row load commits for longer than any request may run). Connecting and waiting
- * for a pooled connection stay bounded for both, as does a server's or role's `statement_timeout`.
+ * Who a handle serves: `daemon` bounds each statement by `database.statementTimeoutMs`; `command` (the CLI,
+ * start-up migrations) runs them as long as the data needs. Connecting stays bounded for both.
  */
 export type DatabaseUse = 'daemon' | 'command';
 
@@ -23,11 +21,7 @@ interface PooledConnection {
   __knex__disposed?: unknown;
 }
 
-/**
- * A statement the client gave up on (query_timeout: the server stopped answering) is still pending,
- * as is its transaction, whose ROLLBACK can no longer be sent: reused, the connection would run the
- * next request's statements inside it. Marked, knex destroys it; the server aborts its transaction.
- */
+/** A connection whose statement the client gave up on is destroyed, never reused: its transaction is still open. */
 function discardAfterClientTimeout(conn: PooledConnection, done: (err: Error | null, conn: unknown) => void): void {
   const query = conn.query.bind(conn);
   conn.query = (...args: unknown[]) => {

@@ -1,15 +1,6 @@
-// PostgreSQL: how several daemons learn of access changes without reading the database on every
-// request, and still refuse a revoked token from the very next request.
-// - The CLI commits the change with a NOTIFY, then waits for every live daemon's acknowledgement
-//   (waitForAcks). Each daemon LISTENs on a connection of its own, adopts a notified generation at
-//   once and acknowledges it in its `daemons` row. A 500 ms heartbeat acknowledges the generation
-//   it reads and renews the lease, valid 2 s from its sending if it heard its own nonce, NOTIFYd
-//   through the pool, on the LISTEN connection; without a valid lease a daemon reads per request.
-//   The probe catches what no connection error shows: a pooler in transaction mode (PgBouncer)
-//   accepts LISTEN but never delivers (docs/faults.md), a stalled server or network delivers late.
-// - The CLI counts a daemon live while its last heartbeat is under 3 s old by the database's
-//   clock: one it stops waiting for has lost its lease already (2 s < 3 s, measured from an
-//   earlier instant), so no daemon goes on trusting an old generation.
+// PostgreSQL: daemons learn of access changes by LISTEN/NOTIFY and acknowledge them; a daemon trusts its cache
+// only while its 2 s lease holds (a 500 ms heartbeat that hears its own NOTIFY), else it reads per request.
+// The CLI waits for every daemon whose heartbeat is under 3 s old, so none goes on trusting an old generation.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type pg from 'pg';

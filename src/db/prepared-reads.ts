@@ -1,17 +1,12 @@
-// SQLite's list reads (docs/catalogue-scale.md, "The read path"): statements prepared once per
-// connection, on read-only (query_only) connections of their own, so a list neither waits for
-// knex's one connection nor compiles its SQL again. In WAL mode they see what knex's connection
-// sees. PostgreSQL, a SQLite handle on no file and a transaction read through knex.
+// SQLite list reads on read-only connections of their own, statements prepared once per connection
+// (docs/catalogue-scale.md, "The read path"); PostgreSQL and transactions read through knex.
 import os from 'node:os';
 import { LRUCache } from 'lru-cache';
 import type { Database, Statement } from 'sqlite3';
 import { Pool } from 'tarn';
 import { isSqlite, sqliteFile, type Db } from './dialect.js';
 
-/**
- * Readers per database: one per core, at most one per thread of libuv's pool (which runs each
- * query); more would only queue there.
- */
+/** Readers per database: one per core, at most one per libuv thread (more would only queue there). */
 const READERS = Math.max(
   1,
   Math.min(os.availableParallelism(), Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10) || 4),
@@ -139,10 +134,7 @@ function statementOf(reader: Reader, sql: string): Prepared {
 const sameValues = (a: readonly unknown[], b: readonly unknown[]) =>
   a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
 
-/**
- * Values equal to the ones bound last are not bound again: a bind makes SQLite prepare the
- * statement afresh at its next step, as a bound LIMIT may shape the plan.
- */
+/** Values equal to those bound last are not bound again: a bind makes SQLite prepare the statement afresh. */
 function run(prepared: Prepared, bindings: readonly unknown[]): Promise<Row[]> {
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, rows: Row[]) => {

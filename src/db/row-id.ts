@@ -1,6 +1,5 @@
-// Row ids as the two databases give and take them. Ids are PostgreSQL `integer` (serial) and
-// SQLite rowids kept to the same range, so a text that names a larger number names no row and
-// must not reach a query, where PostgreSQL would fail it (a 500) instead of finding nothing.
+// Row ids: PostgreSQL `integer` and SQLite rowids kept to its range; a larger number names no row and must not
+// reach a query, which PostgreSQL would fail.
 export const MAX_ROW_ID = 2_147_483_647;
 
 /** The row id a text names ("12" names 12; "012", "0", "-1", "1.5", "1e3", "x" and ids past MAX_ROW_ID name none). */

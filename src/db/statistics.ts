@@ -1,13 +1,8 @@
-// The tables a bulk write filled, made ready to serve (PostgreSQL; docs/catalogue-scale.md, "Bulk
-// load"): without fresh statistics the planner reads every hit of a search through the trigram
-// bitmap (bench/RESULTS.md), and VACUUM empties the GIN pending lists every search reads whole. Autovacuum gets there minutes later, or never.
-// SQLite's plans here are fixed by the query shapes (an index per sort, the FTS join): left alone.
+// After a bulk write on PostgreSQL, ANALYZE and VACUUM give searches fresh plans and empty GIN pending lists;
+// SQLite's plans are fixed by the query shapes.
 import { isPg, type Db } from './dialect.js';
 
-/**
- * Called once the data has committed (VACUUM runs outside a transaction), so a failure here loses
- * nothing: it is a warning that says what to run, not an error of the load.
- */
+/** Called after the data has committed: a failure is a warning saying what to run, not an error of the load. */
 export async function refreshStatistics(db: Db, tables: readonly string[]): Promise<void> {
   if (!isPg(db) || tables.length === 0) return;
   try {

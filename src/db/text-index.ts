@@ -7,9 +7,8 @@ import { isSqlite, type Db } from './dialect.js';
 const TRIGRAM_MIN = 3;
 
 /**
- * The FTS5 query for rows holding any of `words` in any of the index's `columns` (FTS column
- * names, see the migration), or null where the index is not used: on PostgreSQL, or when a word
- * is too short for trigrams (the caller's LIKE then runs alone, through pg_trgm or as a scan).
+ * The FTS5 query for rows holding any of `words` in any of `columns`, or null where the index is not used
+ * (PostgreSQL, or a word too short for trigrams: the caller's LIKE then runs alone).
  */
 export function textMatchOf(db: Db, columns: readonly string[], words: readonly string[]): string | null {
   if (!isSqlite(db) || words.length === 0 || words.some((w) => [...w].length < TRIGRAM_MIN)) return null;
@@ -23,11 +22,7 @@ export const textTableOf = (table: string) => `${table}_text`;
 /** The id of a row joined to the index's hits (as `text_hits`), to order and page by. */
 export const TEXT_HIT_ID = 'text_hits.text_id';
 
-/**
- * Narrows `b` (over `table`) to rows holding any of `words` (see textMatchOf), ordered by id. The
- * index's hits are joined and ordered by TEXT_HIT_ID: SQLite walks them in id order, so a LIMIT
- * stops after its page, where `id IN (hits)` would read every hit first (costly for common words).
- */
+/** Narrows `b` to rows holding any of `words`, by id: the hits joined in id order, so a LIMIT stops after its page. */
 export function withinTextIndexById(
   db: Db,
   b: Knex.QueryBuilder,

@@ -8,9 +8,8 @@ import { isSqlite, isUniqueViolation, type Db } from './dialect.js';
 export async function writeTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   const { value, afterCommit } = await db
     .transaction(async (trx) => {
-      // On SQLite a transaction that reads first and writes later can fail at once with
-      // SQLITE_BUSY when another process committed in between (the busy timeout does not apply
-      // to that upgrade). A first statement that writes (matching no row) waits on it instead.
+      // SQLite: write first, so a transaction waits out the busy timeout instead of failing with SQLITE_BUSY
+      // when it upgrades from reading to writing after another process committed.
       if (isSqlite(db)) await trx('auth_state').where('id', -1).update({ generation: 0 });
       const value = await work(trx);
       return { value, afterCommit: await prepareAnnouncement(db, trx) };

@@ -1,15 +1,5 @@
-// Every write that changes who may do what, and the one place that knows the rule that goes with
-// it: the access generation moves in the same transaction (db/access-generation.ts), so that
-// writeTransaction announces the change to every running daemon once it commits, and each drops
-// what it had cached under the old generation (verified tokens re-read their row, settings are
-// read again). A token's restrictions (its scopes, addresses and rate) narrow its rights, so
-// changing them is such a write too. Callers change rights only through these functions; none of them calls
-// bumpAccessGeneration itself (.dependency-cruiser.cjs refuses the import elsewhere).
-//
-// Writes that grant nothing a daemon could have cached stay outside: creating an account or a
-// token (a new value is in no cache), pruning expired or revoked tokens and replacing expired
-// handoff tokens (already refused by the row every daemon holds), token_max_days (judged by the
-// CLI when a token is made, never per request).
+// Writes that change who may do what: each moves the access generation in its transaction, so every daemon drops
+// what it cached under the old one. Only these functions call bumpAccessGeneration (.dependency-cruiser.cjs).
 import type { Knex } from 'knex';
 import { bumpAccessGeneration } from '../db/access-generation.js';
 import type { Role } from './roles.js';

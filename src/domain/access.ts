@@ -11,12 +11,7 @@ export type Rule = 'open' | 'token_or_public_api' | 'authority' | 'editor' | 'to
 
 export type Method = 'GET' | 'POST' | 'PUT';
 
-/**
- * Why a request of the route costs work that grows with the catalogue (http/limits/heavy-requests.ts):
- * `export` always (a TEI export); `beacon` when it asks for `format=beacon` (a BEACON dump); a
- * reconciliation batch of more than a few queries or entities, given in the `queries`/`extend`
- * parameters (`batch`, 0.2) or as a JSON body's `queries`/`ids` array (`draft-match`, `draft-extend`).
- */
+/** Why a route's request may cost work that grows with the catalogue (http/limits/heavy-requests.ts). */
 export type Heavy = 'export' | 'beacon' | 'batch' | 'draft-match' | 'draft-extend';
 
 /** What the request pipeline needs to know of a route: everything is said here, nothing read from its path. */
@@ -36,25 +31,15 @@ export interface RouteSpec {
   heavy?: Heavy;
   /** A smaller cap on a JSON or form body than `limits.jsonBytes`/`formBytes` (413 beyond). */
   bodyBytes?: number;
-  /**
-   * Answers browsers from any origin (CORS, and the preflight before the rule): the reconciliation
-   * services OpenRefine calls from its web page. The rule still decides who gets an answer.
-   */
+  /** Answers browsers from any origin (CORS): the reconciliation services OpenRefine calls; the rule still decides. */
   crossOrigin?: true;
-  /**
-   * The scope a token needs for the route (scopes.ts): `read` for every route that reads, the
-   * write's own scope for the others; null for an open route (anyone, with any token).
-   */
+  /** The scope a token needs (scopes.ts): `read` for reads, the write's own otherwise; null for an open route. */
   scope: Scope | null;
   /** The scope when the query carries `ids` (TEI regeneration), as `ruleWithIds`. */
   scopeWithIds?: Scope;
 }
 
-/**
- * The access columns of a route (its declaration beside its handler, src/http/routes/, spreads
- * them). A route that reads needs the scope `read` (an open route none); a route that writes
- * names its scope in `more.scope`, and a write without one is a mistake caught at start-up.
- */
+/** A route's access columns: a read needs scope `read`, a write names its own in `more.scope`. */
 export function accessRow(
   method: Method,
   path: string,

@@ -1,7 +1,4 @@
-// Accounts and their roles (docs/http-api.md#access-rules); changes reach running daemons on the next request through
-// the authorisation generation. Who may change them: README "Who acts". Whoever acts, the last
-// superuser is never demoted or deleted: nobody could then manage superusers' tokens or create
-// another one with --as.
+// Accounts and their roles (docs/http-api.md#access-rules); the last superuser is never demoted or deleted.
 import type { Knex } from 'knex';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { writeTransaction } from '../db/write-transaction.js';
@@ -56,11 +53,7 @@ function assertSuperuserActs(actor: Account | null, what: string): void {
     throw forbidden(`${actor.username} (${actor.role}) may not ${what}: only a superuser may`);
 }
 
-/**
- * The superusers' ids, locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's write
- * transaction holds the write lock already). Taken before the target account is read, so two
- * concurrent demotions cannot each count the other superuser: the second waits, then counts again.
- */
+/** The superusers' ids, locked until the transaction ends, so two concurrent demotions never both succeed. */
 async function lockSuperusers(trx: Knex.Transaction): Promise<number[]> {
   const rows = await trx('accounts').where('role', 'superuser').forUpdate().select<{ id: number }[]>('id');
   return rows.map((r) => r.id);

@@ -1,9 +1,5 @@
-// Client addresses and CIDR blocks, for tokens bound to addresses (`--allow-from`, the
-// `allow_from` column of tokens/restrictions.ts): an admin's block read into its canonical text,
-// or what is wrong with it, and whether a client address (as the daemon judged it, behind
-// trustProxy) is in one of a token's blocks. ipaddr.js does the arithmetic; node's own isIP
-// decides what is an address at all (four decimal parts for IPv4, so `10.1` or `0x0a.0.0.1`,
-// which ipaddr.js would read, are refused).
+// Client addresses and CIDR blocks of address-bound tokens: ipaddr.js does the arithmetic, node's isIP decides
+// what an address is (so `10.1` and `0x0a.0.0.1` are refused).
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 

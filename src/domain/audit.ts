@@ -8,10 +8,7 @@ import { parseDate } from './dates.js';
 /** The actor of settings changes made by earlier versions: a name no account may take. */
 export const SYSTEM = 'system';
 
-/**
- * Who runs a command whose acting account is optional (account commands, prune): an account given
- * with --as, which the command checks, or else the audit log's actor (`os:<name>`).
- */
+/** Who runs a command whose acting account is optional: the --as account (checked), else `os:<name>`. */
 export interface Acting {
   account?: string | undefined;
   otherwise: string;

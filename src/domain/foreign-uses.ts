@@ -1,9 +1,5 @@
-// A token bound to addresses (`allow_from`) presented from another one: what its owner most
-// needs to learn, since it usually means the value was taken elsewhere. Each such use is refused
-// (http/allow-from.ts); it is written to the audit log once per token, client key (an address,
-// an IPv6 /64) and UTC day for the whole installation, however many daemons refuse it, for at
-// most NOTED_PER_DAY keys a token a day: the first daemon to insert the day's row in
-// `token_address_refusals` writes the entry, in the same transaction.
+// Uses of an address-bound token from another address: audited once per token, client key and UTC day across
+// all daemons (the first to insert the day's `token_address_refusals` row writes it), NOTED_PER_DAY keys at most.
 import { writeTransaction } from '../db/write-transaction.js';
 import { isAppError } from '../errors.js';
 import { record } from './audit.js';
@@ -24,12 +20,7 @@ export interface RefusedToken {
 /** The audit log's actor for a use nobody can name: the client's address. */
 export const addressActor = (address: string): string => `address:${address}`;
 
-/**
- * Records a refused use from `address`, whose client key (`key`: the address, or its IPv6 /64)
- * names the day's row; true when this call wrote the day's entry,
- * false when it was there already, the token's day is full, or another daemon wrote it at the
- * same moment.
- */
+/** Records a refused use from `address` (client key `key`); true when this call wrote the day's entry. */
 export async function recordForeignUse(
   ctx: Ctx,
   token: RefusedToken,

@@ -1,7 +1,5 @@
-// What a token may do, as scopes: each route of the access matrix needs one (RouteSpec.scope in
-// access.ts), and a token's rights are its account's rights narrowed to its scopes. A token made
-// without scopes keeps every right of its account (`*`), as every token made before scopes did.
-// Stored in `tokens.scopes` as comma-separated text in the order of SCOPES (NULL: every right).
+// Scopes narrow a token's rights to part of its account's; a token without scopes (`*`) keeps them all.
+// Stored in `tokens.scopes` as comma-separated text in SCOPES order (NULL: every right).
 
 export const SCOPES = ['read', 'catalog:write', 'sips', 'ingest', 'ai-usage', 'tei:refresh'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -1,11 +1,5 @@
-// Tokens bound to client addresses (`token create --allow-from`): a right value presented from an
-// address outside its blocks is refused by the authenticator (reason `address`, no use recorded,
-// no token header), and answered here with 403, as a refused token is: after the api_token rule,
-// at the refusal delay, the connection closed. Such refusals cost their sender: each client key
-// (an address, an IPv6 /64) has a budget per token, beyond which the answer is 429. What the
-// owner needs to act on (the token's id and the client key, never the value) is logged and
-// audited once per token, key and UTC day, for at most NOTED_PER_DAY keys a token a day; the rest
-// is only counted (archivectl_auth_refusals_total{reason="address"}).
+// Tokens bound to client addresses (`--allow-from`): a use from elsewhere is answered 403 like a refused token,
+// 429 past each client key's budget, and audited once per token, key and UTC day (at most NOTED_PER_DAY keys).
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { ForeignToken } from '../domain/tokens/authenticate.js';

@@ -24,12 +24,7 @@ function hexValue(c: number): number {
   return -1;
 }
 
-/**
- * Whether the raw key from `start` to `end` (or the first `=`) decodes to `api_token` or
- * `api_token[…`. Both are ASCII, so only `+` (a space: no match) and `%XX` below 0x80 can decode
- * to them; any other `%` is literal here (as lenient decoders like PHP's keep it). At most ten
- * decoded characters are looked at: no exception, no allocation, so a query costs one linear scan.
- */
+/** Whether the raw key from `start` to `end` (or `=`) decodes to `api_token` or `api_token[…`, in one scan. */
 function keyNamesApiToken(raw: string, start: number, end: number): boolean {
   let matched = 0;
   let i = start;

@@ -1,9 +1,5 @@
-// Request bodies under /api, read once the route and the Authorization header are judged and
-// before their refusals are answered: `api_token` in a form or JSON body is refused first
-// (docs/http-api.md#access-rules). A request already known to be refused has its body read only as far as that rule needs,
-// and only while it arrives promptly. Problems are recorded, not answered: a request without a
-// valid token gets its 401 before its 400. JSON and forms: co-body (size limits, qs without
-// prototype keys); multipart: multipart.ts (busboy, file parts streamed to disk, never held in memory).
+// Request bodies under /api, read once the route and Authorization are judged: `api_token` in a body is refused
+// first; problems are recorded, so a request without a valid token gets its 401 before its 400.
 import coBody from 'co-body';
 import type { Next } from 'koa';
 import { queryHasApiToken } from './api-token.js';

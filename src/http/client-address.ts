@@ -1,9 +1,5 @@
-// Who is calling, for the failure budgets, the KDF queue's turns, the connection limits and the
-// logs. Only peers named in `trustProxy` (never a hop count, which would trust any peer) may name
-// the client in X-Forwarded-For; anyone else's forwarded headers are removed before anything reads
-// them: a client cannot choose its address. What a trusted proxy forwards is checked too: the
-// daemon never writes a client-chosen text where an address belongs (logs, `last_used_from`,
-// budget keys), and never builds a URL from a forwarded host (routes/input.ts, baseUrl).
+// Who is calling, for budgets, queues, limits and logs: only peers named in `trustProxy` may name the client in
+// X-Forwarded-For; anyone else's forwarded headers are removed before anything reads them.
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -27,10 +23,8 @@ export interface Client {
 }
 
 /**
- * The client's address, as canonical text. A peer not trusted loses its forwarded headers (Koa
- * reads them too). From a trusted proxy: every X-Forwarded-For entry must be an IP address, else
- * the request is refused (`forwardedRefused`); X-Forwarded-Proto is kept only when it is exactly
- * `http` or `https`; X-Forwarded-Host and Forwarded are dropped (nothing may read them).
+ * The client's canonical address. Forwarded headers count only from a trusted proxy, and there only an
+ * X-Forwarded-For of IP addresses (else `forwardedRefused`) and an X-Forwarded-Proto of `http` or `https`.
  */
 export function clientAddress(req: IncomingMessage, trust: TrustFn): Client {
   const socket = req.socket;
@@ -62,11 +56,7 @@ export function clientAddress(req: IncomingMessage, trust: TrustFn): Client {
 /** A connection's peer, read once: keep-alive requests on it need no parsing again. */
 const peers = new WeakMap<object, { address: string; trusted: boolean }>();
 
-/**
- * An IP address as canonical text, or null for anything else: IPv4 in dotted decimal (as
- * node:net accepts it, no leading zeros), IPv4-mapped IPv6 as IPv4, other IPv6 in RFC 5952's
- * form (lower case, the longest run of zeros shortened). A zone (`%eth0`) is no client address.
- */
+/** An IP address as canonical text (IPv4 dotted decimal, mapped IPv6 as IPv4, other IPv6 per RFC 5952), or null. */
 export function canonicalAddress(text: string): string | null {
   const family = isIP(text);
   if (family === 4) return text;

@@ -1,13 +1,5 @@
-// Cross-origin access to the reconciliation services (the routes marked `crossOrigin`; README,
-// "CORS" and "JSONP"): OpenRefine uses them from its web page, on another origin, and
-// Reconciliation 0.2 requires CORS on every endpoint (JSONP is its older fallback).
-// - `Access-Control-Allow-Origin: *` on every answer of those paths, errors included, and of every
-//   path under a service's root that is no route (it reads as 404 instead of failing on CORS).
-//   No credentials: tokens travel in the Authorization header a page sets itself, never in
-//   cookies, so `*` gives a page nothing it could not fetch from anywhere else.
-// - A preflight carries no token: answered 204 before authentication (the request that follows
-//   meets the route's rule). Any other OPTIONS is a method like any other (405 with Allow).
-// - JSONP: a script tag sends no Authorization header, so it only reaches what is open.
+// CORS and JSONP for the reconciliation services OpenRefine calls from its page (README, "CORS"): `*` without
+// credentials (tokens never travel in cookies); a preflight is answered before authentication.
 import { invalid } from '../errors.js';
 import { hasBody } from './body.js';
 import type { ApiContext, ApiNext } from './types.js';

@@ -1,20 +1,5 @@
-// Multipart bodies (busboy), read as they arrive, in three phases:
-//
-//   reading ──decide(outcome)──▶ stopping      the answer no longer depends on the rest
-//      └──────parser closed────▶ closing       the body was read to its end
-//
-// - reading: parts are taken: fields kept, file parts streamed to temporary files on routes that
-//   keep them (discarded elsewhere); problems (a nameless part, a limit) are recorded and answered
-//   at the end, so the api_token rule still sees every name.
-// - stopping: an `api_token` part, the first file part of a request known to be refused, a
-//   refused body too slow to wait for, a file over `uploadBytes`, a file that could not be
-//   stored, a malformed or aborted body. No part is taken any more; the parser is stopped on the
-//   next turn (busboy emits its events in the middle of its own write) and the rest of the body is
-//   left as DISCARD_REST_BYTES says.
-// - closing: a file write that fails now (the last write, the flush) still decides the answer.
-//
-// Either way the result is resolved only after (1) every file write has settled and (2) the files
-// not handed to the handler are removed, at once, also while the rest of a body is discarded.
+// Multipart bodies (busboy), read as they arrive until the answer no longer depends on the rest (then the
+// parser stops); the result resolves only once every file write has settled and unused files are removed.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -37,11 +22,7 @@ export interface MultipartOptions {
   tmpDir: string;
 }
 
-/**
- * When reading stops early, the rest is discarded only when Content-Length says it is this small:
- * a client still writing into a closed connection gets a reset (EPIPE) and may never see the
- * answer. A larger or chunked rest is never read: the answer closes the connection.
- */
+/** After an early stop the rest is discarded only up to this Content-Length; a larger rest closes the connection. */
 const DISCARD_REST_BYTES = 64 * 1024;
 
 const BUSBOY_LIMITS = { files: 4, fields: 100, fieldSize: 65_536, parts: 110, headerPairs: 100 };
@@ -236,9 +217,8 @@ class MultipartRead {
 }
 
 /**
- * Streams one file part to its temporary file. Settles only once the file is closed, so a cleanup
- * awaiting it is not overtaken by a late open; a body `stopped` by then creates no file. Resolves
- * once every byte is on disk (fsync) and the size is as counted: then `size` and `sha256` are right.
+ * Streams one file part to its temporary file; settles only once the file is closed, and resolves once every
+ * byte is on disk (fsync) and the size is as counted.
  */
 async function storeFile(stream: Readable, file: UploadedFile, tmpDir: string, stopped: () => boolean): Promise<void> {
   await mkdir(tmpDir, { recursive: true });

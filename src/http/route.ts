@@ -1,7 +1,5 @@
-// A route, declared once beside its handler (src/http/routes/): its access columns
-// (domain/access.ts), what it reads (query, body: the valibot schemas its handler parses with),
-// what it answers, and the handler. The router, the access and scope steps, `archivectl routes`
-// and the served description (src/http/openapi/) are all derived from these declarations.
+// A route, declared once beside its handler (src/http/routes/): the router, the access steps, `archivectl routes`
+// and the served description are derived from these declarations.
 import type { RouteSpec } from '../domain/access.js';
 import type { v } from '../validation.js';
 import type { Handler } from './types.js';
@@ -9,10 +7,7 @@ import type { Handler } from './types.js';
 /** A JSON Schema (draft 2020-12, OpenAPI 3.1's dialect). */
 export type Schema = Record<string, unknown>;
 
-/**
- * A schema as a route declares it: the valibot schema its handler parses with, or JSON Schema
- * where no valibot schema exists (answers built by hand, references to shared components).
- */
+/** A schema as a route declares it: the valibot schema its handler parses with, or JSON Schema where none exists. */
 export type SchemaSource = v.GenericSchema | Schema;
 
 /** The shared error answers (src/http/openapi/document.ts) a route names beside its own. */

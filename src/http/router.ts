@@ -1,9 +1,5 @@
-// The declared routes (routes/index.ts), dispatched by @koa/router (docs/ARCHITECTURE.md): a
-// route's chain is its declaration onto ctx.state, the request pipeline (app.ts), its handler. Where
-// patterns overlap, the most specific (fewest parameters) owns the path for every method
-// (/api/actors/reconcile is never an actor id), so each pattern is registered again, without a
-// matrix entry, for the methods it does not serve. 404 and 405 are the pipeline's, as JSON, once
-// the Authorization header is judged (docs/http-api.md): allowedMethods() would answer before, bodiless.
+// The declared routes (routes/index.ts), dispatched by @koa/router. Where patterns overlap the most specific owns
+// the path for every method; 404 and 405 are the pipeline's, as JSON, once Authorization is judged.
 import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import compose from 'koa-compose';

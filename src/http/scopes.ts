@@ -1,8 +1,5 @@
-// Scoped tokens (`token create --scope`): a token's rights are its account's rights narrowed to
-// its scopes. The route's rule (enforceAccess) is judged first, so a role too low is answered as
-// before; this step then refuses a request whose route needs a scope the token lacks, with 403
-// and RFC 6750 §3's `insufficient_scope`, naming the scope needed. Each route's scope is a
-// column of the access matrix (RouteSpec.scope, domain/access.ts), never read from the path.
+// Scoped tokens: after the route's rule, a request whose route needs a scope the token lacks is refused with
+// 403 `insufficient_scope` (RFC 6750 §3). Each route's scope is a column of domain/access.ts.
 import { decide, ruleFor, scopeFor } from '../domain/access.js';
 import type { Scope } from '../domain/scopes.js';
 import { httpError, REALM } from './errors.js';
@@ -10,11 +7,7 @@ import type { ApiContext, ApiNext } from './types.js';
 
 const withIds = (ctx: ApiContext) => ctx.query.ids !== undefined;
 
-/**
- * The scope this request needs and its token lacks; null when nothing is missing: no token, a
- * token with every right of its account, an open route, or a request the settings open to
- * anyone without a token (it is served to any token as it is to anyone).
- */
+/** The scope this request needs and its token lacks, or null (no token, an unscoped token, an open route). */
 export function missingScope(ctx: ApiContext): Scope | null {
   const { route, principal } = ctx.state;
   if (!route || principal?.scopes == null) return null;

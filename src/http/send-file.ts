@@ -1,8 +1,5 @@
-// Large answers (TEI exports, BEACON dumps) are files sent with backpressure: the daemon holds a
-// read-ahead buffer for each client, never the document. A client that stops reading would
-// still hold its connection and its place among the heavy requests for as long as it likes, so
-// an answer its client holds back (the socket's buffer full) for `timeouts.sendMs` without taking
-// SEND_PROGRESS_BYTES is cut; while the daemon is the slow side, nothing counts.
+// Large answers (TEI exports, BEACON dumps) sent from files with backpressure; an answer its client holds back
+// for `timeouts.sendMs` without taking SEND_PROGRESS_BYTES is cut.
 import type { FileHandle } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import type { ApiContext } from './types.js';

@@ -44,10 +44,7 @@ export interface DaemonOptions {
   migrate?: boolean;
   host?: string;
   port?: number;
-  /**
-   * Listening sockets passed by systemd (file descriptors, inherited-sockets.ts). When given, the
-   * daemon listens on them and on nothing else: `host`, `port` and `listen` are not used.
-   */
+  /** Listening sockets passed by systemd (inherited-sockets.ts); when given, `host`, `port` and `listen` are unused. */
   sockets?: number[];
   clock?: Clock;
   /** Where log lines go (default: stdout). */
@@ -76,11 +73,7 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/**
- * Answers a request Node could not parse, then closes the connection once the answer is out. A
- * TLS connection whose handshake failed or never ended is closed at once: a plain-text answer
- * cannot go through it, and would wait there for ever, the connection with it.
- */
+/** Answers a request Node could not parse, then closes; a TLS connection that never finished its handshake at once. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket, handshaken: WeakSet<Socket>): void {
   if (!socket.writable || ((socket as TLSSocket).encrypted && !handshaken.has(socket))) {
     socket.destroy();
@@ -200,10 +193,7 @@ function serverUrl(server: http.Server, secure: boolean): string {
 
 const closeServer = (server: Server) => () => new Promise<void>((resolve) => server.close(() => resolve()));
 
-/**
- * Hands requests to the app through the connection guard, counting those in flight until their
- * handler ends, client gone or not: shutdown must not close the database under a running handler.
- */
+/** Hands requests to the app, counting each until its handler ends: shutdown never closes the database under one. */
 function serveRequests(
   server: http.Server,
   handle: ReturnType<Koa['callback']>,
@@ -255,10 +245,7 @@ function serveRequests(
   };
 }
 
-/**
- * Starts the daemon: every part is built here, once, in the order they need each other. A failed
- * start releases what was opened, logs the reason (for the journal) and throws it (for the CLI).
- */
+/** Starts the daemon; a failed start releases what was opened, logs the reason and throws it. */
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   // Read before anything is opened, so a bad path or an exposed key stops the start cleanly.

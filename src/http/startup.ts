@@ -1,7 +1,4 @@
-// What must hold before the daemon says it is listening. A daemon that cannot do its job has to
-// stop at once with a non-zero status and one line saying why: under systemd a unit that
-// "runs" while listening on nothing, or while every upload fails, is never restarted and never
-// noticed. Each failure is an error whose message is that line (no stack: it is not a bug).
+// What must hold before the daemon says it listens; else it stops at once with one line saying why.
 import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
@@ -63,9 +60,8 @@ export function listenOn(server: Server, host: string, port: number): Promise<vo
 }
 
 /**
- * Listens on the sockets systemd passed (socket activation), or rejects with one line naming the
- * descriptor. The first becomes the server's own; connections accepted on any other are handed to
- * it (one server, one set of limits). Returns those others, for the caller to close.
+ * Listens on the sockets systemd passed: the first becomes the server's own, the others hand it their connections
+ * and are returned, for the caller to close.
  */
 export async function listenOnSockets(server: Server, fds: number[]): Promise<Server[]> {
   const others: Server[] = [];
@@ -107,10 +103,8 @@ export interface TlsFiles {
 }
 
 /**
- * The certificate and the private key, read once. The key file is refused as the config file is
- * when another user could have written it (then the key is not ours: with its certificate, it
- * decides who clients talk to), and also when every user may read it (then it is no secret). Its
- * group may read it: Debian gives keys to the `ssl-cert` group.
+ * The certificate and key, read once. The key is refused when another user could have written it, and when
+ * every user may read it; its group may (Debian's `ssl-cert`).
  */
 export function readTlsFiles(tls: { cert: string; key: string }): TlsFiles {
   const cert = readPem(tls.cert, 'tls.cert');

@@ -55,10 +55,7 @@ export interface ApiState {
   settings: Settings;
   /** A refusal of the header, answered after step 1; the pause counts from `answerAt` (0: none). */
   refusal: { error: Error; answerAt: number } | null;
-  /**
-   * Why authentication refused this request, for the metrics (`header`: not a Bearer header;
-   * `address`: a token bound to other addresses, allow-from.ts; `scope`: outside its scopes, scopes.ts).
-   */
+  /** Why authentication refused this request, for the metrics. */
   authRefusal?: Refusal | 'header' | 'api_token' | 'missing' | 'scope';
   /** The 429 of a spent request limit, decided before the body (http/limits/rate-limits.ts). */
   rateRefusal?: Error;

@@ -1,11 +1,5 @@
-// An answer given while the request's body is still arriving and will not be read (an early 413,
-// a refused upload, a refused body too slow to wait for). It says `Connection: close`, and after
-// such an answer Node ends the connection and destroys it as soon as our side is written: what
-// the client still sends then meets a closed socket, whose reset can throw the answer away before
-// the client has read it (RFC 9112 §9.6; seen as a client that never got its 413). So the answer
-// is sent whole at once (its Content-Length tells the client it is complete), but ends — and lets
-// Node close the connection — only once the client has sent the rest, which is read and
-// discarded, or LINGER_MS has passed. The connection limits count the connection meanwhile.
+// An answer given while the request's body still arrives unread (an early 413, a refused upload): sent whole at
+// once, ended only once the rest has arrived or LINGER_MS passed, so a reset cannot discard it (RFC 9112 §9.6).
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
@@ -21,12 +15,7 @@ export function closeAfterAnswer(ctx: Context): void {
   unread.add(ctx.req);
 }
 
-/**
- * Called once the answer is made (its status, headers and body set): an answer marked by
- * closeAfterAnswer whose request is still arriving becomes a stream that sends the whole answer
- * now and ends when the request has ended or closed, or after LINGER_MS; the request flows
- * meanwhile, into nothing (Node's parser stops reading the socket while the request's buffer is full).
- */
+/** An answer marked by closeAfterAnswer is sent now and ends with its request, or after LINGER_MS. */
 export function lingeringClose(ctx: Context): void {
   const req = ctx.req;
   if (!unread.has(req) || req.complete || req.destroyed || ctx.method === 'HEAD') return;

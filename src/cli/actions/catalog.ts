@@ -10,10 +10,7 @@ import { progressLine, type Progress } from '../progress.js';
 /** The longest entry a catalogue file may hold, in characters (an actor's comment alone may take 65,535). */
 const MAX_ENTRY = 16 * 1024 * 1024;
 
-/**
- * The file's bytes, a megabyte at a time ("-": standard input); a read error is a clear refusal.
- * Entries are loaded as they are read, so the bytes read so far are the load's progress.
- */
+/** The file's bytes a megabyte at a time ("-": stdin); the bytes read so far are the load's progress. */
 async function* chunksOf(
   file: string,
   handle: FileHandle | null,

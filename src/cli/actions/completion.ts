@@ -12,10 +12,7 @@ const PLAIN_WORD = /^[A-Za-z0-9._@-]+$/;
 /** Enough for any terminal's list; a bigger installation types a few letters first. */
 const MOST = 2000;
 
-/**
- * Usernames or active token ids for completion, read without migrating or writing anything;
- * any failure (no database, a refused file) prints nothing: Tab must never print an error.
- */
+/** Usernames or active token ids for completion, read only; any failure prints nothing (Tab never shows an error). */
 export async function values(globals: Globals, what: string): Promise<void> {
   try {
     const words = await withConfiguredDatabase(readConfig(globals()), {}, async (db) => {

@@ -15,10 +15,7 @@ function hasPassword(url: string): boolean {
   }
 }
 
-/**
- * The target URL: the argument, else ARCHIVECTL_COPY_TO, else typed at a hidden prompt when
- * stdin is a terminal. Never echoed: it may hold a password.
- */
+/** The target URL: the argument, else ARCHIVECTL_COPY_TO, else asked without echo (it may hold a password). */
 async function targetUrl(argument: string | undefined): Promise<string> {
   if (argument !== undefined) {
     if (hasPassword(argument)) {

@@ -12,18 +12,14 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
   // Taken (and removed from the environment) before any child process could inherit them.
   const { takeInheritedSockets } = await import('../../http/inherited-sockets.js');
   const sockets = takeInheritedSockets(env, process.pid);
-  // Listened to before the daemon says it listens, so no later signal meets a default action:
-  // SIGTERM or SIGINT during the start stop the daemon once started; SIGHUP (by default the end
-  // of the process) is logged and ignored: a daemon logging to stdout has nothing to reopen.
-  let stopRequested: ((signal: string) => void) | string | null = null;
+  // Listened to before the daemon says it listens: SIGTERM or SIGINT during the start stop it once started;
+  // SIGHUP is logged and ignored (a daemon logging to stdout has nothing to reopen).
+  let requestStop!: (signal: string) => void;
+  const stopSignal = new Promise<string>((resolve) => (requestStop = resolve));
   let hangup: () => void = () => undefined;
-  const onTerm = () => request('SIGTERM');
-  const onInt = () => request('SIGINT');
+  const onTerm = () => requestStop('SIGTERM');
+  const onInt = () => requestStop('SIGINT');
   const onHangup = () => hangup();
-  const request = (signal: string) => {
-    if (typeof stopRequested === 'function') stopRequested(signal);
-    else stopRequested ??= signal;
-  };
   signals.once('SIGTERM', onTerm);
   signals.once('SIGINT', onInt);
   signals.on('SIGHUP', onHangup);
@@ -45,27 +41,21 @@ export async function run(globals: Globals, opts: { host?: string; port?: string
     const { systemdNotifier } = await import('../systemd-notify.js');
     const systemd = systemdNotifier(env, (message) => daemon.log.warn(message));
     systemd.ready(`listening on ${daemon.url}`);
-    failure = await new Promise<Error | undefined>((resolve) => {
-      const stop = (signal: string) => {
-        daemon.log.info({ signal }, 'signal received');
-        // Waited for before the process exits: under KillMode=mixed systemd kills what is left.
-        const notified = systemd.stopping();
-        daemon.close().then(
-          () => notified.then(() => resolve(undefined)),
-          (err: unknown) => notified.then(() => resolve(new Error(`during shutdown: ${(err as Error).message}`))),
-        );
-      };
-      if (typeof stopRequested === 'string') stop(stopRequested);
-      else stopRequested = stop;
-    });
+    daemon.log.info({ signal: await stopSignal }, 'signal received');
+    // Waited for before the process exits: under KillMode=mixed systemd kills what is left.
+    const notified = systemd.stopping();
+    failure = await daemon.close().then(
+      () => undefined,
+      (err: unknown) => new Error(`during shutdown: ${(err as Error).message}`),
+    );
+    await notified;
   } finally {
     signals.removeListener('SIGTERM', onTerm);
     signals.removeListener('SIGINT', onInt);
     signals.removeListener('SIGHUP', onHangup);
   }
-  // All is closed and flushed; a handler still waiting on its client past the shutdown deadline
-  // must not keep the daemon alive, so one that owns its process leaves now (status 1 after a
-  // failed shutdown, whatever main's caller sets meanwhile). Inside tests it only returns.
+  // A handler still waiting on its client past the shutdown deadline must not keep the process alive:
+  // one that owns its process leaves now (status 1 after a failed shutdown). Inside tests it only returns.
   if (signals === process) setImmediate(() => process.exit(failure ? 1 : undefined));
   if (failure) throw failure;
 }

@@ -83,9 +83,8 @@ const mayManage = (ctx: Ctx, verb: string) =>
   });
 
 /**
- * --expires, else (in a terminal) the last day typed at a question that checks it as typed: a
- * date, not past, within the lifetime policy; --no-expires: no end (null); nothing (or an empty
- * answer): the lifetime policy's end, or none while it is off.
+ * --expires, else in a terminal a day asked and checked as typed; --no-expires: null; nothing (or an empty
+ * answer): undefined, the lifetime policy's end or none.
  */
 async function askExpiry(ctx: Ctx, flag: string | false | undefined): Promise<string | null | undefined> {
   if (flag !== undefined || !isInteractive()) return givenExpiry(flag);

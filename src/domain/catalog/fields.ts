@@ -18,10 +18,7 @@ const CONTROL_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 export const hasControlChars = (s: string): boolean => CONTROL_RE.test(s);
 
-// Also refused in catalogue text: C1 controls (U+009B is a CSI to a terminal, U+0085 a line break
-// to some readers), U+2028/U+2029 (line ends to JavaScript and line-splitting tools), unpaired
-// surrogates (no UTF-8 carries them), noncharacters (U+FDD0-U+FDEF and each plane's last two, kept
-// out of interchanged text). With `u` a lone surrogate is one code point, and so is an astral one.
+// Also refused in text: C1 controls, U+2028/U+2029, unpaired surrogates and noncharacters.
 const NOT_TEXT_RE =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029\uD800-\uDFFF\uFDD0-\uFDEF\uFFFE\uFFFF\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/u;
@@ -290,11 +287,7 @@ function decoded(s: string): string | null {
   }
 }
 
-/**
- * `wikipedia`: an article's URL, stored as an IRI in MediaWiki's canonical form (title decoded,
- * spaces as `_`, only `%`, `?`, `"`, `\`, `^` and `` ` `` percent-encoded), so the value is a
- * usable link and a BEACON source token: no whitespace, no `|`.
- */
+/** `wikipedia`: an article's URL as an IRI in MediaWiki's canonical form, so it is a link and one BEACON token. */
 export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.string(WIKIPEDIA_MESSAGE),
   v.maxLength(2048, WIKIPEDIA_MESSAGE),

@@ -1,7 +1,5 @@
-// Ingest callbacks (docs/http-api.md): the ingest system reports what became of a received SIP.
-// A submission leaves `received` exactly once. The guarded UPDATE (… AND status = 'received')
-// makes that race-free on both dialects: of two concurrent callbacks, one changes the row and
-// the other sees 0 affected rows and gets 409, whatever the isolation level.
+// Ingest callbacks (docs/http-api.md): a submission leaves `received` once; the guarded UPDATE makes that
+// race-free, and the loser of two callbacks gets 409.
 import { hasControlChars } from './fields.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { MAX_ROW_ID } from '../../db/row-id.js';

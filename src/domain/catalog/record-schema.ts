@@ -1,7 +1,5 @@
-// A resource's input as one valibot schema built from its field table. Only the table's keys are
-// read (so `__proto__` or `constructor` never reach a prototype); any other key that is not
-// read-only is an "unknown field". Every problem is reported at once, so a client sees all of its
-// mistakes in one 422 and `catalog load` can name the entry.
+// A resource's input as one valibot schema from its field table: only the table's keys are read (no
+// `__proto__`), other keys are "unknown field", and every problem is reported at once.
 import { issueMap, MAX_UNKNOWN, shownFieldName, v } from '../../validation.js';
 import { isPlainObject } from './json-values.js';
 

@@ -1,7 +1,5 @@
-// SIP submissions (docs/http-api.md): the upload, streamed to a temporary file by the HTTP layer (which
-// removes it on any failure), is checked, recorded and moved into place. So that no row outlives
-// its file nor file its row, it is checked first, moved to `sips/<id>.zip` as the last step of the
-// write transaction (a failed move rolls the rows back), and removed if the commit itself fails.
+// SIP submissions (docs/http-api.md): checked, recorded, and moved to `sips/<id>.zip` as the write transaction's
+// last step, so no row outlives its file nor file its row.
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';

@@ -22,9 +22,7 @@ const ENTITIES: Record<string, string> = {
 };
 const ATTR_ENTITIES: Record<string, string> = { ...ENTITIES, '\t': '&#9;', '\n': '&#10;' };
 
-// C1 controls (U+0080–U+009F; refused in new text, but older rows or SQL by hand may hold them):
-// legal but discouraged in XML 1.0 (§2.2), required as references in XML 1.1. As references they
-// parse the same everywhere and cannot upset line-oriented tools (U+0085 is a line break to some).
+// C1 controls (legal but discouraged in XML 1.0) as references, which parse the same everywhere.
 const C1 = /[\u0080-\u009F]/g;
 const charRef = (c: string): string => `&#x${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;
 

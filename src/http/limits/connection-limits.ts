@@ -1,16 +1,5 @@
-// Bounds on what connections can cost, before any request reaches Koa (README, "One client
-// cannot hold the server", says what each does):
-// - `perAddress`: an IPv6 client counts by its /64 (one host can use any address of it); trusted
-//   proxies are excepted (they carry many clients);
-// - `total`: at the cap the longest idle connection of the address holding the most is closed (a
-//   keep-alive connection costs nothing to reopen), so a flood evicts its own first; a trickling
-//   body must not hold its place for `timeouts.requestMs` (bodyStalled, markRefusedBody);
-// - `pipelined`: HTTP/1.1 answers in order and Node parses all a client sends, so a deeper
-//   pipeline is closed at once (those in flight finish unanswered) rather than cost memory and CPU.
-// Over TLS a connection counts from its TCP accept, not from the end of its handshake: a socket
-// that never sends its ClientHello costs a file descriptor and memory all the same. The handshake
-// must end within `handshakeMs` (a fixed deadline: a ClientHello sent a byte at a time does not
-// extend it), and a connection still in it counts as idle at the cap.
+// Bounds on what connections cost before a request reaches Koa (README, "One client cannot hold the server"):
+// per address (IPv6 by /64), in total (longest idle evicted first), pipeline depth, and the TLS handshake's time.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';

@@ -1,8 +1,5 @@
-// Requests whose cost grows with the catalogue (an export, a BEACON dump, a large reconciliation
-// batch) hold one of `limits.heavyRequests` places while their answer is built and sent, or wait
-// in one of `limits.heavyQueue` (at most WAIT_MS), else 503 with Retry-After. Everything else
-// never waits here: a crowd of anonymous harvesters, or clients that do not read what they asked
-// for, cannot take the daemon from a token holder.
+// Requests whose cost grows with the catalogue hold one of `limits.heavyRequests` places or wait in
+// `limits.heavyQueue` (at most WAIT_MS), else 503 with Retry-After; nothing else waits here.
 import { httpError } from '../errors.js';
 import { isPlainObject } from '../../domain/catalog/json-values.js';
 import type { ApiContext, ApiMiddleware, ParsedBody } from '../types.js';

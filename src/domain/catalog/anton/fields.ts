@@ -14,9 +14,8 @@ export function fullId(slug: string, register: Register, id: number): string {
 }
 
 /**
- * Anton's authority types in the order of its documented enum (openapi.yaml, `authority_type`),
- * numbered from 1: the fixed `type_id`s this API takes (Anton's own are valuelist rows, which
- * differ between installations). The `authority_type` filter also takes the labels, in any case.
+ * Anton's authority types in its documented enum's order, numbered from 1: the fixed `type_id`s this API takes
+ * (Anton's own differ between installations). The `authority_type` filter also takes the labels.
  */
 export const AUTHORITY_TYPES = [
   { code: 'person', id: 1, labels: ['Person', 'Personne'] },

@@ -1,10 +1,5 @@
-// Anton's request shapes (openapi.yaml: ActorInput, PlaceInput) accepted beside ours: their
-// own fields are mapped onto ours before the usual checks, so one body may mix both (the table:
-// docs/archive-tools.md, "Anton clients"; Swiss coordinates in `location`: ../fields.ts). What cannot be
-// honoured (`private: true`: the access rules know no private records; a place `type_id`: no
-// place types are kept) is a 422 naming the field, never dropped silently. When a body gives
-// both names of one field (`type` and `type_id`), they must agree. A body without `name` (Anton
-// does not require it) takes it from `label`; on a change, see nameFollowsLabel.
+// Anton's request shapes (ActorInput, PlaceInput; docs/archive-tools.md, "Anton clients"), mapped onto ours
+// before the usual checks: what cannot be honoured is a 422 naming the field, and two names of a field must agree.
 import { COUNTRY_CODES, isPlainObject, labelName, partialDate } from '../fields.js';
 import { AUTHORITY_TYPES, TYPE_ID_TEXT, typeOfTypeId } from './fields.js';
 import type { Read } from '../record-schema.js';
@@ -42,10 +37,7 @@ export function antonDate(v: unknown): string | undefined {
   return r.ok ? r.value : undefined;
 }
 
-/**
- * Maps `antonKey` onto `ourKey`: the value converted by `convert` (undefined: not convertible,
- * `message` is the error), null kept as null. Both given → they must agree.
- */
+/** Maps `antonKey` onto `ourKey` through `convert` (undefined: `message`), null kept; both given must agree. */
 function mapField(
   body: Record<string, unknown>,
   out: Mapped,
@@ -99,11 +91,7 @@ export const PLACE_ANTON_KEYS = ['type_id', 'country_code_id'] as const;
 const ANTON_DATE =
   '^((0?[1-9]|1[0-9]|2[0-9])\\. ?(0?[1-9]|1[0-2])|30\\. ?(0?[13-9]|1[0-2])|31\\. ?(0?[13578]|1[02])|(0?[1-9]|1[0-2]))\\. ?[0-9]{4}$';
 
-/**
- * Anton's fields as the description of the API states them (JSON Schema): what the mappings above
- * accept. A value that disagrees with our field of the same meaning is refused; the description
- * says so in words, and gives a body one of the two names (`not` both).
- */
+/** Anton's fields as the served description states them (JSON Schema): what the mappings above accept. */
 export const ANTON_INPUT: Record<'actors' | 'places', Record<string, Record<string, unknown>>> = {
   actors: {
     type_id: {
@@ -158,11 +146,7 @@ export function mapAntonPlace(body: unknown, mode: 'create' | 'update'): Mapped 
   return out;
 }
 
-/**
- * On a change that gives a `label` but no `name`: the new name, when the stored name was the
- * stored label's name (records created from a label, as Anton's clients create them, keep
- * following it); undefined otherwise (a name given apart from its translations stays).
- */
+/** On a change giving `label` but no `name`: the new name when the stored name followed the stored label. */
 export function nameFollowsLabel(
   current: { name: string; label: Record<string, string> | null },
   newLabel: Record<string, string> | null | undefined,

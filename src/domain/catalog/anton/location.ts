@@ -1,9 +1,6 @@
 /**
- * Swiss national coordinates, which Anton's PlaceInput takes in `location` ("`<lat> <lon>`
- * (decimal) or Swiss coordinates"), as the WGS84 degrees the API stores. Easting and northing in
- * metres, LV95 (E 2'480'000-2'840'000, N 1'070'000-1'300'000) or LV03 (y 480'000-840'000,
- * x 70'000-300'000), in either order, digits optionally grouped with apostrophes; converted with
- * swisstopo's approximate formulas (to about a metre), 6 decimals.
+ * Swiss LV95 or LV03 coordinates (Anton's PlaceInput `location`), in either order, as WGS84 degrees to 6
+ * decimals (swisstopo's approximate formulas, about a metre); null for anything else.
  */
 export function swissToWgs84(raw: string): string | null {
   const parts = raw

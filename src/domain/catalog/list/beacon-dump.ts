@@ -1,8 +1,5 @@
-// BEACON dumps as files (export-file.ts, docs/ARCHITECTURE.md): built once per version of the
-// table (`tei_sources`) and sent from that file until the next. Each register, provider,
-// narrowing and target URL has a dump of its own. The target URL is the configured base
-// (`publicUrl`, else the daemon's own origin: http/routes/input.ts, baseUrl), never the request's
-// Host: a client sending a new Host each time would otherwise cost a full build each time.
+// BEACON dumps as files, built once per version of `tei_sources`, per register, provider, narrowing and target
+// URL. The target is the configured base, never the request's Host (a new Host each time would cost a build).
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Knex } from 'knex';
@@ -50,10 +47,8 @@ async function lastChange(db: Knex, table: string): Promise<Date | null> {
 }
 
 /**
- * Builds the dump of `req`. `#TIMESTAMP` (and Last-Modified) is the last change to any row of the
- * table: a change can also take a row out of the dump. It is read before the rows: a write in
- * between then gives rows newer than the timestamp (fetched once more), never a timestamp newer
- * than the rows (a 304 to a harvester that has not seen the write).
+ * Builds the dump of `req`. Its timestamp (the table's last change) is read before the rows: rows may be newer
+ * than it, never older (no 304 to a harvester that has not seen a write).
  */
 async function build(ctx: DumpCtx, req: DumpRequest, key: string): Promise<BeaconDump> {
   const { table } = req.source;

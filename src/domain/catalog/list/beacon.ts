@@ -7,10 +7,7 @@ import { optionalParam, type QueryInput } from './params.js';
 
 export type BeaconProvider = 'gnd' | 'geonames' | 'sikart' | 'wikipedia';
 
-/**
- * Each provider's URI pattern (BEACON `#PREFIX`, `{ID}` standing for the identifier or appended);
- * null: the identifiers are full URLs, and `#PREFIX` stays at its default `{+ID}`.
- */
+/** Each provider's URI pattern (`#PREFIX`; `{ID}` the identifier, else appended); null: identifiers are URLs. */
 export const PROVIDERS: Record<BeaconProvider, { prefix: string | null }> = {
   gnd: { prefix: 'https://d-nb.info/gnd/' },
   // GeoNames' concept URIs end with a slash.
@@ -49,11 +46,7 @@ const NOT_BEACON_CHAR =
 // removed above as controls).
 const UNICODE_LINE_END = /[\u2028\u2029]/g;
 
-/**
- * A value as one BEACON token (beacon.md §2.2-2.3): `|`, the field separator, cannot be escaped
- * and becomes `/`; whitespace runs become one space. Meta values go through it too: a line break
- * could otherwise start a new line.
- */
+/** A value as one BEACON token (beacon.md §2.2-2.3): `|` becomes `/`, whitespace runs one space. */
 export function beaconToken(s: string): string {
   return s
     .normalize('NFKC') // may turn e.g. U+FF5C (fullwidth vertical line) into "|"

@@ -3,10 +3,7 @@
 // other parameter (search, sort, format) carries over; `page` (or `cursor`) is replaced.
 import type { ListMeta } from './query.js';
 
-/**
- * Query strings longer than this get no links: each of the four would repeat it, and an answer's
- * head past 16 KiB is refused by common clients (undici, nginx's default proxy buffers).
- */
+/** Query strings longer than this get no links: four copies could push the head past clients' 16 KiB limit. */
 const LINKED_QUERY_CHARS = 2048;
 
 /** The header's value for a page answered from `url` (absolute), or null when there is no link. */

@@ -147,11 +147,7 @@ export function likePrefix(search: string): string {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/**
- * Adds `OR column LIKE pattern` (likePattern, likePrefix), backslash the escape character. The
- * column holds lower-cased text and the search is lower-cased: case-insensitive on both SQLite
- * (whose LIKE folds ASCII only) and PostgreSQL (whose LIKE is case-sensitive), without ILIKE.
- */
+/** Adds `OR column LIKE pattern` over lower-cased text: case-insensitive on both dialects without ILIKE. */
 export function orWhereLikePattern(builder: Knex.QueryBuilder, column: string, pattern: string): Knex.QueryBuilder {
   return builder.orWhereRaw(`?? LIKE ? ESCAPE '\\'`, [column, pattern]);
 }

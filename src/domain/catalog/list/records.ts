@@ -1,7 +1,4 @@
-// One page of a catalogue list and its total, read the way an index serves them: the sort's
-// index walked in order, a search through the text index with its LIKE deciding, deep pages read
-// from the nearer end, a cursor continued after its row. The SQL (db/list-sql.ts) runs on SQLite
-// as a prepared statement on the read connections (db/prepared-reads.ts).
+// One page of a catalogue list and its total, read the way an index serves them (db/list-sql.ts).
 import {
   COUNTER,
   countSql,
@@ -88,9 +85,8 @@ export async function listRecords<R>(
   let rows: Row[];
   let counted: ListTotal;
   if (unfiltered && fromStart) {
-    // The maintained total comes along with the rows: one hand-off to the thread pool, not two (a
-    // seventh of a busy daemon's time: bench/RESULTS.md, "Archive scale, third pass"). A page
-    // without rows counts apart.
+    // The maintained total comes along with the rows, one query instead of two (bench/RESULTS.md, "Archive
+    // scale, third pass"); a page without rows counts apart.
     rows = await rowsOf(db, page(false, false, true), values);
     const first = rows[0];
     counted = first ? { total: Number(first[TOTAL_ALONG]), exact: true } : await readTotal();

@@ -1,8 +1,5 @@
-// What the Reconciliation API 0.2 services answer, field by field, as valibot schemas: the
-// services' return types are inferred from them and the served description (http/openapi/) is
-// converted from them, so the shape is written once. Each is a subset of the W3C 0.2 JSON Schema
-// of its document (test/reconcile/reconcile-schemas.test.ts checks every answer against those) and
-// closed: a field the services do not write is not in it. The 1.0-draft's documents: v1/answers.ts.
+// What the Reconciliation API 0.2 services answer, as valibot schemas from which the services' types and the
+// served description derive; each a closed subset of the W3C 0.2 schema of its document.
 import { v } from '../../../validation.js';
 
 const text = (description: string) => v.pipe(v.string(), v.description(description));

@@ -78,10 +78,7 @@ export function propertyOf(kind: ReconcileKind, id: string): PropertyDef | undef
 /** The row id an entity id names, or null ("12" names row 12; "012", "1e3", "x" name none). */
 export const rowIdOf = (id: string): number | null => parseRowId(id);
 
-/**
- * The register's rows with the columns the services read, restricted to the given type ids
- * (when the register has a type column; otherwise `types` was checked by the caller).
- */
+/** The register's rows with the columns the services read, of the given type ids where the register has types. */
 export function selectRows(ctx: Ctx, kind: ReconcileKind, types: readonly string[] | null = null): Knex.QueryBuilder {
   const { table, columns, typeColumn } = serviceOf(kind);
   const b = ctx.db(table).select(...columns);
@@ -94,12 +91,7 @@ export async function rowsByIds(ctx: Ctx, kind: ReconcileKind, ids: readonly num
   return (await selectRows(ctx, kind).whereIn('id', [...new Set(ids)])) as Row[];
 }
 
-/**
- * The rows (of `selectRows`) whose name or alternative names hold any of `words`, in id order,
- * through the text index (docs/catalogue-scale.md, "Search"; a LIMIT stops it early), LIKE
- * deciding. Alternative names are matched on their lower-cased JSON text: a substring of it
- * without quotes or backslashes is a substring of a name.
- */
+/** The rows whose name or alternative names hold any of `words`, in id order, through the text index, LIKE deciding. */
 export function withNameWords(ctx: Ctx, b: Knex.QueryBuilder, kind: ReconcileKind, words: readonly string[]) {
   const { table, alternativeNames } = serviceOf(kind);
   return withinTextIndexById(ctx.db, b, table, alternativeNames ? ['name', 'alt'] : ['name'], words).where((w) => {

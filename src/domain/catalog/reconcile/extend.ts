@@ -40,10 +40,7 @@ export interface ExtendRequest {
   properties: PropertyDef[];
 }
 
-/**
- * A data extension query read from its object; `at` prefixes the error fields (0.2: `extend.`).
- * Property settings are accepted and ignored: none are offered.
- */
+/** A data extension query read from its object; `at` prefixes error fields; property settings are ignored. */
 export function readExtendRequest(kind: ReconcileKind, q: Record<string, unknown>, at = ''): ExtendRequest {
   const errors: Record<string, string> = {};
   if (!Array.isArray(q.ids) || !q.ids.every((id) => typeof id === 'string' && id.length <= MAX_ID_LENGTH))

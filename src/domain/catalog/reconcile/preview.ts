@@ -10,11 +10,7 @@ import { escapeAttr, escapeText } from '../xml.js';
 /** Long free text is cut: the preview is a glance, not the record. */
 const MAX_TEXT = 300;
 
-/**
- * Each label and its value share a row of a two-column grid, so a label that wraps pushes its row
- * down, never the next value away from its label; long unbroken text breaks anywhere rather than
- * widen the page. Sizes are relative (rem, em): the preview is text a person may need larger.
- */
+/** Labels and values in a two-column grid with relative sizes: a wrapping label pushes its row down. */
 const STYLE =
   'body{font:0.8125rem/1.4 sans-serif;margin:6px 8px;color:#222;overflow-wrap:anywhere}' +
   'h1{font-size:1.15em;margin:0 0 2px}p{margin:0 0 6px;color:#555}' +

@@ -1,12 +1,5 @@
-// The W3C Reconciliation Service API 0.2 (as OpenRefine speaks it): batches of queries answered
-// with scored candidates; the 1.0 draft (v1/) reads its own format into the same queries.
-//
-// Scoring (0..100): the better of the name's score (similarity.ts) and each alternative name's,
-// 95 when exact (never a match), else 0.95 × its score. `match: true` only for the one and only
-// exact match of the name (100), so OpenRefine auto-matches just unambiguous names. A query's
-// properties (`[{pid, v}]`) narrow the candidates like a WHERE clause; an authority identifier
-// among them (gnd, geonames) or an entity id (1.0-draft's `id` conditions) names the entity: its
-// candidates score 100.
+// The W3C Reconciliation Service API 0.2 as OpenRefine speaks it (v1/ reads the 1.0 draft into the same queries).
+// Scores 0..100; `match: true` only for a name's one exact match, so OpenRefine auto-matches unambiguous names.
 import type { Ctx } from '../../context.js';
 import { normalise, scoreName } from './similarity.js';
 import { parseBatch, type ReconcileQuery } from './batch.js';
@@ -58,11 +51,7 @@ export function rank(query: string, pool: Entity[], limit: number, fixedScore?: 
   }));
 }
 
-/**
- * Substrings to fetch candidates by (the scoring happens afterwards, in code). The longest few
- * words of the query, and of longer words also their first and last four characters, so a
- * typo ("Schiler") or an accent ("Zurich") in one half of a word still finds it.
- */
+/** Substrings to fetch candidates by: the longest words and, of long ones, their first and last four characters. */
 export function searchWords(query: string): string[] {
   const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
   const long = words.filter((w) => [...w].length >= 2);

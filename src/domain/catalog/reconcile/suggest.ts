@@ -89,11 +89,7 @@ function rankOf(prefix: string, name: string): number | null {
   return null;
 }
 
-/**
- * Entities whose name (or an alternative name) begins with, contains a word beginning with, or
- * contains what was typed, best first; an entity's id typed in full finds that entity too (0.2:
- * "supplying an entity identifier as prefix should return this entity").
- */
+/** Entities whose name begins with, has a word beginning with, or holds the text, best first; or the id typed. */
 export async function suggestEntities(
   ctx: Ctx,
   kind: ReconcileKind,

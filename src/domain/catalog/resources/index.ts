@@ -1,7 +1,4 @@
 // The catalogue's resources, one description each (what derives from them: docs/ARCHITECTURE.md).
-// A new field touches the description (record type, column, `fields` entry and, to be listed,
-// searched or sorted by, `list`), a migration and the tests; TEI and reconciliation show it once
-// their projection names it (tei/document.ts; `reconcile` columns, reconcile/properties.ts).
 import { ACTOR } from './actor.js';
 import { KEYWORD } from './keyword.js';
 import { OBJECT } from './object.js';

@@ -42,11 +42,7 @@ export interface ResourceDescription<
   tei?: TeiProjection;
   /** Reconciliation service (/api/<table>/reconcile): types, columns, properties. */
   reconcile?: ReconcileProjection;
-  /**
-   * Its routes under /api/<table> (the rows of domain/access.ts): the list's access rule (anyone's
-   * while public_api is on, or the authority rule), and the record operations offered: one record,
-   * create, change (by PUT or, as the source API does for places, by POST).
-   */
+  /** Its routes under /api/<table>: the list's access rule and the record operations offered. */
   api: { list: 'token_or_public_api' | 'authority'; record?: true; create?: true; update?: 'PUT' | 'POST' };
 }
 

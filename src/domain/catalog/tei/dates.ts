@@ -1,7 +1,4 @@
-// Dates in TEI attributes (issue 9). The API takes `YYYY`, `YYYY-MM`, `YYYY-MM-DD` (fields.ts,
-// partialDate) and year 0000 (ISO 8601's year zero, 1 BCE), which XML Schema 1.0 dates (TEI's
-// @when/@from/@to) lack: such a value goes as given into the -iso attributes (att.datable.iso),
-// not reread as -0001. Free text (stored before the field was checked) stays text.
+// Dates in TEI attributes. Year 0000 (ISO 8601's 1 BCE), which XML Schema dates lack, goes as given into -iso.
 
 const W3C_DATE = /^(-?\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
 
@@ -36,10 +33,7 @@ const dateKind = (v: string) => (isW3cDate(v) ? 'w3c' : isIsoYearZeroDate(v) ? '
 /** A trimmed value, or null when there is nothing. */
 export const clean = (s: string | null | undefined): string | null => (s && s.trim() !== '' ? s.trim() : null);
 
-/**
- * The date attributes of one element and the free text of values that fit none. When one value
- * needs the ISO form (year 0000), all of the element's do: an element never mixes the two systems.
- */
+/** An element's date attributes and the free text of values that fit none; ISO form for all if one needs it. */
 export function dateAttributes(values: readonly (readonly [name: string, value: string | null])[]) {
   const present = values
     .map(([name, v]) => [name, clean(v)] as const)

@@ -1,11 +1,5 @@
-// TEI P5 documents for the authority files (docs/http-api.md), as pure functions over plain rows so
-// the mapping is tested without a database. The element choices follow the TEI content models:
-// - actors and places live in <standOff> (listPerson/listOrg/listPlace are model.standOffPart);
-// - keywords form a <taxonomy>, which TEI allows only in teiHeader/encodingDesc/classDecl (not in
-//   standOff; see TEIC/TEI#2530), so that document carries its data in the header;
-// - lists must not be empty, so an empty catalogue yields a document with an empty <text> instead;
-// - <org> takes no dates (it is not att.datable): an organisation's existence is an <event>.
-// Tests check documents with jing (tei_all.rng). Change TEI_FORMAT (exports.ts) with the mapping.
+// TEI P5 documents for the authority files, pure functions over rows; the elements follow TEI's content models
+// (keywords: a <taxonomy> in the header, TEIC/TEI#2530). Change TEI_FORMAT (exports.ts) with the mapping.
 import { clean, dateAttributes } from './dates.js';
 import { el, parent, serialize, serialized, stripInvalidXmlChars, type XmlNode } from '../xml.js';
 
@@ -30,11 +24,7 @@ export interface TeiSection {
   entry(row: StoredRow): string;
 }
 
-/**
- * A resource's TEI export (part of its description, see resources/): its sections of entries and
- * the document around them. exports.ts writes each section a slice of rows at a time, then the
- * frame with the sections in their places; `documentOf` writes the same bytes in one go.
- */
+/** A resource's TEI export: its sections and the document around them (exports.ts writes them in slices). */
 export interface TeiProjection {
   sections: readonly TeiSection[];
   /** `parts[i]`: section i's entries joined by line breaks, or null; `entries` counts them all. */

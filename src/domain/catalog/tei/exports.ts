@@ -1,9 +1,5 @@
-// Stored TEI exports (docs/http-api.md, issue 9), one per resource with a TEI projection (resources/),
-// built into files (export-file.ts, docs/ARCHITECTURE.md) that `tei_exports` describes. Never
-// stale: any change to actors, places or keywords, whether the HTTP API or the CLI wrote it, gives the kind a new
-// version (`tei_sources`, set by triggers in its transaction); a read compares it with the stored
-// export's (two one-row reads) and rebuilds first when they differ or the file is missing. The
-// `document` column stays empty: the files replace a value of tens of MB read whole per request.
+// Stored TEI exports, one file per resource, never stale: triggers give a kind a new version on any change
+// (`tei_sources`), and a read rebuilds first when the stored version differs or the file is missing.
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { MAX_ROW_ID } from '../../../db/row-id.js';
@@ -118,11 +114,7 @@ const marker = (i: number) => `\u0000${i}\u0000`;
 // eslint-disable-next-line no-control-regex
 const MARKER = /\u0000(\d+)\u0000/;
 
-/**
- * Builds the export of a kind into a file named by its hash. All columns: the mapping takes the
- * fields it knows, including ones later migrations add. Each section goes to a file of its own
- * (counting its entries); then the frame, which states the count, with those files in place.
- */
+/** Builds the export of a kind into a file named by its hash: each section to a file, then the frame around them. */
 async function build(ctx: ExportCtx, kind: TeiKind) {
   const projection = projectionOf(kind);
   let lastChange: string | null = null;
@@ -169,10 +161,8 @@ async function build(ctx: ExportCtx, kind: TeiKind) {
 const SECOND = 1000;
 
 /**
- * Last-Modified of new content: the data's last change (now when unknown or in the future), but at
- * least the second after the old one, whatever the writers' clocks said (a transaction can commit
- * well after the `updated_at` it wrote): HTTP dates have whole seconds, and a client holding the
- * old content with `If-Modified-Since: <old second>` must see the new as modified.
+ * Last-Modified of new content: the data's last change (now if unknown or future), but at least the second
+ * after the old one, so a client's `If-Modified-Since: <old second>` sees the new content as modified.
  */
 export function nextModified(previous: string | null, dataChange: string | null, now: Date): string {
   const nowMs = now.getTime();
@@ -184,10 +174,8 @@ export function nextModified(previous: string | null, dataChange: string | null,
 }
 
 /**
- * Builds the export and stores it unless another process stored one since `old` was read
- * (compare-and-set on `revision`); answers it and whether it was stored. `version` was read before
- * the rows: the stored version is never newer than the data, at worst older (rebuilt once more).
- * Once stored, older contents' files are removed (a reader sending one keeps it open to its end).
+ * Builds the export and stores it unless another process stored one since `old` was read (compare-and-set on
+ * `revision`); answers it and whether it was stored. `version` was read before the rows: never newer than them.
  */
 async function rebuild(ctx: ExportCtx, kind: TeiKind, version: string | null, old: StoredRow | undefined) {
   const { file, etag, entries, lastChange } = await build(ctx, kind);

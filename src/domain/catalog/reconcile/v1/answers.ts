@@ -1,7 +1,4 @@
-// What the Reconciliation API 1.0-draft services answer, where it differs from 0.2's documents
-// (../answers.ts: candidates, values, suggestions and property proposals are the same): the
-// manifest, the match results and the data extension answer. Each a closed subset of the W3C
-// 1.0-draft JSON Schema of its document (test/reconcile/reconcile-draft-schemas.test.ts).
+// What the Reconciliation API 1.0-draft services answer where it differs from 0.2 (../answers.ts).
 import { v } from '../../../../validation.js';
 import { CANDIDATE, EXTENSION_META, IFRAME_SIZE, PROPERTY_VALUE, SECURITY_SCHEME, TYPE_REF } from '../answers.js';
 

@@ -1,13 +1,5 @@
-// The match service of Reconciliation API 1.0-draft (POST /match): a batch `{"queries":
-// [{"conditions": [{"matchType", "propertyValue", …}], "type", "limit"}, …]}` is read into 0.2's
-// queries (a `name` condition is `query`, `property` conditions `properties`, an `id` condition
-// names the entity) and answered `{"results": [{"candidates": […]}, …]}` in the batch's order.
-//
-// A batch that does not follow the draft's schema, or asks for what this service does not do,
-// is refused whole with a 422 naming its problems, so a 1.0 client is told at once what it sent
-// wrong (0.2 answers such a query beside the others, or OpenRefine would fail the whole batch).
-// Every condition narrows, whatever its `required` says, and `matchQualifier`, `lang` and `dir`
-// have no effect: why, see docs/archive-tools.md, "Reconciliation API 1.0-draft".
+// Reconciliation API 1.0-draft's match service (POST /match): a batch read into 0.2's queries and answered in
+// order; one off the draft's schema is refused whole with a 422 (docs/archive-tools.md).
 import { invalid } from '../../../../errors.js';
 import type { Ctx } from '../../../context.js';
 import { isPlainObject } from '../../json-values.js';
@@ -142,12 +134,10 @@ export function readDraftBatch(kind: ReconcileKind, body: unknown): ReconcileQue
   return queries;
 }
 
-export async function matchDraft(
-  ctx: Ctx,
-  kind: ReconcileKind,
-  body: unknown,
-): Promise<v.InferOutput<typeof DRAFT_RESULTS>> {
-  const results: v.InferOutput<typeof DRAFT_RESULTS>['results'] = [];
+type DraftResults = v.InferOutput<typeof DRAFT_RESULTS>;
+
+export async function matchDraft(ctx: Ctx, kind: ReconcileKind, body: unknown): Promise<DraftResults> {
+  const results: DraftResults['results'] = [];
   for (const q of readDraftBatch(kind, body)) results.push({ candidates: await candidatesFor(ctx, kind, q) });
   return { results };
 }
