@@ -37,7 +37,21 @@ const LIMIT: Schema = {
   description: 'candidates to answer (at most 100 are)',
 };
 
-/** 0.2's query: a name, properties, or both (`{"query", "type", "limit", "properties"}`). */
+/** A query's property filters: `[{"pid", "v"}]`. */
+const PROPERTIES: Schema = {
+  type: 'array',
+  maxItems: MAX_PROPERTIES,
+  items: {
+    type: 'object',
+    properties: { pid: { type: 'string', minLength: 1, maxLength: 255 }, v: VALUES },
+    required: ['pid', 'v'],
+  },
+};
+
+/**
+ * 0.2's query: a name, properties, or both (`{"query", "type", "limit", "properties"}`); as two
+ * disjoint alternatives (a `query`, or none and at least one property) a generator types as a union.
+ */
 const QUERY: Schema = {
   type: 'object',
   properties: {
@@ -50,17 +64,16 @@ const QUERY: Schema = {
     },
     limit: LIMIT,
     type_strict: { type: 'string', maxLength: 16 },
-    properties: {
-      type: 'array',
-      maxItems: MAX_PROPERTIES,
-      items: {
-        type: 'object',
-        properties: { pid: { type: 'string', minLength: 1, maxLength: 255 }, v: VALUES },
-        required: ['pid', 'v'],
-      },
-    },
+    properties: PROPERTIES,
   },
-  anyOf: [{ required: ['query'] }, { required: ['properties'] }],
+  oneOf: [
+    { properties: { query: { type: 'string' } }, required: ['query'] },
+    {
+      properties: { properties: { ...PROPERTIES, minItems: 1 } },
+      required: ['properties'],
+      not: { required: ['query'] },
+    },
+  ],
 };
 
 /** 0.2: `{"q0": query, …}`. */
