@@ -114,6 +114,12 @@ function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
     const { readOnly: _, ...asRead } = record[key] ?? ANY_DERIVED[key] ?? {};
     properties[key] = { ...asRead, description: 'read-only: accepted and ignored (a record sent back as read)' };
   }
+  // A rule between two fields, which JSON Schema cannot state: said in words.
+  if (properties.date_end && properties.date_start)
+    properties.date_end = {
+      ...properties.date_end,
+      description: 'a date: YYYY, YYYY-MM or YYYY-MM-DD, not before `date_start`',
+    };
   const table = r.table === 'actors' || r.table === 'places' ? r.table : null;
   const anton = table ? ANTON_INPUT[table] : {};
   for (const [key, schema] of Object.entries(anton)) properties[key] = schema;
