@@ -67,6 +67,38 @@ function recordSchema(r: AnyResource): Schema {
   return closed(properties);
 }
 
+/** Anton's derived fields of every resource: a body may send back another resource's too (ignored). */
+const ANY_DERIVED: Record<string, Schema> = Object.assign({}, ...Object.values(DERIVED)) as Record<string, Schema>;
+
+/** Blank or null: a label entry that names nothing. */
+const BLANK = { anyOf: [{ type: 'null' }, { type: 'string', pattern: '^\\s*$' }] };
+
+/**
+ * `name` or a label to take it from, as two disjoint alternatives a generator types as a union:
+ * `name` given, or no `name` and a label with a name that is not blank (anton/input.ts).
+ */
+function nameOrLabel(label: Schema): Schema {
+  const values = (label.additionalProperties ?? {}) as Schema;
+  return {
+    oneOf: [
+      { properties: { name: { type: 'string' } }, required: ['name'] },
+      {
+        properties: {
+          label: {
+            type: 'object',
+            additionalProperties: { type: values.type },
+            not: { additionalProperties: BLANK },
+            description:
+              'without `name`: a label with a name that is not blank, taken as the name (de, en, fr, it first)',
+          },
+        },
+        required: ['label'],
+        not: { required: ['name'] },
+      },
+    ],
+  };
+}
+
 /** A create or change body: the field table, unknown fields refused, read-only fields ignored. */
 function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
   const properties: Record<string, Schema> = {};
@@ -79,51 +111,79 @@ function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
   // A record sent back as read: its read-only fields are accepted and ignored.
   const record = recordSchema(r).properties as Record<string, Schema>;
   for (const key of r.readOnly) {
-    const { readOnly: _, ...asRead } = record[key] ?? {};
+    const { readOnly: _, ...asRead } = record[key] ?? ANY_DERIVED[key] ?? {};
     properties[key] = { ...asRead, description: 'read-only: accepted and ignored (a record sent back as read)' };
   }
+  // A rule between two fields, which JSON Schema cannot state: said in words.
+  if (properties.date_end && properties.date_start)
+    properties.date_end = {
+      ...properties.date_end,
+      description: 'a date: YYYY, YYYY-MM or YYYY-MM-DD, not before `date_start`',
+    };
   const table = r.table === 'actors' || r.table === 'places' ? r.table : null;
   const anton = table ? ANTON_INPUT[table] : {};
   for (const [key, schema] of Object.entries(anton)) properties[key] = schema;
   // Anton's bodies may give `label` alone: the name is taken from it.
-  const named =
-    table && required.includes('name')
-      ? [{ anyOf: [{ required }, { required: [...required.filter((k) => k !== 'name'), 'label'] }] }]
-      : required.length > 0
-        ? [{ required }]
-        : [];
+  const byLabel = table !== null && required.includes('name');
+  const own = byLabel ? required.filter((k) => k !== 'name') : required;
   // One name of a field: both given must agree, which a schema cannot say; described, one excludes the other.
   const pairs = table ? ANTON_SAME_FIELD[table] : [];
-  const once =
-    pairs.length > 0
-      ? { dependentSchemas: Object.fromEntries(pairs.map(([a, b]) => [a, { properties: { [b]: false } }])) }
-      : {};
-  const needs = { ...(named.length > 1 ? { allOf: named } : (named[0] ?? {})), ...once };
   return {
     type: 'object',
     properties,
-    ...needs,
+    ...(own.length > 0 ? { required: own } : {}),
+    ...(byLabel ? nameOrLabel(properties.label ?? {}) : {}),
+    ...(pairs.length > 0
+      ? { dependentSchemas: Object.fromEntries(pairs.map(([a, b]) => [a, { properties: { [b]: false } }])) }
+      : {}),
     additionalProperties: false,
     description: 'Unknown fields are refused (422 `unknown field`); every problem is named in `fields`.',
   };
 }
 
+/** A JSON value as the form parser gives it: text (a number's digits, a boolean's word), never null. */
+function formValue(s: Schema): Schema | null {
+  const types = ([] as unknown[]).concat(s.type ?? []).filter((t) => t !== 'null');
+  const enumText = Array.isArray(s.enum) ? s.enum.filter((x) => x !== null).map(String) : undefined;
+  const { format: _, minimum: _min, maximum: _max, ...rest } = s;
+  if (enumText !== undefined) return enumText.length > 0 ? { ...rest, type: 'string', enum: enumText } : null;
+  if (types.length === 0) return null;
+  if (types.includes('string')) return { ...rest, type: 'string' };
+  if (types.includes('integer')) return { ...rest, type: 'string', pattern: '^[0-9]{1,16}$' };
+  if (types.includes('array')) {
+    const items = formValue((s.items ?? {}) as Schema);
+    return items && { ...rest, type: 'array', items };
+  }
+  if (types.includes('object')) {
+    const values = formValue((s.additionalProperties ?? {}) as Schema);
+    return values && { ...rest, type: 'object', additionalProperties: values };
+  }
+  return null;
+}
+
 /**
  * A body's fields as a urlencoded form sends them: the same names (unknown ones refused), text
- * where the field is text; other values as the form parser reads bracketed names (`label[de]`).
+ * where the field is text; objects and arrays by bracketed names (`label[de]=…`,
+ * `variants[]=…`), as the form parser (qs) reads them; a field only null may hold is left out.
  */
 function formOf(schema: Schema): Schema {
   const properties = Object.fromEntries(
-    Object.entries(schema.properties as Record<string, Schema>).map(([key, s]) => {
-      const types = ([] as unknown[]).concat(s.type ?? []);
-      if (!types.includes('string')) return [key, { description: s.description ?? key }];
-      const text: Schema = { ...s, type: 'string' };
-      // A form cannot send null: an empty field is its absence.
-      if (Array.isArray(s.enum)) text.enum = s.enum.filter((x) => x !== null);
-      return [key, text];
+    Object.entries(schema.properties as Record<string, Schema>).flatMap(([key, s]) => {
+      const value = formValue(s);
+      return value ? [[key, value]] : [];
     }),
   );
-  return { ...schema, properties };
+  const alternatives = schema.oneOf as Schema[] | undefined;
+  const oneOf = alternatives?.map((alt) => {
+    const own = alt.properties as Record<string, Schema>;
+    const label = own.label && {
+      ...own.label,
+      additionalProperties: { type: 'string' },
+      not: { additionalProperties: BLANK },
+    };
+    return { ...alt, properties: label ? { ...own, label } : own };
+  });
+  return { ...schema, properties, ...(oneOf ? { oneOf } : {}) };
 }
 
 function usageSchema(): Schema {

@@ -81,9 +81,9 @@ export const CORS_HEADERS: Schema = { 'Access-Control-Allow-Origin': header('All
 
 /**
  * The statuses every route may answer: the pipeline's (unreadable bodies; a token in the URL, one
- * not valid, or a blocked account's, even where none is needed; a rate limit; overload).
+ * not valid, or a blocked account's, even where none is needed; a rate limit; a head too large; overload).
  */
-const PIPELINE = [400, 401, 403, 413, 415, 429, 503];
+const PIPELINE = [400, 401, 403, 413, 415, 429, 431, 503];
 
 const ERRORS: Record<string, [number, string]> = {
   BadRequest: [400, 'The body could not be read (malformed JSON, a form), or a token was sent in the URL or body'],
@@ -103,6 +103,10 @@ const ERRORS: Record<string, [number, string]> = {
   TooManyRequests: [
     429,
     'A rate limit is spent (`Retry-After`, and the `RateLimit` fields of the limit), or too many failed token verifications came from this address',
+  ],
+  HeadTooLarge: [
+    431,
+    'The request line and headers exceed `limits.headerBytes` (16 KiB by default): send a long query batch by POST',
   ],
   Unavailable: [503, 'Busy or not ready: come back later (`Retry-After`)'],
   NoSpace: [507, 'No space left to store the data'],

@@ -4,6 +4,7 @@
 // schema the handler parses with".
 import { MAX_PROPERTIES, MAX_QUERY_LENGTH } from '../../domain/catalog/reconcile/batch.js';
 import { MAX_EXTEND_IDS, MAX_ID_LENGTH } from '../../domain/catalog/reconcile/extend.js';
+import { propertiesOf, type ReconcileKind } from '../../domain/catalog/reconcile/entities.js';
 import { MAX_QUERIES } from '../../domain/catalog/reconcile/input.js';
 import type { Schema } from '../route.js';
 
@@ -37,7 +38,21 @@ const LIMIT: Schema = {
   description: 'candidates to answer (at most 100 are)',
 };
 
-/** 0.2's query: a name, properties, or both (`{"query", "type", "limit", "properties"}`). */
+/** A query's property filters: `[{"pid", "v"}]`. */
+const PROPERTIES: Schema = {
+  type: 'array',
+  maxItems: MAX_PROPERTIES,
+  items: {
+    type: 'object',
+    properties: { pid: { type: 'string', minLength: 1, maxLength: 255 }, v: VALUES },
+    required: ['pid', 'v'],
+  },
+};
+
+/**
+ * 0.2's query: a name, properties, or both (`{"query", "type", "limit", "properties"}`); as two
+ * disjoint alternatives (a `query`, or none and at least one property) a generator types as a union.
+ */
 const QUERY: Schema = {
   type: 'object',
   properties: {
@@ -50,17 +65,16 @@ const QUERY: Schema = {
     },
     limit: LIMIT,
     type_strict: { type: 'string', maxLength: 16 },
-    properties: {
-      type: 'array',
-      maxItems: MAX_PROPERTIES,
-      items: {
-        type: 'object',
-        properties: { pid: { type: 'string', minLength: 1, maxLength: 255 }, v: VALUES },
-        required: ['pid', 'v'],
-      },
-    },
+    properties: PROPERTIES,
   },
-  anyOf: [{ required: ['query'] }, { required: ['properties'] }],
+  oneOf: [
+    { properties: { query: { type: 'string' } }, required: ['query'] },
+    {
+      properties: { properties: { ...PROPERTIES, minItems: 1 } },
+      required: ['properties'],
+      not: { required: ['query'] },
+    },
+  ],
 };
 
 /** 0.2: `{"q0": query, …}`. */
@@ -71,8 +85,8 @@ export const BATCH: Schema = {
   description: 'a query batch: `{"q0": {"query": …}, …}`',
 };
 
-/** 0.2 and 1.0-draft data extension: `{"ids": […], "properties": [{"id"}]}`. */
-export const EXTEND: Schema = {
+/** 0.2 and 1.0-draft data extension: `{"ids": […], "properties": [{"id"}]}`, of `kind`'s properties. */
+export const extendOf = (kind: ReconcileKind): Schema => ({
   type: 'object',
   properties: {
     ids: { type: 'array', maxItems: MAX_EXTEND_IDS, items: { type: 'string', maxLength: MAX_ID_LENGTH } },
@@ -82,7 +96,11 @@ export const EXTEND: Schema = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string', maxLength: 255, description: "a property the manifest's propose service offers" },
+          id: {
+            enum: propertiesOf(kind).map((p) => p.id),
+            type: 'string',
+            description: "a property the manifest's propose service offers",
+          },
           settings: { type: 'object', description: 'accepted and ignored: no settings are offered' },
         },
         required: ['id'],
@@ -91,14 +109,14 @@ export const EXTEND: Schema = {
   },
   required: ['ids', 'properties'],
   description: 'a data extension query: `{"ids": […], "properties": [{"id"}]}`',
-};
+});
 
 const CONDITION_TEXT = {
   lang: { type: 'string', maxLength: 64 },
   dir: { enum: ['ltr', 'rtl', 'auto'], type: 'string' },
 };
 
-/** A 1.0-draft condition: a name, an entity id, or a property value. */
+/** A 1.0-draft condition: a name (one string), an entity id, or a property value (of a `propertyId`). */
 const CONDITION: Schema = {
   type: 'object',
   properties: {
@@ -111,7 +129,18 @@ const CONDITION: Schema = {
     ...CONDITION_TEXT,
   },
   required: ['matchType', 'propertyValue'],
+  oneOf: [
+    { properties: { matchType: { const: 'name' }, propertyValue: text(MAX_QUERY_LENGTH, 'the name') } },
+    { properties: { matchType: { const: 'id' } } },
+    { properties: { matchType: { const: 'property' } }, required: ['propertyId'] },
+  ],
 };
+
+/** Of `matchType`, at least two conditions. */
+const twice = (matchType: string): Schema => ({
+  contains: { properties: { matchType: { const: matchType } } },
+  minContains: 2,
+});
 
 /** 1.0-draft: `{"queries": [{"conditions": […], "type", "limit"}, …]}`, refused whole if any query is bad. */
 export const MATCH: Schema = {
@@ -123,7 +152,14 @@ export const MATCH: Schema = {
       items: {
         type: 'object',
         properties: {
-          conditions: { type: 'array', items: CONDITION, minItems: 1, maxItems: MAX_PROPERTIES + 2 },
+          conditions: {
+            type: 'array',
+            items: CONDITION,
+            minItems: 1,
+            maxItems: MAX_PROPERTIES + 2,
+            // At most one name condition and one id condition.
+            not: { anyOf: [twice('name'), twice('id')] },
+          },
           type: { type: 'string', maxLength: 255 },
           limit: LIMIT,
           ...CONDITION_TEXT,

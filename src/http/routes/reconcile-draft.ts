@@ -19,7 +19,7 @@ import { httpError } from '../errors.js';
 import { JSON_TYPE, ref, type Route } from '../route.js';
 import type { ApiContext, Handler } from '../types.js';
 import { baseUrl } from './input.js';
-import { EXTEND, MATCH } from './reconcile-batches.js';
+import { extendOf, MATCH } from './reconcile-batches.js';
 import { answerPreview, documents, PREVIEW, service, sized, SUGGEST_WORDS } from './reconcile.js';
 
 /** A 1.0-draft POST's JSON body (the draft sends only JSON), or undefined without one; else 415. */
@@ -97,7 +97,7 @@ export function draftRoutes(kind: ReconcileKind): Route[] {
       {
         summary: 'A data extension query (1.0-draft)',
         query: [],
-        body: { required: true, content: { [JSON_TYPE]: EXTEND } },
+        body: { required: true, content: { [JSON_TYPE]: extendOf(kind) } },
         answers: { 200: documents([ref('ReconcileDraftExtension')]), 413: 'TooLarge', 422: 'Invalid' },
         handler: answer((ctx) => sized(extendDraft(ctx.state.deps, kind, jsonBody(ctx)))),
       },

@@ -21,7 +21,7 @@ import { httpError } from '../errors.js';
 import { FORM_TYPE, JSON_TYPE, ref, type Answer, type QueryParameter, type Route, type Schema } from '../route.js';
 import type { ApiContext } from '../types.js';
 import { baseUrl, bodyObject } from './input.js';
-import { BATCH, EXTEND } from './reconcile-batches.js';
+import { BATCH, extendOf } from './reconcile-batches.js';
 
 /** Reconciliation 0.2 and 1.0-draft: a service MAY answer a batch larger than its `batchSize` with 413. */
 export async function sized<T>(work: Promise<T>): Promise<T> {
@@ -115,17 +115,35 @@ export const PREVIEW: Answer = {
   content: { 'text/html': { type: 'string', description: 'an XHTML page of the entity, no script' } },
 };
 
-const JSON_TEXT = (what: string, max: number): Schema => ({
+/** A JSON document sent as text (a query-string or form value): `contentSchema` is its value. */
+const JSON_TEXT = (what: string, max: number, content: Schema): Schema => ({
   type: 'string',
   contentMediaType: 'application/json',
+  contentSchema: content,
   maxLength: max,
-  description: `${what}, as JSON text`,
+  description: `${what}, as JSON text; not with ${what === 'a query batch' ? '`extend`' : '`queries`'}`,
 });
 
-const BATCH_PARAMETERS: QueryParameter[] = [
-  { name: 'queries', schema: JSON_TEXT('a query batch', 65536) },
-  { name: 'extend', schema: JSON_TEXT('a data extension query', 65536) },
+const QUERIES_TEXT = JSON_TEXT('a query batch', 65536, BATCH);
+
+/**
+ * In the query string, the request's head is at most `limits.headerBytes` (16 KiB by default, 431
+ * beyond): described as 4096 characters, which fit percent-encoded; a longer batch is posted.
+ */
+const batchParameters = (kind: ReconcileKind): QueryParameter[] => [
+  { name: 'queries', schema: JSON_TEXT('a query batch', 4096, BATCH) },
+  { name: 'extend', schema: JSON_TEXT('a data extension query', 4096, extendOf(kind)) },
 ];
+
+/** A body of `queries` or `extend`, one of them (other fields are ignored, as other registers' 0.2 services do). */
+const oneOfBatch = (queries: Schema, extend: Schema): Schema => ({
+  type: 'object',
+  properties: { queries, extend },
+  oneOf: [
+    { properties: { queries }, required: ['queries'] },
+    { properties: { extend }, required: ['extend'] },
+  ],
+});
 
 /** A 0.2 service's routes. */
 export function reconciliationRoutes(kind: ReconcileKind): Route[] {
@@ -148,7 +166,7 @@ export function reconciliationRoutes(kind: ReconcileKind): Route[] {
       '',
       {
         summary: 'The service manifest; with `queries` a query batch, with `extend` a data extension query',
-        query: [...BATCH_PARAMETERS, CALLBACK_PARAMETER],
+        query: [...batchParameters(kind), CALLBACK_PARAMETER],
         answers: {
           200: documents([ref('ReconcileManifest'), ref('ReconcileResults'), ref('ReconcileExtension')], true),
           413: 'TooLarge',
@@ -164,22 +182,13 @@ export function reconciliationRoutes(kind: ReconcileKind): Route[] {
       '',
       {
         summary: 'A query batch (`queries`) or a data extension query (`extend`)',
-        query: BATCH_PARAMETERS,
+        // The query string is read only for a field the body lacks: a body gives one of them.
+        query: [],
         body: {
-          required: false,
+          required: true,
           content: {
-            [JSON_TYPE]: {
-              type: 'object',
-              // Other fields are ignored, as the 0.2 services of other registers do.
-              properties: { queries: BATCH, extend: EXTEND },
-            },
-            [FORM_TYPE]: {
-              type: 'object',
-              properties: {
-                queries: JSON_TEXT('a query batch', 65536),
-                extend: JSON_TEXT('a data extension query', 65536),
-              },
-            },
+            [JSON_TYPE]: oneOfBatch(BATCH, extendOf(kind)),
+            [FORM_TYPE]: oneOfBatch(QUERIES_TEXT, JSON_TEXT('a data extension query', 65536, extendOf(kind))),
           },
         },
         answers: {

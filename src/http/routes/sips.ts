@@ -6,6 +6,9 @@ import { invalid } from '../../errors.js';
 import { dataOf, JSON_TYPE, ref, type Route } from '../route.js';
 import { setLocation } from './input.js';
 
+/** One name of the comma form: at most 255 characters, no comma or control character. */
+const KEYWORD = '[^,\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029]{0,255}';
+
 /** The parts the domain reads (sips.ts): anything else is a 422 `unknown field`. */
 const UPLOAD = {
   type: 'object',
@@ -17,7 +20,13 @@ const UPLOAD = {
       description: 'the new object\'s identifier; absent or "" for a generated one',
     },
     title: { type: 'string', maxLength: 1024 },
-    keywords: { type: 'string', maxLength: 65536, description: 'a JSON array of names, or names separated by commas' },
+    keywords: {
+      type: 'string',
+      maxLength: 65536,
+      // The comma form, each name at most 255 characters on one line; a JSON array is read too.
+      pattern: `^(?!\\s*\\[)${KEYWORD}(,${KEYWORD})*$`,
+      description: 'names separated by commas (each at most 255 characters), or a JSON array of names',
+    },
   },
   required: ['file'],
   additionalProperties: false,
