@@ -19,7 +19,7 @@ const python = systemTool('python3', 'python3-minimal');
 
 // Binds N sockets on 127.0.0.1:0 (listen backlog 128) as fds 3, 4, … and reports their ports on
 // stderr; on stdin, `start` runs the daemon (argv after N) with them, `stop` sends it SIGTERM and
-// reports its exit status.
+// reports its exit status; at the end of stdin, a daemon still running is stopped the same way.
 const HOLDER = `
 import json, os, signal, socket, subprocess, sys
 n = int(sys.argv[1])
@@ -46,6 +46,9 @@ for line in sys.stdin:
     elif line.strip() == "stop":
         child.send_signal(signal.SIGTERM)
         say(exited=child.wait())
+if child is not None and child.poll() is None:
+    child.send_signal(signal.SIGTERM)
+    child.wait()
 `;
 
 const box = useSandbox();
@@ -60,7 +63,8 @@ interface Holder {
   start(): Promise<string>;
   /** SIGTERM to the daemon; resolves with its exit status. */
   stop(): Promise<number>;
-  close(): void;
+  /** Ends the holder, and the daemon with it when one runs (none outlives its test). */
+  close(): Promise<void>;
 }
 
 async function holdSocket(count = 1): Promise<Holder> {
@@ -117,7 +121,12 @@ async function holdSocket(count = 1): Promise<Holder> {
       expect(eventCount('exited')).toBe(before + 1);
       return lastOf('exited') as number;
     },
-    close: () => proc.kill(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.stdin?.end();
+      }),
   };
 }
 
@@ -136,7 +145,10 @@ function rawGet(port: number, target = '/healthz'): { connected: Promise<void>; 
 }
 
 let holder: Holder | undefined;
-afterEach(() => holder?.close());
+afterEach(async () => {
+  await holder?.close();
+  holder = undefined;
+});
 
 describe.skipIf(python.skip !== null)('socket activation (LISTEN_FDS)', () => {
   it('answers the connections made before it was started, on the socket passed, not the configured port', async () => {
