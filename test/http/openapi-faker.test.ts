@@ -109,6 +109,8 @@ const EXCLUSIVE: [string, string][] = [
   ['queries', 'extend'],
   ['cursor', 'page'],
 ];
+/** Parameters read only beside another, as their words say: a broken one is sent beside it. */
+const READ_WITH: Record<string, Record<string, string>> = { provider: { format: 'beacon' } };
 /** Values only the daemon issues: a list's cursor is `start` or a `next_cursor` it answered. */
 const ISSUED: Record<string, string> = { cursor: 'start' };
 const exclusive = (schema: Schema, query: Record<string, unknown>) => {
@@ -127,7 +129,7 @@ function querySchema(op: Operation): Schema | null {
     type: 'object',
     properties: Object.fromEntries(params.map((p) => [p.name, resolved(p.schema)])),
     required: params.filter((p) => p.required).map((p) => p.name),
-    additionalProperties: false,
+    // Unknown query parameters are ignored, as the description says.
   };
 }
 
@@ -222,4 +224,80 @@ describe('requests generated from the description', () => {
     expect(unable).toEqual([]);
     expect(counts.sent).toBeGreaterThanOrEqual(300);
   });
+
+  it('made invalid by the description, are refused with 4xx and change nothing', async () => {
+    const before = await state();
+    const accepted: string[] = [];
+    const counts = { sent: 0, operations: 0 };
+    let seed = 900_000;
+    for (const [path, method, op] of operations()) {
+      const body = op.requestBody?.content['application/json'];
+      const query = querySchema(op);
+      const inputs: ['body' | 'query', Schema][] = [];
+      if (body) inputs.push(['body', resolved(body.schema) as Schema]);
+      if (query) inputs.push(['query', query]);
+      for (const [kind, schema] of inputs) {
+        const [sample] = samples(schema, (seed += 1000)).values;
+        if (!sample) continue;
+        const given = kind === 'query' ? exclusive(schema, sample) : sample;
+        const variants = invalidVariants(schema, given).filter(([, v]) => !valid(schema, v));
+        if (variants.length > 0) counts.operations++;
+        for (const [what, value] of variants) {
+          const r = await (kind === 'query'
+            ? send(method, path, { ...value, ...READ_WITH[what.replace(/ broken$/, '')] })
+            : send(method, path, {}, ['application/json', value]));
+          counts.sent++;
+          if (r.status < 400 || r.status >= 500) accepted.push(`${method} ${path} ${kind} ${what} → ${r.status}`);
+        }
+      }
+    }
+    console.info('invalid requests', counts);
+    expect(accepted).toEqual([]);
+    expect(counts.sent).toBeGreaterThanOrEqual(100);
+    expect(await state()).toEqual(before);
+  });
 });
+
+/** The records of each register, and the objects' ids: what a refused request must leave as it was. */
+async function state(): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const register of ['actors', 'places', 'keywords', 'objects']) {
+    const r = await api.get(`/api/${register}?perPage=100&sortField=id`, t.editor);
+    const rows = (r.body as { data: { id: number }[] }).data;
+    out.push(register === 'objects' ? rows.map((o) => o.id) : rows);
+  }
+  return out;
+}
+
+/** A value that breaks a string schema's pattern, length or words, or an integer's bounds; null: none found. */
+function breaking(s: Schema): unknown {
+  if (Array.isArray(s.enum)) return 'not-one-of-the-words';
+  if (typeof s.maxLength === 'number') return 'a'.repeat(s.maxLength + 1);
+  if (typeof s.pattern === 'string') return ['\u0000', '', ' ', 'a\nb', '!!'].find((x) => !valid(s, x)) ?? null;
+  if (s.type === 'integer' && typeof s.maximum === 'number') return s.maximum + 1;
+  if (s.type === 'integer' && typeof s.minimum === 'number') return s.minimum - 1;
+  return null;
+}
+
+/**
+ * The description-invalid variants of a valid input: each required field dropped (of the whole,
+ * or of an alternative), an unknown field added, each field's value broken. Read-only fields are
+ * left alone: a body sends them back as read, and they are ignored, as their words say.
+ */
+function invalidVariants(schema: Schema, value: Record<string, unknown>): [string, Record<string, unknown>][] {
+  const out: [string, Record<string, unknown>][] = [];
+  const alternatives = (schema.oneOf ?? []) as Schema[];
+  const required = [schema, ...alternatives].flatMap((s) => (s.required ?? []) as string[]);
+  for (const key of new Set(required))
+    if (key in value) {
+      const { [key]: _, ...rest } = value;
+      out.push([`without ${key}`, rest]);
+    }
+  out.push(['with an unknown field', { ...value, x_unknown_field: 1 }]);
+  for (const [key, s] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    if (typeof s.description === 'string' && s.description.startsWith('read-only')) continue;
+    const bad = breaking(s);
+    if (bad !== null) out.push([`${key} broken`, { ...value, [key]: bad }]);
+  }
+  return out;
+}

@@ -102,6 +102,11 @@ describe('GET /api/openapi.json', () => {
     };
     expect(create.additionalProperties).toBe(false);
     expect(create.properties.name).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
+    // `name`, or none and a label to take it from: disjoint alternatives, the whole still closed.
+    expect(doc.components.schemas.ActorCreate?.oneOf).toEqual([
+      expect.objectContaining({ required: ['name'] }),
+      expect.objectContaining({ required: ['label'], not: expect.objectContaining({ required: ['name'] }) as unknown }),
+    ]);
     expect(create.properties.type?.enum).toEqual(expect.arrayContaining(['person', 'software']));
     expect(doc.components.schemas.UsageInput).toMatchObject({
       additionalProperties: false,

@@ -71,29 +71,30 @@ function recordSchema(r: AnyResource): Schema {
 const ANY_DERIVED: Record<string, Schema> = Object.assign({}, ...Object.values(DERIVED)) as Record<string, Schema>;
 
 /** Blank or null: a label entry that names nothing. */
-const BLANK = { anyOf: [{ type: 'null' }, { type: 'string', pattern: '^\\s*$' }] };
+const BLANK = { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 255, pattern: '^\\s*$' }] };
 
 /**
  * `name` or a label to take it from, as two disjoint alternatives a generator types as a union:
  * `name` given, or no `name` and a label with a name that is not blank (anton/input.ts).
  */
-function nameOrLabel(label: Schema): Schema {
+function nameOrLabel(name: Schema, label: Schema): Schema {
   const values = (label.additionalProperties ?? {}) as Schema;
   return {
     oneOf: [
-      { properties: { name: { type: 'string' } }, required: ['name'] },
+      { properties: { name: { type: 'string', maxLength: name.maxLength } }, required: ['name'] },
       {
         properties: {
           label: {
             type: 'object',
-            additionalProperties: { type: values.type },
+            additionalProperties: { type: values.type, maxLength: values.maxLength },
             not: { additionalProperties: BLANK },
             description:
               'without `name`: a label with a name that is not blank, taken as the name (de, en, fr, it first)',
           },
         },
         required: ['label'],
-        not: { required: ['name'] },
+        // No `name`: the label gives it.
+        not: { properties: { name: true }, required: ['name'] },
       },
     ],
   };
@@ -132,7 +133,7 @@ function inputSchema(r: AnyResource, mode: 'create' | 'update'): Schema {
     type: 'object',
     properties,
     ...(own.length > 0 ? { required: own } : {}),
-    ...(byLabel ? nameOrLabel(properties.label ?? {}) : {}),
+    ...(byLabel ? nameOrLabel(properties.name ?? {}, properties.label ?? {}) : {}),
     ...(pairs.length > 0
       ? { dependentSchemas: Object.fromEntries(pairs.map(([a, b]) => [a, { properties: { [b]: false } }])) }
       : {}),
@@ -176,9 +177,10 @@ function formOf(schema: Schema): Schema {
   const alternatives = schema.oneOf as Schema[] | undefined;
   const oneOf = alternatives?.map((alt) => {
     const own = alt.properties as Record<string, Schema>;
+    const values = own.label?.additionalProperties as Schema | undefined;
     const label = own.label && {
       ...own.label,
-      additionalProperties: { type: 'string' },
+      additionalProperties: { type: 'string', maxLength: values?.maxLength },
       not: { additionalProperties: BLANK },
     };
     return { ...alt, properties: label ? { ...own, label } : own };

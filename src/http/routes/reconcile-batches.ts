@@ -68,11 +68,11 @@ const QUERY: Schema = {
     properties: PROPERTIES,
   },
   oneOf: [
-    { properties: { query: { type: 'string' } }, required: ['query'] },
+    { properties: { query: { type: 'string', maxLength: MAX_QUERY_LENGTH } }, required: ['query'] },
     {
       properties: { properties: { ...PROPERTIES, minItems: 1 } },
       required: ['properties'],
-      not: { required: ['query'] },
+      not: { properties: { query: true }, required: ['query'] },
     },
   ],
 };
@@ -130,9 +130,12 @@ const CONDITION: Schema = {
   },
   required: ['matchType', 'propertyValue'],
   oneOf: [
-    { properties: { matchType: { const: 'name' }, propertyValue: text(MAX_QUERY_LENGTH, 'the name') } },
-    { properties: { matchType: { const: 'id' } } },
-    { properties: { matchType: { const: 'property' } }, required: ['propertyId'] },
+    {
+      properties: { matchType: { const: 'name' }, propertyValue: text(MAX_QUERY_LENGTH, 'the name') },
+      required: ['matchType'],
+    },
+    { properties: { matchType: { const: 'id' } }, required: ['matchType'] },
+    { properties: { matchType: { const: 'property' } }, required: ['matchType', 'propertyId'] },
   ],
 };
 
