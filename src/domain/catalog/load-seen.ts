@@ -54,24 +54,72 @@ export async function writtenSetFor(trx: Knex.Transaction, table: string): Promi
   const empty = async () => !(await trx(table).first('id'));
   if (!isPg(trx)) return (await empty()) ? new WrittenSet() : null;
   if (!(await empty())) return null;
-  // A lock taken in a savepoint goes with the savepoint's rollback: a table found not empty after
-  // all is left to other writers as before.
+  // Found not empty after all, the table is left to other writers as before.
+  return (await underLock(trx, table, 'SHARE ROW EXCLUSIVE', empty)) ? new WrittenSet() : null;
+}
+
+/**
+ * Takes `mode` on `table` within LOCK_WAIT_MS and runs `then` under it: true when both did. A lock
+ * taken in a savepoint goes with the savepoint's rollback, so on false nothing is held or changed.
+ */
+async function underLock(
+  trx: Knex.Transaction,
+  table: string,
+  mode: string,
+  then: () => Promise<boolean>,
+): Promise<boolean> {
   await trx.raw('SAVEPOINT load_lock');
   try {
     const { rows } = await trx.raw<{ rows: { was: string }[] }>(
       `SELECT current_setting('lock_timeout') AS was, set_config('lock_timeout', ?, true)`,
       [`${LOCK_WAIT_MS}ms`],
     );
-    await trx.raw('LOCK TABLE ?? IN SHARE ROW EXCLUSIVE MODE', [table]);
+    await trx.raw(`LOCK TABLE ?? IN ${mode} MODE`, [table]);
     await trx.raw(`SELECT set_config('lock_timeout', ?, true)`, [rows[0]!.was]);
-    if (await empty()) {
+    if (await then()) {
       await trx.raw('RELEASE SAVEPOINT load_lock');
-      return new WrittenSet();
+      return true;
     }
   } catch (err) {
-    // 55P03 lock_not_available: writes under way; the rollback below undoes the setting too.
+    // 55P03 lock_not_available: other work holds the table; the rollback undoes the setting too.
     if ((err as { code?: unknown }).code !== '55P03') throw err;
   }
   await trx.raw('ROLLBACK TO SAVEPOINT load_lock');
-  return null;
+  return false;
+}
+
+/** Entries of a section after which a load into its empty table builds the trigram indexes at the end. */
+export const DEFER_INDEXES_AFTER = 50_000;
+
+/**
+ * PostgreSQL, a table the load alone writes to (writtenSetFor): drops its trigram (GIN) indexes,
+ * to be built again over all its rows by `rebuild` before the commit, in a fraction of the time
+ * their upkeep row by row takes. DROP INDEX locks the table against reads as well, until the
+ * commit; a rollback (a bad entry, a failure, the process gone) leaves the indexes as they were.
+ * Null when reads under way hold the table for longer than LOCK_WAIT_MS: the indexes stay.
+ */
+export async function dropTextIndexes(
+  trx: Knex.Transaction,
+  table: string,
+): Promise<{ rebuild: () => Promise<void> } | null> {
+  let defs: string[] = [];
+  const dropped = await underLock(trx, table, 'ACCESS EXCLUSIVE', async () => {
+    const { rows } = await trx.raw<{ rows: { name: string; def: string }[] }>(
+      `SELECT i.relname AS name, pg_get_indexdef(i.oid) AS def
+         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
+        WHERE x.indrelid = ?::regclass AND am.amname = 'gin'`,
+      [table],
+    );
+    for (const { name } of rows) await trx.raw('DROP INDEX ??', [name]);
+    defs = rows.map((r) => r.def);
+    return true;
+  });
+  if (!dropped) return null;
+  return {
+    rebuild: async () => {
+      // CREATE INDEX refuses a table with queued trigger events: the deferred ones run now.
+      await trx.raw('SET CONSTRAINTS ALL IMMEDIATE');
+      for (const def of defs) await trx.raw(def);
+    },
+  };
 }
