@@ -4,9 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IS_PG, useSandbox, withSandboxDb } from '../helpers/cli.js';
-
-const LARGE_LOADS_MS = 300_000;
+import { useSandbox, withSandboxDb } from '../helpers/cli.js';
 
 const cli = useSandbox();
 
@@ -45,61 +43,4 @@ describe('catalog load into empty tables', () => {
     expect([again.actors, again.skipped.actors, again.places, again.skipped.places]).toEqual([0, 1500, 0, 700]);
     expect([await count('actors'), await count('places')]).toEqual([1200, 350]);
   });
-
-  // Past DEFER_INDEXES_AFTER entries the trigram indexes are built again at the end: after the
-  // load they are there as the migrations made them (new ones) and find the new names. A load that
-  // fails leaves them, and the table, as they were; so does a load while a reader holds the table.
-  it.skipIf(!IS_PG)(
-    'builds the trigram indexes again after a large load, and leaves them after a failed one or beside a reader',
-    async () => {
-      const indexes = () =>
-        withSandboxDb(cli, async (db) => {
-          const { rows } = await db.raw<{ rows: { def: string; oid: number }[] }>(
-            `SELECT pg_get_indexdef(indexrelid) AS def, indexrelid::int AS oid FROM pg_index
-              WHERE indrelid = 'actors'::regclass ORDER BY 1`,
-          );
-          return { defs: rows.map((r) => r.def), oids: rows.map((r) => r.oid) };
-        });
-      const found = () =>
-        withSandboxDb(cli, async (db) => {
-          const [row] = await db('actors')
-            .where('name_lower', 'like', '%person 50499 zebra%')
-            .count<{ n: string }[]>({ n: '*' });
-          return Number(row?.n);
-        });
-      await withSandboxDb(cli, (db) => db('actors').delete());
-      const before = await indexes();
-      expect(before.defs.filter((d) => /USING gin/.test(d))).toHaveLength(2);
-      const actors = Array.from({ length: 50_600 }, (_, i) => ({ name: `Large person ${i % 50_500} zebrafinch` }));
-      const large = await file('large.json', { actors });
-
-      const bad = await cli.run(['catalog', 'load', await file('bad.json', { actors: [...actors, { type: 'x' }] })]);
-      expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('actors[50600].name: required')]);
-      expect(await count('actors')).toBe(0);
-      expect(await indexes()).toEqual(before);
-
-      // A reader's open transaction: the indexes are kept up row by row instead.
-      await withSandboxDb(cli, async (db) => {
-        const reader = await db.transaction();
-        try {
-          await reader('actors').first('id');
-          const counts = await cli.json<Counts>(['catalog', 'load', large]);
-          expect([counts.actors, counts.skipped.actors]).toEqual([50_500, 100]);
-        } finally {
-          await reader.commit();
-        }
-      });
-      expect(await indexes()).toEqual(before);
-      expect(await found()).toBe(1);
-
-      await withSandboxDb(cli, (db) => db('actors').delete());
-      const counts = await cli.json<Counts>(['catalog', 'load', large]);
-      expect([counts.actors, counts.skipped.actors]).toEqual([50_500, 100]);
-      const after = await indexes();
-      expect(after.defs).toEqual(before.defs);
-      expect(after.oids).not.toEqual(before.oids);
-      expect(await found()).toBe(1);
-    },
-    LARGE_LOADS_MS,
-  );
 });

@@ -87,39 +87,3 @@ async function underLock(
   await trx.raw('ROLLBACK TO SAVEPOINT load_lock');
   return false;
 }
-
-/** Entries of a section after which a load into its empty table builds the trigram indexes at the end. */
-export const DEFER_INDEXES_AFTER = 50_000;
-
-/**
- * PostgreSQL, a table the load alone writes to (writtenSetFor): drops its trigram (GIN) indexes,
- * to be built again over all its rows by `rebuild` before the commit, in a fraction of the time
- * their upkeep row by row takes. DROP INDEX locks the table against reads as well, until the
- * commit; a rollback (a bad entry, a failure, the process gone) leaves the indexes as they were.
- * Null when reads under way hold the table for longer than LOCK_WAIT_MS: the indexes stay.
- */
-export async function dropTextIndexes(
-  trx: Knex.Transaction,
-  table: string,
-): Promise<{ rebuild: () => Promise<void> } | null> {
-  let defs: string[] = [];
-  const dropped = await underLock(trx, table, 'ACCESS EXCLUSIVE', async () => {
-    const { rows } = await trx.raw<{ rows: { name: string; def: string }[] }>(
-      `SELECT i.relname AS name, pg_get_indexdef(i.oid) AS def
-         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
-        WHERE x.indrelid = ?::regclass AND am.amname = 'gin'`,
-      [table],
-    );
-    for (const { name } of rows) await trx.raw('DROP INDEX ??', [name]);
-    defs = rows.map((r) => r.def);
-    return true;
-  });
-  if (!dropped) return null;
-  return {
-    rebuild: async () => {
-      // CREATE INDEX refuses a table with queued trigger events: the deferred ones run now.
-      await trx.raw('SET CONSTRAINTS ALL IMMEDIATE');
-      for (const def of defs) await trx.raw(def);
-    },
-  };
-}

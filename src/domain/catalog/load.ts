@@ -12,7 +12,6 @@
 // - a keyword whose name (letter case aside) is taken; an object whose identifier is taken.
 // An object identifier twice in the file is refused: the file contradicts itself.
 import type { Knex } from 'knex';
-import { isPg } from '../../db/dialect.js';
 import { refreshStatistics } from '../../db/statistics.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { invalid } from '../../errors.js';
@@ -25,7 +24,7 @@ import { checkKeywordCreate, ensureKeyword } from './keywords.js';
 import { checkObjectCreate, createObject } from './objects.js';
 import { checkPlaceCreate } from './places.js';
 import type { Read } from './record-schema.js';
-import { DEFER_INDEXES_AFTER, dropTextIndexes, writtenSetFor, type WrittenSet } from './load-seen.js';
+import { writtenSetFor, type WrittenSet } from './load-seen.js';
 import { INSERT_BATCH, insertRecords, type Stored } from './records.js';
 import { ACTOR, KEYWORD, OBJECT, PLACE } from './resources/index.js';
 
@@ -142,8 +141,6 @@ export async function loadCatalog(ctx: Ctx, events: AsyncIterable<JsonSectionEve
     const batches: Partial<Record<Section, { values: Values[] }>> = {};
     /** Per section, decided at its first write: what the load wrote, when it alone writes the table. */
     const writtenSets: Partial<Record<Section, WrittenSet | null>> = {};
-    /** Per section, once it is large: the trigram indexes to build again before the commit. */
-    const rebuilds: Partial<Record<Section, { rebuild: () => Promise<void> } | null>> = {};
     /** Writes a section's pending batch (the entries it held less those written count as skipped). */
     const flush = async (section: Section) => {
       const kind = BATCHED[section];
@@ -152,15 +149,7 @@ export async function loadCatalog(ctx: Ctx, events: AsyncIterable<JsonSectionEve
       let written = 0;
       if (problems === 0) {
         if (!(section in writtenSets)) writtenSets[section] = await writtenSetFor(trx, kind.t.table);
-        const seen = writtenSets[section] ?? null;
-        if (
-          seen &&
-          isPg(trx) &&
-          !(section in rebuilds) &&
-          counts[section] + counts.skipped[section] >= DEFER_INDEXES_AFTER
-        )
-          rebuilds[section] = await dropTextIndexes(trx, kind.t.table);
-        written = await writeBatch(trx, kind, pending.values, at, seen);
+        written = await writeBatch(trx, kind, pending.values, at, writtenSets[section] ?? null);
       }
       counts[section] += written;
       counts.skipped[section] += pending.values.length - written;
@@ -228,7 +217,6 @@ export async function loadCatalog(ctx: Ctx, events: AsyncIterable<JsonSectionEve
       }
     for (const section of SECTIONS) await flush(section);
     if (problems > 0) fail({ ...sectionErrors, ...errors }, problems);
-    for (const section of SECTIONS) await rebuilds[section]?.rebuild();
   });
   // The loaded tables, described to the planner as they now are (db/statistics.ts).
   const loaded = [
