@@ -20,7 +20,8 @@
 //
 // The load part (BENCH_SCALE_PART=load, sizes BENCH_SCALE_SIZES, default 100,000 and 1,000,000):
 // `catalog load` of n actors into a new database (SQLite, and PostgreSQL when given; or
-// BENCH_SCALE_DIALECTS=pg), by each build in turn: seconds, µs per
+// BENCH_SCALE_DIALECTS=pg; PostgreSQL's is <BENCH_LOAD_DATABASE>_<n>, by default
+// archivectl_bench_load_<n>), by each build in turn: seconds, µs per
 // actor and the command's peak RSS (node's own maxRSS, written as it exits); then the same file a
 // second time by this checkout's build (every actor already there: skipped).
 import { execFile, execFileSync } from 'node:child_process';
@@ -221,7 +222,7 @@ const figures = (r, n) => [r.seconds.toFixed(1), r.cpu.toFixed(1), ((r.cpu / n) 
 async function loadTarget(n, dialect, bin) {
   const base = path.join(CACHE, `load-${dialect}-${n}`);
   const config = `${base}.json`;
-  const pgName = `archivectl_bench_load_${n}`;
+  const pgName = `${process.env.BENCH_LOAD_DATABASE ?? 'archivectl_bench_load'}_${n}`;
   const admin = async (sql) => {
     const { default: pg } = await import('pg');
     const c = new pg.Client({ connectionString: PG_URL });

@@ -24,6 +24,7 @@ import { checkKeywordCreate, ensureKeyword } from './keywords.js';
 import { checkObjectCreate, createObject } from './objects.js';
 import { checkPlaceCreate } from './places.js';
 import type { Read } from './record-schema.js';
+import { writtenSetFor, type WrittenSet } from './load-seen.js';
 import { INSERT_BATCH, insertRecords, type Stored } from './records.js';
 import { ACTOR, KEYWORD, OBJECT, PLACE } from './resources/index.js';
 
@@ -83,18 +84,30 @@ function entryKey(kind: Batched, values: Values): string {
 /**
  * Writes a batch of checked entries, less those already in the catalogue (one query by their
  * names, on the name index) and those repeated within the batch; returns how many were written.
+ * With `written` (load-seen.ts) only the entries it may have seen are looked up.
  */
-async function writeBatch(trx: Knex, kind: Batched, batch: Values[], at: Date): Promise<number> {
+async function writeBatch(
+  trx: Knex,
+  kind: Batched,
+  batch: Values[],
+  at: Date,
+  written: WrittenSet | null,
+): Promise<number> {
   const keys = batch.map((values) => entryKey(kind, values));
-  const names = [...new Set(batch.map((values) => String(values.name).toLowerCase()))];
-  const rows = await trx(kind.t.table)
-    .whereIn('name_lower', names)
-    .select<Values[]>(...kind.identity);
+  const asked = written ? batch.filter((_, i) => written.mayHave(keys[i] as string)) : batch;
+  const names = [...new Set(asked.map((values) => String(values.name).toLowerCase()))];
+  const rows =
+    names.length === 0
+      ? []
+      : await trx(kind.t.table)
+          .whereIn('name_lower', names)
+          .select<Values[]>(...kind.identity);
   const there = new Set(rows.map((row) => keyOf(kind.identity, (column) => row[column])));
   const fresh = batch.filter((_, i) => {
     const key = keys[i] as string;
     if (there.has(key)) return false;
     there.add(key);
+    written?.add(key);
     return true;
   });
   return insertRecords(trx, kind.t, fresh, at);
@@ -126,12 +139,18 @@ export async function loadCatalog(ctx: Ctx, events: AsyncIterable<JsonSectionEve
 
   await writeTransaction(ctx.db, async (trx) => {
     const batches: Partial<Record<Section, { values: Values[] }>> = {};
+    /** Per section, decided at its first write: what the load wrote, when it alone writes the table. */
+    const writtenSets: Partial<Record<Section, WrittenSet | null>> = {};
     /** Writes a section's pending batch (the entries it held less those written count as skipped). */
     const flush = async (section: Section) => {
       const kind = BATCHED[section];
       const pending = batches[section];
       if (!kind || !pending || pending.values.length === 0) return;
-      const written = problems === 0 ? await writeBatch(trx, kind, pending.values, at) : 0;
+      let written = 0;
+      if (problems === 0) {
+        if (!(section in writtenSets)) writtenSets[section] = await writtenSetFor(trx, kind.t.table);
+        written = await writeBatch(trx, kind, pending.values, at, writtenSets[section] ?? null);
+      }
       counts[section] += written;
       counts.skipped[section] += pending.values.length - written;
       pending.values = [];
