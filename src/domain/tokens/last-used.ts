@@ -4,12 +4,15 @@
 // value forward by more than 60 seconds, so several daemons sharing a database coalesce too.
 // The addresses of uses follow the same rule per address (a new one at the next flush): one row
 // per token and address, whichever daemons saw it, at most KEPT_ADDRESSES per token.
+import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import { isForeignKeyViolation, type Db } from '../../db/dialect.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 const LAST_USED_FLUSH_MS = 1_000;
+/** Tokens whose uses one transaction writes. */
+const FLUSH_BATCH = 100;
 /** Address rows kept per token (token show lists the newest five). */
 export const KEPT_ADDRESSES = 20;
 /** Addresses remembered per token in memory; past it the token's are forgotten (a few extra writes). */
@@ -108,49 +111,70 @@ export class LastUsedRecorder {
     return run;
   }
 
+  /**
+   * The uses taken from pending, written in transactions of FLUSH_BATCH tokens (one commit, so one
+   * sync of the database's log, per batch instead of per statement: a restart's first uses of
+   * thousands of tokens come a hundred a second). A batch that fails (a token deleted meanwhile)
+   * is written again statement by statement, where such a token is skipped.
+   */
   private async writePending(): Promise<void> {
     const uses = [...this.pending];
     this.pending.clear();
-    for (const [tokenId, at] of uses) {
+    const addressUses = [...this.pendingAddresses];
+    this.pendingAddresses.clear();
+    this.writes += uses.length; // one UPDATE each, issued below (again, if its batch fails)
+    for (let i = 0; i < Math.max(uses.length, addressUses.length); i += FLUSH_BATCH) {
+      const batch = { uses: uses.slice(i, i + FLUSH_BATCH), addresses: addressUses.slice(i, i + FLUSH_BATCH) };
+      try {
+        await this.db.transaction((trx) => this.writeBatch(trx, batch));
+      } catch {
+        await this.writeBatch(this.db, batch);
+      }
+    }
+  }
+
+  private async writeBatch(
+    db: Knex,
+    batch: { uses: [number, string][]; addresses: [number, Map<string, PendingAddress>][] },
+  ): Promise<void> {
+    for (const [tokenId, at] of batch.uses) {
       const threshold = new Date(Date.parse(at) - LAST_USED_RESOLUTION_MS).toISOString();
-      this.writes++;
-      await this.db('tokens')
+      await db('tokens')
         .where('id', tokenId)
         .where((q) => {
           q.whereNull('last_used_at').orWhere('last_used_at', '<', threshold);
         })
         .update({ last_used_at: at });
     }
-    const addressUses = [...this.pendingAddresses];
-    this.pendingAddresses.clear();
-    for (const [tokenId, addresses] of addressUses) await this.writeAddresses(tokenId, addresses);
+    for (const [tokenId, addresses] of batch.addresses) await this.writeAddresses(db, tokenId, addresses);
   }
 
-  private async writeAddresses(tokenId: number, addresses: Map<string, PendingAddress>): Promise<void> {
+  private async writeAddresses(db: Knex, tokenId: number, addresses: Map<string, PendingAddress>): Promise<void> {
     let fresh = false;
     for (const [address, use] of addresses) {
       const at = new Date(use.at).toISOString();
       try {
-        await this.db('token_addresses')
+        await db('token_addresses')
           .insert({ token_id: tokenId, address: address.slice(0, ADDRESS_LENGTH), first_seen_at: at, last_seen_at: at })
           .onConflict(['token_id', 'address'])
           .merge({ last_seen_at: at })
           .where('token_addresses.last_seen_at', '<', at);
       } catch (err) {
         // The token was deleted (pruned, its account deleted) since its use: nothing to record.
-        if (isForeignKeyViolation(err)) return;
+        // In a transaction the batch fails, and is written again without one (writePending).
+        if (isForeignKeyViolation(err) && !db.isTransaction) return;
         throw err;
       }
       fresh ||= use.fresh;
     }
     if (!fresh) return;
     // A new address: the token keeps its KEPT_ADDRESSES most recently seen.
-    const newest = this.db('token_addresses')
+    const newest = db('token_addresses')
       .select('address')
       .where('token_id', tokenId)
       .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'address' }])
       .limit(KEPT_ADDRESSES);
-    await this.db('token_addresses').where('token_id', tokenId).whereNotIn('address', newest).delete();
+    await db('token_addresses').where('token_id', tokenId).whereNotIn('address', newest).delete();
   }
 
   async stop(): Promise<void> {
