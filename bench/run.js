@@ -50,7 +50,9 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'refusal', 'storm', 'scale', 'soak', 'ratelimit'].includes(ONLY)) {
+if (
+  !['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'refusal', 'storm', 'scale', 'soak', 'ratelimit'].includes(ONLY)
+) {
   console.error(
     `BENCH_ONLY must be "core", "attacks", "flood", "beacon", "tls", "refusal", "storm", "scale", "soak" or "ratelimit", not "${ONLY}"`,
   );

@@ -64,7 +64,11 @@ async function install({ cli, dir, n, formatModule, hashModule }) {
   writeFileSync(csv, ['username,token,name', ...legacy.map((t, i) => `storm,${t},legacy ${i}`)].join('\n'));
   cli('token', 'import-legacy', csv);
   const { default: knex } = await import('knex');
-  const db = knex({ client: 'sqlite3', connection: { filename: path.join(dir, 'archive.sqlite3') }, useNullAsDefault: true });
+  const db = knex({
+    client: 'sqlite3',
+    connection: { filename: path.join(dir, 'archive.sqlite3') },
+    useNullAsDefault: true,
+  });
   const created = [];
   try {
     const [{ id }] = await db('accounts').where('username', 'storm').select('id');
@@ -95,7 +99,11 @@ async function install({ cli, dir, n, formatModule, hashModule }) {
 /** Forgets every use, so each run's first uses write last_used_at as after a real restart. */
 async function forgetUses(dir) {
   const { default: knex } = await import('knex');
-  const db = knex({ client: 'sqlite3', connection: { filename: path.join(dir, 'archive.sqlite3') }, useNullAsDefault: true });
+  const db = knex({
+    client: 'sqlite3',
+    connection: { filename: path.join(dir, 'archive.sqlite3') },
+    useNullAsDefault: true,
+  });
   try {
     await db('tokens').update({ last_used_at: null });
     await db('token_addresses').delete();
@@ -174,7 +182,10 @@ export async function runStorm({ bin, env, cli, dir, formatModule, hashModule })
       for (const kdf of KDF)
         for (const [name, b] of builds) {
           const r = await storm({ bin: b, env, dir, tokens: all.slice(0, size), kdf });
-          const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+          const load = os
+            .loadavg()
+            .map((l) => l.toFixed(1))
+            .join(' ');
           console.log(
             `${name.padEnd(6)} ${String(size).padEnd(5)} ${String(kdf).padEnd(4)} ${String(r.statuses[503] ?? 0).padStart(3)}  ${String(r.statuses[429] ?? 0).padStart(3)}  ${r.allServed.toFixed(2).padStart(12)}  ${percentile(r.firstSuccess, 50).toFixed(1).padStart(13)} / ${percentile(r.firstSuccess, 99).toFixed(1).padEnd(10)}  ${f2(r.cold.all)} (${f2(r.cold.main)} + ${f2(r.cold.other)})  ${f2(r.warm.all)} (${f2(r.warm.main)} + ${f2(r.warm.other)}), ${r.warmS.toFixed(2)}  ${load}`,
           );
