@@ -1,6 +1,7 @@
 // BENCH_ONLY=refusal npm run bench (and part of the full run): how long a forged value is refused
-// for the id of a token in use (verified and cached), of a token never used on this daemon, and
-// for an unknown id (timing must not say whether an id exists). Bursts of 10 values at once, each
+// for the id of a token in use (verified and cached), of a token never used on this daemon, of a
+// revoked token, and for an unknown id (timing must not say whether an id exists, nor what state
+// it is in: within 1.1x of each other). Bursts of 10 values at once, each
 // burst from a fresh 127.0.0.x address so the failure budgets (10 per id and address) are never
 // the difference; the kinds take turns, in a rotating order.
 import http from 'node:http';
@@ -21,7 +22,7 @@ function refuse(url, value, localAddress) {
   });
 }
 
-export async function runRefusalTiming({ bin, config, env, token, unused, formatModule }) {
+export async function runRefusalTiming({ bin, config, env, token, unused, revoked, formatModule }) {
   const { checksum, randomBase62 } = await import(formatModule);
   const forged = (id) => {
     const secret = randomBase62(40);
@@ -35,6 +36,7 @@ export async function runRefusalTiming({ bin, config, env, token, unused, format
       'in use': () => token.slice(4, 12),
       unused: () => unused.slice(4, 12),
       unknown: () => randomBase62(8),
+      revoked: () => revoked.slice(4, 12),
     };
     const names = Object.keys(ids);
     const times = Object.fromEntries(names.map((n) => [n, []]));
@@ -43,7 +45,7 @@ export async function runRefusalTiming({ bin, config, env, token, unused, format
     for (let round = 0; round < ROUNDS; round++) {
       const kinds = names.map((_, i) => names[(i + round) % names.length]);
       for (const [k, kind] of kinds.entries()) {
-        const address = `127.0.${10 + Math.floor(round / 80)}.${(round % 80) * 3 + k + 2}`;
+        const address = `127.0.${10 + Math.floor(round / 60)}.${(round % 60) * names.length + k + 2}`;
         const id = ids[kind]();
         const answers = await Promise.all(Array.from({ length: BURST }, () => refuse(target, forged(id), address)));
         for (const a of answers) {
@@ -58,8 +60,12 @@ export async function runRefusalTiming({ bin, config, env, token, unused, format
     console.log(`\nrefusal timing: ${ROUNDS} bursts of ${BURST} forged values per kind, one address per burst`);
     for (const kind of names) console.log(line(kind));
     const ratio = (kind) => (median(times[kind]) / median(times.unknown)).toFixed(3);
+    const medians = names.map((kind) => median(times[kind]));
+    const spread = Math.max(...medians) / Math.min(...medians);
     console.log(
-      `median / unknown's: in use ${ratio('in use')}, unused ${ratio('unused')}; answers ${JSON.stringify(statuses)}`,
+      `median / unknown's: in use ${ratio('in use')}, unused ${ratio('unused')}, revoked ${ratio('revoked')}; ` +
+        `largest / smallest median ${spread.toFixed(3)} (target <= 1.1: ${spread <= 1.1 ? 'met' : 'NOT met'}); ` +
+        `answers ${JSON.stringify(statuses)}`,
     );
   } finally {
     proc.kill('SIGTERM');

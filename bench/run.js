@@ -11,7 +11,8 @@
 //   BENCH_ONLY=flood     only phase (h) of the attack section: a never-verified id flooded, 5 runs
 //   BENCH_ONLY=beacon    only phase (i): BEACON dumps asked for with a new Host each, beside a harvester
 //   BENCH_ONLY=tls       only the TLS handshake hold (bench/tls-hold.js), also run after the attacks
-//   BENCH_ONLY=refusal   only the refusal timing of forged values, known id beside unknown id
+//   BENCH_ONLY=refusal   only the refusal timing of forged values: ids in use, unused, unknown, revoked
+//   BENCH_ONLY=storm     only the restart storm (bench/storm.js): N cold tokens, 100 clients at once
 //   BENCH_ONLY=scale     only the archive-scale scenario (bench/scale.js)
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_ONLY=ratelimit only the rate limits (bench/ratelimit.js): their cost per request, and a
@@ -49,9 +50,11 @@ const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'refusal', 'scale', 'soak', 'ratelimit'].includes(ONLY)) {
+if (
+  !['', 'core', 'attacks', 'flood', 'beacon', 'tls', 'refusal', 'storm', 'scale', 'soak', 'ratelimit'].includes(ONLY)
+) {
   console.error(
-    `BENCH_ONLY must be "core", "attacks", "flood", "beacon", "tls", "refusal", "scale", "soak" or "ratelimit", not "${ONLY}"`,
+    `BENCH_ONLY must be "core", "attacks", "flood", "beacon", "tls", "refusal", "storm", "scale", "soak" or "ratelimit", not "${ONLY}"`,
   );
   process.exit(2);
 }
@@ -78,6 +81,7 @@ const RUN_FLOOD = RUN_ATTACKS || ONLY === 'flood';
 const RUN_BEACON_BURST = RUN_ATTACKS || ONLY === 'beacon';
 const RUN_TLS_HOLD = RUN_ATTACKS || ONLY === 'tls';
 const RUN_REFUSAL = ONLY === '' || ONLY === 'refusal';
+const RUN_STORM = ONLY === 'storm';
 
 // Never hang, never leave a daemon behind: a hard timeout for the whole run, and every daemon
 // this process started is killed when it exits.
@@ -385,15 +389,22 @@ try {
     row(what, shown.toFixed(0), '< 1000', shown < 1000);
     printCore();
   }
+  if (RUN_STORM) {
+    const { runStorm } = await import('./storm.js');
+    await runStorm({ bin: BIN, env, cli, dir, formatModule: FORMAT_MODULE, hashModule: path.join(SOURCE, 'hash.js') });
+  }
   if (RUN_REFUSAL) {
     const { runRefusalTiming } = await import('./refusal-timing.js');
     const unused = cli('token', 'create', 'bench', '--name', 'never used').trim();
+    const revoked = cli('token', 'create', 'bench', '--name', 'revoked').trim();
+    cli('token', 'revoke', revoked.slice(4, 12));
     await runRefusalTiming({
       bin: BIN,
       config,
       env,
       token,
       unused,
+      revoked,
       formatModule: FORMAT_MODULE,
     });
   }

@@ -4,12 +4,15 @@
 // value forward by more than 60 seconds, so several daemons sharing a database coalesce too.
 // The addresses of uses follow the same rule per address (a new one at the next flush): one row
 // per token and address, whichever daemons saw it, at most KEPT_ADDRESSES per token.
+import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import { isForeignKeyViolation, type Db } from '../../db/dialect.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 const LAST_USED_FLUSH_MS = 1_000;
+/** Tokens whose uses one transaction writes. */
+const FLUSH_BATCH = 100;
 /** Address rows kept per token (token show lists the newest five). */
 export const KEPT_ADDRESSES = 20;
 /** Addresses remembered per token in memory; past it the token's are forgotten (a few extra writes). */
@@ -108,22 +111,38 @@ export class LastUsedRecorder {
     return run;
   }
 
+  /**
+   * The uses taken from pending, FLUSH_BATCH tokens at a time in one transaction of three
+   * statements (last uses, addresses, pruning): a restart's first uses of thousands of tokens
+   * come a hundred a second, and a statement and a commit each would cost the daemon more than
+   * the requests themselves (bench/RESULTS.md, restart storm). A batch that fails (a token
+   * deleted meanwhile) is written again statement by statement, where such a token is skipped.
+   */
   private async writePending(): Promise<void> {
     const uses = [...this.pending];
     this.pending.clear();
-    for (const [tokenId, at] of uses) {
-      const threshold = new Date(Date.parse(at) - LAST_USED_RESOLUTION_MS).toISOString();
-      this.writes++;
+    const addressUses = [...this.pendingAddresses];
+    this.pendingAddresses.clear();
+    this.writes += uses.length; // one UPDATE each (in a batch's one statement, or on their own)
+    for (let i = 0; i < Math.max(uses.length, addressUses.length); i += FLUSH_BATCH) {
+      const batch = { uses: uses.slice(i, i + FLUSH_BATCH), addresses: addressUses.slice(i, i + FLUSH_BATCH) };
+      try {
+        await this.db.transaction((trx) => writeTogether(trx, batch));
+      } catch {
+        await this.writeOneByOne(batch);
+      }
+    }
+  }
+
+  private async writeOneByOne(batch: Batch): Promise<void> {
+    for (const [tokenId, at] of batch.uses)
       await this.db('tokens')
         .where('id', tokenId)
         .where((q) => {
-          q.whereNull('last_used_at').orWhere('last_used_at', '<', threshold);
+          q.whereNull('last_used_at').orWhere('last_used_at', '<', notBefore(at));
         })
         .update({ last_used_at: at });
-    }
-    const addressUses = [...this.pendingAddresses];
-    this.pendingAddresses.clear();
-    for (const [tokenId, addresses] of addressUses) await this.writeAddresses(tokenId, addresses);
+    for (const [tokenId, addresses] of batch.addresses) await this.writeAddresses(tokenId, addresses);
   }
 
   private async writeAddresses(tokenId: number, addresses: Map<string, PendingAddress>): Promise<void> {
@@ -143,14 +162,7 @@ export class LastUsedRecorder {
       }
       fresh ||= use.fresh;
     }
-    if (!fresh) return;
-    // A new address: the token keeps its KEPT_ADDRESSES most recently seen.
-    const newest = this.db('token_addresses')
-      .select('address')
-      .where('token_id', tokenId)
-      .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'address' }])
-      .limit(KEPT_ADDRESSES);
-    await this.db('token_addresses').where('token_id', tokenId).whereNotIn('address', newest).delete();
+    if (fresh) await prune(this.db, [tokenId]);
   }
 
   async stop(): Promise<void> {
@@ -158,6 +170,70 @@ export class LastUsedRecorder {
     this.timer = undefined;
     await this.flush();
   }
+}
+
+type Batch = { uses: [number, string][]; addresses: [number, Map<string, PendingAddress>][] };
+
+/** The stored last use below which `at` is written (the resolution's rule). */
+const notBefore = (at: string) => new Date(Date.parse(at) - LAST_USED_RESOLUTION_MS).toISOString();
+
+/** SQLite answers at most 500 rows of a multi-row INSERT (knex writes it as a compound SELECT). */
+const ROWS_PER_INSERT = 400;
+
+/** A batch in three statements (the transaction `trx`); the same rules as writeOneByOne's. */
+async function writeTogether(trx: Knex.Transaction, batch: Batch): Promise<void> {
+  if (batch.uses.length > 0) {
+    const byToken = (value: (at: string) => string) =>
+      trx.raw(
+        `CASE id ${batch.uses.map(() => 'WHEN ? THEN ?').join(' ')} END`,
+        batch.uses.flatMap(([id, at]) => [id, value(at)]),
+      );
+    await trx('tokens')
+      .whereIn(
+        'id',
+        batch.uses.map(([id]) => id),
+      )
+      .where((q) => {
+        q.whereNull('last_used_at').orWhere('last_used_at', '<', byToken(notBefore));
+      })
+      .update({ last_used_at: byToken((at) => at) });
+  }
+  const rows = batch.addresses.flatMap(([tokenId, addresses]) =>
+    [...addresses].map(([address, use]) => {
+      const at = new Date(use.at).toISOString();
+      return { token_id: tokenId, address: address.slice(0, ADDRESS_LENGTH), first_seen_at: at, last_seen_at: at };
+    }),
+  );
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
+    await trx('token_addresses')
+      .insert(rows.slice(i, i + ROWS_PER_INSERT))
+      .onConflict(['token_id', 'address'])
+      .merge({ last_seen_at: trx.raw('excluded.last_seen_at') })
+      .where('token_addresses.last_seen_at', '<', trx.raw('excluded.last_seen_at'));
+  const fresh = batch.addresses.filter(([, addresses]) => [...addresses.values()].some((use) => use.fresh));
+  if (fresh.length > 0)
+    await prune(
+      trx,
+      fresh.map(([tokenId]) => tokenId),
+    );
+}
+
+/** After a new address: each of `tokenIds` keeps its KEPT_ADDRESSES most recently seen. */
+async function prune(db: Knex, tokenIds: number[]): Promise<void> {
+  const ranked = db('token_addresses')
+    .select(
+      'token_id',
+      'address',
+      db.raw('row_number() over (partition by token_id order by last_seen_at desc, address) as n'),
+    )
+    .whereIn('token_id', tokenIds);
+  await db('token_addresses')
+    .whereIn('token_id', tokenIds)
+    .whereIn(
+      ['token_id', 'address'],
+      db.from(ranked.as('ranked')).select('token_id', 'address').where('n', '>', KEPT_ADDRESSES),
+    )
+    .delete();
 }
 
 /** A last_used_at as stored, in ms (-Infinity: never used). */
