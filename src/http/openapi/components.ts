@@ -38,15 +38,6 @@ const SERVER_SET: Record<string, Schema> = {
   updated_at: { type: 'string', format: 'date-time', maxLength: 35 },
 };
 
-/**
- * A stored value as answered: `catalog load` and earlier releases stored text without the patterns
- * a request is held to, so an answer's strings are described without them.
- */
-function withoutPattern(schema: Schema): Schema {
-  const { pattern: _, ...rest } = schema;
-  return rest;
-}
-
 /** A record as the API answers it: its columns and fields, then Anton's derived fields. */
 function recordSchema(r: AnyResource): Schema {
   const properties: Record<string, Schema> = {};
@@ -58,7 +49,8 @@ function recordSchema(r: AnyResource): Schema {
     }
     const field = r.fields[key];
     const column = r.columns[key] as { nullable?: boolean; write?: unknown } | undefined;
-    const schema = field ? withoutPattern(jsonSchemaOf(field.schema)) : {};
+    // Stored text is answered without the request's patterns (`catalog load` and earlier releases stored it).
+    const { pattern: _, ...schema } = field ? jsonSchemaOf(field.schema) : {};
     // JSON columns (`write`) and optional text may hold null, as may nullable fields.
     const nullable = field?.nullable === true || column?.nullable === true || column?.write !== undefined;
     properties[key] = nullable ? orNull(schema) : schema;
@@ -174,29 +166,17 @@ function formOf(schema: Schema): Schema {
       return value ? [[key, value]] : [];
     }),
   );
-  const alternatives = schema.oneOf as Schema[] | undefined;
-  const oneOf = alternatives?.map((alt) => {
-    const own = alt.properties as Record<string, Schema>;
-    const values = own.label?.additionalProperties as Schema | undefined;
-    const label = own.label && {
-      ...own.label,
-      additionalProperties: { type: 'string', maxLength: values?.maxLength },
-      not: { additionalProperties: BLANK },
-    };
-    return { ...alt, properties: label ? { ...own, label } : own };
-  });
-  return { ...schema, properties, ...(oneOf ? { oneOf } : {}) };
+  // The alternatives of name or label, with the label's values as the form gives them (text).
+  const oneOf = schema.oneOf ? nameOrLabel(properties.name ?? {}, properties.label ?? {}) : {};
+  return { ...schema, properties, ...oneOf };
 }
 
 function usageSchema(): Schema {
   const schema = jsonSchemaOf(USAGE.json);
   const required = (schema.required as string[] | undefined) ?? [];
-  const properties = Object.fromEntries(
-    Object.entries(schema.properties as Record<string, Schema>).map(([k, s]) => [
-      k,
-      required.includes(k) ? s : orNull(s),
-    ]),
-  );
+  const properties: Record<string, Schema> = {};
+  for (const [k, s] of Object.entries(schema.properties as Record<string, Schema>))
+    properties[k] = required.includes(k) ? s : orNull(s);
   return {
     ...schema,
     properties,
@@ -262,12 +242,10 @@ export function schemas(): Record<string, Schema> {
     const name = recordName(r.what);
     out[name] = recordSchema(r);
     out[`${name}List`] = listOf(ref(name));
-    for (const [mode, suffix] of [
-      ['create', 'Create'],
-      ['update', 'Change'],
-    ] as const) {
-      out[`${name}${suffix}`] = inputSchema(r, mode);
-      out[`${name}${suffix}Form`] = formOf(inputSchema(r, mode));
+    for (const mode of ['create', 'update'] as const) {
+      const body = `${name}${mode === 'create' ? 'Create' : 'Change'}`;
+      out[body] = inputSchema(r, mode);
+      out[`${body}Form`] = formOf(inputSchema(r, mode));
     }
   }
   return out;

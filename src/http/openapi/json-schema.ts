@@ -1,8 +1,6 @@
-// The valibot schemas the daemon validates with, as JSON Schema (draft 2020-12, OpenAPI 3.1's
-// dialect), by @valibot/to-json-schema. Checks it cannot translate (code-point lengths, trimmed
-// text, normalised identifiers) carry their JSON Schema beside them as valibot metadata
-// (src/domain/catalog/fields.ts); a query parameter's schema sits in the `parameter` metadata of
-// its wrapper (src/domain/catalog/list/params.ts).
+// The valibot schemas the daemon validates with, as JSON Schema 2020-12 (@valibot/to-json-schema).
+// Checks it cannot translate carry their JSON Schema as valibot metadata (domain/catalog/fields.ts);
+// a query parameter's schema sits in its wrapper's `parameter` metadata (catalog/list/params.ts).
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import type { v } from '../../validation.js';
 
