@@ -279,6 +279,15 @@ export const sikartId = checker(SIKART_ID);
 const WIKIPEDIA_RE = /^https?:\/\/([a-z][a-z0-9-]{1,19})\.(?:m\.)?wikipedia\.org\/wiki\/([^?#]+)(?:#.*)?$/i;
 const WIKIPEDIA_MESSAGE = 'must be the URL of a Wikipedia article, e.g. "https://de.wikipedia.org/wiki/Zürich"';
 
+/**
+ * The URLs the description promises: an article's title of 1 to 255 characters, not only spaces
+ * or underscores, without percent escapes (whose decoded form a pattern cannot check) or the
+ * characters a title never holds. The daemon takes more (escapes, any case, a fragment).
+ */
+const WIKIPEDIA_PATTERN =
+  '^https?://[a-z][a-z0-9-]{1,19}\\.(m\\.)?wikipedia\\.org/wiki/(?![\\s_]*$)' +
+  '[^?#%|<>\\[\\]{}\\u0000-\\u001f\\u007f-\\u009f\\ufffe\\uffff]{1,255}$';
+
 function decoded(s: string): string | null {
   try {
     return decodeURIComponent(s);
@@ -291,7 +300,11 @@ function decoded(s: string): string | null {
 export const WIKIPEDIA_URL: ValueSchema<string> = v.pipe(
   v.string(WIKIPEDIA_MESSAGE),
   v.maxLength(2048, WIKIPEDIA_MESSAGE),
-  v.metadata({ format: 'iri', description: WIKIPEDIA_MESSAGE.replace(/^must be/, 'given as') }),
+  v.metadata({
+    format: 'iri',
+    pattern: WIKIPEDIA_PATTERN,
+    description: WIKIPEDIA_MESSAGE.replace(/^must be/, 'given as'),
+  }),
   converted((raw: string, refuse) => {
     const m = WIKIPEDIA_RE.exec(raw.trim());
     if (!m) return refuse(WIKIPEDIA_MESSAGE);
