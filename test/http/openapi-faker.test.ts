@@ -2,9 +2,10 @@
 // operation's query and body (JSON, urlencoded form with bracketed names, a SIP's text fields),
 // sent to a listening daemon with an editor's token, is never refused for its shape (400, 413,
 // 415 or 422); 404 and 409 say only that the record named or the state does not allow it. And
-// the converse: a body or query made invalid by the description (a required field dropped, an
-// unknown field added, a pattern, maxLength, enum or bound broken) is refused with 4xx, changing
-// nothing. A sample json-schema-faker gets wrong itself (it skips `not`, and fails on a `false`
+// the converse: a JSON, form or multipart body or a query made invalid by the description (a
+// required field or a SIP's file dropped, an unknown field added, a pattern, maxLength, enum or
+// bound broken; JSON text that is no JSON or of another type, or whose entries are broken so) is
+// refused with 4xx, changing nothing; a 0.2 batch answers a broken query on its own, by its `error`. A sample json-schema-faker gets wrong itself (it skips `not`, and fails on a `false`
 // schema) is judged by the description first and replaced by the next seed's.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -54,6 +55,19 @@ const valid = (schema: Schema, value: unknown) => {
   if (!v) validators.set(schema, (v = ajv.compile(schema)));
   return v(value);
 };
+
+/** Whether the description accepts `value`, JSON text by its `contentSchema` too (ajv reads it as a note only). */
+function described(schema: Schema, value: Record<string, unknown>): boolean {
+  if (!valid(schema, value)) return false;
+  return Object.entries((schema.properties ?? {}) as Record<string, Schema>).every(([k, s]) => {
+    if (!s.contentSchema || typeof value[k] !== 'string') return true;
+    try {
+      return valid(s.contentSchema as Schema, JSON.parse(value[k]) as unknown);
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** A schema with its references replaced by what they name (the description has no cycles). */
 function resolved(node: unknown): unknown {
@@ -159,7 +173,8 @@ async function send(method: string, path: string, query: Record<string, unknown>
     payload = formText(body[1] as Record<string, unknown>);
   } else if (body) {
     const form = new FormData();
-    form.set('file', new Blob([storedZip({ 'manifest.txt': 'generated\n' })], { type: 'application/zip' }), 'sip.zip');
+    const zip = new Blob([storedZip({ 'manifest.txt': 'generated\n' })], { type: 'application/zip' });
+    if ('file' in (body[1] as Record<string, unknown>)) form.set('file', zip, 'sip.zip');
     for (const [k, v] of Object.entries(body[1] as Record<string, unknown>)) if (k !== 'file') form.set(k, String(v));
     payload = form;
   }
@@ -224,32 +239,49 @@ describe('requests generated from the description', () => {
   it('made invalid by the description, are refused with 4xx and change nothing', async () => {
     const before = await state();
     const accepted: string[] = [];
-    const counts = { sent: 0, operations: 0 };
+    const counts = { sent: 0, operations: 0, inputs: 0, byKind: {} as Record<string, number> };
     let seed = 900_000;
     for (const [path, method, op] of operations()) {
-      const body = op.requestBody?.content['application/json'];
       const query = querySchema(op);
-      const inputs: ['body' | 'query', Schema][] = [];
-      if (body) inputs.push(['body', resolved(body.schema) as Schema]);
+      const inputs: [string, Schema][] = Object.entries(op.requestBody?.content ?? {}).map(([type, c]) => [
+        type,
+        resolved(c.schema) as Schema,
+      ]);
       if (query) inputs.push(['query', query]);
+      let covered = false;
       for (const [kind, schema] of inputs) {
         const [sample] = samples(schema, (seed += 1000)).values;
         if (!sample) continue;
         const given = kind === 'query' ? exclusive(schema, sample) : sample;
-        const variants = invalidVariants(schema, given).filter(([, v]) => !valid(schema, v));
-        if (variants.length > 0) counts.operations++;
-        for (const [what, value] of variants) {
+        const variants = [...invalidVariants(schema, given), ...nestedVariants(schema, given)].filter(
+          (v) => !described(schema, v.value),
+        );
+        if (variants.length > 0) [covered, counts.inputs] = [true, counts.inputs + 1];
+        for (const { what, value, entry } of variants) {
+          // A JSONP answer is read as its JSON: a broken entry's `error` is looked for in it.
+          const { callback: _, ...sent } = value;
           const r = await (kind === 'query'
-            ? send(method, path, { ...value, ...READ_WITH[what.replace(/ broken$/, '')] })
-            : send(method, path, {}, ['application/json', value]));
+            ? send(method, path, { ...(entry ? sent : value), ...READ_WITH[what.replace(/ broken$/, '')] })
+            : send(method, path, {}, [kind, value]));
           counts.sent++;
-          if (r.status < 400 || r.status >= 500) accepted.push(`${method} ${path} ${kind} ${what} → ${r.status}`);
+          counts.byKind[kind] = (counts.byKind[kind] ?? 0) + 1;
+          const refused = r.status >= 400 && r.status < 500;
+          const entryRefused =
+            entry !== undefined &&
+            r.status === 200 &&
+            typeof (r.body as Record<string, { error?: unknown }> | undefined)?.[entry]?.error === 'string';
+          if (!refused && !entryRefused) accepted.push(`${method} ${path} ${kind} ${what} → ${r.status}`);
         }
       }
+      if (covered) counts.operations++;
     }
     console.info('invalid requests', counts);
     expect(accepted).toEqual([]);
-    expect(counts.sent).toBeGreaterThanOrEqual(100);
+    // Every operation with an input the description can call invalid (54 of 68; the rest take none).
+    expect(counts.sent).toBeGreaterThanOrEqual(400);
+    expect(counts.operations).toBeGreaterThanOrEqual(54);
+    for (const kind of ['application/json', FORM, 'multipart/form-data', 'query'])
+      expect(counts.byKind[kind], kind).toBeGreaterThan(0);
     expect(await state()).toEqual(before);
   });
 });
@@ -265,8 +297,11 @@ async function state(): Promise<unknown[]> {
   return out;
 }
 
-/** A value that breaks a string schema's pattern, length or words, or an integer's bounds; null: none found. */
+/** A value that breaks a string schema's pattern, length or words, or an integer's bounds (of an alternative each); null: none found. */
 function breaking(s: Schema): unknown {
+  // Of alternatives (a text or null, …), the first value that breaks each of them.
+  const alternatives = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
+  if (alternatives) return alternatives.map(breaking).find((x) => x !== null && !valid(s, x)) ?? null;
   if (Array.isArray(s.enum)) return 'not-one-of-the-words';
   if (typeof s.maxLength === 'number') return 'a'.repeat(s.maxLength + 1);
   if (typeof s.pattern === 'string') return ['\u0000', '', ' ', 'a\nb', '!!'].find((x) => !valid(s, x)) ?? null;
@@ -275,25 +310,74 @@ function breaking(s: Schema): unknown {
   return null;
 }
 
+/** An input made invalid (`what` says how); `entry`: the key of the 0.2 batch query broken, answered on its own. */
+interface Variant {
+  what: string;
+  value: Record<string, unknown>;
+  entry?: string;
+}
+
 /**
  * The description-invalid variants of a valid input: each required field dropped (of the whole,
  * or of an alternative), an unknown field added, each field's value broken. Read-only fields are
  * left alone: a body sends them back as read, and they are ignored, as their words say.
  */
-function invalidVariants(schema: Schema, value: Record<string, unknown>): [string, Record<string, unknown>][] {
-  const out: [string, Record<string, unknown>][] = [];
+function invalidVariants(schema: Schema, value: Record<string, unknown>): Variant[] {
+  const out: Variant[] = [];
   const alternatives = (schema.oneOf ?? []) as Schema[];
   const required = [schema, ...alternatives].flatMap((s) => (s.required ?? []) as string[]);
   for (const key of new Set(required))
     if (key in value) {
       const { [key]: _, ...rest } = value;
-      out.push([`without ${key}`, rest]);
+      out.push({ what: `without ${key}`, value: rest });
     }
-  out.push(['with an unknown field', { ...value, x_unknown_field: 1 }]);
+  // In a batch (`additionalProperties`: its queries), an unknown field is a query of its own.
+  const entry = isObject(schema.additionalProperties) ? 'x_unknown_field' : undefined;
+  out.push({ what: 'with an unknown field', value: { ...value, x_unknown_field: 1 }, ...(entry ? { entry } : {}) });
   for (const [key, s] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
     if (typeof s.description === 'string' && s.description.startsWith('read-only')) continue;
     const bad = breaking(s);
-    if (bad !== null) out.push([`${key} broken`, { ...value, [key]: bad }]);
+    if (bad !== null) out.push({ what: `${key} broken`, value: { ...value, [key]: bad } });
+  }
+  return out;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+
+/**
+ * The variants inside an input: JSON text (`contentSchema`) that is no JSON or JSON of another
+ * type, and each object within (a field's object, an array's first item, a batch's first entry)
+ * made invalid as a whole input is, in turn within it. Entries of a batch (`additionalProperties`)
+ * carry their key: a 0.2 service answers such a query on its own.
+ */
+function nestedVariants(schema: Schema, value: Record<string, unknown>, entry?: string): Variant[] {
+  const out: Variant[] = [];
+  const inner = (s: Schema, v: Record<string, unknown>, at: string, put: (x: unknown) => unknown, key = entry) => {
+    for (const x of [...invalidVariants(s, v), ...nestedVariants(s, v, key)])
+      out.push({ what: `${at}: ${x.what}`, value: put(x.value) as Record<string, unknown>, entry: x.entry ?? key });
+  };
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  for (const [key, v] of Object.entries(value)) {
+    const s = properties[key];
+    const set = (x: unknown) => ({ ...value, [key]: x });
+    if (s?.contentSchema && typeof v === 'string') {
+      out.push({ what: `${key} not JSON`, value: set(v.slice(0, -1) || '{'), entry });
+      out.push({ what: `${key} JSON of another type`, value: set(`[${v}]`), entry });
+      const parsed = JSON.parse(v) as unknown;
+      if (isObject(parsed)) inner(s.contentSchema as Schema, parsed, key, (x) => set(JSON.stringify(x)));
+    } else if (s && isObject(v)) {
+      inner(s, v, key, set);
+    } else if (s && Array.isArray(v) && isObject(v[0]) && isObject(s.items)) {
+      inner(s.items, v[0], `${key}.0`, (x) => set([x, ...v.slice(1)]));
+    } else if (!s && isObject(schema.additionalProperties) && isObject(v) && key === Object.keys(value)[0]) {
+      inner(schema.additionalProperties, v, key, set, key);
+    }
+  }
+  // A batch generated empty is given a first query of its own to break.
+  const entries = Object.keys(value).filter((k) => !(k in properties));
+  if (isObject(schema.additionalProperties) && entries.length === 0) {
+    const [q0] = samples(schema.additionalProperties, 700_000).values;
+    if (q0) inner(schema.additionalProperties, q0, 'q0', (x) => ({ ...value, q0: x }), 'q0');
   }
   return out;
 }

@@ -2,10 +2,10 @@
 // v1/match.ts), field by field. These parsers read by hand, to answer each query of a 0.2 batch
 // on its own, so their description is written out here: the named exception to "the valibot
 // schema the handler parses with".
-import { MAX_PROPERTIES, MAX_QUERY_LENGTH } from '../../domain/catalog/reconcile/batch.js';
+import { MAX_ID_TEXT, MAX_PROPERTIES, MAX_QUERY_LENGTH, TYPE_STRICT } from '../../domain/catalog/reconcile/batch.js';
 import { MAX_EXTEND_IDS, MAX_ID_LENGTH } from '../../domain/catalog/reconcile/extend.js';
 import { propertiesOf, type ReconcileKind } from '../../domain/catalog/reconcile/entities.js';
-import { MAX_QUERIES } from '../../domain/catalog/reconcile/input.js';
+import { MAX_ASKED_LIMIT, MAX_LIMIT, MAX_QUERIES } from '../../domain/catalog/reconcile/input.js';
 import type { Schema } from '../route.js';
 
 /** A text the parsers clean (NFKC, spaces folded): no control characters, at most `max`. */
@@ -34,8 +34,8 @@ const VALUES: Schema = { anyOf: [VALUE, { type: 'array', items: VALUE, maxItems:
 const LIMIT: Schema = {
   type: 'integer',
   minimum: 1,
-  maximum: 1_000_000,
-  description: 'candidates to answer (at most 100 are)',
+  maximum: MAX_ASKED_LIMIT,
+  description: `candidates to answer (at most ${MAX_LIMIT} are)`,
 };
 
 /** A query's property filters: `[{"pid", "v"}]`. */
@@ -44,7 +44,7 @@ const PROPERTIES: Schema = {
   maxItems: MAX_PROPERTIES,
   items: {
     type: 'object',
-    properties: { pid: { type: 'string', minLength: 1, maxLength: 255 }, v: VALUES },
+    properties: { pid: { type: 'string', minLength: 1, maxLength: MAX_ID_TEXT }, v: VALUES },
     required: ['pid', 'v'],
   },
 };
@@ -59,12 +59,12 @@ const QUERY: Schema = {
     query: text(MAX_QUERY_LENGTH, 'the name to reconcile'),
     type: {
       anyOf: [
-        { type: 'string', maxLength: 255 },
-        { type: 'array', items: { type: 'string', maxLength: 255 }, maxItems: 20 },
+        { type: 'string', maxLength: MAX_ID_TEXT },
+        { type: 'array', items: { type: 'string', maxLength: MAX_ID_TEXT }, maxItems: 20 },
       ],
     },
     limit: LIMIT,
-    type_strict: { type: 'string', maxLength: 16 },
+    type_strict: { enum: [...TYPE_STRICT], type: 'string', description: 'accepted and ignored' },
     properties: PROPERTIES,
   },
   oneOf: [
@@ -121,11 +121,11 @@ const CONDITION: Schema = {
   type: 'object',
   properties: {
     matchType: { enum: ['name', 'id', 'property'], type: 'string' },
-    propertyId: { type: 'string', minLength: 1, maxLength: 255, description: 'with matchType `property`' },
+    propertyId: { type: 'string', minLength: 1, maxLength: MAX_ID_TEXT, description: 'with matchType `property`' },
     propertyValue: VALUES,
     required: { type: 'boolean' },
     matchQuantifier: { const: 'any' },
-    matchQualifier: { type: 'string', maxLength: 255 },
+    matchQualifier: { type: 'string', maxLength: MAX_ID_TEXT },
     ...CONDITION_TEXT,
   },
   required: ['matchType', 'propertyValue'],
@@ -163,7 +163,7 @@ export const MATCH: Schema = {
             // At most one name condition and one id condition.
             not: { anyOf: [twice('name'), twice('id')] },
           },
-          type: { type: 'string', maxLength: 255 },
+          type: { type: 'string', maxLength: MAX_ID_TEXT },
           limit: LIMIT,
           ...CONDITION_TEXT,
         },

@@ -2,15 +2,27 @@
 // of at most batchSize queries, each read on its own; one that cannot be used is reported beside
 // the others instead of failing them (OpenRefine would mark the whole batch's rows as errors).
 import { isPlainObject, isStringArray } from '../json-values.js';
-import { BatchTooLarge, cleanText, jsonObjectParam, MAX_LIMIT, MAX_QUERIES, shortKey } from './input.js';
+import {
+  BatchTooLarge,
+  cleanText,
+  jsonObjectParam,
+  MAX_ASKED_LIMIT,
+  MAX_LIMIT,
+  MAX_QUERIES,
+  shortKey,
+} from './input.js';
 
 export const DEFAULT_LIMIT = 5;
 export const MAX_QUERY_LENGTH = 1000;
 const MAX_TYPES = 20;
+/** The longest type id or name, property id or qualifier a query may give. */
+export const MAX_ID_TEXT = 255;
 export const MAX_PROPERTIES = 20;
 const MAX_VALUES = 20;
 /** batch → query → properties → property → values → value: 6; a little room, no more. */
 const MAX_DEPTH = 8;
+/** 0.2's `type_strict` words: accepted and ignored (a candidate of any of the types is answered). */
+export const TYPE_STRICT = ['any', 'all', 'should'] as const;
 
 export interface PropertyFilter {
   pid: string;
@@ -59,6 +71,7 @@ function parseProperties(raw: unknown): PropertyFilter[] | string {
   for (const entry of entries) {
     if (!isPlainObject(entry) || typeof entry.pid !== 'string' || entry.pid === '' || !('v' in entry))
       return '"properties" must be an array of {"pid", "v"}';
+    if (entry.pid.length > MAX_ID_TEXT) return `a property id must be at most ${MAX_ID_TEXT} characters`;
     const values = propertyValues(entry.pid, entry.v);
     if (typeof values === 'string') return values;
     out.push({ pid: entry.pid, values });
@@ -91,15 +104,24 @@ function parseQuery(key: string, q: unknown): ReconcileQuery | string {
   }
   let limit = DEFAULT_LIMIT;
   if (q.limit !== undefined && q.limit !== null) {
-    const n = typeof q.limit === 'string' && /^[0-9]{1,6}$/.test(q.limit) ? Number(q.limit) : q.limit;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) return '"limit" must be a positive integer';
+    const n = typeof q.limit === 'string' && /^[0-9]{1,7}$/.test(q.limit) ? Number(q.limit) : q.limit;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_ASKED_LIMIT)
+      return `"limit" must be an integer from 1 to ${MAX_ASKED_LIMIT}`;
     limit = Math.min(n, MAX_LIMIT);
   }
+  if (
+    q.type_strict !== undefined &&
+    q.type_strict !== null &&
+    !(TYPE_STRICT as readonly unknown[]).includes(q.type_strict)
+  )
+    return `"type_strict" must be ${TYPE_STRICT.map((w) => `"${w}"`).join(', ')}`;
   let types: string[] | null = null;
   if (q.type !== undefined && q.type !== null && q.type !== '') {
-    if (typeof q.type === 'string') types = [q.type];
-    else if (isStringArray(q.type) && q.type.length <= MAX_TYPES) types = q.type.length > 0 ? q.type : null;
-    else return '"type" must be a type id or an array of type ids';
+    const short = (t: string) => t.length <= MAX_ID_TEXT;
+    if (typeof q.type === 'string' && short(q.type)) types = [q.type];
+    else if (isStringArray(q.type) && q.type.length <= MAX_TYPES && q.type.every(short))
+      types = q.type.length > 0 ? q.type : null;
+    else return `"type" must be a type id or an array of type ids (each at most ${MAX_ID_TEXT} characters)`;
   }
   const properties = q.properties === undefined || q.properties === null ? [] : parseProperties(q.properties);
   if (typeof properties === 'string') return properties;

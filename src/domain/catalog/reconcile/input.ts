@@ -6,6 +6,11 @@ import { hasControlChars, isPlainObject } from '../fields.js';
 
 /** The most candidates or suggestions one query may ask for. */
 export const MAX_LIMIT = 100;
+/**
+ * The largest `limit` a query may ask for: more is that query's error (0.2) or a 422 (1.0-draft);
+ * up to it, a limit is answered with at most MAX_LIMIT candidates.
+ */
+export const MAX_ASKED_LIMIT = 1_000_000;
 /** Rows fetched by substring before ranking: enough for the first pages, bounded in cost. */
 export const POOL = 200;
 

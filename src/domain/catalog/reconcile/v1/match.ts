@@ -3,9 +3,16 @@
 import { invalid } from '../../../../errors.js';
 import type { Ctx } from '../../../context.js';
 import { isPlainObject } from '../../json-values.js';
-import { DEFAULT_LIMIT, MAX_PROPERTIES, MAX_QUERY_LENGTH, propertyValues, type ReconcileQuery } from '../batch.js';
+import {
+  DEFAULT_LIMIT,
+  MAX_ID_TEXT,
+  MAX_PROPERTIES,
+  MAX_QUERY_LENGTH,
+  propertyValues,
+  type ReconcileQuery,
+} from '../batch.js';
 import { propertyOf, type ReconcileKind } from '../entities.js';
-import { BatchTooLarge, cleanText, MAX_LIMIT, MAX_QUERIES, nestsDeeperThan } from '../input.js';
+import { BatchTooLarge, cleanText, MAX_ASKED_LIMIT, MAX_LIMIT, MAX_QUERIES, nestsDeeperThan } from '../input.js';
 import { candidatesFor } from '../service.js';
 import type { v } from '../../../../validation.js';
 import type { DRAFT_RESULTS } from './answers.js';
@@ -20,6 +27,9 @@ const QUERY_FIELDS = new Set(['conditions', 'type', 'limit', 'lang', 'dir']);
 const DIRECTIONS = ['ltr', 'rtl', 'auto'];
 
 type Problems = Record<string, string>;
+
+/** A type id or name, property id or qualifier: 1 to MAX_ID_TEXT characters. */
+const idText = (x: unknown): x is string => typeof x === 'string' && x !== '' && x.length <= MAX_ID_TEXT;
 
 /** `lang` and `dir`, where an object may have them: the draft's types, else a problem each. */
 function checkText(o: Record<string, unknown>, at: string, problems: Problems): void {
@@ -41,8 +51,10 @@ function readCondition(kind: ReconcileKind, c: unknown, at: string, into: Condit
   if (c.required !== undefined && typeof c.required !== 'boolean') problems[`${at}.required`] = 'must be true or false';
   if (c.matchQuantifier !== undefined && c.matchQuantifier !== 'any')
     problems[`${at}.matchQuantifier`] = 'only "any" is supported: a candidate matches one of the values';
-  if (c.matchQualifier !== undefined && typeof c.matchQualifier !== 'string')
-    problems[`${at}.matchQualifier`] = 'must be a string';
+  if (c.matchQualifier !== undefined && (typeof c.matchQualifier !== 'string' || c.matchQualifier.length > MAX_ID_TEXT))
+    problems[`${at}.matchQualifier`] = `must be a string of at most ${MAX_ID_TEXT} characters`;
+  if (c.propertyId !== undefined && !idText(c.propertyId))
+    problems[`${at}.propertyId`] = `must be a property id (1 to ${MAX_ID_TEXT} characters)`;
   if (!('propertyValue' in c)) problems[`${at}.propertyValue`] = 'required';
   switch (c.matchType) {
     case 'name': {
@@ -65,8 +77,8 @@ function readCondition(kind: ReconcileKind, c: unknown, at: string, into: Condit
     }
     case 'property': {
       const pid = c.propertyId;
-      if (typeof pid !== 'string' || pid === '' || pid.length > 255) {
-        problems[`${at}.propertyId`] = 'required for matchType "property": a property id';
+      if (!idText(pid)) {
+        problems[`${at}.propertyId`] ??= 'required for matchType "property": a property id';
         return;
       }
       const values = propertyValues(pid, c.propertyValue);
@@ -92,13 +104,14 @@ function readQuery(kind: ReconcileKind, q: unknown, i: number, problems: Problem
   checkText(q, at, problems);
   let types: string[] | null = null;
   if (q.type !== undefined) {
-    if (typeof q.type !== 'string') problems[`${at}.type`] = 'must be one type id';
+    if (typeof q.type !== 'string' || q.type.length > MAX_ID_TEXT)
+      problems[`${at}.type`] = `must be one type id (at most ${MAX_ID_TEXT} characters)`;
     else if (q.type !== '') types = [q.type];
   }
   let limit = DEFAULT_LIMIT;
   if (q.limit !== undefined) {
-    if (typeof q.limit !== 'number' || !Number.isInteger(q.limit) || q.limit < 1)
-      problems[`${at}.limit`] = 'must be a positive integer';
+    if (typeof q.limit !== 'number' || !Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_ASKED_LIMIT)
+      problems[`${at}.limit`] = `must be an integer from 1 to ${MAX_ASKED_LIMIT}`;
     else limit = Math.min(q.limit, MAX_LIMIT);
   }
   const conditions: Conditions = { properties: [] };
