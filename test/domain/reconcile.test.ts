@@ -13,7 +13,8 @@ import {
   type ReconcileQuery,
 } from '../../src/domain/catalog/reconcile/service.js';
 import { proposeProperties } from '../../src/domain/catalog/reconcile/extend.js';
-import { nestsDeeperThan } from '../../src/domain/catalog/reconcile/input.js';
+import { MAX_ID_TEXT, TYPE_STRICT } from '../../src/domain/catalog/reconcile/batch.js';
+import { MAX_ASKED_LIMIT, MAX_LIMIT, nestsDeeperThan } from '../../src/domain/catalog/reconcile/input.js';
 import { renderPreview } from '../../src/domain/catalog/reconcile/preview.js';
 import { suggestProperties, suggestTypes } from '../../src/domain/catalog/reconcile/suggest.js';
 import { fold, scoreName } from '../../src/domain/catalog/reconcile/similarity.js';
@@ -100,6 +101,39 @@ describe('parseBatch', () => {
   it('caps the limit at 100 and accepts a numeric string', () => {
     expect(usable({ q0: { query: 'a', limit: 1000 } })[0]?.limit).toBe(100);
     expect(usable({ q0: { query: 'a', limit: '7' } })[0]?.limit).toBe(7);
+  });
+
+  it(`answers at most ${MAX_LIMIT} candidates up to a limit of ${MAX_ASKED_LIMIT}, and refuses a larger one`, () => {
+    expect(usable({ q0: { query: 'a', limit: MAX_ASKED_LIMIT } })[0]?.limit).toBe(MAX_LIMIT);
+    expect(usable({ q0: { query: 'a', limit: String(MAX_ASKED_LIMIT) } })[0]?.limit).toBe(MAX_LIMIT);
+    const errors = errorsOf({
+      number: { query: 'a', limit: MAX_ASKED_LIMIT + 1 },
+      text: { query: 'a', limit: String(MAX_ASKED_LIMIT + 1) },
+      huge: { query: 'a', limit: 1e300 },
+      ok: { query: 'a', limit: MAX_ASKED_LIMIT },
+    });
+    expect(Object.keys(errors).sort()).toEqual(['huge', 'number', 'text']);
+    expect(errors.number).toMatch(/"limit" must be an integer from 1 to 1000000/);
+  });
+
+  it(`takes type_strict ${TYPE_STRICT.join(', ')} (and ignores it), refusing any other word`, () => {
+    const words = Object.fromEntries(TYPE_STRICT.map((w) => [w, { query: 'a', type_strict: w }]));
+    expect(usable(words).map((q) => q.key)).toEqual([...TYPE_STRICT]);
+    expect(usable({ q0: { query: 'a', type_strict: 'any' } })).toEqual(usable({ q0: { query: 'a' } }));
+    const errors = errorsOf({ bogus: { query: 'a', type_strict: 'bogus' }, number: { query: 'a', type_strict: 1 } });
+    expect(Object.keys(errors).sort()).toEqual(['bogus', 'number']);
+    expect(errors.bogus).toMatch(/"type_strict" must be "any", "all", "should"/);
+  });
+
+  it(`refuses a type or property id longer than ${MAX_ID_TEXT} characters`, () => {
+    const long = 'x'.repeat(MAX_ID_TEXT + 1);
+    const errors = errorsOf({
+      type: { query: 'a', type: long },
+      types: { query: 'a', type: ['person', long] },
+      pid: { properties: [{ pid: long, v: 'x' }] },
+      ok: { query: 'a', type: 'x'.repeat(MAX_ID_TEXT), properties: [{ pid: 'x'.repeat(MAX_ID_TEXT), v: 'x' }] },
+    });
+    expect(Object.keys(errors).sort()).toEqual(['pid', 'type', 'types']);
   });
 
   it.each([

@@ -237,6 +237,14 @@ describe('POST /api/{kind}/reconcile/1.0-draft/match', () => {
     expect(await match('places', [])).toEqual([]);
   });
 
+  it('answers at most 100 candidates for a limit up to 1,000,000 (more is a 422)', async () => {
+    const [asked] = await match('places', [{ conditions: [prop('country_code', 'CH')], limit: 1_000_000 }]);
+    const [five] = await match('places', [{ conditions: [prop('country_code', 'CH')] }]);
+    expect(asked?.length).toBeGreaterThan(0);
+    expect(asked?.length).toBeLessThanOrEqual(100);
+    expect(asked?.slice(0, five?.length)).toEqual(five);
+  });
+
   it('refuses an invalid batch as a whole with 422 naming every problem', async () => {
     const cases: [unknown, string[]][] = [
       [[{ conditions: [name('x')] }], ['queries']],
@@ -296,6 +304,17 @@ describe('POST /api/{kind}/reconcile/1.0-draft/match', () => {
       [{ queries: [{ conditions: [name('x')], limit: 0 }] }, ['queries.0.limit']],
       [{ queries: [{ conditions: [name('x')], limit: 1.5 }] }, ['queries.0.limit']],
       [{ queries: [{ conditions: [name('x')], limit: '5' }] }, ['queries.0.limit']],
+      [{ queries: [{ conditions: [name('x')], limit: 1_000_001 }] }, ['queries.0.limit']],
+      [{ queries: [{ conditions: [name('x')], type: 'x'.repeat(256) }] }, ['queries.0.type']],
+      [
+        { queries: [{ conditions: [{ ...name('x'), propertyId: 'x'.repeat(256) }] }] },
+        ['queries.0.conditions.0.propertyId'],
+      ],
+      [{ queries: [{ conditions: [{ ...prop('x'.repeat(256), 'x') }] }] }, ['queries.0.conditions.0.propertyId']],
+      [
+        { queries: [{ conditions: [{ ...prop('city', 'x'), matchQualifier: 'x'.repeat(256) }] }] },
+        ['queries.0.conditions.0.matchQualifier'],
+      ],
       [{ queries: [{ conditions: [name('x')], lang: 5 }] }, ['queries.0.lang']],
       [{ queries: [{ conditions: [name('ok')] }, { conditions: [name('x')], limit: -1 }] }, ['queries.1.limit']],
       [

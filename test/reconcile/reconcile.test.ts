@@ -210,6 +210,21 @@ describe('candidates', () => {
     expect(answer.q2?.result.length).toBeLessThanOrEqual(1);
   });
 
+  it('answers at most 100 candidates for a limit up to 1,000,000, and takes any type_strict of 0.2', async () => {
+    const answer = answerOf(
+      await getQueries('keywords', {
+        q0: { query: 'e', limit: 1_000_000 },
+        q1: { query: 'e', limit: 1_000_000, type_strict: 'should' },
+        q2: { query: 'e', type_strict: 'all' },
+        q3: { query: 'e', type_strict: 'any' },
+      }),
+    );
+    for (const key of ['q0', 'q1', 'q2', 'q3']) expect(answer[key], key).not.toHaveProperty('error');
+    expect(answer.q0?.result.length).toBeGreaterThan(0);
+    expect(answer.q0?.result.length).toBeLessThanOrEqual(100);
+    expect(answer.q1?.result).toEqual(answer.q0?.result);
+  });
+
   it('scores an alternative name below an exact name and never as a match', async () => {
     const answer = answerOf(await getQueries('actors', { q0: { query: 'Friedrich von Schiller' } }));
     const top = answer.q0?.result[0];
@@ -274,7 +289,10 @@ describe('bad queries in a batch', () => {
         limit: { query: 'x', limit: -1 },
         words: { query: 'x', limit: 'many' },
         type: { query: 'x', type: 5 },
+        longType: { query: 'x', type: 'x'.repeat(256) },
         props: { properties: [{ pid: 'gnd' }] },
+        huge: { query: 'x', limit: 1_000_001 },
+        strict: { query: 'x', type_strict: 'bogus' },
       };
       const good = { query: kind === 'actors' ? 'Goethe' : kind === 'places' ? 'Bern' : 'Letters' };
       const answer = answerOf(await getQueries(kind, { ...bad, good }));
