@@ -368,7 +368,7 @@ function nestedVariants(schema: Schema, value: Record<string, unknown>, entry?: 
     } else if (s && isObject(v)) {
       inner(s, v, key, set);
     } else if (s && Array.isArray(v) && isObject(v[0]) && isObject(s.items)) {
-      inner(s.items, v[0], `${key}.0`, (x) => set([x, ...v.slice(1)]));
+      inner(s.items, v[0], `${key}.0`, (x) => set([x, ...(v as unknown[]).slice(1)]));
     } else if (!s && isObject(schema.additionalProperties) && isObject(v) && key === Object.keys(value)[0]) {
       inner(schema.additionalProperties, v, key, set, key);
     }
