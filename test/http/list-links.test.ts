@@ -1,9 +1,12 @@
 // Lists answer an RFC 8288 Link header (first, prev, next, last; with a cursor, next), and
 // unknown query parameters are ignored, as the description says: OpenRefine and jQuery add
 // `callback` and `_` to their requests.
+import net from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import { dataOf } from '../helpers/api.js';
+import { logEntries } from '../helpers/daemon.js';
 import { useDaemonWithTokens } from '../helpers/http.js';
+import { until } from '../helpers/until.js';
 
 const { daemon, api, t } = useDaemonWithTokens();
 
@@ -57,4 +60,31 @@ it("sends no links for a query string so long that four copies would overflow a 
   const r = await api.get(`/api/actors?search=linked&${many}`, t.user);
   expect(r.status).toBe(200);
   expect(r.headers.get('link')).toBeNull();
+});
+
+it('answers a list whose client hung up without a server error (its links need no socket)', async () => {
+  const { host, hostname, port } = new URL(daemon().url);
+  const requests = () =>
+    logEntries(daemon()).filter(
+      (e) => e.msg === 'request' && String(e.path).startsWith('/api/actors?search=linked&perPage=2'),
+    );
+  const before = requests().length;
+  // The request is sent and the connection closed at once: the list is read after the socket is
+  // gone, and its Link header is written from the socket's addresses.
+  const gone = 20;
+  for (let i = 0; i < gone; i++)
+    await new Promise<void>((resolve, reject) => {
+      const s = net.connect(Number(port), hostname, () => {
+        s.end(
+          `GET /api/actors?search=linked&perPage=2 HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${t.user}\r\n\r\n`,
+        );
+        s.destroy();
+        resolve();
+      });
+      s.on('error', reject);
+    });
+  await until(() => requests().length >= before + gone, 'the access log lines of the requests whose client hung up');
+  const logged = logEntries(daemon());
+  expect(logged.filter((e) => e.msg === 'unhandled error')).toEqual([]);
+  expect(requests().filter((e) => Number(e.status) >= 500)).toEqual([]);
 });

@@ -56,7 +56,10 @@ export function baseUrl(ctx: ApiContext): string {
   const { publicUrl } = ctx.state.deps.config;
   if (publicUrl) return publicUrl;
   const socket = ctx.req.socket as Socket & { encrypted?: boolean };
-  const local = socket.localAddress ?? '';
+  const local = socket.localAddress;
+  // A client that has gone takes the socket's addresses with it; nothing is sent to it any more,
+  // so the origin only has to be well-formed.
+  if (local === undefined) return 'http://localhost';
   const address = canonicalAddress(local) ?? local;
   const host = address.includes(':') ? `[${address}]` : address;
   return `${socket.encrypted ? 'https' : 'http'}://${host}:${socket.localPort ?? 0}`;
