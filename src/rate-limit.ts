@@ -12,7 +12,7 @@ const MAX_POINTS = 1_000_000;
 /** The window's length in seconds. */
 export const windowSeconds = (rate: RateLimit): number => (rate.per === 'minute' ? 60 : 3600);
 
-/** What a refusal of a malformed rate says; each door (CLI usage error, config error) wraps it.
+/** What a refusal of a malformed rate says; the CLI (a usage error) and the config file (a config error) each wrap it.
  * The bound is written out: `toLocaleString` at load would start ICU's number formatting in every
  * command that loads this module (14 ms of `token list`). */
 export const RATE_LIMIT_FORM = 'a rate limit is written N/minute or N/hour, with N from 1 to 1,000,000';
