@@ -8,7 +8,7 @@ import type { Json } from './config.js';
 import { basicTokens, client, type BasicTokens, type Client } from './api.js';
 import { createAccounts, createSandbox, createToken, type Sandbox } from './cli.js';
 import { patchConfig } from './config.js';
-import { startDaemon, useDaemon, type RunningDaemon } from './daemon.js';
+import { startDaemon, useDaemon, type DaemonOptions, type RunningDaemon } from './daemon.js';
 
 export interface DaemonWithTokens {
   cli: () => Sandbox;
@@ -18,9 +18,9 @@ export interface DaemonWithTokens {
   t: BasicTokens;
 }
 
-/** Starts a daemon for the file (useDaemon) and creates an editor's and a user's token. */
-export function useDaemonWithTokens(): DaemonWithTokens {
-  const { cli, daemon } = useDaemon();
+/** Starts a daemon for the file (useDaemon, with `opts`) and creates an editor's and a user's token. */
+export function useDaemonWithTokens(opts: DaemonOptions = {}): DaemonWithTokens {
+  const { cli, daemon } = useDaemon(opts);
   const t: BasicTokens = { editor: '', user: '' };
   beforeAll(async () => {
     Object.assign(t, await basicTokens(cli()));
