@@ -200,6 +200,17 @@ beforeAll(async () => {
   ids.places = dataOf<{ id: number }>(await api.post('/api/places', { name: 'Fakertown' }, t.editor)).id;
 });
 
+/** An operation's inputs to generate: each body media type's schema, and its query's. */
+function inputsOf(op: Operation): [string, Schema][] {
+  const query = querySchema(op);
+  const inputs: [string, Schema][] = Object.entries(op.requestBody?.content ?? {}).map(([type, c]) => [
+    type,
+    resolved(c.schema) as Schema,
+  ]);
+  if (query) inputs.push(['query', query]);
+  return inputs;
+}
+
 describe('requests generated from the description', () => {
   it('are never refused for their shape', async () => {
     const refusedShapes: string[] = [];
@@ -207,12 +218,7 @@ describe('requests generated from the description', () => {
     const counts = { sent: 0, answered: {} as Record<number, number> };
     let seed = 1;
     for (const [path, method, op] of operations()) {
-      const query = querySchema(op);
-      const inputs: [string, Schema][] = Object.entries(op.requestBody?.content ?? {}).map(([type, c]) => [
-        type,
-        resolved(c.schema) as Schema,
-      ]);
-      if (query) inputs.push(['query', query]);
+      const inputs = inputsOf(op);
       for (const [kind, schema] of inputs) {
         const { values } = samples(schema, (seed += 1000));
         if (values.length < SAMPLES) unable.push(`${method} ${path} ${kind}: ${values.length}`);
@@ -245,12 +251,7 @@ describe('requests generated from the description', () => {
     const counts = { sent: 0, operations: 0, inputs: 0, byKind: {} as Record<string, number> };
     let seed = 900_000;
     for (const [path, method, op] of operations()) {
-      const query = querySchema(op);
-      const inputs: [string, Schema][] = Object.entries(op.requestBody?.content ?? {}).map(([type, c]) => [
-        type,
-        resolved(c.schema) as Schema,
-      ]);
-      if (query) inputs.push(['query', query]);
+      const inputs = inputsOf(op);
       let covered = false;
       for (const [kind, schema] of inputs) {
         const [sample] = samples(schema, (seed += 1000)).values;

@@ -7,12 +7,9 @@
 import knex, { type Knex } from 'knex';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LastUsedRecorder } from '../../src/domain/tokens/last-used.js';
+import { addressRows, iso, lastUsedAt, numbered, T0 } from '../helpers/token-rows.js';
 
-const T0 = Date.parse('2026-11-20T12:00:00.000Z');
-const iso = (ms: number) => new Date(ms).toISOString();
 const clock = { now: () => new Date(T0) };
-/** `count` addresses that sort as they are numbered: 198.51.100.101, .102, … (up to 155). */
-const numbered = (count: number, from = 1) => Array.from({ length: count }, (_, i) => `198.51.100.${100 + from + i}`);
 const ids = (count: number, from = 1) => Array.from({ length: count }, (_, i) => from + i);
 
 /** One statement as the recorder issued it, or its failure. */
@@ -77,23 +74,6 @@ async function flushed(r: LastUsedRecorder): Promise<Statement[]> {
   return log;
 }
 
-async function lastUsed(id: number): Promise<string | null> {
-  const row = await db('tokens').where('id', id).first<{ last_used_at: string | null }>('last_used_at');
-  return row.last_used_at;
-}
-
-/** The token's address rows: address -> [first seen, last seen]. */
-async function addressRows(id: number): Promise<Record<string, [string, string]>> {
-  const rows = await db('token_addresses')
-    .where('token_id', id)
-    .select<{ address: string; first_seen_at: string; last_seen_at: string }[]>(
-      'address',
-      'first_seen_at',
-      'last_seen_at',
-    );
-  return Object.fromEntries(rows.map((r) => [r.address, [r.first_seen_at, r.last_seen_at]]));
-}
-
 const sorted = (rows: Record<string, unknown>) => Object.keys(rows).sort();
 
 describe('a flush', () => {
@@ -109,8 +89,8 @@ describe('a flush', () => {
     ]);
     expect(r.writes).toBe(100);
     for (const id of [1, 50, 100]) {
-      expect(await lastUsed(id)).toBe(iso(T0 + id));
-      expect(await addressRows(id)).toEqual({ [`192.0.2.${id}`]: [iso(T0 + id), iso(T0 + id)] });
+      expect(await lastUsedAt(db, id)).toBe(iso(T0 + id));
+      expect(await addressRows(db, id)).toEqual({ [`192.0.2.${id}`]: [iso(T0 + id), iso(T0 + id)] });
     }
   });
 
@@ -127,8 +107,8 @@ describe('a flush', () => {
     expect(await flushed(r)).toEqual([...batch(100), ...batch(100), ...batch(50)]);
     expect(r.writes).toBe(250);
     for (const id of [1, 100, 101, 200, 201, 250]) {
-      expect(await lastUsed(id)).toBe(iso(T0 + id));
-      expect(await addressRows(id)).toEqual({ '203.0.113.1': [iso(T0 + id), iso(T0 + id)] });
+      expect(await lastUsedAt(db, id)).toBe(iso(T0 + id));
+      expect(await addressRows(db, id)).toEqual({ '203.0.113.1': [iso(T0 + id), iso(T0 + id)] });
     }
   });
 
@@ -136,7 +116,7 @@ describe('a flush', () => {
     const r = new LastUsedRecorder(db, clock);
     for (const id of ids(3)) r.touch(id, null, '', T0);
     expect(await flushed(r)).toEqual([{ kind: 'begin' }, { kind: 'update', rows: 3 }, { kind: 'commit' }]);
-    expect(await lastUsed(3)).toBe(iso(T0));
+    expect(await lastUsedAt(db, 3)).toBe(iso(T0));
   });
 
   it('writes only the addresses when no last use is due', async () => {
@@ -150,7 +130,7 @@ describe('a flush', () => {
       { kind: 'delete' },
       { kind: 'commit' },
     ]);
-    expect(await addressRows(1)).toEqual({ '192.0.2.1': [iso(T0 + 1_000), iso(T0 + 1_000)] });
+    expect(await addressRows(db, 1)).toEqual({ '192.0.2.1': [iso(T0 + 1_000), iso(T0 + 1_000)] });
     // The same address a minute later: known, so written without pruning.
     r.touch(1, null, '192.0.2.1', T0 + 30_000);
     r.touch(1, null, '192.0.2.1', T0 + 61_001);
@@ -160,7 +140,7 @@ describe('a flush', () => {
       { kind: 'insert', rows: 1 },
       { kind: 'commit' },
     ]);
-    expect(await addressRows(1)).toEqual({ '192.0.2.1': [iso(T0 + 1_000), iso(T0 + 61_001)] });
+    expect(await addressRows(db, 1)).toEqual({ '192.0.2.1': [iso(T0 + 1_000), iso(T0 + 61_001)] });
   });
 
   it('writes more than 400 address rows in inserts of at most 400, in the one transaction', async () => {
@@ -176,7 +156,7 @@ describe('a flush', () => {
       { kind: 'commit' },
     ]);
     // Each keeps its 20 most recently seen.
-    for (const id of [1, 9]) expect(sorted(await addressRows(id))).toEqual(addresses.slice(40).sort());
+    for (const id of [1, 9]) expect(sorted(await addressRows(db, id))).toEqual(addresses.slice(40).sort());
   });
 
   it("prunes a token's rows after a new address used with a known one", async () => {
@@ -188,7 +168,7 @@ describe('a flush', () => {
     r.touch(1, null, '203.0.113.1', T0 + 61_000);
     await r.flush();
     // 21 rows: the last by address of the 19 seen at T0 goes.
-    expect(sorted(await addressRows(1))).toEqual([...numbered(19), '203.0.113.1']);
+    expect(sorted(await addressRows(db, 1))).toEqual([...numbered(19), '203.0.113.1']);
   });
 
   it('moves no address back: a use seen earlier by another daemon and flushed later', async () => {
@@ -197,7 +177,7 @@ describe('a flush', () => {
     await a.flush();
     b.touch(1, null, '192.0.2.1', T0);
     await b.flush();
-    expect(await addressRows(1)).toEqual({ '192.0.2.1': [iso(T0 + 30_000), iso(T0 + 30_000)] });
+    expect(await addressRows(db, 1)).toEqual({ '192.0.2.1': [iso(T0 + 30_000), iso(T0 + 30_000)] });
   });
 });
 
@@ -247,16 +227,16 @@ describe('a flush whose batch fails (a token deleted since its use)', () => {
       { kind: 'update', rows: 1 },
     ]);
 
-    expect(await addressRows(1)).toEqual({});
-    expect(await lastUsed(2)).toBe(iso(T0 + 70_000));
-    expect(sorted(await addressRows(2))).toEqual([...numbered(20), '203.0.113.2']);
-    expect((await addressRows(2))[numbered(1)[0] as string]).toEqual([iso(T0), iso(T0 + 70_000)]);
-    expect((await addressRows(2))[numbered(1, 20)[0] as string]).toEqual([iso(T0 + 70_000), iso(T0 + 70_000)]);
-    expect(sorted(await addressRows(3))).toEqual([...numbered(19), '203.0.113.3']);
-    expect(await addressRows(4)).toEqual({ '192.0.2.4': [iso(T0 + 90_000), iso(T0 + 90_000)] });
-    expect(await lastUsed(5)).toBe(iso(T0 + 90_000));
-    expect(await addressRows(5)).toEqual({ ['h'.repeat(64)]: [iso(T0 + 70_000), iso(T0 + 70_000)] });
-    expect(await lastUsed(6)).toBe(iso(T0 + 10_000));
-    expect(await lastUsed(7)).toBe(iso(T0 + 70_000));
+    expect(await addressRows(db, 1)).toEqual({});
+    expect(await lastUsedAt(db, 2)).toBe(iso(T0 + 70_000));
+    expect(sorted(await addressRows(db, 2))).toEqual([...numbered(20), '203.0.113.2']);
+    expect((await addressRows(db, 2))[numbered(1)[0] as string]).toEqual([iso(T0), iso(T0 + 70_000)]);
+    expect((await addressRows(db, 2))[numbered(1, 20)[0] as string]).toEqual([iso(T0 + 70_000), iso(T0 + 70_000)]);
+    expect(sorted(await addressRows(db, 3))).toEqual([...numbered(19), '203.0.113.3']);
+    expect(await addressRows(db, 4)).toEqual({ '192.0.2.4': [iso(T0 + 90_000), iso(T0 + 90_000)] });
+    expect(await lastUsedAt(db, 5)).toBe(iso(T0 + 90_000));
+    expect(await addressRows(db, 5)).toEqual({ ['h'.repeat(64)]: [iso(T0 + 70_000), iso(T0 + 70_000)] });
+    expect(await lastUsedAt(db, 6)).toBe(iso(T0 + 10_000));
+    expect(await lastUsedAt(db, 7)).toBe(iso(T0 + 70_000));
   });
 });

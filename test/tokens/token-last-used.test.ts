@@ -10,9 +10,8 @@ import { openDatabase } from '../../src/db/connect.js';
 import { KEPT_ADDRESSES, LastUsedRecorder, storedLastUsed } from '../../src/domain/tokens/last-used.js';
 import { childEnv, createAccounts, createSandbox, createToken, type Sandbox } from '../helpers/cli.js';
 import { eventually, until } from '../helpers/until.js';
+import { addressRows, iso, lastUsedAt, numbered, T0 } from '../helpers/token-rows.js';
 
-const T0 = Date.parse('2026-11-20T12:00:00.000Z');
-const iso = (ms: number) => new Date(ms).toISOString();
 const clock = { now: () => new Date(T0) };
 
 let box: Sandbox;
@@ -36,27 +35,7 @@ async function tokenId(name: string): Promise<number> {
   return Number(row.id);
 }
 
-async function lastUsedAt(id: number): Promise<string | null> {
-  const row = await db('tokens').where('id', id).first<{ last_used_at: string | null }>('last_used_at');
-  return row.last_used_at;
-}
-
-/** The token's address rows: address -> [first seen, last seen]. */
-async function addressRows(id: number): Promise<Record<string, [string, string]>> {
-  const rows = await db('token_addresses')
-    .where('token_id', id)
-    .select<{ address: string; first_seen_at: string; last_seen_at: string }[]>(
-      'address',
-      'first_seen_at',
-      'last_seen_at',
-    );
-  return Object.fromEntries(rows.map((r) => [r.address, [r.first_seen_at, r.last_seen_at]]));
-}
-
 const sorted = (rows: Record<string, unknown>) => Object.keys(rows).sort();
-/** `count` addresses that sort as they are numbered: 198.51.100.101, .102, … */
-const numbered = (count: number, from = 1) => Array.from({ length: count }, (_, i) => `198.51.100.${100 + from + i}`);
-
 describe('the last use of a token', () => {
   it('is written at the flush after its first use, and again only when more than 60 seconds later', async () => {
     const id = await tokenId('first use');
@@ -64,14 +43,14 @@ describe('the last use of a token', () => {
     expect(r.touch(id, null, '', T0)).toBe(T0);
     expect(r.touch(id, null, '', T0 + 30_000)).toBe(T0);
     expect(r.touch(id, null, '', T0 + 60_000)).toBe(T0);
-    expect(await lastUsedAt(id)).toBeNull();
+    expect(await lastUsedAt(db, id)).toBeNull();
     await r.flush();
-    expect(await lastUsedAt(id)).toBe(iso(T0));
+    expect(await lastUsedAt(db, id)).toBe(iso(T0));
     expect(r.writes).toBe(1);
 
     expect(r.touch(id, null, '', T0 + 60_001)).toBe(T0 + 60_001);
     await r.flush();
-    expect(await lastUsedAt(id)).toBe(iso(T0 + 60_001));
+    expect(await lastUsedAt(db, id)).toBe(iso(T0 + 60_001));
     expect(r.writes).toBe(2);
     // Nothing pending: a flush writes nothing.
     await r.flush();
@@ -92,7 +71,7 @@ describe('the last use of a token', () => {
     expect(r.touch(id, iso(T0), '', T0 + 60_001)).toBe(T0 + 60_001);
     await r.flush();
     expect(r.writes).toBe(1);
-    expect(await lastUsedAt(id)).toBe(iso(T0 + 60_001));
+    expect(await lastUsedAt(db, id)).toBe(iso(T0 + 60_001));
   });
 
   it('moves forward only by more than 60 seconds when two daemons write it', async () => {
@@ -105,16 +84,16 @@ describe('the last use of a token', () => {
     b.touch(id, null, '', T0);
     await b.flush();
     expect(b.writes).toBe(1);
-    expect(await lastUsedAt(id)).toBe(iso(T0 + 30_000));
+    expect(await lastUsedAt(db, id)).toBe(iso(T0 + 30_000));
     // 50 seconds after the stored value: b issues its UPDATE, which changes nothing.
     expect(b.touch(id, null, '', T0 + 80_000)).toBe(T0 + 80_000);
     await b.flush();
     expect(b.writes).toBe(2);
-    expect(await lastUsedAt(id)).toBe(iso(T0 + 30_000));
+    expect(await lastUsedAt(db, id)).toBe(iso(T0 + 30_000));
     // More than 60 seconds after it: written.
     b.touch(id, null, '', T0 + 140_001);
     await b.flush();
-    expect(await lastUsedAt(id)).toBe(iso(T0 + 140_001));
+    expect(await lastUsedAt(db, id)).toBe(iso(T0 + 140_001));
   });
 
   it('is forgotten for the least recently used token past maxTracked: its next use is written again', async () => {
@@ -135,8 +114,8 @@ describe('the last use of a token', () => {
     await r.flush();
     // One more UPDATE for `two`, which the database's own 60-second rule makes change nothing.
     expect(r.writes).toBe(4);
-    expect(await lastUsedAt(two)).toBe(iso(T0));
-    expect(await lastUsedAt(three)).toBe(iso(T0 + 2_000));
+    expect(await lastUsedAt(db, two)).toBe(iso(T0));
+    expect(await lastUsedAt(db, three)).toBe(iso(T0 + 2_000));
   });
 
   it('counts a token with its addresses against maxTracked: new addresses make room too', async () => {
@@ -158,13 +137,13 @@ describe('the addresses a token was used from', () => {
     r.touch(id, null, '198.51.100.1', T0 + 1_000);
     await r.flush();
     // No address (a use the pipeline could not place) makes no row.
-    expect(await addressRows(id)).toEqual({ '198.51.100.1': [iso(T0 + 1_000), iso(T0 + 1_000)] });
+    expect(await addressRows(db, id)).toEqual({ '198.51.100.1': [iso(T0 + 1_000), iso(T0 + 1_000)] });
     r.touch(id, null, '198.51.100.1', T0 + 61_000);
     await r.flush();
-    expect(await addressRows(id)).toEqual({ '198.51.100.1': [iso(T0 + 1_000), iso(T0 + 1_000)] });
+    expect(await addressRows(db, id)).toEqual({ '198.51.100.1': [iso(T0 + 1_000), iso(T0 + 1_000)] });
     r.touch(id, null, '198.51.100.1', T0 + 61_001);
     await r.flush();
-    expect(await addressRows(id)).toEqual({ '198.51.100.1': [iso(T0 + 1_000), iso(T0 + 61_001)] });
+    expect(await addressRows(db, id)).toEqual({ '198.51.100.1': [iso(T0 + 1_000), iso(T0 + 61_001)] });
   });
 
   it('are written once per flush, a known one at its first use within the minute', async () => {
@@ -174,7 +153,7 @@ describe('the addresses a token was used from', () => {
     r.touch(id, null, '192.0.2.20', T0 + 1_000);
     r.touch(id, null, '192.0.2.10', T0 + 2_000);
     await r.flush();
-    expect(await addressRows(id)).toEqual({
+    expect(await addressRows(db, id)).toEqual({
       '192.0.2.10': [iso(T0), iso(T0)],
       '192.0.2.20': [iso(T0 + 1_000), iso(T0 + 1_000)],
     });
@@ -185,7 +164,7 @@ describe('the addresses a token was used from', () => {
     const r = new LastUsedRecorder(db, clock);
     r.touch(id, null, `${'h'.repeat(70)}.example`, T0);
     await r.flush();
-    expect(sorted(await addressRows(id))).toEqual(['h'.repeat(64)]);
+    expect(sorted(await addressRows(db, id))).toEqual(['h'.repeat(64)]);
   });
 
   it('are kept for the 20 most recently seen per token, ties by address', async () => {
@@ -196,8 +175,8 @@ describe('the addresses a token was used from', () => {
     numbered(25).forEach((address, i) => r.touch(timed, null, address, T0 + i * 1_000));
     for (const address of numbered(25)) r.touch(tied, null, address, T0);
     await r.flush();
-    expect(sorted(await addressRows(timed))).toEqual(numbered(20, 6));
-    expect(sorted(await addressRows(tied))).toEqual(numbered(20));
+    expect(sorted(await addressRows(db, timed))).toEqual(numbered(20, 6));
+    expect(sorted(await addressRows(db, tied))).toEqual(numbered(20));
   });
 
   it('are pruned after a new address, not after a known one coming back', async () => {
@@ -209,16 +188,21 @@ describe('the addresses a token was used from', () => {
     // Another daemon's new address: 21 rows, the last of the 20 tied ones goes.
     b.touch(id, null, '203.0.113.1', T0 + 10_000);
     await b.flush();
-    expect(sorted(await addressRows(id))).toEqual([...numbered(19), '203.0.113.1']);
+    expect(sorted(await addressRows(db, id))).toEqual([...numbered(19), '203.0.113.1']);
     // Known to a, written again a minute later: back without a prune (the bound is kept by the
     // daemon that sees an address first, so a known one costs no DELETE).
     a.touch(id, null, numbered(1, 20)[0] as string, T0 + 61_000);
     await a.flush();
-    expect(sorted(await addressRows(id))).toEqual([...numbered(20), '203.0.113.1']);
+    expect(sorted(await addressRows(db, id))).toEqual([...numbered(20), '203.0.113.1']);
     // The next new address restores the bound: two of the tied ones go, the last by address.
     a.touch(id, null, '203.0.113.2', T0 + 62_000);
     await a.flush();
-    expect(sorted(await addressRows(id))).toEqual([...numbered(17), ...numbered(1, 20), '203.0.113.1', '203.0.113.2']);
+    expect(sorted(await addressRows(db, id))).toEqual([
+      ...numbered(17),
+      ...numbered(1, 20),
+      '203.0.113.1',
+      '203.0.113.2',
+    ]);
   });
 
   it('are pruned after an address new to this daemon even when it was used again before the flush', async () => {
@@ -230,7 +214,7 @@ describe('the addresses a token was used from', () => {
     a.touch(id, null, '203.0.113.9', T0 + 1_000);
     a.touch(id, null, '203.0.113.9', T0 + 62_000);
     await a.flush();
-    expect(sorted(await addressRows(id))).toEqual([...numbered(19), '203.0.113.9']);
+    expect(sorted(await addressRows(db, id))).toEqual([...numbered(19), '203.0.113.9']);
   });
 
   it('are forgotten in memory past 64 for a token: a known one is then written again', async () => {
@@ -238,12 +222,12 @@ describe('the addresses a token was used from', () => {
     const r = new LastUsedRecorder(db, clock);
     for (const address of numbered(64)) r.touch(id, null, address, T0);
     await r.flush();
-    expect(sorted(await addressRows(id))).toEqual(numbered(20));
+    expect(sorted(await addressRows(db, id))).toEqual(numbered(20));
     // The 65th makes this process forget the 64 it knew: the first is new again.
     r.touch(id, null, '203.0.113.65', T0 + 1_000);
     r.touch(id, null, numbered(1)[0] as string, T0 + 2_000);
     await r.flush();
-    expect((await addressRows(id))[numbered(1)[0] as string]).toEqual([iso(T0), iso(T0 + 2_000)]);
+    expect((await addressRows(db, id))[numbered(1)[0] as string]).toEqual([iso(T0), iso(T0 + 2_000)]);
   });
 
   it('are remembered when a known one comes back, even with 64 of them', async () => {
@@ -257,7 +241,7 @@ describe('the addresses a token was used from', () => {
     r.touch(id, null, first, T0 + 61_000);
     r.touch(id, null, second, T0 + 62_000);
     await r.flush();
-    const rows = await addressRows(id);
+    const rows = await addressRows(db, id);
     expect(rows[first]).toEqual([iso(T0 + 61_000), iso(T0 + 61_000)]);
     expect(rows[second]).toEqual([iso(T0 + 30_000), iso(T0 + 30_000)]);
   });
@@ -269,8 +253,8 @@ describe('the addresses a token was used from', () => {
     r.touch(kept, null, '192.0.2.78', T0);
     await db('tokens').where('id', gone).delete();
     await r.flush();
-    expect(await addressRows(gone)).toEqual({});
-    expect(await addressRows(kept)).toEqual({ '192.0.2.78': [iso(T0), iso(T0)] });
+    expect(await addressRows(db, gone)).toEqual({});
+    expect(await addressRows(db, kept)).toEqual({ '192.0.2.78': [iso(T0), iso(T0)] });
   });
 });
 
@@ -331,7 +315,7 @@ describe('the flush timer', () => {
     r.touch(id, null, '', T0);
     vi.advanceTimersByTime(1_000);
     await until(() => r.writes === 1, 'the first timed flush');
-    expect(await lastUsedAt(id)).toBe(iso(T0));
+    expect(await lastUsedAt(db, id)).toBe(iso(T0));
     r.touch(id, null, '', T0 + 61_000);
     vi.advanceTimersByTime(1_000);
     await until(() => r.writes === 2, 'the second timed flush');
@@ -339,7 +323,7 @@ describe('the flush timer', () => {
     await r.stop();
     expect(vi.getTimerCount()).toBe(0);
     expect(r.writes).toBe(3);
-    expect(await lastUsedAt(id)).toBe(iso(T0 + 122_000));
+    expect(await lastUsedAt(db, id)).toBe(iso(T0 + 122_000));
     // Started again after a stop: a timer again.
     r.start();
     expect(vi.getTimerCount()).toBe(1);
@@ -364,11 +348,11 @@ describe('the flush timer', () => {
     vi.advanceTimersByTime(1_000);
     // Once the first flush is written (our read queues behind its UPDATE), the tick that came
     // while it ran has started nothing: `two` waits.
-    await eventually(async () => (await lastUsedAt(one)) === iso(T0), 'the first timed flush');
+    await eventually(async () => (await lastUsedAt(db, one)) === iso(T0), 'the first timed flush');
     expect(r.writes).toBe(1);
     vi.advanceTimersByTime(1_000);
     await until(() => r.writes === 2, 'the next timed flush');
     await r.stop();
-    expect(await lastUsedAt(two)).toBe(iso(T0));
+    expect(await lastUsedAt(db, two)).toBe(iso(T0));
   });
 });
