@@ -17,6 +17,8 @@ export const MAX_QUERY_LENGTH = 1000;
 const MAX_TYPES = 20;
 /** The longest type id or name, property id or qualifier a query may give. */
 export const MAX_ID_TEXT = 255;
+/** A type id or name, property id or qualifier short enough to be one. */
+export const withinIdText = (s: string): boolean => s.length <= MAX_ID_TEXT;
 export const MAX_PROPERTIES = 20;
 const MAX_VALUES = 20;
 /** batch → query → properties → property → values → value: 6; a little room, no more. */
@@ -71,7 +73,7 @@ function parseProperties(raw: unknown): PropertyFilter[] | string {
   for (const entry of entries) {
     if (!isPlainObject(entry) || typeof entry.pid !== 'string' || entry.pid === '' || !('v' in entry))
       return '"properties" must be an array of {"pid", "v"}';
-    if (entry.pid.length > MAX_ID_TEXT) return `a property id must be at most ${MAX_ID_TEXT} characters`;
+    if (!withinIdText(entry.pid)) return `a property id must be at most ${MAX_ID_TEXT} characters`;
     const values = propertyValues(entry.pid, entry.v);
     if (typeof values === 'string') return values;
     out.push({ pid: entry.pid, values });
@@ -117,9 +119,8 @@ function parseQuery(key: string, q: unknown): ReconcileQuery | string {
     return `"type_strict" must be ${TYPE_STRICT.map((w) => `"${w}"`).join(', ')}`;
   let types: string[] | null = null;
   if (q.type !== undefined && q.type !== null && q.type !== '') {
-    const short = (t: string) => t.length <= MAX_ID_TEXT;
-    if (typeof q.type === 'string' && short(q.type)) types = [q.type];
-    else if (isStringArray(q.type) && q.type.length <= MAX_TYPES && q.type.every(short))
+    if (typeof q.type === 'string' && withinIdText(q.type)) types = [q.type];
+    else if (isStringArray(q.type) && q.type.length <= MAX_TYPES && q.type.every(withinIdText))
       types = q.type.length > 0 ? q.type : null;
     else return `"type" must be a type id or an array of type ids (each at most ${MAX_ID_TEXT} characters)`;
   }

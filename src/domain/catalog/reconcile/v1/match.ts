@@ -6,6 +6,7 @@ import { isPlainObject } from '../../json-values.js';
 import {
   DEFAULT_LIMIT,
   MAX_ID_TEXT,
+  withinIdText,
   MAX_PROPERTIES,
   MAX_QUERY_LENGTH,
   propertyValues,
@@ -29,7 +30,7 @@ const DIRECTIONS = ['ltr', 'rtl', 'auto'];
 type Problems = Record<string, string>;
 
 /** A type id or name, property id or qualifier: 1 to MAX_ID_TEXT characters. */
-const idText = (x: unknown): x is string => typeof x === 'string' && x !== '' && x.length <= MAX_ID_TEXT;
+const idText = (x: unknown): x is string => typeof x === 'string' && x !== '' && withinIdText(x);
 
 /** `lang` and `dir`, where an object may have them: the draft's types, else a problem each. */
 function checkText(o: Record<string, unknown>, at: string, problems: Problems): void {
@@ -51,7 +52,7 @@ function readCondition(kind: ReconcileKind, c: unknown, at: string, into: Condit
   if (c.required !== undefined && typeof c.required !== 'boolean') problems[`${at}.required`] = 'must be true or false';
   if (c.matchQuantifier !== undefined && c.matchQuantifier !== 'any')
     problems[`${at}.matchQuantifier`] = 'only "any" is supported: a candidate matches one of the values';
-  if (c.matchQualifier !== undefined && (typeof c.matchQualifier !== 'string' || c.matchQualifier.length > MAX_ID_TEXT))
+  if (c.matchQualifier !== undefined && (typeof c.matchQualifier !== 'string' || !withinIdText(c.matchQualifier)))
     problems[`${at}.matchQualifier`] = `must be a string of at most ${MAX_ID_TEXT} characters`;
   if (c.propertyId !== undefined && !idText(c.propertyId))
     problems[`${at}.propertyId`] = `must be a property id (1 to ${MAX_ID_TEXT} characters)`;
@@ -104,7 +105,7 @@ function readQuery(kind: ReconcileKind, q: unknown, i: number, problems: Problem
   checkText(q, at, problems);
   let types: string[] | null = null;
   if (q.type !== undefined) {
-    if (typeof q.type !== 'string' || q.type.length > MAX_ID_TEXT)
+    if (typeof q.type !== 'string' || !withinIdText(q.type))
       problems[`${at}.type`] = `must be one type id (at most ${MAX_ID_TEXT} characters)`;
     else if (q.type !== '') types = [q.type];
   }
