@@ -179,3 +179,88 @@ describe('the KDF queue, bounds', () => {
     expect(t.settled).toEqual(['a0 ok', 'b0 ok', 'c0 ok', 'd0 ok']);
   });
 });
+
+describe('the KDF queue, asked before a run (hasRoomFor)', () => {
+  it('has room while a slot is free and nothing waits, whatever the waiting bounds', () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 0, total: 0 });
+    expect(queue.hasRoomFor('a')).toBe(true);
+  });
+
+  it('has no room once every slot is taken and nothing may wait', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 0, total: 0 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('x', 'x0'); // runs
+    expect(queue.hasRoomFor('a')).toBe(false);
+    expect(queue.hasRoomFor('x')).toBe(false);
+    await t.drain();
+    expect(queue.hasRoomFor('a')).toBe(true);
+  });
+
+  it('answers as run would for a client at, below and above its share', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 2, total: 10 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('x', 'x0'); // runs
+    expect(queue.hasRoomFor('a')).toBe(true); // holds none
+    t.start('a', 'a0');
+    expect(queue.hasRoomFor('a')).toBe(true); // holds 1 of 2
+    t.start('a', 'a1');
+    expect(queue.hasRoomFor('a')).toBe(false); // holds its 2
+    expect(queue.hasRoomFor('b')).toBe(true); // the queue as a whole has room
+    t.start('a', 'a2');
+    await settle();
+    expect(t.settled).toEqual(['a2 busy']);
+    await t.drain();
+  });
+
+  it('when full, has room only for a client that holds at least two fewer than the longest', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 3 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('x', 'x0'); // runs
+    t.start('a', 'a0');
+    t.start('a', 'a1');
+    t.start('b', 'b0'); // full: a 2, b 1
+    expect(queue.queued).toBe(3);
+    expect(queue.hasRoomFor('c')).toBe(true); // 0 + 1 < 2: a's newest would make room
+    expect(queue.hasRoomFor('b')).toBe(false); // 1 + 1 = 2: no one would give way
+    expect(queue.hasRoomFor('a')).toBe(false);
+    await t.drain();
+  });
+
+  it('when full of single runs, has room for no one', async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 2 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('x', 'x0'); // runs
+    t.start('a', 'a0');
+    t.start('b', 'b0'); // full: a 1, b 1
+    expect(queue.hasRoomFor('c')).toBe(false);
+    expect(queue.hasRoomFor('a')).toBe(false);
+    await t.drain();
+  });
+});
+
+describe('the KDF queue, runs that wait whatever the bounds', () => {
+  it("queues a run told to wait beyond the client's share and beyond the total, in turn", async () => {
+    const queue = new KdfQueue({ concurrency: 1, perClient: 1, total: 1 });
+    const h = harness(queue);
+    const t = tracker(h);
+    t.start('x', 'x0'); // runs
+    t.start('a', 'a0'); // waits: the queue is full now
+    const waited: string[] = [];
+    const forced = [1, 2].map((i) =>
+      queue.run('a', () => Promise.resolve(`a${i}`), { wait: true }).then((v) => waited.push(v)),
+    );
+    t.start('a', 'a3'); // not told to wait: refused
+    await settle();
+    expect(t.settled).toEqual(['a3 busy']);
+    expect(queue.queued).toBe(3);
+    await t.drain();
+    await Promise.all(forced);
+    expect(waited).toEqual(['a1', 'a2']);
+    expect(queue.queued).toBe(0);
+    expect(queue.running).toBe(0);
+  });
+});
