@@ -17,6 +17,8 @@
 //   BENCH_ONLY=soak      only the bounded soak run (bench/soak.js; BENCH_SOAK_SECONDS, default 600)
 //   BENCH_ONLY=ratelimit only the rate limits (bench/ratelimit.js): their cost per request, and a
 //                        limit shared by two PostgreSQL daemons (BENCH_PG_URL or ARCHIVE_TEST_PG_URL)
+//   BENCH_KDF_CONCURRENCY=n  limits.kdfConcurrency of the daemons this file starts (default: the
+//                        daemon's own; bench/storm.js has BENCH_STORM_KDF)
 //   BENCH_DAEMON_ROOT=…  measure the archivectl checkout there (its bin/, dist/bundle/ and src/) instead of ..
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -97,7 +99,12 @@ const config = path.join(dir, 'config.json');
 // Log level info, as in production: the one access-log line per request is part of the cost.
 writeFileSync(
   config,
-  JSON.stringify({ database: { filename: './archive.sqlite3' }, dataDir: './data', log: { level: 'info' } }),
+  JSON.stringify({
+    database: { filename: './archive.sqlite3' },
+    dataDir: './data',
+    log: { level: 'info' },
+    ...(process.env.BENCH_KDF_CONCURRENCY && { limits: { kdfConcurrency: Number(process.env.BENCH_KDF_CONCURRENCY) } }),
+  }),
 );
 const env = { ...process.env, ARCHIVECTL_AS: 'root' };
 delete env.ARCHIVE_CONFIG;
