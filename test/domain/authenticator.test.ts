@@ -32,6 +32,12 @@ const forge = (selector: string) => {
 const auth = (options: Partial<AuthenticatorOptions> = {}) =>
   new Authenticator(db, clock, null, { ...DEFAULT_AUTH_OPTIONS, ...options });
 const cost = (a: Authenticator) => ({ kdfRuns: a.stats.kdfRuns, lookups: a.stats.lookups, hits: a.stats.cacheHits });
+/** A KDF run for `client` that keeps its slot (or its place in the queue) until released. */
+const holdKdf = (a: Authenticator, client: string) => {
+  let release: () => void = () => undefined;
+  const ended = a.kdf.run(client, () => new Promise<void>((done) => (release = done)));
+  return { ended, release: () => release() };
+};
 const diff = (a: Authenticator, before: ReturnType<typeof cost>) => {
   const after = cost(a);
   return {
@@ -226,8 +232,7 @@ describe('forged values', () => {
       perClient: { burst: 1, perMinute: 0 },
       probationPerSecond: 0,
     });
-    let release: () => void = () => undefined;
-    const held = a.kdf.run('someone', () => new Promise<void>((done) => (release = done)));
+    const held = holdKdf(a, 'someone');
     const before = cost(a);
     const id = randomBase62(8);
     expect(await a.authenticate(forge(id), '1', 'c')).toEqual({
@@ -238,8 +243,8 @@ describe('forged values', () => {
     });
     expect(a.stats.busy).toBe(1);
     expect(diff(a, before).kdfRuns).toBe(0);
-    release();
-    await held;
+    held.release();
+    await held.ended;
     // The client's one credit was given back: this attempt is checked, not throttled.
     expect(await a.authenticate(forge(id), '1', 'c')).toMatchObject({ reason: 'unknown' });
     expect(await a.authenticate(forge(id), '1', 'c')).toMatchObject({ reason: 'unknown' }); // probation
@@ -249,8 +254,7 @@ describe('forged values', () => {
   it('answer busy (503) to a known id whose KDF run finds the queue full, and admit it once there is room', async () => {
     const a = auth({ kdf: { concurrency: 1, perClient: 0, total: 0 }, perClient: { burst: 1, perMinute: 0 } });
     const t = await token('cold while busy');
-    let release: () => void = () => undefined;
-    const held = a.kdf.run('someone', () => new Promise<void>((done) => (release = done)));
+    const held = holdKdf(a, 'someone');
     expect(await a.authenticate(t.token, '1', 'c')).toEqual({
       ok: false,
       reason: 'busy',
@@ -258,8 +262,8 @@ describe('forged values', () => {
       retryAfterSeconds: 1,
     });
     expect(a.stats.busy).toBe(1);
-    release();
-    await held;
+    held.release();
+    await held.ended;
     // The client's one credit came back with the busy answer: the retry is verified.
     expect(await a.authenticate(t.token, '1', 'c')).toMatchObject({ ok: true, principal: { selector: t.id } });
   });
@@ -359,19 +363,17 @@ describe('liveRows (leak reports)', () => {
     const a = auth({ kdf: { concurrency: 1, perClient: 1, total: 1 } });
     const t = await token('queued report');
     // One run holds the slot and another fills the queue: a run not told to wait is refused now.
-    const releases: (() => void)[] = [];
-    const hold = (client: string) => a.kdf.run(client, () => new Promise<void>((done) => releases.push(done)));
-    const held = [hold('x'), hold('y')];
+    const held = [holdKdf(a, 'x'), holdKdf(a, 'y')];
     expect(a.kdf.hasRoomFor('reporter')).toBe(false);
     let settled = false;
     const report = a.liveRows([t.token], 'reporter').finally(() => (settled = true));
     const turn = () => new Promise((next) => setImmediate(next));
     while (a.kdf.queued < 2 && !settled) await turn(); // its run joins y's in the queue, past the bound
     while (a.kdf.running > 0) {
-      releases.shift()?.(); // x's, then y's; the report's own run ends by itself
+      for (const run of held) run.release(); // x's, then y's once it runs; the report's ends by itself
       await turn();
     }
-    await Promise.all(held);
+    await Promise.all(held.map((run) => run.ended));
     expect((await report).map((r) => r.selector)).toEqual([t.id]);
   });
 });

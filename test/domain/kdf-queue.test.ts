@@ -1,7 +1,7 @@
 // The KDF queue (src/domain/tokens/kdf-queue.ts): never more runs at once than its limit, turns
 // by client, bounded waiting, and room made for a newcomer at the expense of the longest queue.
 import { describe, expect, it } from 'vitest';
-import { KdfBusy, KdfQueue } from '../../src/domain/tokens/kdf-queue.js';
+import { KdfBusy, KdfQueue, type KdfQueueOptions } from '../../src/domain/tokens/kdf-queue.js';
 
 /** A job that ends when told to, recording how many ran at once. */
 function harness(queue: KdfQueue) {
@@ -93,6 +93,13 @@ function tracker(h: ReturnType<typeof harness>) {
   return { start, settled, drain };
 }
 
+/** A queue with its harness and tracker. */
+function trackedQueue(options: KdfQueueOptions) {
+  const queue = new KdfQueue(options);
+  const h = harness(queue);
+  return { queue, h, t: tracker(h) };
+}
+
 const settle = async () => {
   for (let i = 0; i < 3; i++) await Promise.resolve();
 };
@@ -106,9 +113,7 @@ describe('the KDF queue, bounds', () => {
   });
 
   it("refuses a client's run beyond its share while the queue as a whole has room", async () => {
-    const queue = new KdfQueue({ concurrency: 1, perClient: 1, total: 10 });
-    const h = harness(queue);
-    const t = tracker(h);
+    const { queue, h, t } = trackedQueue({ concurrency: 1, perClient: 1, total: 10 });
     t.start('x', 'x0'); // runs
     t.start('a', 'a0'); // waits: a's share
     t.start('a', 'a1'); // over it
@@ -122,9 +127,7 @@ describe('the KDF queue, bounds', () => {
   });
 
   it('makes room only at the expense of a client holding more than one run beyond the newcomer', async () => {
-    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 3 });
-    const h = harness(queue);
-    const t = tracker(h);
+    const { queue, h, t } = trackedQueue({ concurrency: 1, perClient: 10, total: 3 });
     t.start('x', 'x0'); // runs
     t.start('a', 'a0');
     t.start('a', 'a1');
@@ -145,9 +148,7 @@ describe('the KDF queue, bounds', () => {
   });
 
   it('takes the room from the client with the most waiting, the first in turn among equals', async () => {
-    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 6 });
-    const h = harness(queue);
-    const t = tracker(h);
+    const { queue, h, t } = trackedQueue({ concurrency: 1, perClient: 10, total: 6 });
     t.start('x', 'x0'); // runs
     t.start('a', 'a0'); // a: 1 waiting, first in turn
     for (let i = 0; i < 3; i++) t.start('b', `b${i}`); // b: 3
@@ -163,9 +164,7 @@ describe('the KDF queue, bounds', () => {
   });
 
   it('counts what waits: a finished run hands its slot on and the count goes down', async () => {
-    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 2 });
-    const h = harness(queue);
-    const t = tracker(h);
+    const { queue, h, t } = trackedQueue({ concurrency: 1, perClient: 10, total: 2 });
     t.start('a', 'a0');
     t.start('b', 'b0');
     t.start('c', 'c0');
@@ -189,9 +188,7 @@ describe('the KDF queue, asked before a run (hasRoomFor)', () => {
   });
 
   it('has no room once every slot is taken and nothing may wait', async () => {
-    const queue = new KdfQueue({ concurrency: 1, perClient: 0, total: 0 });
-    const h = harness(queue);
-    const t = tracker(h);
+    const { queue, t } = trackedQueue({ concurrency: 1, perClient: 0, total: 0 });
     t.start('x', 'x0'); // runs
     expect(queue.hasRoomFor('a')).toBe(false);
     expect(queue.hasRoomFor('x')).toBe(false);
@@ -200,9 +197,7 @@ describe('the KDF queue, asked before a run (hasRoomFor)', () => {
   });
 
   it('answers as run would for a client at, below and above its share', async () => {
-    const queue = new KdfQueue({ concurrency: 1, perClient: 2, total: 10 });
-    const h = harness(queue);
-    const t = tracker(h);
+    const { queue, t } = trackedQueue({ concurrency: 1, perClient: 2, total: 10 });
     t.start('x', 'x0'); // runs
     expect(queue.hasRoomFor('a')).toBe(true); // holds none
     t.start('a', 'a0');
@@ -217,9 +212,7 @@ describe('the KDF queue, asked before a run (hasRoomFor)', () => {
   });
 
   it('when full of single runs, has room for no one', async () => {
-    const queue = new KdfQueue({ concurrency: 1, perClient: 10, total: 2 });
-    const h = harness(queue);
-    const t = tracker(h);
+    const { queue, t } = trackedQueue({ concurrency: 1, perClient: 10, total: 2 });
     t.start('x', 'x0'); // runs
     t.start('a', 'a0');
     t.start('b', 'b0'); // full: a 1, b 1
@@ -231,9 +224,7 @@ describe('the KDF queue, asked before a run (hasRoomFor)', () => {
 
 describe('the KDF queue, runs that wait whatever the bounds', () => {
   it("queues a run told to wait beyond the client's share and beyond the total, in turn", async () => {
-    const queue = new KdfQueue({ concurrency: 1, perClient: 1, total: 1 });
-    const h = harness(queue);
-    const t = tracker(h);
+    const { queue, t } = trackedQueue({ concurrency: 1, perClient: 1, total: 1 });
     t.start('x', 'x0'); // runs
     t.start('a', 'a0'); // waits: the queue is full now
     const waited: string[] = [];
