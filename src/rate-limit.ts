@@ -14,7 +14,7 @@ export const windowSeconds = (rate: RateLimit): number => (rate.per === 'minute'
 
 /** What a refusal of a malformed rate says; the CLI (a usage error) and the config file (a config error) each wrap it.
  * The bound is written out: `toLocaleString` at load would start ICU's number formatting in every
- * command that loads this module (14 ms of `token list`). */
+ * command that loads this module. */
 export const RATE_LIMIT_FORM = 'a rate limit is written N/minute or N/hour, with N from 1 to 1,000,000';
 
 /** `600/hour` → { points: 600, per: 'hour' }; null for anything else. */
