@@ -9,10 +9,12 @@ const LINKED_QUERY_CHARS = 2048;
 /** The header's value for a page answered from `url` (absolute), or null when there is no link. */
 export function listLinks(url: URL, meta: ListMeta, rows: number): string | null {
   if (url.search.length > LINKED_QUERY_CHARS) return null;
+  // One copy of the query for all links: each sets its `page` or `cursor`, the rest stays as sent.
+  const query = new URLSearchParams(url.search);
+  const path = `${url.origin}${url.pathname}`;
   const at = (set: Record<string, string>) => {
-    const next = new URL(url);
-    for (const [k, v] of Object.entries(set)) next.searchParams.set(k, v);
-    return next.href;
+    for (const [k, v] of Object.entries(set)) query.set(k, v);
+    return `${path}?${query}`;
   };
   const links: [string, string][] = [];
   if (meta.next_cursor !== undefined) {
