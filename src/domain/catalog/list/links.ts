@@ -12,22 +12,22 @@ export function listLinks(url: URL, meta: ListMeta, rows: number): string | null
   // One copy of the query for all links: each sets its `page` or `cursor`, the rest stays as sent.
   const query = new URLSearchParams(url.search);
   const path = `${url.origin}${url.pathname}`;
-  const at = (set: Record<string, string>) => {
-    for (const [k, v] of Object.entries(set)) query.set(k, v);
+  const at = (name: 'page' | 'cursor', value: string | number) => {
+    query.set(name, String(value));
     return `${path}?${query}`;
   };
   const links: [string, string][] = [];
   if (meta.next_cursor !== undefined) {
-    if (meta.next_cursor !== null) links.push(['next', at({ cursor: meta.next_cursor })]);
+    if (meta.next_cursor !== null) links.push(['next', at('cursor', meta.next_cursor)]);
   } else {
     const { page, perPage, total } = meta;
     // An inexact total is a lower bound: a full page may have a next one, and no last is known.
     const last = Math.max(1, Math.ceil(total / perPage));
     const more = page < last || (meta.total_exact === false && rows === perPage);
-    links.push(['first', at({ page: '1' })]);
-    if (page > 1) links.push(['prev', at({ page: String(Math.min(page - 1, last)) })]);
-    if (more) links.push(['next', at({ page: String(page + 1) })]);
-    if (meta.total_exact !== false) links.push(['last', at({ page: String(last) })]);
+    links.push(['first', at('page', 1)]);
+    if (page > 1) links.push(['prev', at('page', Math.min(page - 1, last))]);
+    if (more) links.push(['next', at('page', page + 1)]);
+    if (meta.total_exact !== false) links.push(['last', at('page', last)]);
   }
   return links.length === 0 ? null : links.map(([rel, href]) => `<${href}>; rel="${rel}"`).join(', ');
 }
