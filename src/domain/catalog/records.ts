@@ -24,8 +24,8 @@ const readers = new WeakMap<object, (row: Row) => unknown>();
 
 /**
  * Reads a row into a record of `t` with a function made once per description, `(row) => ({ id:
- * read[0](row.id), … })`, so every record has one shape from the start (a loop's keyed stores
- * cost about 5 % of the list throughput: bench/RESULTS.md, "Anton's fields without a spread").
+ * read[0](row.id), … })`, so every record has one shape from the start, which a loop's keyed
+ * stores do not give (bench/RESULTS.md, "Anton's fields without a spread").
  * The names come from the description, never from input, and must be plain identifiers.
  */
 export function recordReader<R>(t: Stored<R>): (row: Row) => R {

@@ -87,8 +87,8 @@ export type AntonKeyword = Keyword & { full_id: string };
 
 /**
  * Records as the API answers them: ours, then Anton's fields, added to the record given (a fresh
- * one from the catalogue, never shared) rather than to a copy: a copy by spread cost a third of the
- * list throughput (bench/RESULTS.md, "Anton's fields without a spread").
+ * one from the catalogue, never shared) rather than to a copy, which the list path pays for on
+ * every record (bench/RESULTS.md, "Anton's fields without a spread").
  */
 export function antonActor(a: Actor, slug: string): AntonActor {
   return Object.assign(a, { full_id: fullId(slug, 'actors', a.id), fullname: a.name, authority_type: a.type });

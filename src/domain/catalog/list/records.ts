@@ -76,7 +76,8 @@ export async function listRecords<R>(
   // The sort value too (a lower-cased copy is no column of the record): a cursor is made of it.
   const columns = t.columnNames.includes(key.column) ? t.columnNames : [...t.columnNames, key.column];
   const after = at === null ? null : at.value === null ? 'null' : 'value';
-  // Written out, not spread from a common object: a spread here cost 9 µs a request.
+  // Written out, not spread from a common object: V8 runs the spread slowly here (bench/RESULTS.md,
+  // "The list SQL written out").
   const page = (reverse: boolean, offset: boolean, total: boolean) =>
     pageSql(db, filter, { columns, key, after, reverse, offset, total });
   const unfiltered = equal.length === 0 && search === null;
