@@ -100,23 +100,22 @@ describe.skipIf(skip !== null)('systemd notification (Type=notify)', () => {
   // daemon's last datagram may reach the test after that daemon exited. A message of the test's
   // own, and its barrier, mark where everything sent before has been read.
   let marks = 0;
-  async function readUpToHere(): Promise<number> {
-    const mark = `X_TEST_MARK=${++marks}`;
-    await promisify(execFile)(pathOf(notify, 'systemd-notify'), [mark], {
+  async function readUpToHere(): Promise<{ mark: number; next: number }> {
+    const text = `X_TEST_MARK=${++marks}`;
+    await promisify(execFile)(pathOf(notify, 'systemd-notify'), [text], {
       env: { ...process.env, NOTIFY_SOCKET: socketPath },
     });
-    await until(() => {
-      const at = messages.indexOf(mark);
-      return at >= 0 && messages.slice(at + 1).includes('BARRIER=1');
-    }, mark);
-    return messages.indexOf(mark);
+    const barrierAfter = (mark: number) => (mark < 0 ? -1 : messages.indexOf('BARRIER=1', mark + 1));
+    await until(() => barrierAfter(messages.indexOf(text)) >= 0, text);
+    const mark = messages.indexOf(text);
+    return { mark, next: barrierAfter(mark) + 1 };
   }
 
   it('sends nothing without NOTIFY_SOCKET', async () => {
-    const before = (await readUpToHere()) + 2;
+    const { next: from } = await readUpToHere();
     const daemon = await spawnDaemon(box);
     expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-    const after = await readUpToHere();
-    expect(messages.slice(before, after)).toEqual([]);
+    const { mark: to } = await readUpToHere();
+    expect(messages.slice(from, to)).toEqual([]);
   });
 });
