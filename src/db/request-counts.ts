@@ -16,7 +16,11 @@ export interface Counter {
   close?(): Promise<void>;
 }
 
-/** Keys one memory counter holds: past it, the key idle longest is forgotten (its window starts afresh). */
+/**
+ * Keys one memory counter holds: past it, the key idle longest is forgotten (its window starts afresh).
+ * Given to lru-cache as `maxSize` at one per key, not `max`, which allocates every slot up front:
+ * a table holds as many keys as clients are active, far fewer than its bound.
+ */
 export const MEMORY_KEYS = 100_000;
 
 export interface CounterSpec {
@@ -54,7 +58,7 @@ class MemoryCounter implements Counter {
     private readonly spec: CounterSpec,
     maxKeys: number,
   ) {
-    this.windows = new LRUCache({ max: maxKeys });
+    this.windows = new LRUCache({ maxSize: maxKeys, sizeCalculation: () => 1 });
   }
 
   consume(key: string | number): Promise<RateLimiterRes> {
@@ -150,7 +154,8 @@ class AllotmentCounter implements Counter {
     private readonly spec: CounterSpec,
   ) {
     this.allotments = new LRUCache({
-      max: MEMORY_KEYS,
+      maxSize: MEMORY_KEYS,
+      sizeCalculation: () => 1,
       dispose: (a, key, reason) => void (reason === 'evict' && this.giveBack(key, a)),
     });
     this.sweeper = setInterval(() => void this.sweep(), IDLE_MS).unref();

@@ -24,7 +24,9 @@ export class FailureBudget {
     private readonly options: BudgetOptions,
     private readonly now: () => number,
   ) {
-    this.buckets = new LRUCache({ max: options.maxKeys });
+    // A bound by size, not `max`: lru-cache allocates `max` slots up front, and this table is
+    // nearly empty until a flood fills it.
+    this.buckets = new LRUCache({ maxSize: options.maxKeys, sizeCalculation: () => 1 });
   }
 
   /** The key's bucket refilled up to `at`; `touch` marks it as used (a take, not a look). */
