@@ -45,6 +45,57 @@ describe('stored hashes', () => {
     expect(await verifySecret('AAAA', 'right')).toBe(false);
     expect(await verifySecret(await hashWith('right', { r: 4 }), 'right')).toBe(true);
   });
+
+  it("answer as scrypt-kdf's own verify for keys it made with other parameters", async () => {
+    const kdf = scrypt as unknown as { verify(k: Uint8Array, p: string): Promise<boolean> };
+    for (const params of [{}, { logN: 10 }, { r: 4 }, { p: 2 }]) {
+      const hash = await hashWith('right', params);
+      for (const secret of ['right', 'Right', 'right ', '']) {
+        expect(await verifySecret(hash, secret)).toBe(await kdf.verify(Buffer.from(hash, 'base64'), secret));
+      }
+    }
+  });
+
+  it('refuse a key with any one bit changed, a key of another length, and a damaged one without throwing', async () => {
+    const key = Buffer.from(await hashSecret('right'), 'base64');
+    expect(key).toHaveLength(96);
+    for (let byte = 0; byte < key.length; byte++) {
+      for (const bit of [0x01, 0x80]) {
+        const changed = Buffer.from(key);
+        changed[byte]! ^= bit;
+        expect(await verifySecret(changed.toString('base64'), 'right'), `byte ${byte}, bit ${bit}`).toBe(false);
+      }
+    }
+    expect(await verifySecret(key.subarray(0, 95).toString('base64'), 'right')).toBe(false);
+    expect(await verifySecret(Buffer.concat([key, Buffer.from([0])]).toString('base64'), 'right')).toBe(false);
+    expect(await verifySecret('', 'right')).toBe(false);
+    expect(await verifySecret('not base64 at all!', 'right')).toBe(false);
+  });
+
+  it('refuse a consistent key in another format, or with parameters scrypt refuses, without throwing', async () => {
+    const { createHash, createHmac, scryptSync } = await import('node:crypto');
+    // A key whose checksum and MAC are right for its own bytes: only its header is wrong.
+    const forged = (header: Buffer, logN: number) => {
+      const out = Buffer.alloc(96);
+      header.copy(out, 0);
+      out[7] = logN;
+      out.writeUInt32BE(8, 8);
+      out.writeUInt32BE(1, 12);
+      out.fill(7, 16, 48);
+      createHash('sha256').update(out.subarray(0, 48)).digest().copy(out, 48, 0, 16);
+      if (logN >= 1 && logN <= 16) {
+        const derived = scryptSync('right', out.subarray(16, 48), 64, { N: 2 ** logN, r: 8, p: 1 });
+        createHmac('sha256', derived.subarray(32)).update(out.subarray(0, 64)).digest().copy(out, 64);
+      }
+      return out.toString('base64');
+    };
+    expect(await verifySecret(forged(Buffer.from('scrypt\0'), 11), 'right')).toBe(true);
+    expect(await verifySecret(forged(Buffer.from('scrypt\x01'), 11), 'right')).toBe(false);
+    expect(await verifySecret(forged(Buffer.from('Scrypt\0'), 11), 'right')).toBe(false);
+    expect(await verifySecret(forged(Buffer.from('scrypt\0'), 0), 'right')).toBe(false);
+    expect(await verifySecret(forged(Buffer.from('scrypt\0'), 64), 'right')).toBe(false);
+    expect(await verifySecret(forged(Buffer.from('scrypt\0'), 255), 'right')).toBe(false);
+  });
 });
 
 describe('the verifier', () => {

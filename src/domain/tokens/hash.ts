@@ -3,7 +3,7 @@
 // N=2^11, r=8, p=1 (2 MiB): secrets have 238 bits (legacy 309), so scrypt only guards a leaked
 // database; a higher N costs first-use latency, CPU on forged tokens, import time and memory for
 // no gain against such secrets (bench/RESULTS.md, "Figures behind comments").
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, scrypt, timingSafeEqual } from 'node:crypto';
 import * as scryptKdf from 'scrypt-kdf';
 
 // The package's type file declares named exports, but its module exports one default object.
@@ -15,13 +15,36 @@ export async function hashSecret(secret: string): Promise<string> {
   return Buffer.from(await Scrypt.kdf(secret, SCRYPT_PARAMS)).toString('base64');
 }
 
-/** Constant-time comparison of the derived key (scrypt-kdf uses crypto.timingSafeEqual). */
+// A stored key as scrypt-kdf writes it (96 bytes): "scrypt", version 0, logN, r and p (big-endian
+// uint32), a 32-byte salt, the first 16 bytes of SHA-256 of those 48 bytes, then HMAC-SHA-256 of the
+// first 64 bytes keyed with the second half of the 64-byte scrypt output.
+const KEY_BYTES = 96;
+const MAGIC = Buffer.from('scrypt\0');
+
+/**
+ * Whether `secret` matches the stored key, as scrypt-kdf's verify answers, compared in constant
+ * time. Checked here rather than by Scrypt.verify, whose SHA-256 and HMAC go through WebCrypto:
+ * two more trips to the thread pool for each verification (bench/RESULTS.md, "Token verification
+ * without WebCrypto").
+ */
 export async function verifySecret(hash: string, secret: string): Promise<boolean> {
-  try {
-    return await Scrypt.verify(Buffer.from(hash, 'base64'), secret);
-  } catch {
-    return false; // a damaged stored key refuses, it does not crash the caller
-  }
+  const key = Buffer.from(hash, 'base64');
+  // A damaged stored key refuses; it does not crash the caller.
+  if (key.length !== KEY_BYTES || !key.subarray(0, MAGIC.length).equals(MAGIC)) return false;
+  const prefix = key.subarray(0, 48);
+  const checksum = createHash('sha256').update(prefix).digest().subarray(0, 16);
+  if (!timingSafeEqual(checksum, key.subarray(48, 64))) return false;
+  const params = { N: 2 ** key[7]!, r: key.readUInt32BE(8), p: key.readUInt32BE(12), maxmem: 2 ** 31 - 1 };
+  const derived = await new Promise<Buffer | null>((resolve) => {
+    try {
+      scrypt(secret, key.subarray(16, 48), 64, params, (err, k) => resolve(err ? null : k));
+    } catch {
+      resolve(null); // parameters scrypt refuses
+    }
+  });
+  if (derived === null) return false;
+  const mac = createHmac('sha256', derived.subarray(32)).update(key.subarray(0, 64)).digest();
+  return timingSafeEqual(mac, key.subarray(64, KEY_BYTES));
 }
 
 export function needsRehash(hash: string): boolean {
