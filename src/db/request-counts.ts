@@ -5,6 +5,7 @@
 // file each count their own), in a table of at most MEMORY_KEYS keys per policy and rate.
 import { LRUCache } from 'lru-cache';
 import { RateLimiterRes } from 'rate-limiter-flexible';
+import { atMostKeys } from '../lru-bound.js';
 import { isPg, type Db } from './dialect.js';
 
 /** One request counted: its RateLimiterRes, thrown when the key is past its limit. */
@@ -16,11 +17,7 @@ export interface Counter {
   close?(): Promise<void>;
 }
 
-/**
- * Keys one memory counter holds: past it, the key idle longest is forgotten (its window starts afresh).
- * Given to lru-cache as `maxSize` at one per key, not `max`, which allocates every slot up front:
- * a table holds as many keys as clients are active, far fewer than its bound.
- */
+/** Keys one memory counter holds: past it, the key idle longest is forgotten (its window starts afresh). */
 export const MEMORY_KEYS = 100_000;
 
 export interface CounterSpec {
@@ -58,7 +55,7 @@ class MemoryCounter implements Counter {
     private readonly spec: CounterSpec,
     maxKeys: number,
   ) {
-    this.windows = new LRUCache({ maxSize: maxKeys, sizeCalculation: () => 1 });
+    this.windows = new LRUCache(atMostKeys(maxKeys));
   }
 
   consume(key: string | number): Promise<RateLimiterRes> {
@@ -154,8 +151,7 @@ class AllotmentCounter implements Counter {
     private readonly spec: CounterSpec,
   ) {
     this.allotments = new LRUCache({
-      maxSize: MEMORY_KEYS,
-      sizeCalculation: () => 1,
+      ...atMostKeys(MEMORY_KEYS),
       dispose: (a, key, reason) => void (reason === 'evict' && this.giveBack(key, a)),
     });
     this.sweeper = setInterval(() => void this.sweep(), IDLE_MS).unref();

@@ -6,6 +6,7 @@ import type { ForeignToken } from '../domain/tokens/authenticate.js';
 import { FailureBudget } from '../domain/tokens/failure-budget.js';
 import { NOTED_PER_DAY, recordForeignUse } from '../domain/foreign-uses.js';
 import { redactSecrets } from '../errors.js';
+import { atMostKeys } from '../lru-bound.js';
 import { httpError } from './errors.js';
 import type { ApiContext, ApiMiddleware, Deps } from './types.js';
 
@@ -13,13 +14,13 @@ export const NOT_FROM_HERE = 'this token is not accepted from this address';
 
 /** Refused uses a client key may make of one token: a burst, then one a minute. */
 const REFUSAL_BUDGET = { burst: 10, perMinute: 1, maxKeys: 10_000 };
-/** Token, key and day entries remembered (each noted once): a bound by size, as the budgets' (no slots made up front). */
-const SEEN_KEYS = { maxSize: 10_000, sizeCalculation: () => 1 } as const;
+/** Token, key and day entries remembered (each noted once). */
+const SEEN_KEYS = 10_000;
 
 export function refuseForeignAddress(deps: Deps, log: Logger): ApiMiddleware {
   const budget = new FailureBudget(REFUSAL_BUDGET, () => performance.now());
-  const seen = new LRUCache<string, true>(SEEN_KEYS);
-  const notedToday = new LRUCache<string, number>(SEEN_KEYS);
+  const seen = new LRUCache<string, true>(atMostKeys(SEEN_KEYS));
+  const notedToday = new LRUCache<string, number>(atMostKeys(SEEN_KEYS));
 
   async function note(ctx: ApiContext, token: ForeignToken, key: string): Promise<void> {
     const day = deps.clock.now().toISOString().slice(0, 10);

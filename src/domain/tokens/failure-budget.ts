@@ -4,6 +4,7 @@
 // first, and a client that floods new keys evicts its own old entries before anyone else's
 // recent ones.
 import { LRUCache } from 'lru-cache';
+import { atMostKeys } from '../../lru-bound.js';
 
 export interface BudgetOptions {
   burst: number;
@@ -24,9 +25,7 @@ export class FailureBudget {
     private readonly options: BudgetOptions,
     private readonly now: () => number,
   ) {
-    // A bound by size, not `max`: lru-cache allocates `max` slots up front, and this table is
-    // nearly empty until a flood fills it.
-    this.buckets = new LRUCache({ maxSize: options.maxKeys, sizeCalculation: () => 1 });
+    this.buckets = new LRUCache(atMostKeys(options.maxKeys));
   }
 
   /** The key's bucket refilled up to `at`; `touch` marks it as used (a take, not a look). */

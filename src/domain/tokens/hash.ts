@@ -3,7 +3,8 @@
 // N=2^11, r=8, p=1 (2 MiB): secrets have 238 bits (legacy 309), so scrypt only guards a leaked
 // database; a higher N costs first-use latency, CPU on forged tokens, import time and memory for
 // no gain against such secrets (bench/RESULTS.md, "Figures behind comments").
-import { createHash, createHmac, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, scrypt, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto';
+import { promisify } from 'node:util';
 import * as scryptKdf from 'scrypt-kdf';
 
 // The package's type file declares named exports, but its module exports one default object.
@@ -20,6 +21,13 @@ export async function hashSecret(secret: string): Promise<string> {
 // first 64 bytes keyed with the second half of the 64-byte scrypt output.
 const KEY_BYTES = 96;
 const MAGIC = Buffer.from('scrypt\0');
+// promisify's type takes scrypt's overload without options; the function takes them (node docs).
+const scryptAsync = promisify(scrypt) as (
+  s: BinaryLike,
+  salt: BinaryLike,
+  n: number,
+  o: ScryptOptions,
+) => Promise<Buffer>;
 
 /**
  * Whether `secret` matches the stored key, as scrypt-kdf's verify answers, compared in constant
@@ -31,17 +39,11 @@ export async function verifySecret(hash: string, secret: string): Promise<boolea
   const key = Buffer.from(hash, 'base64');
   // A damaged stored key refuses; it does not crash the caller.
   if (key.length !== KEY_BYTES || !key.subarray(0, MAGIC.length).equals(MAGIC)) return false;
-  const prefix = key.subarray(0, 48);
-  const checksum = createHash('sha256').update(prefix).digest().subarray(0, 16);
+  const checksum = createHash('sha256').update(key.subarray(0, 48)).digest().subarray(0, 16);
   if (!timingSafeEqual(checksum, key.subarray(48, 64))) return false;
   const params = { N: 2 ** key[7]!, r: key.readUInt32BE(8), p: key.readUInt32BE(12), maxmem: 2 ** 31 - 1 };
-  const derived = await new Promise<Buffer | null>((resolve) => {
-    try {
-      scrypt(secret, key.subarray(16, 48), 64, params, (err, k) => resolve(err ? null : k));
-    } catch {
-      resolve(null); // parameters scrypt refuses
-    }
-  });
+  // Parameters scrypt refuses (thrown or called back) refuse the secret too.
+  const derived = await scryptAsync(secret, key.subarray(16, 48), 64, params).catch(() => null);
   if (derived === null) return false;
   const mac = createHmac('sha256', derived.subarray(32)).update(key.subarray(0, 64)).digest();
   return timingSafeEqual(mac, key.subarray(64, KEY_BYTES));
